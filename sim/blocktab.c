@@ -1,0 +1,79 @@
+// blocktab.c - the block table and its chunked virtual-id allocator.
+#include "blocktab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks)
+{
+    memset(t, 0, sizeof *t);
+    if (n_blocks == 0 || n_blocks > (UINT32_C(1) << 31) - KS_CHUNK)
+        return KS_EINVAL;
+    t->n_chunks = (n_blocks + KS_CHUNK - 1) / KS_CHUNK;
+    t->blk = calloc((size_t)t->n_chunks * KS_CHUNK, sizeof *t->blk);
+    t->chunk = calloc(t->n_chunks, sizeof *t->chunk);
+    t->free_chunks = malloc((size_t)t->n_chunks * sizeof *t->free_chunks);
+    if (!t->blk || !t->chunk || !t->free_chunks) {
+        ks_blocktab_fini(t);
+        return KS_ENOMEM;
+    }
+    // lowest chunk on top of the stack: ids are handed out in increasing order
+    for (uint32_t i = 0; i < t->n_chunks; i++)
+        t->free_chunks[i] = t->n_chunks - 1 - i;
+    t->n_free_chunks = t->n_chunks;
+    return KS_OK;
+}
+
+void ks_blocktab_fini(struct ks_blocktab *t)
+{
+    free(t->blk);
+    free(t->chunk);
+    free(t->free_chunks);
+    memset(t, 0, sizeof *t);
+}
+
+uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t group, uint32_t pos)
+{
+    if (t->n_free_chunks == 0)
+        return KS_NONE;
+    uint32_t c = t->free_chunks[--t->n_free_chunks];
+    t->chunk[c] = (struct ks_chunk){.req = req, .pos = pos, .group = group, .live = 0};
+    return c * KS_CHUNK;
+}
+
+void ks_blocktab_use(struct ks_blocktab *t, uint32_t id, uint32_t page, unsigned tier, uint32_t step)
+{
+    struct ks_block *b = &t->blk[id];
+    KS_ASSERT(ks_blk_state(b) == KS_BLK_FREE);
+    b->loc = 0;
+    b->meta &= UINT64_C(0x1fff) << 38; // the generation survives reuse (see release)
+    ks_blk_set_loc(b, page, tier, KS_BLK_RESIDENT);
+    ks_blk_set_refs(b, 1);
+    b->last = step;
+    t->chunk[id / KS_CHUNK].live++;
+    t->live++;
+}
+
+void ks_blocktab_release(struct ks_blocktab *t, uint32_t id)
+{
+    struct ks_block *b = &t->blk[id];
+    KS_ASSERT(ks_blk_state(b) != KS_BLK_FREE);
+    // NOTE: bumping the generation on release means a reader still holding a
+    // location of a freed block is refused even after the id is reused.
+    ks_blk_bump_gen(b);
+    b->loc = 0;
+    b->meta &= UINT64_C(0x1fff) << 38;
+    b->last = 0;
+    struct ks_chunk *c = &t->chunk[id / KS_CHUNK];
+    KS_ASSERT(c->live > 0);
+    t->live--;
+    if (--c->live == 0)
+        t->free_chunks[t->n_free_chunks++] = id / KS_CHUNK;
+}
+
+uint64_t ks_blocktab_bytes(const struct ks_blocktab *t)
+{
+    return (uint64_t)t->n_chunks * (KS_CHUNK * sizeof *t->blk + sizeof *t->chunk + sizeof *t->free_chunks);
+}

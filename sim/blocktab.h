@@ -1,0 +1,122 @@
+// blocktab.h - the block table: one 16-byte entry per virtual block.
+//
+// An entry says where a block lives (tier, physical page), what it is doing
+// (free, resident, migrating up or down), its migration generation, how many
+// logical blocks map onto it (reference count), its heat (heat.h) and the step
+// it was last accessed. Nothing else is stored per block, so 1M blocks cost
+// 16 MB plus the small per-chunk records below.
+//
+// Virtual ids are handed out in chunks of KS_CHUNK consecutive ids so that a
+// sequence of logical blocks maps onto runs of ids by arithmetic, not by a
+// per-block array. Each chunk records its owner (request and layer group), the
+// logical position of its first id and how many of its ids are live; a chunk
+// returns to the free list when its last live id is freed.
+//
+// Invariants: a free entry has state KS_BLK_FREE; a live entry has refs >= 1,
+// except a block in flight whose last owner has gone (refs == 0), freed when
+// its migration is confirmed or aborted.
+#ifndef KS_BLOCKTAB_H
+#define KS_BLOCKTAB_H
+
+#include <stdint.h>
+
+#define KS_CHUNK 32        // virtual ids per chunk
+#define KS_NONE UINT32_MAX // no id / no page / no step
+
+enum ks_tier_id { KS_L1 = 0, KS_L2 = 1, KS_L3 = 2, KS_TIERS = 3, KS_TIER_NONE = 3 };
+
+enum ks_blk_state {
+    KS_BLK_FREE = 0,     // the id is not in use
+    KS_BLK_RESIDENT = 1, // in its tier, readable
+    KS_BLK_MIG_UP = 2,   // being copied to a faster tier; still readable here
+    KS_BLK_MIG_DOWN = 3, // being copied to a slower tier; still readable here
+};
+
+#define KS_PAGE_BITS 27
+#define KS_PAGE_MAX ((UINT32_C(1) << KS_PAGE_BITS) - 1) // pages per tier
+#define KS_GEN_BITS 13
+#define KS_REFS_BITS 13
+#define KS_REFS_MAX ((1u << KS_REFS_BITS) - 1)
+
+struct ks_block {
+    uint32_t loc;  // page:27 | tier:2 | state:2 | prefetched:1
+    uint32_t last; // step of the last access, or of arrival in L1
+    uint64_t meta; // heat:38 (heat.h code) | gen:13 | refs:13
+};
+_Static_assert(sizeof(struct ks_block) == 16, "a block table entry is 16 bytes");
+
+static inline uint32_t ks_blk_page(const struct ks_block *b) { return b->loc & KS_PAGE_MAX; }
+static inline unsigned ks_blk_tier(const struct ks_block *b) { return (b->loc >> 27) & 3u; }
+static inline unsigned ks_blk_state(const struct ks_block *b) { return (b->loc >> 29) & 3u; }
+static inline unsigned ks_blk_prefetched(const struct ks_block *b) { return b->loc >> 31; }
+static inline uint64_t ks_blk_heat(const struct ks_block *b) { return b->meta & ((UINT64_C(1) << 38) - 1); }
+static inline unsigned ks_blk_gen(const struct ks_block *b) { return (unsigned)(b->meta >> 38) & ((1u << KS_GEN_BITS) - 1); }
+static inline unsigned ks_blk_refs(const struct ks_block *b) { return (unsigned)(b->meta >> 51); }
+
+static inline void ks_blk_set_loc(struct ks_block *b, uint32_t page, unsigned tier, unsigned state)
+{
+    b->loc = (b->loc & (1u << 31)) | (page & KS_PAGE_MAX) | ((uint32_t)tier << 27) | ((uint32_t)state << 29);
+}
+static inline void ks_blk_set_state(struct ks_block *b, unsigned state)
+{
+    b->loc = (b->loc & ~(3u << 29)) | ((uint32_t)state << 29);
+}
+static inline void ks_blk_set_prefetched(struct ks_block *b, unsigned on)
+{
+    b->loc = (b->loc & ~(1u << 31)) | ((uint32_t)(on != 0) << 31);
+}
+static inline void ks_blk_set_heat(struct ks_block *b, uint64_t code)
+{
+    b->meta = (b->meta & ~((UINT64_C(1) << 38) - 1)) | code;
+}
+static inline void ks_blk_bump_gen(struct ks_block *b)
+{
+    uint64_t g = (ks_blk_gen(b) + 1u) & ((1u << KS_GEN_BITS) - 1);
+    b->meta = (b->meta & ~(UINT64_C(0x1fff) << 38)) | (g << 38);
+}
+static inline void ks_blk_set_refs(struct ks_block *b, unsigned refs)
+{
+    b->meta = (b->meta & ((UINT64_C(1) << 51) - 1)) | ((uint64_t)refs << 51);
+}
+
+struct ks_chunk {
+    uint32_t req;   // owning request (the one that allocated the chunk)
+    uint32_t pos;   // logical position of the chunk's first id
+    uint16_t group; // layer group of the owning sequence
+    uint16_t live;  // ids of this chunk in use
+};
+
+struct ks_blocktab {
+    struct ks_block *blk;    // [n_chunks * KS_CHUNK]
+    struct ks_chunk *chunk;  // [n_chunks]
+    uint32_t *free_chunks;   // stack of free chunk indices
+    uint32_t n_chunks;
+    uint32_t n_free_chunks;
+    uint32_t live;           // live ids
+};
+
+// Sizes the table for at least n_blocks ids (rounded up to whole chunks).
+// Returns KS_OK, KS_EINVAL or KS_ENOMEM; _fini releases what _init took.
+int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks);
+void ks_blocktab_fini(struct ks_blocktab *t);
+
+// Takes a free chunk for (req, group) starting at logical position pos.
+// Returns the chunk's first id, or KS_NONE when none is free.
+uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t group, uint32_t pos);
+
+// Marks id live (refs 1, heat 0) with the given location. The generation is
+// the one the id had when it was released (bumped then).
+void ks_blocktab_use(struct ks_blocktab *t, uint32_t id, uint32_t page, unsigned tier, uint32_t step);
+
+// Releases a live id; its chunk returns to the free list with its last id.
+void ks_blocktab_release(struct ks_blocktab *t, uint32_t id);
+
+static inline struct ks_block *ks_blocktab_get(const struct ks_blocktab *t, uint32_t id)
+{
+    return &t->blk[id];
+}
+
+// Bytes held by the table (entries, chunk records, free stack).
+uint64_t ks_blocktab_bytes(const struct ks_blocktab *t);
+
+#endif

@@ -1,0 +1,668 @@
+// cache.c - the cache manager's front: parameters, requests and their block
+// sequences, steps, access reports (heat, recency, hit and miss statistics,
+// prefetch candidates), readers' generation checks, statistics.
+//
+// Migration planning is in plan.c, victim choice in evict.c, the invariant
+// checker in check.c; they share struct ks_cache through cache_impl.h.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache_impl.h"
+
+int ks_grow(void **arr, uint32_t *cap, uint32_t n, size_t sz)
+{
+    if (n <= *cap)
+        return KS_OK;
+    uint32_t c = *cap ? *cap : 16;
+    while (c < n)
+        c = c > UINT32_MAX / 2 ? n : 2 * c;
+    void *p = realloc(*arr, (size_t)c * sz);
+    if (!p)
+        return KS_ENOMEM;
+    *arr = p;
+    *cap = c;
+    return KS_OK;
+}
+
+void ks_cache_params_default(struct ks_cache_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->groups = 1;
+    p->heat_half_life = 256;
+    p->prefetch_window = 4;
+    p->migration_batch = 32;
+    p->protect_steps = 4;
+    p->evict_samples = 16;
+    p->evict = KS_EVICT_HEAT;
+    p->seed = 1;
+}
+
+static int check_params(const struct ks_cache_params *p, char *err, size_t len)
+{
+#define BAD(...) do { if (err) snprintf(err, len, __VA_ARGS__); return KS_EINVAL; } while (0)
+    if (p->n_blocks == 0)
+        BAD("n_blocks must be positive");
+    if (p->n_blocks > (UINT32_C(1) << 31) - KS_CHUNK)
+        BAD("n_blocks %u exceeds %u", p->n_blocks, (UINT32_C(1) << 31) - KS_CHUNK);
+    if (p->tier_blocks[KS_L1] == 0)
+        BAD("tier_blocks[L1] must be positive: L1 is required");
+    for (int t = 0; t < KS_TIERS; t++) {
+        if (p->tier_blocks[t] > KS_PAGE_MAX)
+            BAD("tier_blocks[L%d] = %u exceeds %u pages", t + 1, p->tier_blocks[t], KS_PAGE_MAX);
+        if (p->tier_blocks[t] && p->block_bytes[t] == 0)
+            BAD("block_bytes[L%d] must be positive", t + 1);
+    }
+    if (p->groups == 0 || p->groups > UINT16_MAX)
+        BAD("groups must be in 1..%u", UINT16_MAX);
+    if (p->heat_half_life == 0)
+        BAD("heat_half_life must be positive");
+    if (p->migration_batch == 0)
+        BAD("migration_batch must be positive");
+    if (p->prefetch_window > 1024)
+        BAD("prefetch_window %u exceeds 1024", p->prefetch_window);
+    if ((unsigned)p->evict > KS_EVICT_CALLBACK)
+        BAD("unknown eviction policy %d", (int)p->evict);
+    if (p->evict == KS_EVICT_CALLBACK && !p->evict_fn)
+        BAD("KS_EVICT_CALLBACK needs evict_fn");
+    return KS_OK;
+#undef BAD
+}
+
+struct ks_cache *ks_cache_new(const struct ks_cache_params *p, char *err, size_t errlen)
+{
+    if (check_params(p, err, errlen) != KS_OK)
+        return NULL;
+    struct ks_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        goto oom;
+    c->p = *p;
+    if (ks_blocktab_init(&c->tab, p->n_blocks) != KS_OK)
+        goto oom;
+    for (int t = 0; t < KS_TIERS; t++)
+        if (ks_tier_init(&c->tier[t], p->tier_blocks[t], p->block_bytes[t]) != KS_OK)
+            goto oom;
+    for (int t = 0; t < KS_TIERS; t++) {
+        c->lower[t] = KS_TIER_NONE;
+        for (int u = t + 1; u < KS_TIERS; u++)
+            if (p->tier_blocks[u]) {
+                c->lower[t] = (uint8_t)u;
+                break;
+            }
+    }
+    size_t ids = (size_t)c->tab.n_chunks * KS_CHUNK;
+    if (p->evict == KS_EVICT_LFU && !(c->lfu = calloc(ids, sizeof *c->lfu)))
+        goto oom;
+    if (p->evict == KS_EVICT_BELADY) {
+        if (!(c->next = malloc(ids * sizeof *c->next)))
+            goto oom;
+        memset(c->next, 0xff, ids * sizeof *c->next);
+    }
+    ks_heat_clock_init(&c->clk, p->heat_half_life, 0);
+    ks_rng_seed(&c->rng, p->seed);
+    return c;
+oom:
+    if (err)
+        snprintf(err, errlen, "out of memory");
+    ks_cache_free(c);
+    return NULL;
+}
+
+void ks_cache_free(struct ks_cache *c)
+{
+    if (!c)
+        return;
+    for (uint32_t r = 0; r < c->n_req; r++) {
+        if (!c->req[r].live)
+            continue;
+        for (uint32_t g = 0; g < c->p.groups; g++)
+            ks_seq_fini(&c->req[r].seq[g]);
+        free(c->req[r].seq);
+    }
+    free(c->req);
+    free(c->free_req);
+    for (uint32_t s = 0; s < c->n_slot; s++) {
+        struct ks_batch_rec *br = c->slot[s];
+        free(br->b.blocks);
+        free(br->b.src_pages);
+        free(br->b.dst_pages);
+        free(br->handoff);
+        free(br->klass);
+        free(br);
+    }
+    free(c->slot);
+    free(c->free_slot);
+    free(c->plan_out);
+    free(c->cand);
+    free(c->hkey);
+    free(c->hval);
+    free(c->hstamp);
+    free(c->rec);
+    free(c->adm);
+    free(c->adm_id);
+    free(c->adm_src);
+    free(c->adm_klass);
+    free(c->turn);
+    free(c->lfu);
+    free(c->next);
+    for (int t = 0; t < KS_TIERS; t++)
+        ks_tier_fini(&c->tier[t]);
+    ks_blocktab_fini(&c->tab);
+    free(c);
+}
+
+// ---- requests ----------------------------------------------------------
+
+static struct ks_req *get_req(const struct ks_cache *c, uint32_t req)
+{
+    if (req >= c->n_req || !c->req[req].live)
+        return NULL;
+    return &c->req[req];
+}
+
+int ks_cache_req_new(struct ks_cache *c, uint32_t *out)
+{
+    uint32_t r;
+    if (c->n_free_req) {
+        r = c->free_req[--c->n_free_req];
+    } else {
+        if (c->n_req == UINT32_MAX - 1)
+            return KS_ENOMEM;
+        uint32_t cap = c->cap_req;
+        if (ks_grow((void **)&c->req, &c->cap_req, c->n_req + 1, sizeof *c->req) != KS_OK)
+            return KS_ENOMEM;
+        if (c->cap_req != cap) { // the free stack can always hold every request id
+            uint32_t *f = realloc(c->free_req, (size_t)c->cap_req * sizeof *f);
+            if (!f) {
+                c->cap_req = cap;
+                return KS_ENOMEM;
+            }
+            c->free_req = f;
+        }
+        r = c->n_req++;
+        c->req[r].live = 0;
+    }
+    struct ks_seq *seq = calloc(c->p.groups, sizeof *seq);
+    if (!seq) {
+        c->free_req[c->n_free_req++] = r;
+        return KS_ENOMEM;
+    }
+    for (uint32_t g = 0; g < c->p.groups; g++)
+        ks_seq_init(&seq[g]);
+    c->req[r].seq = seq;
+    c->req[r].live = 1;
+    *out = r;
+    return KS_OK;
+}
+
+uint32_t ks_cache_req_len(const struct ks_cache *c, uint32_t req)
+{
+    const struct ks_req *q = get_req(c, req);
+    return q ? q->seq[0].n : 0;
+}
+
+int ks_cache_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t n)
+{
+    struct ks_req *d = get_req(c, req), *s = get_req(c, src);
+    if (!d || !s || req == src || d->seq[0].n != 0 || n > s->seq[0].n)
+        return KS_EINVAL;
+    for (uint32_t g = 0; g < c->p.groups; g++)
+        for (uint32_t j = 0; j < n; j++)
+            if (ks_blk_refs(ks_blocktab_get(&c->tab, ks_seq_lookup(&s->seq[g], j))) >= KS_REFS_MAX)
+                return KS_EINVAL;
+    for (uint32_t g = 0; g < c->p.groups; g++) {
+        if (ks_seq_share(&d->seq[g], &s->seq[g], n) != KS_OK) {
+            for (uint32_t h = 0; h <= g; h++) { // undo: the request stays empty
+                ks_seq_fini(&d->seq[h]);
+                ks_seq_init(&d->seq[h]);
+            }
+            return KS_ENOMEM;
+        }
+    }
+    for (uint32_t g = 0; g < c->p.groups; g++)
+        for (uint32_t j = 0; j < n; j++) {
+            struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(&s->seq[g], j));
+            ks_blk_set_refs(b, ks_blk_refs(b) + 1);
+        }
+    return KS_OK;
+}
+
+int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tier, uint32_t placed[KS_TIERS])
+{
+    struct ks_req *q = get_req(c, req);
+    if (!q || tier >= KS_TIERS)
+        return KS_EINVAL;
+    // all or nothing: check pages and chunks for every group first
+    uint64_t pages = 0, chunks = 0;
+    for (unsigned t = tier; t < KS_TIERS; t++)
+        pages += ks_tier_free_pages(&c->tier[t]);
+    for (uint32_t g = 0; g < c->p.groups; g++) {
+        const struct ks_seq *s = &q->seq[g];
+        uint32_t fill = (s->n - s->n_prefix) % KS_CHUNK;
+        uint32_t room = s->n_own > 0 && fill ? KS_CHUNK - fill : 0;
+        if (n > room)
+            chunks += (n - room + KS_CHUNK - 1) / KS_CHUNK;
+        if (ks_seq_reserve(&q->seq[g], s->n_own + (n + KS_CHUNK - 1) / KS_CHUNK + 1) != KS_OK)
+            return KS_ENOMEM;
+    }
+    if (pages < (uint64_t)n * c->p.groups || chunks > c->tab.n_free_chunks)
+        return KS_ENOSPC;
+    for (uint32_t k = 0; k < n; k++) {
+        for (uint32_t g = 0; g < c->p.groups; g++) {
+            struct ks_seq *s = &q->seq[g];
+            if (ks_seq_needs_chunk(s)) {
+                uint32_t first = ks_blocktab_chunk_alloc(&c->tab, req, (uint16_t)g, s->n);
+                KS_ASSERT(first != KS_NONE && ks_seq_add_chunk(s, first) == KS_OK);
+            }
+            uint32_t id = s->own[s->n_own - 1] + (s->n - s->n_prefix) % KS_CHUNK;
+            uint32_t page = KS_NONE;
+            unsigned t;
+            for (t = tier; t < KS_TIERS; t++)
+                if (c->tier[t].cap && (page = ks_tier_alloc(&c->tier[t], id)) != KS_NONE)
+                    break;
+            KS_ASSERT(page != KS_NONE);
+            ks_blocktab_use(&c->tab, id, page, t, c->now);
+            c->placed[t]++;
+            if (c->lfu)
+                c->lfu[id] = 0;
+            if (c->next)
+                c->next[id] = KS_NONE;
+            s->n++;
+            if (placed)
+                placed[t]++;
+        }
+    }
+    return KS_OK;
+}
+
+void ks_cache_release_block(struct ks_cache *c, uint32_t id)
+{
+    struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    if (ks_blk_prefetched(b))
+        c->st.pf_wasted++;
+    ks_tier_free(&c->tier[ks_blk_tier(b)], ks_blk_page(b));
+    c->released[ks_blk_tier(b)]++;
+    uint32_t ci = ks_cache_cand_find(c, id);
+    if (ci != KS_NONE)
+        c->cand[ci].dead = 1;
+    ks_blocktab_release(&c->tab, id);
+}
+
+int ks_cache_req_free(struct ks_cache *c, uint32_t req)
+{
+    struct ks_req *q = get_req(c, req);
+    if (!q)
+        return KS_EINVAL;
+    for (uint32_t g = 0; g < c->p.groups; g++) {
+        struct ks_seq *s = &q->seq[g];
+        for (uint32_t j = 0; j < s->n; j++) {
+            uint32_t id = ks_seq_lookup(s, j);
+            struct ks_block *b = ks_blocktab_get(&c->tab, id);
+            unsigned refs = ks_blk_refs(b);
+            KS_ASSERT(refs > 0);
+            ks_blk_set_refs(b, refs - 1);
+            // a block in flight is freed when its batch is confirmed or aborted
+            if (refs == 1 && ks_blk_state(b) == KS_BLK_RESIDENT)
+                ks_cache_release_block(c, id);
+        }
+        ks_seq_fini(s);
+    }
+    free(q->seq);
+    q->seq = NULL;
+    q->live = 0;
+    c->free_req[c->n_free_req++] = req;
+    return KS_OK;
+}
+
+// ---- candidates --------------------------------------------------------
+
+static uint32_t hash_id(uint32_t id)
+{
+    return id * UINT32_C(0x9e3779b1);
+}
+
+uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id)
+{
+    if (c->hcap == 0)
+        return KS_NONE;
+    uint32_t mask = c->hcap - 1;
+    for (uint32_t h = hash_id(id) & mask;; h = (h + 1) & mask) {
+        if (c->hstamp[h] != c->stamp)
+            return KS_NONE;
+        if (c->hkey[h] == id)
+            return c->hval[h];
+    }
+}
+
+static void hash_put(struct ks_cache *c, uint32_t id, uint32_t idx)
+{
+    uint32_t mask = c->hcap - 1;
+    uint32_t h = hash_id(id) & mask;
+    while (c->hstamp[h] == c->stamp && c->hkey[h] != id)
+        h = (h + 1) & mask;
+    c->hstamp[h] = c->stamp;
+    c->hkey[h] = id;
+    c->hval[h] = idx;
+}
+
+// Re-indexes the candidate array (after it was compacted or grew past half
+// the hash's capacity).
+int ks_cache_cand_rebuild(struct ks_cache *c)
+{
+    uint32_t need = 64;
+    while (need < 2 * c->n_cand + 2)
+        need *= 2;
+    if (need > c->hcap) {
+        uint32_t *k = realloc(c->hkey, need * sizeof *k);
+        if (k) c->hkey = k;
+        uint32_t *v = realloc(c->hval, need * sizeof *v);
+        if (v) c->hval = v;
+        uint32_t *s = realloc(c->hstamp, need * sizeof *s);
+        if (s) c->hstamp = s;
+        if (!k || !v || !s)
+            return KS_ENOMEM;
+        memset(c->hstamp, 0, need * sizeof *c->hstamp);
+        c->hcap = need;
+        c->stamp = 0;
+    }
+    if (++c->stamp == 0) { // stamps wrapped: clear for real
+        memset(c->hstamp, 0, c->hcap * sizeof *c->hstamp);
+        c->stamp = 1;
+    }
+    for (uint32_t i = 0; i < c->n_cand; i++)
+        hash_put(c, c->cand[i].id, i);
+    return KS_OK;
+}
+
+static int add_cand(struct ks_cache *c, uint32_t id, uint32_t req, unsigned klass)
+{
+    uint32_t i = ks_cache_cand_find(c, id);
+    if (i != KS_NONE) {
+        if (klass < c->cand[i].klass) { // the same block wanted more urgently
+            c->cand[i].klass = (uint8_t)klass;
+            c->cand[i].req = req;
+        }
+        return KS_OK;
+    }
+    if (ks_grow((void **)&c->cand, &c->cap_cand, c->n_cand + 1, sizeof *c->cand) != KS_OK)
+        return KS_ENOMEM;
+    i = c->n_cand++;
+    c->cand[i] = (struct ks_cand){.id = id, .req = req, .order = i, .klass = (uint8_t)klass};
+    if (2 * c->n_cand + 2 > c->hcap)
+        return ks_cache_cand_rebuild(c);
+    hash_put(c, id, i);
+    return KS_OK;
+}
+
+// ---- steps and access reports -------------------------------------------
+
+int ks_cache_step(struct ks_cache *c, uint32_t step)
+{
+    if (c->started && step < c->now)
+        return KS_EINVAL;
+    for (uint32_t i = 0; i < c->n_cand; i++) {
+        if (c->cand[i].dead)
+            continue;
+        if (c->cand[i].klass == KS_CLASS_MISS)
+            c->st.unplanned++;
+        else
+            c->st.pf_dropped++;
+    }
+    c->n_cand = 0;
+    if (ks_cache_cand_rebuild(c) != KS_OK)
+        return KS_ENOMEM;
+    c->started = 1;
+    c->now = step;
+    double factor = ks_heat_clock_advance(&c->clk, step);
+    if (factor != 1.0) {
+        c->st.rebases++;
+        uint32_t ids = c->tab.n_chunks * KS_CHUNK;
+        for (uint32_t id = 0; id < ids; id++) {
+            struct ks_block *b = &c->tab.blk[id];
+            if (ks_blk_state(b) != KS_BLK_FREE)
+                ks_blk_set_heat(b, ks_heat_rescale(ks_blk_heat(b), factor));
+        }
+    }
+    return KS_OK;
+}
+
+// Adds blocks from..to-1 of the sequence as prefetch candidates.
+static int lookahead(struct ks_cache *c, const struct ks_seq *s, uint32_t req, uint32_t from, uint32_t to,
+                     int heat_class)
+{
+    if (to > s->n)
+        to = s->n;
+    for (uint32_t j = from; j < to; j++) {
+        uint32_t id = ks_seq_lookup(s, j);
+        const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+        if (ks_blk_tier(b) == KS_L1 || ks_blk_state(b) != KS_BLK_RESIDENT)
+            continue;
+        unsigned k = heat_class ? KS_CLASS_HEAT : ks_blk_refs(b) > 1 ? KS_CLASS_SHARED : KS_CLASS_NEIGHBOR;
+        if (add_cand(c, id, req, k) != KS_OK)
+            return KS_ENOMEM;
+    }
+    return KS_OK;
+}
+
+int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_access *acc, uint32_t n,
+                    uint8_t *where, struct ks_access_report *rep)
+{
+    struct ks_req *q = get_req(c, req);
+    if (!q || group >= c->p.groups || !c->started)
+        return q && group < c->p.groups ? KS_ESTATE : KS_EINVAL;
+    const struct ks_seq *s = &q->seq[group];
+    for (uint32_t i = 0; i < n; i++)
+        if (acc[i].block >= s->n)
+            return KS_EINVAL;
+    struct ks_access_report r = {0};
+    uint32_t w = c->p.prefetch_window;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = acc[i].block;
+        uint32_t id = ks_seq_lookup(s, j);
+        struct ks_block *b = ks_blocktab_get(&c->tab, id);
+        unsigned tier = ks_blk_tier(b), state = ks_blk_state(b);
+        unsigned at;
+        if (tier == KS_L1) {
+            at = KS_AT_L1;
+            if (ks_blk_prefetched(b)) {
+                c->st.pf_used++;
+                ks_blk_set_prefetched(b, 0);
+            }
+        } else if (state == KS_BLK_MIG_UP) {
+            at = KS_AT_INFLIGHT;
+            if (ks_blk_prefetched(b)) { // the prefetch was late but not useless
+                c->st.pf_used++;
+                ks_blk_set_prefetched(b, 0);
+            }
+        } else {
+            at = tier;
+        }
+        if (where)
+            where[i] = (uint8_t)at;
+        if (at == KS_AT_INFLIGHT)
+            r.inflight++;
+        else
+            r.found[at]++;
+
+        double mass = acc[i].mass > 0 ? acc[i].mass : 0.0;
+        uint64_t heat = ks_blk_heat(b);
+        int rising = ks_heat_rising(&c->clk, heat, mass);
+        ks_blk_set_heat(b, ks_heat_add(&c->clk, heat, mass));
+        b->last = c->now;
+        if (c->lfu && c->lfu[id] != UINT32_MAX)
+            c->lfu[id]++;
+        if (c->next)
+            c->next[id] = acc[i].next;
+
+        if (at != KS_AT_L1 && at != KS_AT_INFLIGHT && add_cand(c, id, req, KS_CLASS_MISS) != KS_OK)
+            return KS_ENOMEM;
+        if (w && lookahead(c, s, req, j + 1, j + 1 + w, 0) != KS_OK)
+            return KS_ENOMEM;
+        if (w && rising && lookahead(c, s, req, j + 1 + w, j + 1 + 2 * w, 1) != KS_OK)
+            return KS_ENOMEM;
+    }
+    r.misses = n - r.found[KS_L1];
+    c->st.accesses += n;
+    for (int t = 0; t < KS_TIERS; t++)
+        c->st.found[t] += r.found[t];
+    c->st.found_inflight += r.inflight;
+    if (rep)
+        *rep = r;
+    return KS_OK;
+}
+
+int ks_cache_set_next_use(struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block, uint32_t step)
+{
+    const struct ks_req *q = get_req(c, req);
+    if (!q || group >= c->p.groups || block >= q->seq[group].n)
+        return KS_EINVAL;
+    if (!c->next)
+        return KS_ESTATE;
+    c->next[ks_seq_lookup(&q->seq[group], block)] = step;
+    return KS_OK;
+}
+
+// ---- readers -----------------------------------------------------------
+
+int ks_cache_locate(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block, struct ks_loc *loc)
+{
+    const struct ks_req *q = get_req(c, req);
+    if (!q || group >= c->p.groups || block >= q->seq[group].n)
+        return KS_EINVAL;
+    uint32_t id = ks_seq_lookup(&q->seq[group], block);
+    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    *loc = (struct ks_loc){.id = id,
+                           .page = ks_blk_page(b),
+                           .tier = (uint8_t)ks_blk_tier(b),
+                           .state = (uint8_t)ks_blk_state(b),
+                           .gen = (uint16_t)ks_blk_gen(b)};
+    return KS_OK;
+}
+
+int ks_cache_validate(struct ks_cache *c, const struct ks_loc *loc)
+{
+    if (loc->id >= c->tab.n_chunks * KS_CHUNK)
+        return KS_EINVAL;
+    const struct ks_block *b = ks_blocktab_get(&c->tab, loc->id);
+    if (ks_blk_state(b) == KS_BLK_FREE || ks_blk_gen(b) != loc->gen || ks_blk_tier(b) != loc->tier ||
+        ks_blk_page(b) != loc->page) {
+        c->st.stale_refused++;
+        return KS_ESTALE;
+    }
+    return KS_OK;
+}
+
+double ks_cache_heat(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block)
+{
+    const struct ks_req *q = get_req(c, req);
+    if (!q || group >= c->p.groups || block >= q->seq[group].n)
+        return 0.0;
+    const struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(&q->seq[group], block));
+    return ks_heat_value(&c->clk, ks_blk_heat(b));
+}
+
+// ---- statistics and memory -------------------------------------------------
+
+const struct ks_cache_stats *ks_cache_stats(const struct ks_cache *c)
+{
+    return &c->st;
+}
+
+void ks_cache_tier_view(const struct ks_cache *c, unsigned tier, struct ks_tier_view *v)
+{
+    memset(v, 0, sizeof *v);
+    if (tier >= KS_TIERS)
+        return;
+    const struct ks_tier *t = &c->tier[tier];
+    *v = (struct ks_tier_view){.cap = t->cap,
+                               .used = t->used,
+                               .peak = (uint32_t)t->st.peak_used,
+                               .allocs = t->st.allocs,
+                               .frees = t->st.frees,
+                               .alloc_fails = t->st.alloc_fails,
+                               .mig_in = t->st.mig_in,
+                               .mig_out = t->st.mig_out};
+}
+
+uint64_t ks_cache_bytes(const struct ks_cache *c)
+{
+    uint64_t ids = (uint64_t)c->tab.n_chunks * KS_CHUNK;
+    uint64_t n = sizeof *c + ks_blocktab_bytes(&c->tab);
+    for (int t = 0; t < KS_TIERS; t++)
+        n += ks_tier_bytes(&c->tier[t]);
+    if (c->lfu)
+        n += ids * sizeof *c->lfu;
+    if (c->next)
+        n += ids * sizeof *c->next;
+    n += (uint64_t)c->cap_req * sizeof *c->req + (uint64_t)c->cap_req * sizeof *c->free_req;
+    for (uint32_t r = 0; r < c->n_req; r++)
+        if (c->req[r].live)
+            for (uint32_t g = 0; g < c->p.groups; g++)
+                n += ks_seq_bytes(&c->req[r].seq[g]);
+    n += (uint64_t)c->cap_cand * sizeof *c->cand;
+    n += (uint64_t)c->hcap * (sizeof *c->hkey + sizeof *c->hval + sizeof *c->hstamp);
+    n += (uint64_t)c->cap_rec * sizeof *c->rec;
+    n += (uint64_t)c->cap_adm * (sizeof *c->adm + sizeof *c->adm_id + 2);
+    n += (uint64_t)c->cap_turn * sizeof *c->turn;
+    n += (uint64_t)c->cap_slot * (sizeof *c->slot + sizeof *c->free_slot);
+    for (uint32_t s = 0; s < c->n_slot; s++)
+        n += sizeof *c->slot[s] + (uint64_t)c->slot[s]->cap * (3 * sizeof(uint32_t) + sizeof(uint32_t) + 1);
+    n += (uint64_t)c->cap_plan_out * sizeof *c->plan_out;
+    return n;
+}
+
+static const char *tier_name[KS_TIERS] = {"l1", "l2", "l3"};
+
+void ks_cache_stats_visit(const struct ks_cache *c,
+                          void (*fn)(void *ud, const char *name, const char *desc, double value), void *ud)
+{
+    const struct ks_cache_stats *s = &c->st;
+    char name[64], desc[128];
+    fn(ud, "accesses", "block accesses reported", (double)s->accesses);
+    for (int t = 0; t < KS_TIERS; t++) {
+        snprintf(name, sizeof name, "found_%s", tier_name[t]);
+        snprintf(desc, sizeof desc, "accesses that found the block in %s", tier_name[t]);
+        fn(ud, name, desc, (double)s->found[t]);
+    }
+    fn(ud, "found_inflight", "accesses that found the block migrating up", (double)s->found_inflight);
+    fn(ud, "hit_rate_l1", "fraction of accesses that found the block in L1",
+       s->accesses ? (double)s->found[KS_L1] / (double)s->accesses : 0.0);
+    for (int t = 0; t < KS_TIERS; t++) {
+        snprintf(name, sizeof name, "evictions_%s", tier_name[t]);
+        snprintf(desc, sizeof desc, "victims chosen in %s (each demoted, never freed)", tier_name[t]);
+        fn(ud, name, desc, (double)s->evictions[t]);
+    }
+    fn(ud, "demotions_shared", "demotions of blocks mapped by more than one request", (double)s->demotions_shared);
+    for (int a = 0; a < KS_TIERS; a++)
+        for (int b = 0; b < KS_TIERS; b++) {
+            if (a == b)
+                continue;
+            snprintf(name, sizeof name, "migrated_%s_%s", tier_name[a], tier_name[b]);
+            snprintf(desc, sizeof desc, "blocks moved from %s to %s", tier_name[a], tier_name[b]);
+            fn(ud, name, desc, (double)s->migrations[a][b]);
+            snprintf(name, sizeof name, "migrated_bytes_%s_%s", tier_name[a], tier_name[b]);
+            snprintf(desc, sizeof desc, "bytes moved from %s to %s", tier_name[a], tier_name[b]);
+            fn(ud, name, desc, (double)s->mig_bytes[a][b]);
+        }
+    fn(ud, "batches", "migration batches confirmed", (double)s->batches);
+    fn(ud, "batches_aborted", "migration batches aborted", (double)s->aborted);
+    fn(ud, "prefetch_issued", "prefetched blocks planned", (double)s->pf_issued);
+    fn(ud, "prefetch_used", "prefetched blocks accessed after being planned", (double)s->pf_used);
+    fn(ud, "prefetch_dropped", "prefetch candidates dropped (over budget or no page)", (double)s->pf_dropped);
+    fn(ud, "prefetch_wasted", "prefetched blocks evicted or freed before any access", (double)s->pf_wasted);
+    fn(ud, "misses_unplanned", "misses that found no page before their step ended", (double)s->unplanned);
+    fn(ud, "stale_refused", "reads refused for a stale migration generation", (double)s->stale_refused);
+    for (int t = 0; t < KS_TIERS; t++) {
+        const struct ks_tier *tr = &c->tier[t];
+        snprintf(name, sizeof name, "alloc_fails_%s", tier_name[t]);
+        snprintf(desc, sizeof desc, "page requests %s refused because it was full", tier_name[t]);
+        fn(ud, name, desc, (double)tr->st.alloc_fails);
+        snprintf(name, sizeof name, "occupancy_%s", tier_name[t]);
+        snprintf(desc, sizeof desc, "pages of %s in use now", tier_name[t]);
+        fn(ud, name, desc, (double)tr->used);
+        snprintf(name, sizeof name, "capacity_%s", tier_name[t]);
+        snprintf(desc, sizeof desc, "pages in %s", tier_name[t]);
+        fn(ud, name, desc, (double)tr->cap);
+    }
+    fn(ud, "heat_rebases", "heat clock rebases", (double)s->rebases);
+}

@@ -1,0 +1,253 @@
+// cache.h - the HiSparse cache manager: which KV block lives in which tier.
+//
+// One manager serves one GPU. It has no clock and no SimGrid: the caller says
+// which step it is, reports what attention accessed, asks for a migration
+// plan, executes the plan's batches however it moves bytes (the simulator as
+// SimGrid transfers, the runtime as real copies) and confirms each batch. The
+// same code therefore runs in simulation and on hardware.
+//
+// A step, as the caller drives it:
+//   ks_cache_step(c, t)                       once per decode step, t increasing
+//   ks_cache_access(c, req, group, ...)       per request and layer group:
+//                                             hits per tier, misses; heat,
+//                                             prefetch candidates
+//   ks_cache_plan(c, budget, &plan)           misses + prefetches + evictions
+//                                             -> batches
+//   ks_cache_confirm(c, batch) / _abort       as each batch lands (or fails)
+//
+// Blocks: a request owns, per layer group, a sequence of logical blocks
+// (ks_cache_req_grow appends); a shared prefix maps several requests' logical
+// blocks onto one virtual block with a reference count (ks_cache_req_share).
+// Eviction never frees a block: it demotes it to the next tier, so a block
+// shared by several requests is never freed while shared. A block is freed
+// only when the last request that maps it is freed.
+//
+// Ordering of batches: a batch whose `after` is not KS_NONE moves blocks into
+// pages that the batch `after` is vacating; confirm `after` first.
+#ifndef KS_CACHE_H
+#define KS_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blocktab.h"
+#include "status.h"
+
+enum ks_evict_policy {
+    KS_EVICT_HEAT = 0, // lowest decayed attention mass, recently used blocks protected
+    KS_EVICT_LRU,      // least recently accessed
+    KS_EVICT_LFU,      // fewest accesses, then least recent
+    KS_EVICT_BELADY,   // farthest next use (offline optimum; needs next-use steps)
+    KS_EVICT_CALLBACK, // lowest score from a caller's function
+};
+
+// Prefetch and migration priority classes, highest first.
+enum ks_class {
+    KS_CLASS_MISS = 0,     // accessed and not in L1: needed now
+    KS_CLASS_SHARED = 1,   // a shared (refs > 1) block in the lookahead window
+    KS_CLASS_NEIGHBOR = 2, // an unshared block in the lookahead window
+    KS_CLASS_HEAT = 3,     // beyond the window, past a block whose heat is rising
+    KS_CLASS_EVICT = 4,    // a demotion that makes room
+    KS_CLASSES = 5,
+};
+
+// What an eviction callback sees of a block.
+struct ks_block_view {
+    uint32_t id;    // virtual block id
+    uint32_t req;   // request that created the block
+    uint32_t group; // its layer group
+    uint32_t pos;   // its logical position in that request's sequence
+    uint32_t tier;  // enum ks_tier_id
+    uint32_t refs;  // requests mapping it
+    uint32_t last;  // step of its last access (or arrival in L1)
+    uint32_t now;   // current step
+    double heat;    // decayed attention mass at the current step
+};
+
+// Returns a score; the block with the lowest score is evicted first.
+typedef double (*ks_evict_score_fn)(void *ud, const struct ks_block_view *b);
+
+struct ks_cache_params {
+    uint32_t n_blocks;               // virtual block ids (table entries)
+    uint32_t tier_blocks[KS_TIERS];  // pages per tier, blocks; 0 = tier absent (L1 required)
+    uint32_t block_bytes[KS_TIERS];  // bytes per block in each tier (compression shrinks L2/L3)
+    uint32_t groups;                 // layer groups per request (sequences per request)
+    uint32_t heat_half_life;         // steps (default 256)
+    uint32_t prefetch_window;        // blocks ahead of an accessed block (default 4; 0 = none)
+    uint32_t migration_batch;        // blocks per batch (default 32)
+    uint32_t protect_steps;          // heat policy: blocks used this recently are evicted last (default 4)
+    uint32_t evict_samples;          // blocks sampled per victim; 0 = exact scan (default 16)
+    enum ks_evict_policy evict;
+    ks_evict_score_fn evict_fn;      // KS_EVICT_CALLBACK only
+    void *evict_ud;                  // passed to evict_fn
+    uint64_t seed;                   // sampling randomness
+};
+
+// Fills p with the defaults above (the seed's HiSparse defaults), sizes zero.
+void ks_cache_params_default(struct ks_cache_params *p);
+
+struct ks_cache;
+
+// Creates a manager; returns NULL when the parameters are invalid (message in
+// err if given) or memory runs out. The caller owns it and frees it with
+// ks_cache_free (NULL is a no-op).
+struct ks_cache *ks_cache_new(const struct ks_cache_params *p, char *err, size_t errlen);
+void ks_cache_free(struct ks_cache *c);
+
+// ---- requests ----------------------------------------------------------
+
+// A new request with empty sequences in every group; *req receives its id.
+int ks_cache_req_new(struct ks_cache *c, uint32_t *req);
+
+// Maps the first n logical blocks of every group of src onto req (empty).
+int ks_cache_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t n);
+
+// Appends n blocks to every group of req, placed in `tier` or, when it is
+// full, in the next tier down that has room. `placed` (may be NULL) counts
+// blocks per tier. All or nothing: KS_ENOSPC, and nothing appended, when the
+// tiers from `tier` down cannot take n blocks for every group.
+int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tier,
+                      uint32_t placed[KS_TIERS]);
+
+// Drops req's references; blocks nobody else maps are freed (blocks in flight
+// are freed when their batch is confirmed or aborted).
+int ks_cache_req_free(struct ks_cache *c, uint32_t req);
+
+uint32_t ks_cache_req_len(const struct ks_cache *c, uint32_t req); // logical blocks per group
+
+// ---- steps and access reports ------------------------------------------
+
+// Starts step `step` (not below the previous one). Clears the previous step's
+// unplanned candidates (counted in stats.unplanned).
+int ks_cache_step(struct ks_cache *c, uint32_t step);
+
+struct ks_access {
+    uint32_t block; // logical block index in the request's group
+    float mass;     // attention mass it received
+    uint32_t next;  // step of its next access, KS_NONE if none; read by KS_EVICT_BELADY only
+};
+
+enum ks_where {
+    KS_AT_L1 = KS_L1, // hit
+    KS_AT_L2 = KS_L2,
+    KS_AT_L3 = KS_L3,
+    KS_AT_INFLIGHT = 4, // already being moved up; wait for its batch
+};
+
+struct ks_access_report {
+    uint32_t found[KS_TIERS]; // blocks found in each tier (found[KS_L1] are hits)
+    uint32_t inflight;        // blocks found migrating up
+    uint32_t misses;          // n - found[KS_L1]
+};
+
+// Records the accesses of one request and group in the current step: heat,
+// recency, hit/miss statistics, prefetch candidates. where (may be NULL)
+// receives one enum ks_where per access; rep (may be NULL) the totals.
+int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_access *acc,
+                    uint32_t n, uint8_t *where, struct ks_access_report *rep);
+
+// KS_EVICT_BELADY only: the step at which a block will next be accessed, for
+// blocks not accessed yet (later accesses carry it in ks_access.next).
+int ks_cache_set_next_use(struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block, uint32_t step);
+
+// ---- migration ----------------------------------------------------------
+
+struct ks_batch {
+    uint32_t id;
+    uint32_t after;    // batch that must be confirmed first, or KS_NONE
+    uint8_t src, dst;  // tiers
+    uint8_t klass;     // enum ks_class of its highest-priority block
+    uint32_t n;        // blocks
+    uint64_t bytes;    // bytes moved: n * the smaller of the two tiers' block bytes
+    uint32_t *blocks;  // [n] virtual ids
+    uint32_t *src_pages; // [n] pages read in src
+    uint32_t *dst_pages; // [n] pages written in dst
+};
+
+struct ks_plan {
+    struct ks_batch **batch; // [n], in an order that respects `after`
+    uint32_t n;
+    uint64_t bytes;          // total of the batches
+};
+
+// Turns the step's candidates into batches. Misses are always planned;
+// prefetches are planned in class order while their bytes fit in
+// budget_bytes (after the misses' bytes), the rest are dropped. Within a
+// class, requests take turns. Evictions make room in L1 (demoting to L2,
+// and L2 to L3 when L2 is full). A candidate that finds no page stays
+// pending for a later plan in the same step. The plan's array stays valid
+// until the next ks_cache_plan; each batch until it is confirmed or aborted.
+int ks_cache_plan(struct ks_cache *c, uint64_t budget_bytes, struct ks_plan *plan);
+
+// The batch has landed: blocks move, generations bump, source pages free.
+int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b);
+// The batch failed: blocks stay where they were, destination pages free.
+// Batches that depend on it must be aborted first.
+int ks_cache_abort(struct ks_cache *c, struct ks_batch *b);
+
+uint32_t ks_cache_inflight_batches(const struct ks_cache *c);
+
+// ---- readers and generations ---------------------------------------------
+
+struct ks_loc {
+    uint32_t id;    // virtual block id
+    uint32_t page;  // page in its tier
+    uint8_t tier;   // enum ks_tier_id
+    uint8_t state;  // enum ks_blk_state
+    uint16_t gen;   // migration generation the reader must present
+};
+
+int ks_cache_locate(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block,
+                    struct ks_loc *loc);
+
+// KS_OK while the page the reader located still holds the block (no
+// migration of it has been confirmed since), KS_ESTALE otherwise (counted).
+int ks_cache_validate(struct ks_cache *c, const struct ks_loc *loc);
+
+// ---- statistics, memory, checking ---------------------------------------
+
+struct ks_cache_stats {
+    uint64_t accesses;                        // block accesses reported
+    uint64_t found[KS_TIERS];                 // accesses that found the block in each tier
+    uint64_t found_inflight;                  // accesses that found it migrating up
+    uint64_t evictions[KS_TIERS];             // victims chosen in each tier
+    uint64_t demotions_shared;                // demotions of blocks with refs > 1
+    uint64_t migrations[KS_TIERS][KS_TIERS];  // blocks confirmed, [src][dst]
+    uint64_t mig_bytes[KS_TIERS][KS_TIERS];   // bytes confirmed, [src][dst]
+    uint64_t batches;                         // batches confirmed
+    uint64_t aborted;                         // batches aborted
+    uint64_t pf_issued;                       // prefetched blocks planned
+    uint64_t pf_used;                         // prefetched blocks accessed after arriving
+    uint64_t pf_dropped;                      // prefetch candidates over the budget
+    uint64_t pf_wasted;                       // prefetched blocks evicted or freed unused
+    uint64_t unplanned;                       // misses still without a page when their step ended
+    uint64_t stale_refused;                   // ks_cache_validate calls refused
+    uint64_t rebases;                         // heat clock rebases
+};
+
+const struct ks_cache_stats *ks_cache_stats(const struct ks_cache *c);
+
+struct ks_tier_view {
+    uint32_t cap, used, peak; // pages
+    uint64_t allocs, frees, alloc_fails, mig_in, mig_out;
+};
+void ks_cache_tier_view(const struct ks_cache *c, unsigned tier, struct ks_tier_view *v);
+
+// Heat of a block (attention mass, decayed to the current step).
+double ks_cache_heat(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block);
+
+// Bytes of memory the manager holds now.
+uint64_t ks_cache_bytes(const struct ks_cache *c);
+
+// Checks every invariant (O(blocks)): each live block in exactly one tier or
+// in flight, occupancy equal to the blocks counted in each tier, no page used
+// twice, reference counts equal to the mappings, block counts conserved by
+// migrations. KS_OK, or KS_ECORRUPT with the first broken invariant in msg.
+int ks_cache_check(const struct ks_cache *c, char *msg, size_t len);
+
+// Visits every statistic as (name, value); tiers are expanded by name.
+void ks_cache_stats_visit(const struct ks_cache *c,
+                          void (*fn)(void *ud, const char *name, const char *desc, double value),
+                          void *ud);
+
+#endif

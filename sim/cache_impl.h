@@ -1,0 +1,116 @@
+// cache_impl.h - the cache manager's private state, shared by its modules:
+// cache.c (requests, steps, access reports), evict.c (victim choice),
+// plan.c (migration planning, confirm, abort), check.c (invariants).
+// Nothing outside those files includes it.
+#ifndef KS_CACHE_IMPL_H
+#define KS_CACHE_IMPL_H
+
+#include "blocktab.h"
+#include "cache.h"
+#include "heat.h"
+#include "rng.h"
+#include "seqmap.h"
+#include "tier.h"
+
+struct ks_req {
+    struct ks_seq *seq; // [groups]
+    uint8_t live;
+};
+
+// A block the step wants moved up to L1.
+struct ks_cand {
+    uint32_t id;    // virtual block id
+    uint32_t req;   // request whose access produced it (fairness key)
+    uint32_t rank;  // k-th candidate of that request in its class (set by plan)
+    uint32_t order; // arrival order, for stable sorting
+    uint8_t klass;  // enum ks_class
+    uint8_t dead;   // the block was freed; drop it
+};
+
+// One planned block move, before batches are formed.
+struct ks_rec {
+    uint32_t id;
+    uint32_t src_page, dst_page;
+    uint32_t dep;     // record that vacates dst_page, or KS_NONE
+    uint32_t handoff; // block that takes src_page when this move lands, or KS_NONE
+    uint32_t batch;   // batch slot it went to
+    uint8_t src, dst, klass, depth;
+};
+
+// A batch and what the manager needs to finish it.
+struct ks_batch_rec {
+    struct ks_batch b;   // what the caller sees
+    uint32_t *handoff;   // [cap] block that takes each source page, or KS_NONE
+    uint8_t *klass;      // [cap] class of each block
+    uint32_t cap;        // blocks the arrays hold
+    uint32_t after_slot; // slot of b.after, or KS_NONE
+    uint32_t slot;       // its own slot
+    uint8_t live;
+};
+
+struct ks_cache {
+    struct ks_cache_params p;
+    struct ks_blocktab tab;
+    struct ks_tier tier[KS_TIERS];
+    struct ks_heat_clock clk;
+    struct ks_rng rng;
+    uint32_t now;
+    uint8_t started;
+    uint8_t lower[KS_TIERS]; // next present tier down, or KS_TIER_NONE
+
+    uint32_t *lfu;  // [ids] access counts (KS_EVICT_LFU only)
+    uint32_t *next; // [ids] next-use steps (KS_EVICT_BELADY only)
+
+    struct ks_req *req;
+    uint32_t n_req, cap_req;
+    uint32_t *free_req;
+    uint32_t n_free_req;
+
+    // candidates of the current step, and id -> candidate index
+    struct ks_cand *cand;
+    uint32_t n_cand, cap_cand;
+    uint32_t *hkey, *hval, *hstamp;
+    uint32_t hcap, stamp;
+
+    // planning scratch
+    struct ks_rec *rec;
+    uint32_t n_rec, cap_rec;
+    struct ks_cand *adm; // admitted candidates of the plan in progress
+    uint32_t *adm_id;
+    uint8_t *adm_src, *adm_klass;
+    uint32_t cap_adm;
+    uint32_t *turn;    // [cap_req] per-request counters
+    uint32_t cap_turn;
+
+    // batches: slots reused through a free stack
+    struct ks_batch_rec **slot;
+    uint32_t n_slot, cap_slot;
+    uint32_t *free_slot;
+    uint32_t n_free_slot;
+    uint32_t n_live_batches;
+    uint32_t next_batch_id;
+    struct ks_batch **plan_out;
+    uint32_t cap_plan_out;
+
+    uint64_t placed[KS_TIERS];   // blocks created in each tier (ks_cache_req_grow)
+    uint64_t released[KS_TIERS]; // blocks freed from each tier
+    struct ks_cache_stats st;
+};
+
+// cache.c
+uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id);
+int ks_cache_cand_rebuild(struct ks_cache *c);
+void ks_cache_release_block(struct ks_cache *c, uint32_t id);
+
+// evict.c
+// Orders blocks for eviction in a tier: the lower key goes first.
+uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id);
+// Chooses up to n victims in tier t, marks them KS_BLK_MIG_DOWN and writes
+// their ids to out. Returns how many it found.
+uint32_t ks_evict_select(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out);
+void ks_evict_view(const struct ks_cache *c, uint32_t id, struct ks_block_view *v);
+
+// Grows a scratch array to hold n elements of size sz. KS_OK or KS_ENOMEM.
+int ks_grow(void **arr, uint32_t *cap, uint32_t n, size_t sz);
+
+#endif

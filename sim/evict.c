@@ -1,0 +1,180 @@
+// evict.c - which blocks leave a full tier: policies and victim selection.
+//
+// Every policy reduces a block to a 64-bit key; the lowest key leaves first.
+//   heat   : decayed attention mass (heat.h codes compare as integers), with
+//            blocks used in the last protect_steps steps keyed above all
+//            others: a block just fetched or prefetched has had no chance to
+//            gather mass yet. Ties go to the least recently used.
+//   lru    : step of last access.
+//   lfu    : access count, then step of last access.
+//   belady : farthest next use first (a block never used again goes first).
+//   callback: the caller's score, mapped to an order-preserving integer.
+// Eligible victims are resident (never in flight) and were not accessed in
+// the current step (the step's attention needs them all at once).
+//
+// Selection is sampled, the way Redis approximates LRU: for each victim,
+// evict_samples pages of the tier are drawn at random and the eligible block
+// with the lowest key goes. Memory stays flat (no ordered structure). With
+// evict_samples == 0, or when sampling finds nothing eligible, an exact scan
+// of the tier picks the lowest keys.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache_impl.h"
+
+void ks_evict_view(const struct ks_cache *c, uint32_t id, struct ks_block_view *v)
+{
+    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    const struct ks_chunk *ch = &c->tab.chunk[id / KS_CHUNK];
+    *v = (struct ks_block_view){.id = id,
+                                .req = ch->req,
+                                .group = ch->group,
+                                .pos = ch->pos + id % KS_CHUNK,
+                                .tier = ks_blk_tier(b),
+                                .refs = ks_blk_refs(b),
+                                .last = b->last,
+                                .now = c->now,
+                                .heat = ks_heat_value(&c->clk, ks_blk_heat(b))};
+}
+
+static uint64_t order_double(double x)
+{
+    if (isnan(x))
+        return UINT64_MAX;
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (u >> 63) ? ~u : u | (UINT64_C(1) << 63);
+}
+
+uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id)
+{
+    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    switch (c->p.evict) {
+    case KS_EVICT_HEAT: {
+        uint64_t protect = c->now - b->last < c->p.protect_steps;
+        return (protect << 63) | (ks_blk_heat(b) << 25) | (b->last & 0x1ffffffu);
+    }
+    case KS_EVICT_LRU:
+        return b->last;
+    case KS_EVICT_LFU:
+        return ((uint64_t)c->lfu[id] << 32) | b->last;
+    case KS_EVICT_BELADY:
+        return UINT32_MAX - c->next[id];
+    case KS_EVICT_CALLBACK: {
+        struct ks_block_view v;
+        ks_evict_view(c, id, &v);
+        return order_double(c->p.evict_fn(c->p.evict_ud, &v));
+    }
+    }
+    return 0;
+}
+
+static int eligible(const struct ks_cache *c, unsigned t, uint32_t page, uint32_t id)
+{
+    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    return ks_blk_state(b) == KS_BLK_RESIDENT && ks_blk_tier(b) == t && ks_blk_page(b) == page &&
+           b->last != c->now;
+}
+
+// Max-heap of (key, id) holding the n lowest keys seen.
+struct kv {
+    uint64_t key;
+    uint32_t id;
+};
+
+static void sift_down(struct kv *h, uint32_t n, uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && h[l].key > h[m].key)
+            m = l;
+        if (r < n && h[r].key > h[m].key)
+            m = r;
+        if (m == i)
+            return;
+        struct kv tmp = h[i];
+        h[i] = h[m];
+        h[m] = tmp;
+        i = m;
+    }
+}
+
+static void sift_up(struct kv *h, uint32_t i)
+{
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (h[p].key >= h[i].key)
+            return;
+        struct kv tmp = h[i];
+        h[i] = h[p];
+        h[p] = tmp;
+        i = p;
+    }
+}
+
+static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out)
+{
+    if (n == 0)
+        return 0;
+    struct kv *h = malloc((size_t)n * sizeof *h);
+    if (!h)
+        return 0;
+    uint32_t k = 0;
+    const struct ks_tier *tr = &c->tier[t];
+    for (uint32_t p = 0; p < tr->cap; p++) {
+        if (!ks_tier_page_used(tr, p))
+            continue;
+        uint32_t id = tr->owner[p];
+        if (!eligible(c, t, p, id))
+            continue;
+        uint64_t key = ks_evict_key(c, id);
+        if (k < n) {
+            h[k] = (struct kv){key, id};
+            sift_up(h, k++);
+        } else if (key < h[0].key) {
+            h[0] = (struct kv){key, id};
+            sift_down(h, k, 0);
+        }
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        out[i] = h[i].id;
+        ks_blk_set_state(ks_blocktab_get(&c->tab, h[i].id), KS_BLK_MIG_DOWN);
+    }
+    free(h);
+    return k;
+}
+
+uint32_t ks_evict_select(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out)
+{
+    const struct ks_tier *tr = &c->tier[t];
+    if (n == 0 || tr->cap == 0)
+        return 0;
+    uint32_t S = c->p.evict_samples;
+    if (S == 0)
+        return select_exact(c, t, n, out);
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        uint32_t best = KS_NONE;
+        uint64_t best_key = 0;
+        for (uint32_t tries = 0, seen = 0; seen < S && tries < 8 * S; tries++) {
+            uint32_t p = ks_rng_below(&c->rng, tr->cap);
+            if (!ks_tier_page_used(tr, p))
+                continue;
+            uint32_t id = tr->owner[p];
+            if (!eligible(c, t, p, id))
+                continue;
+            seen++;
+            uint64_t key = ks_evict_key(c, id);
+            if (best == KS_NONE || key < best_key) {
+                best = id;
+                best_key = key;
+            }
+        }
+        if (best == KS_NONE) // sampling found nothing: settle the rest exactly
+            return k + select_exact(c, t, n - k, out + k);
+        out[k] = best;
+        ks_blk_set_state(ks_blocktab_get(&c->tab, best), KS_BLK_MIG_DOWN);
+    }
+    return k;
+}

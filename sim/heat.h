@@ -1,0 +1,78 @@
+// heat.h - attention heat with exponential decay, decayed lazily, in 38 bits.
+//
+// A block's heat at step t is the sum of the attention masses it received,
+// each multiplied by 2^-(t - t_access)/half_life. Decaying every block at
+// every step would cost O(blocks) per step; instead a clock keeps an epoch E
+// and each block stores its heat referred to that epoch,
+//     ref = heat(t) * 2^((t - E)/half_life),
+// which does not change while the block is not accessed. An access adds
+// mass * 2^((t - E)/half_life) to ref (one multiply-add, the factor is computed
+// once per step), so decay is O(1) per access and exact up to rounding. Since
+// every block shares the factor, comparing refs compares heats at any step:
+// eviction never evaluates an exponential.
+//
+// Refs grow as 2^((t - E)/half_life); when that factor passes 2^64 the clock
+// rebases: E moves to t and every stored ref is multiplied by the inverse
+// factor (O(blocks), once every 64 half-lives).
+//
+// Storage is a 38-bit unsigned float (10-bit exponent, 28-bit mantissa,
+// rounded to nearest). Its integer order is the order of the values, so codes
+// compare as integers. Relative rounding is 2^-29 per access; in steady state
+// about 1.44 * half_life accesses weigh on a heat, which bounds the accumulated
+// error below 1e-6 for the default half-life of 256 steps.
+#ifndef KS_HEAT_H
+#define KS_HEAT_H
+
+#include <stdint.h>
+
+#define KS_HEAT_BITS 38
+#define KS_HEAT_MAX ((UINT64_C(1) << KS_HEAT_BITS) - 1)
+#define KS_HEAT_REBASE_HALF_LIVES 64 // rebase when the epoch factor reaches 2^64
+
+struct ks_heat_clock {
+    uint32_t half_life; // steps
+    uint32_t epoch;     // step the stored refs are referred to
+    uint32_t now;       // current step
+    double gain;        // 2^((now - epoch)/half_life): mass -> ref units
+    double decay1;      // 2^(-1/half_life): one step of decay
+};
+
+// Encodes a non-negative value; values below 2^-511 become 0 and values
+// above 2^512 saturate.
+uint64_t ks_heat_encode(double x);
+double ks_heat_decode(uint64_t code);
+
+void ks_heat_clock_init(struct ks_heat_clock *clk, uint32_t half_life, uint32_t step);
+
+// Advances the clock to `step` (>= clk->now). Returns the factor by which
+// every stored ref must be multiplied (ks_heat_rescale) if the clock rebased,
+// or 1.0 if it did not.
+double ks_heat_clock_advance(struct ks_heat_clock *clk, uint32_t step);
+
+// Adds `mass` at the clock's current step to the ref in `code`.
+static inline uint64_t ks_heat_add(const struct ks_heat_clock *clk, uint64_t code, double mass)
+{
+    return ks_heat_encode(ks_heat_decode(code) + mass * clk->gain);
+}
+
+// Heat of a stored ref, in attention mass, at the clock's current step.
+static inline double ks_heat_value(const struct ks_heat_clock *clk, uint64_t code)
+{
+    return ks_heat_decode(code) / clk->gain;
+}
+
+// Multiplies a stored ref by factor (used when the clock rebases).
+static inline uint64_t ks_heat_rescale(uint64_t code, double factor)
+{
+    return code ? ks_heat_encode(ks_heat_decode(code) * factor) : 0;
+}
+
+// True when an access of `mass` raises the heat above the level the block's
+// access rate has sustained so far: heat * (1 - 2^(-1/half_life)) < mass, i.e.
+// the heat sits below the steady state of receiving `mass` every step.
+static inline int ks_heat_rising(const struct ks_heat_clock *clk, uint64_t code, double mass)
+{
+    return ks_heat_value(clk, code) * (1.0 - clk->decay1) < mass;
+}
+
+#endif

@@ -1,0 +1,447 @@
+// plan.c - migration planning: the step's candidates become batches of block
+// moves, with the evictions that make room; confirm and abort finish them.
+//
+// Planning runs in four passes:
+//  1. order: candidates sorted by class, then by turn within the class (the
+//     k-th candidate of every request before any request's (k+1)-th), so a
+//     request with a cold burst cannot starve the others;
+//  2. admit: misses always; prefetches while their bytes fit in the budget
+//     left after the misses; the first prefetch that does not fit ends
+//     admission and every later prefetch is dropped;
+//  3. room: each admitted block takes a free L1 page, or the page of an L1
+//     victim, which is demoted to the next tier down (taking a free page
+//     there or, recursively, a victim's page there). A victim that cannot be
+//     placed below stays; the candidate waiting for its page stays pending;
+//  4. batches: moves grouped by (source, destination, the batch that vacates
+//     their destination pages), at most migration_batch blocks each, deepest
+//     demotions first so that every batch's `after` precedes it.
+// A page handed from a victim to an incoming block changes owner when the
+// victim's batch is confirmed, so no page is ever owned by two blocks.
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache_impl.h"
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const struct ks_cand *x = a, *y = b;
+    if (x->klass != y->klass)
+        return x->klass < y->klass ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->req != y->req)
+        return x->req < y->req ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static uint64_t move_bytes(const struct ks_cache *c, unsigned src, unsigned dst)
+{
+    uint32_t a = c->tier[src].block_bytes, b = c->tier[dst].block_bytes;
+    return a < b ? a : b;
+}
+
+static int grow_adm(struct ks_cache *c, uint32_t n)
+{
+    if (n <= c->cap_adm)
+        return KS_OK;
+    uint32_t cap = c->cap_adm ? c->cap_adm : 64;
+    while (cap < n)
+        cap *= 2;
+    struct ks_cand *a = realloc(c->adm, cap * sizeof *a);
+    if (a) c->adm = a;
+    uint32_t *id = realloc(c->adm_id, cap * sizeof *id);
+    if (id) c->adm_id = id;
+    uint8_t *s = realloc(c->adm_src, cap);
+    if (s) c->adm_src = s;
+    uint8_t *k = realloc(c->adm_klass, cap);
+    if (k) c->adm_klass = k;
+    if (!a || !id || !s || !k)
+        return KS_ENOMEM;
+    c->cap_adm = cap;
+    return KS_OK;
+}
+
+static int push_rec(struct ks_cache *c, struct ks_rec r)
+{
+    if (ks_grow((void **)&c->rec, &c->cap_rec, c->n_rec + 1, sizeof *c->rec) != KS_OK)
+        return KS_ENOMEM;
+    c->rec[c->n_rec++] = r;
+    return KS_OK;
+}
+
+// Finds up to n pages in tier t for the blocks in[0..n) (coming from
+// src_tier[i], or all from one tier when src_tier is NULL) and records their
+// moves at `depth`. Returns how many found a page: the first ones, in order.
+static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, const uint8_t *src_tier,
+                          unsigned one_src, const uint8_t *klass, uint32_t n, uint8_t depth, int *err)
+{
+    struct ks_tier *tr = &c->tier[t];
+    uint32_t got = 0;
+    for (; got < n && ks_tier_free_pages(tr) > 0; got++) {
+        uint32_t id = in[got];
+        const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+        uint32_t page = ks_tier_alloc(tr, id);
+        struct ks_rec r = {.id = id, .src_page = ks_blk_page(b), .dst_page = page, .dep = KS_NONE,
+                           .handoff = KS_NONE, .batch = KS_NONE,
+                           .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
+                           .klass = klass ? klass[got] : KS_CLASS_EVICT, .depth = depth};
+        if (push_rec(c, r) != KS_OK) {
+            *err = KS_ENOMEM;
+            return got;
+        }
+    }
+    if (got == n)
+        return got;
+    if (tr->cap)
+        tr->st.alloc_fails += n - got; // page requests that found the tier full
+    unsigned low = c->lower[t];
+    if (low == KS_TIER_NONE)
+        return got;
+    // victims in t, placed below first; only placed victims give up their pages
+    uint32_t want = n - got;
+    uint32_t *vict = malloc((size_t)want * sizeof *vict);
+    if (!vict) {
+        *err = KS_ENOMEM;
+        return got;
+    }
+    uint32_t nv = ks_evict_select(c, t, want, vict);
+    uint32_t first_rec = c->n_rec;
+    uint32_t placed = make_room(c, low, vict, NULL, t, NULL, nv, (uint8_t)(depth + 1), err);
+    for (uint32_t i = placed; i < nv; i++) // no room below: the victim stays
+        ks_blk_set_state(ks_blocktab_get(&c->tab, vict[i]), KS_BLK_RESIDENT);
+    // the victims' records are the first `placed` records at depth+1 since first_rec
+    uint32_t vi = 0;
+    for (uint32_t r = first_rec; r < c->n_rec && vi < placed; r++) {
+        if (c->rec[r].depth != depth + 1 || c->rec[r].id != vict[vi])
+            continue;
+        uint32_t id = in[got];
+        const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+        const struct ks_block *v = ks_blocktab_get(&c->tab, vict[vi]);
+        c->rec[r].handoff = id;
+        c->st.evictions[t]++;
+        if (ks_blk_refs(v) > 1)
+            c->st.demotions_shared++;
+        struct ks_rec m = {.id = id, .src_page = ks_blk_page(b), .dst_page = ks_blk_page(v), .dep = r,
+                           .handoff = KS_NONE, .batch = KS_NONE,
+                           .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
+                           .klass = klass ? klass[got] : KS_CLASS_EVICT, .depth = depth};
+        if (push_rec(c, m) != KS_OK) {
+            *err = KS_ENOMEM;
+            break;
+        }
+        got++;
+        vi++;
+    }
+    free(vict);
+    return got;
+}
+
+static struct ks_batch_rec *new_batch(struct ks_cache *c)
+{
+    uint32_t s;
+    if (c->n_free_slot) {
+        s = c->free_slot[--c->n_free_slot];
+    } else {
+        uint32_t cap = c->cap_slot;
+        if (ks_grow((void **)&c->slot, &c->cap_slot, c->n_slot + 1, sizeof *c->slot) != KS_OK)
+            return NULL;
+        if (c->cap_slot != cap) {
+            uint32_t *f = realloc(c->free_slot, (size_t)c->cap_slot * sizeof *f);
+            if (!f)
+                return NULL;
+            c->free_slot = f;
+        }
+        uint32_t B = c->p.migration_batch;
+        struct ks_batch_rec *br = calloc(1, sizeof *br);
+        if (!br)
+            return NULL;
+        br->b.blocks = malloc(B * sizeof(uint32_t));
+        br->b.src_pages = malloc(B * sizeof(uint32_t));
+        br->b.dst_pages = malloc(B * sizeof(uint32_t));
+        br->handoff = malloc(B * sizeof(uint32_t));
+        br->klass = malloc(B);
+        br->cap = B;
+        if (!br->b.blocks || !br->b.src_pages || !br->b.dst_pages || !br->handoff || !br->klass) {
+            free(br->b.blocks);
+            free(br->b.src_pages);
+            free(br->b.dst_pages);
+            free(br->handoff);
+            free(br->klass);
+            free(br);
+            return NULL;
+        }
+        s = c->n_slot++;
+        c->slot[s] = br;
+        br->slot = s;
+    }
+    struct ks_batch_rec *br = c->slot[s];
+    br->b.id = c->next_batch_id++;
+    br->b.after = KS_NONE;
+    br->b.n = 0;
+    br->b.bytes = 0;
+    br->b.klass = KS_CLASS_EVICT;
+    br->after_slot = KS_NONE;
+    br->live = 1;
+    c->n_live_batches++;
+    return br;
+}
+
+// Groups the records into batches, deepest first.
+static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
+{
+    enum { OPEN = 16 };
+    for (int d = max_depth; d >= 0; d--) {
+        struct ks_batch_rec *open[OPEN];
+        uint32_t open_slot[OPEN];
+        uint32_t n_open = 0;
+        for (uint32_t i = 0; i < c->n_rec; i++) {
+            struct ks_rec *r = &c->rec[i];
+            if (r->depth != d)
+                continue;
+            uint32_t after_slot = r->dep == KS_NONE ? KS_NONE : c->rec[r->dep].batch;
+            struct ks_batch_rec *br = NULL;
+            uint32_t bs = KS_NONE;
+            for (uint32_t k = 0; k < n_open; k++) {
+                struct ks_batch_rec *o = open[k];
+                if (o->b.src == r->src && o->b.dst == r->dst && o->after_slot == after_slot && o->b.n < o->cap) {
+                    br = o;
+                    bs = open_slot[k];
+                    break;
+                }
+            }
+            if (!br) {
+                br = new_batch(c);
+                if (!br)
+                    return KS_ENOMEM;
+                bs = br->slot;
+                br->b.src = r->src;
+                br->b.dst = r->dst;
+                br->after_slot = after_slot;
+                br->b.after = after_slot == KS_NONE ? KS_NONE : c->slot[after_slot]->b.id;
+                if (ks_grow((void **)&c->plan_out, &c->cap_plan_out, plan->n + 1, sizeof *c->plan_out) != KS_OK)
+                    return KS_ENOMEM;
+                c->plan_out[plan->n++] = &br->b;
+                if (n_open == OPEN) // too many keys at once: stop filling the newest
+                    n_open--;
+                open[n_open] = br;
+                open_slot[n_open++] = bs;
+            }
+            uint32_t k = br->b.n++;
+            br->b.blocks[k] = r->id;
+            br->b.src_pages[k] = r->src_page;
+            br->b.dst_pages[k] = r->dst_page;
+            br->handoff[k] = r->handoff;
+            br->klass[k] = r->klass;
+            if (r->klass < br->b.klass)
+                br->b.klass = r->klass;
+            br->b.bytes += move_bytes(c, r->src, r->dst);
+            plan->bytes += move_bytes(c, r->src, r->dst);
+            r->batch = bs;
+        }
+    }
+    return KS_OK;
+}
+
+int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
+{
+    plan->n = 0;
+    plan->bytes = 0;
+    plan->batch = c->plan_out;
+    c->n_rec = 0;
+
+    // 1. keep what still needs moving; order by class and turn
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->n_cand; i++) {
+        struct ks_cand cd = c->cand[i];
+        if (cd.dead)
+            continue;
+        const struct ks_block *b = ks_blocktab_get(&c->tab, cd.id);
+        if (ks_blk_tier(b) == KS_L1 || ks_blk_state(b) == KS_BLK_MIG_UP)
+            continue; // arrived or on its way
+        c->cand[n++] = cd;
+    }
+    c->n_cand = n;
+    if (ks_grow((void **)&c->turn, &c->cap_turn, c->n_req * KS_CLASSES + 1, sizeof *c->turn) != KS_OK)
+        return KS_ENOMEM;
+    for (uint32_t i = 0; i < c->n_cand; i++) // reset only the counters in use
+        c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass] = 0;
+    for (uint32_t i = 0; i < c->n_cand; i++)
+        c->cand[i].rank = c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass]++;
+    qsort(c->cand, c->n_cand, sizeof *c->cand, cmp_cand);
+
+    // 2. admit; blocks migrating down wait for a later plan
+    uint64_t miss_bytes = 0, pf_bytes = 0;
+    for (uint32_t i = 0; i < c->n_cand; i++)
+        if (c->cand[i].klass == KS_CLASS_MISS)
+            miss_bytes += move_bytes(c, ks_blk_tier(ks_blocktab_get(&c->tab, c->cand[i].id)), KS_L1);
+    uint64_t left = budget > miss_bytes ? budget - miss_bytes : 0;
+    if (grow_adm(c, c->n_cand) != KS_OK)
+        return KS_ENOMEM;
+    uint32_t n_in = 0, keep = 0;
+    int closed = 0;
+    for (uint32_t i = 0; i < c->n_cand; i++) {
+        struct ks_cand cd = c->cand[i];
+        struct ks_block *b = ks_blocktab_get(&c->tab, cd.id);
+        unsigned t = ks_blk_tier(b);
+        if (cd.klass != KS_CLASS_MISS) {
+            uint64_t need = move_bytes(c, t, KS_L1);
+            if (closed || pf_bytes + need > left) {
+                closed = 1;
+                c->st.pf_dropped++;
+                continue;
+            }
+            pf_bytes += need;
+        }
+        if (ks_blk_state(b) != KS_BLK_RESIDENT) { // migrating down: try again later
+            c->cand[keep++] = cd; // keep <= i: nothing unread is overwritten
+            continue;
+        }
+        ks_blk_set_state(b, KS_BLK_MIG_UP); // so that no victim search picks it
+        c->adm[n_in] = cd;
+        c->adm_id[n_in] = cd.id;
+        c->adm_src[n_in] = (uint8_t)t;
+        c->adm_klass[n_in] = cd.klass;
+        n_in++;
+    }
+
+    // 3. pages for the admitted blocks, victims and their demotions
+    int err = KS_OK;
+    uint32_t got = make_room(c, KS_L1, c->adm_id, c->adm_src, 0, c->adm_klass, n_in, 0, &err);
+    for (uint32_t i = got; i < n_in; i++) { // no page this time: stays pending
+        ks_blk_set_state(ks_blocktab_get(&c->tab, c->adm_id[i]), KS_BLK_RESIDENT);
+        c->cand[keep++] = c->adm[i];
+    }
+    for (uint32_t i = 0; i < got; i++) {
+        if (c->adm_klass[i] != KS_CLASS_MISS) {
+            c->st.pf_issued++;
+            ks_blk_set_prefetched(ks_blocktab_get(&c->tab, c->adm_id[i]), 1);
+        }
+    }
+    // every record's block is now in flight
+    for (uint32_t r = 0; r < c->n_rec; r++) {
+        struct ks_block *b = ks_blocktab_get(&c->tab, c->rec[r].id);
+        ks_blk_set_state(b, c->rec[r].dst < c->rec[r].src ? KS_BLK_MIG_UP : KS_BLK_MIG_DOWN);
+    }
+    c->n_cand = keep;
+    int st = ks_cache_cand_rebuild(c);
+    if (err != KS_OK || st != KS_OK)
+        return KS_ENOMEM;
+
+    // 4. batches
+    uint8_t max_depth = 0;
+    for (uint32_t r = 0; r < c->n_rec; r++)
+        if (c->rec[r].depth > max_depth)
+            max_depth = c->rec[r].depth;
+    st = assemble(c, plan, max_depth);
+    plan->batch = c->plan_out;
+    return st;
+}
+
+// The batch record around a batch the caller holds, if it is live.
+static struct ks_batch_rec *rec_of(struct ks_cache *c, const struct ks_batch *b, uint32_t *slot)
+{
+    if (!b)
+        return NULL;
+    const struct ks_batch_rec *br = (const struct ks_batch_rec *)((const char *)b - offsetof(struct ks_batch_rec, b));
+    // find it among our slots before trusting the pointer
+    for (uint32_t s = 0; s < c->n_slot; s++)
+        if (c->slot[s] == br) {
+            if (!br->live)
+                return NULL;
+            *slot = s;
+            return c->slot[s];
+        }
+    return NULL;
+}
+
+static int after_pending(const struct ks_cache *c, const struct ks_batch_rec *br)
+{
+    if (br->after_slot == KS_NONE)
+        return 0;
+    const struct ks_batch_rec *a = c->slot[br->after_slot];
+    return a->live && a->b.id == br->b.after;
+}
+
+static void retire(struct ks_cache *c, struct ks_batch_rec *br, uint32_t slot)
+{
+    br->live = 0;
+    c->free_slot[c->n_free_slot++] = slot;
+    c->n_live_batches--;
+}
+
+int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b)
+{
+    uint32_t slot;
+    struct ks_batch_rec *br = rec_of(c, b, &slot);
+    if (!br)
+        return KS_EINVAL;
+    if (after_pending(c, br))
+        return KS_ESTATE;
+    unsigned src = b->src, dst = b->dst;
+    uint64_t per = move_bytes(c, src, dst);
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint32_t id = b->blocks[i];
+        struct ks_block *blk = ks_blocktab_get(&c->tab, id);
+        KS_ASSERT(ks_blk_state(blk) == KS_BLK_MIG_UP || ks_blk_state(blk) == KS_BLK_MIG_DOWN);
+        KS_ASSERT(ks_blk_tier(blk) == src && ks_blk_page(blk) == b->src_pages[i]);
+        if (br->handoff[i] != KS_NONE)
+            c->tier[src].owner[b->src_pages[i]] = br->handoff[i]; // the page changes owner
+        else
+            ks_tier_free(&c->tier[src], b->src_pages[i]);
+        KS_ASSERT(c->tier[dst].owner[b->dst_pages[i]] == id);
+        ks_blk_set_loc(blk, b->dst_pages[i], dst, KS_BLK_RESIDENT);
+        ks_blk_bump_gen(blk);
+        if (dst < src) {
+            blk->last = c->now; // arrival in a faster tier counts as a use for recency
+        } else if (ks_blk_prefetched(blk)) {
+            c->st.pf_wasted++;
+            ks_blk_set_prefetched(blk, 0);
+        }
+        c->tier[src].st.mig_out++;
+        c->tier[dst].st.mig_in++;
+        c->st.migrations[src][dst]++;
+        c->st.mig_bytes[src][dst] += per;
+        if (ks_blk_refs(blk) == 0) // its last request went while it moved
+            ks_cache_release_block(c, id);
+    }
+    c->st.batches++;
+    retire(c, br, slot);
+    return KS_OK;
+}
+
+int ks_cache_abort(struct ks_cache *c, struct ks_batch *b)
+{
+    uint32_t slot;
+    struct ks_batch_rec *br = rec_of(c, b, &slot);
+    if (!br)
+        return KS_EINVAL;
+    for (uint32_t s = 0; s < c->n_slot; s++) // dependents go first
+        if (c->slot[s]->live && c->slot[s]->after_slot == slot && c->slot[s]->b.after == b->id)
+            return KS_ESTATE;
+    int pending = after_pending(c, br);
+    struct ks_batch_rec *a = pending ? c->slot[br->after_slot] : NULL;
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint32_t id = b->blocks[i];
+        struct ks_block *blk = ks_blocktab_get(&c->tab, id);
+        if (pending) { // the victim keeps its page: cancel the handoff
+            for (uint32_t k = 0; k < a->b.n; k++)
+                if (a->handoff[k] == id)
+                    a->handoff[k] = KS_NONE;
+        } else {
+            ks_tier_free(&c->tier[b->dst], b->dst_pages[i]);
+        }
+        ks_blk_set_state(blk, KS_BLK_RESIDENT);
+        ks_blk_set_prefetched(blk, 0);
+        if (ks_blk_refs(blk) == 0)
+            ks_cache_release_block(c, id);
+    }
+    c->st.aborted++;
+    retire(c, br, slot);
+    return KS_OK;
+}
+
+uint32_t ks_cache_inflight_batches(const struct ks_cache *c)
+{
+    return c->n_live_batches;
+}

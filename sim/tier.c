@@ -1,0 +1,66 @@
+// tier.c - slab page allocator of one tier (see tier.h).
+#include "tier.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocktab.h"
+#include "status.h"
+
+int ks_tier_init(struct ks_tier *t, uint32_t cap, uint32_t block_bytes)
+{
+    memset(t, 0, sizeof *t);
+    if (cap > KS_PAGE_MAX)
+        return KS_EINVAL;
+    t->cap = cap;
+    t->block_bytes = block_bytes;
+    t->free_head = cap ? 0 : KS_PAGE_FREE;
+    if (cap == 0)
+        return KS_OK;
+    t->owner = malloc((size_t)cap * sizeof *t->owner);
+    if (!t->owner)
+        return KS_ENOMEM;
+    for (uint32_t p = 0; p < cap; p++)
+        t->owner[p] = KS_PAGE_FREE | (p + 1 < cap ? p + 1 : KS_PAGE_MAX);
+    return KS_OK;
+}
+
+void ks_tier_fini(struct ks_tier *t)
+{
+    free(t->owner);
+    memset(t, 0, sizeof *t);
+}
+
+uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id)
+{
+    KS_ASSERT(!(id & KS_PAGE_FREE));
+    if (t->used == t->cap) {
+        t->st.alloc_fails++;
+        return KS_NONE;
+    }
+    uint32_t p = t->free_head;
+    KS_ASSERT(p < t->cap && (t->owner[p] & KS_PAGE_FREE));
+    uint32_t next = t->owner[p] & ~KS_PAGE_FREE;
+    t->free_head = next == KS_PAGE_MAX ? KS_PAGE_FREE : next;
+    t->owner[p] = id;
+    t->used++;
+    t->st.allocs++;
+    if (t->used > t->st.peak_used)
+        t->st.peak_used = t->used;
+    return p;
+}
+
+void ks_tier_free(struct ks_tier *t, uint32_t page)
+{
+    KS_ASSERT(page < t->cap && ks_tier_page_used(t, page));
+    uint32_t next = t->free_head == KS_PAGE_FREE ? KS_PAGE_MAX : t->free_head;
+    t->owner[page] = KS_PAGE_FREE | next;
+    t->free_head = page;
+    t->used--;
+    t->st.frees++;
+}
+
+uint64_t ks_tier_bytes(const struct ks_tier *t)
+{
+    return (uint64_t)t->cap * sizeof *t->owner;
+}

@@ -1,0 +1,53 @@
+// tier.h - the page allocator of one memory tier: a slab of block-sized pages.
+//
+// Every page is block-sized, so there is no fragmentation to manage: a page is
+// free or owned by one virtual block. One array does both jobs: for a page in
+// use it holds the owning block id (the reverse map that eviction samples),
+// for a free page it holds the next free page (KS_PAGE_FREE marks it), so the
+// free list costs nothing extra. Pages are reused last-freed first.
+//
+// Invariants: used + length of the free list == cap; owner[p] of a used page
+// is a block whose entry names (this tier, p), or a block migrating into p.
+#ifndef KS_TIER_H
+#define KS_TIER_H
+
+#include <stdint.h>
+
+#define KS_PAGE_FREE (UINT32_C(1) << 31)
+
+struct ks_tier_stats {
+    uint64_t allocs;      // pages handed out
+    uint64_t frees;       // pages given back
+    uint64_t alloc_fails; // requests refused because the tier was full
+    uint64_t mig_in;      // blocks that arrived by migration (confirmed)
+    uint64_t mig_out;     // blocks that left by migration (confirmed)
+    uint64_t peak_used;   // most pages in use at once
+};
+
+struct ks_tier {
+    uint32_t cap;        // pages; 0 = the tier is absent
+    uint32_t used;       // pages in use
+    uint32_t free_head;  // first free page, or KS_PAGE_FREE when none
+    uint32_t block_bytes; // bytes one block occupies in this tier
+    uint32_t *owner;     // [cap]: owning block id, or KS_PAGE_FREE | next free
+    struct ks_tier_stats st;
+};
+
+// cap pages of block_bytes each; cap may be 0. KS_OK, KS_EINVAL or KS_ENOMEM.
+int ks_tier_init(struct ks_tier *t, uint32_t cap, uint32_t block_bytes);
+void ks_tier_fini(struct ks_tier *t);
+
+// Takes a free page for block id; returns it, or KS_NONE (counted as a
+// failure) when the tier is full or absent.
+uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id);
+void ks_tier_free(struct ks_tier *t, uint32_t page);
+
+static inline uint32_t ks_tier_free_pages(const struct ks_tier *t) { return t->cap - t->used; }
+static inline int ks_tier_page_used(const struct ks_tier *t, uint32_t page)
+{
+    return !(t->owner[page] & KS_PAGE_FREE);
+}
+
+uint64_t ks_tier_bytes(const struct ks_tier *t);
+
+#endif

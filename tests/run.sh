@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# tests/run.sh - from a fresh Debian 12 machine to a tested build, in one command.
+#
+# Installs the Debian packages that are missing (apt-get, as root or through
+# sudo), configures with CMake, builds and runs the whole CTest suite.
+# Environment:
+#   KS_BUILD=DIR          build directory (default: build)
+#   KS_SANITIZE=LIST      comma-separated: address, undefined, thread
+#   KS_CMAKE_ARGS="..."   more CMake arguments (e.g. -DKS_CUDA=OFF)
+#   KS_JOBS=N             parallel build and test jobs (default: nproc)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+build=${KS_BUILD:-build}
+jobs=${KS_JOBS:-$(nproc)}
+
+packages=(cmake make gcc pkg-config libsimgrid-dev liblua5.4-dev lua5.4 libhdf5-dev hdf5-tools
+          libcmocka-dev libjansson-dev)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "tests/run.sh: installing ${missing[*]}" >&2
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+args=(-DKS_WERROR=ON)
+IFS=',' read -ra sans <<< "${KS_SANITIZE:-}"
+for s in "${sans[@]}"; do
+    case "$s" in
+        address) args+=(-DKS_SANITIZE_ADDRESS=ON) ;;
+        undefined) args+=(-DKS_SANITIZE_UNDEFINED=ON) ;;
+        thread) args+=(-DKS_SANITIZE_THREAD=ON) ;;
+        "") ;;
+        *) echo "tests/run.sh: unknown sanitizer '$s'" >&2; exit 2 ;;
+    esac
+done
+# shellcheck disable=SC2206
+args+=(${KS_CMAKE_ARGS:-})
+
+cmake -S . -B "$build" "${args[@]}"
+cmake --build "$build" -j "$jobs"
+ctest --test-dir "$build" --output-on-failure -j "$jobs"
