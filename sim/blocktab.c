@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "status.h"
 
 int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks)
@@ -12,7 +13,7 @@ int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks)
     if (n_blocks == 0 || n_blocks > (UINT32_C(1) << 31) - KS_CHUNK)
         return KS_EINVAL;
     t->n_chunks = (n_blocks + KS_CHUNK - 1) / KS_CHUNK;
-    t->blk = calloc((size_t)t->n_chunks * KS_CHUNK, sizeof *t->blk);
+    t->blk = ks_bigmem_alloc((size_t)t->n_chunks * KS_CHUNK * sizeof *t->blk);
     t->chunk = calloc(t->n_chunks, sizeof *t->chunk);
     t->free_chunks = malloc((size_t)t->n_chunks * sizeof *t->free_chunks);
     if (!t->blk || !t->chunk || !t->free_chunks) {
@@ -28,7 +29,7 @@ int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks)
 
 void ks_blocktab_fini(struct ks_blocktab *t)
 {
-    free(t->blk);
+    ks_bigmem_free(t->blk, (size_t)t->n_chunks * KS_CHUNK * sizeof *t->blk);
     free(t->chunk);
     free(t->free_chunks);
     memset(t, 0, sizeof *t);

@@ -143,6 +143,10 @@ void ks_cache_free(struct ks_cache *c)
     free(c->adm_src);
     free(c->adm_klass);
     free(c->turn);
+    free(c->samp);
+    for (int t = 0; t < KS_TIERS; t++)
+        free(c->vict[t]);
+    free(c->heap);
     free(c->lfu);
     free(c->next);
     for (int t = 0; t < KS_TIERS; t++)
@@ -462,20 +466,24 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
         struct ks_block *b = ks_blocktab_get(&c->tab, id);
         unsigned tier = ks_blk_tier(b), state = ks_blk_state(b);
         unsigned at;
+        int entering = 0; // attention moves into this block's region
         if (tier == KS_L1) {
             at = KS_AT_L1;
             if (ks_blk_prefetched(b)) {
                 c->st.pf_used++;
                 ks_blk_set_prefetched(b, 0);
+                entering = 1;
             }
         } else if (state == KS_BLK_MIG_UP) {
             at = KS_AT_INFLIGHT;
+            entering = 1;
             if (ks_blk_prefetched(b)) { // the prefetch was late but not useless
                 c->st.pf_used++;
                 ks_blk_set_prefetched(b, 0);
             }
         } else {
             at = tier;
+            entering = 1;
         }
         if (where)
             where[i] = (uint8_t)at;
@@ -485,9 +493,9 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
             r.found[at]++;
 
         double mass = acc[i].mass > 0 ? acc[i].mass : 0.0;
-        uint64_t heat = ks_blk_heat(b);
-        int rising = ks_heat_rising(&c->clk, heat, mass);
-        ks_blk_set_heat(b, ks_heat_add(&c->clk, heat, mass));
+        double ref = ks_heat_decode(ks_blk_heat(b)); // heat.h, written out once for both uses
+        int rising = mass > 0 && mass * c->clk.gain >= ref;
+        ks_blk_set_heat(b, ks_heat_encode(ref + mass * c->clk.gain));
         b->last = c->now;
         if (c->lfu && c->lfu[id] != UINT32_MAX)
             c->lfu[id]++;
@@ -496,9 +504,7 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
 
         if (at != KS_AT_L1 && at != KS_AT_INFLIGHT && add_cand(c, id, req, KS_CLASS_MISS) != KS_OK)
             return KS_ENOMEM;
-        if (w && lookahead(c, s, req, j + 1, j + 1 + w, 0) != KS_OK)
-            return KS_ENOMEM;
-        if (w && rising && lookahead(c, s, req, j + 1 + w, j + 1 + 2 * w, 1) != KS_OK)
+        if (w && (entering || rising) && lookahead(c, s, req, j + 1, j + 1 + w, !entering) != KS_OK)
             return KS_ENOMEM;
     }
     r.misses = n - r.found[KS_L1];
@@ -604,6 +610,9 @@ uint64_t ks_cache_bytes(const struct ks_cache *c)
     n += (uint64_t)c->cap_rec * sizeof *c->rec;
     n += (uint64_t)c->cap_adm * (sizeof *c->adm + sizeof *c->adm_id + 2);
     n += (uint64_t)c->cap_turn * sizeof *c->turn;
+    for (int t = 0; t < KS_TIERS; t++)
+        n += (uint64_t)c->cap_vict[t] * sizeof *c->vict[t];
+    n += (uint64_t)c->cap_samp * sizeof *c->samp + (uint64_t)c->cap_heap * sizeof *c->heap;
     n += (uint64_t)c->cap_slot * (sizeof *c->slot + sizeof *c->free_slot);
     for (uint32_t s = 0; s < c->n_slot; s++)
         n += sizeof *c->slot[s] + (uint64_t)c->slot[s]->cap * (3 * sizeof(uint32_t) + sizeof(uint32_t) + 1);

@@ -41,12 +41,17 @@ enum ks_evict_policy {
     KS_EVICT_CALLBACK, // lowest score from a caller's function
 };
 
-// Prefetch and migration priority classes, highest first.
+// Prefetch and migration priority classes, highest first. The lookahead
+// window of an accessed block B is B+1 .. B+prefetch_window. Attention that
+// enters a region (B missed, or B arrived by prefetch and is now used) opens
+// B's window at SHARED/NEIGHBOR priority; a hit on B whose heat is rising
+// (the region is warming) opens it at the lowest, HEAT. A hit on a block at a
+// steady heat opens nothing: its neighbours had their chance when it came in.
 enum ks_class {
     KS_CLASS_MISS = 0,     // accessed and not in L1: needed now
-    KS_CLASS_SHARED = 1,   // a shared (refs > 1) block in the lookahead window
-    KS_CLASS_NEIGHBOR = 2, // an unshared block in the lookahead window
-    KS_CLASS_HEAT = 3,     // beyond the window, past a block whose heat is rising
+    KS_CLASS_SHARED = 1,   // a shared (refs > 1) block in the window of a block entering
+    KS_CLASS_NEIGHBOR = 2, // an unshared block in the window of a block entering
+    KS_CLASS_HEAT = 3,     // a block in the window of a hit whose heat is rising
     KS_CLASS_EVICT = 4,    // a demotion that makes room
     KS_CLASSES = 5,
 };

@@ -48,6 +48,19 @@ struct ks_batch_rec {
     uint8_t live;
 };
 
+// An eviction candidate: its key and block id.
+struct kv {
+    uint64_t key;
+    uint32_t id;
+};
+
+#define KS_EVICT_POOL 16 // runners-up kept per tier between eviction rounds
+
+struct ks_evict_pool {
+    struct kv e[KS_EVICT_POOL];
+    uint32_t n;
+};
+
 struct ks_cache {
     struct ks_cache_params p;
     struct ks_blocktab tab;
@@ -79,6 +92,13 @@ struct ks_cache {
     uint32_t *adm_id;
     uint8_t *adm_src, *adm_klass;
     uint32_t cap_adm;
+    uint32_t *samp;    // sampled pages (evict.c)
+    uint32_t cap_samp;
+    struct kv *heap;   // lowest keys seen (evict.c)
+    struct ks_evict_pool pool[KS_TIERS];
+    uint32_t cap_heap;
+    uint32_t *vict[KS_TIERS]; // victims chosen in each tier (plan.c)
+    uint32_t cap_vict[KS_TIERS];
     uint32_t *turn;    // [cap_req] per-request counters
     uint32_t cap_turn;
 

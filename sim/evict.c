@@ -12,11 +12,14 @@
 // Eligible victims are resident (never in flight) and were not accessed in
 // the current step (the step's attention needs them all at once).
 //
-// Selection is sampled, the way Redis approximates LRU: for each victim,
-// evict_samples pages of the tier are drawn at random and the eligible block
-// with the lowest key goes. Memory stays flat (no ordered structure). With
-// evict_samples == 0, or when sampling finds nothing eligible, an exact scan
-// of the tier picks the lowest keys.
+// Selection is sampled, the way Redis approximates LRU: to choose n victims,
+// n * evict_samples pages of the tier are drawn at random and, together with
+// a pool of the best runners-up of earlier rounds (KS_EVICT_POOL per tier),
+// the n eligible blocks with the lowest keys go. Memory stays flat (no
+// ordered structure); the pool lets a small sample do the work of a larger. With
+// evict_samples == 0, when the tier is no bigger than the sample, or when
+// sampling keeps finding nothing eligible, an exact scan of the tier picks
+// the lowest keys.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,11 +80,7 @@ static int eligible(const struct ks_cache *c, unsigned t, uint32_t page, uint32_
            b->last != c->now;
 }
 
-// Max-heap of (key, id) holding the n lowest keys seen.
-struct kv {
-    uint64_t key;
-    uint32_t id;
-};
+// Max-heap of (key, id) holding the n lowest keys seen (struct kv: cache_impl.h).
 
 static void sift_down(struct kv *h, uint32_t n, uint32_t i)
 {
@@ -113,36 +112,125 @@ static void sift_up(struct kv *h, uint32_t i)
     }
 }
 
+static void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t key, uint32_t id);
+
 static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out)
 {
     if (n == 0)
         return 0;
-    struct kv *h = malloc((size_t)n * sizeof *h);
-    if (!h)
+    if (ks_grow((void **)&c->heap, &c->cap_heap, n, sizeof *c->heap) != KS_OK)
         return 0;
+    struct kv *h = c->heap;
     uint32_t k = 0;
     const struct ks_tier *tr = &c->tier[t];
     for (uint32_t p = 0; p < tr->cap; p++) {
         if (!ks_tier_page_used(tr, p))
             continue;
         uint32_t id = tr->owner[p];
-        if (!eligible(c, t, p, id))
-            continue;
-        uint64_t key = ks_evict_key(c, id);
-        if (k < n) {
-            h[k] = (struct kv){key, id};
-            sift_up(h, k++);
-        } else if (key < h[0].key) {
-            h[0] = (struct kv){key, id};
-            sift_down(h, k, 0);
-        }
+        if (eligible(c, t, p, id))
+            heap_offer(h, &k, n, ks_evict_key(c, id), id);
     }
     for (uint32_t i = 0; i < k; i++) {
         out[i] = h[i].id;
         ks_blk_set_state(ks_blocktab_get(&c->tab, h[i].id), KS_BLK_MIG_DOWN);
     }
-    free(h);
     return k;
+}
+
+// Keeps the want lowest keys among the candidates seen, marking nothing.
+static void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t key, uint32_t id)
+{
+    if (*k < want) {
+        h[*k] = (struct kv){key, id};
+        sift_up(h, (*k)++);
+    } else if (key < h[0].key) {
+        h[0] = (struct kv){key, id};
+        sift_down(h, *k, 0);
+    }
+}
+
+static int kv_less(struct kv a, struct kv b)
+{
+    return a.key < b.key || (a.key == b.key && a.id < b.id);
+}
+
+static int cmp_kv(const void *a, const void *b)
+{
+    const struct kv *x = a, *y = b;
+    return kv_less(*x, *y) ? -1 : kv_less(*y, *x);
+}
+
+// By (key, id). Rounds sort a few dozen entries: insertion sort wins there.
+static void sort_kv(struct kv *h, uint32_t n)
+{
+    if (n > 64) {
+        qsort(h, n, sizeof *h, cmp_kv);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        struct kv x = h[i];
+        uint32_t j = i;
+        for (; j > 0 && kv_less(x, h[j - 1]); j--)
+            h[j] = h[j - 1];
+        h[j] = x;
+    }
+}
+
+// One round of sampling for `want` victims: want * S random pages plus the
+// tier's pool of runners-up from earlier rounds; the want lowest keys among
+// the eligible ones go, the next KS_EVICT_POOL stay in the pool. The pages'
+// owners and the owners' entries are prefetched a whole round ahead of their
+// use, so the random reads overlap instead of costing a round trip each.
+static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint32_t *out)
+{
+    const struct ks_tier *tr = &c->tier[t];
+    uint32_t m = want * c->p.evict_samples;
+    uint32_t keep = want + KS_EVICT_POOL;
+    if (ks_grow((void **)&c->samp, &c->cap_samp, m, sizeof *c->samp) != KS_OK ||
+        ks_grow((void **)&c->heap, &c->cap_heap, keep, sizeof *c->heap) != KS_OK)
+        return 0;
+    uint32_t *page = c->samp;
+    for (uint32_t i = 0; i < m; i++) {
+        page[i] = ks_rng_below(&c->rng, tr->cap);
+        __builtin_prefetch(&tr->owner[page[i]]);
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t id = tr->owner[page[i]];
+        if (!(id & KS_PAGE_FREE))
+            __builtin_prefetch(&c->tab.blk[id]);
+    }
+    struct kv *h = c->heap;
+    uint32_t k = 0;
+    struct ks_evict_pool *pool = &c->pool[t];
+    for (uint32_t i = 0; i < pool->n; i++) { // runners-up, if still eligible, with fresh keys
+        uint32_t id = pool->e[i].id;
+        const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+        if (ks_blk_state(b) != KS_BLK_FREE && eligible(c, t, ks_blk_page(b), id))
+            heap_offer(h, &k, keep, ks_evict_key(c, id), id);
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t id = tr->owner[page[i]];
+        if ((id & KS_PAGE_FREE) || !eligible(c, t, page[i], id))
+            continue;
+        heap_offer(h, &k, keep, ks_evict_key(c, id), id);
+    }
+    // a block sampled twice (or sampled and pooled) has one key: sorting by
+    // (key, id) puts its copies side by side
+    sort_kv(h, k);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < k; i++)
+        if (u == 0 || h[i].id != h[u - 1].id)
+            h[u++] = h[i];
+    k = u;
+    uint32_t got = k < want ? k : want;
+    for (uint32_t i = 0; i < got; i++) {
+        ks_blk_set_state(ks_blocktab_get(&c->tab, h[i].id), KS_BLK_MIG_DOWN);
+        out[i] = h[i].id;
+    }
+    pool->n = k - got;
+    for (uint32_t i = got; i < k; i++)
+        pool->e[i - got] = h[i];
+    return got;
 }
 
 uint32_t ks_evict_select(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out)
@@ -150,31 +238,17 @@ uint32_t ks_evict_select(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *o
     const struct ks_tier *tr = &c->tier[t];
     if (n == 0 || tr->cap == 0)
         return 0;
-    uint32_t S = c->p.evict_samples;
-    if (S == 0)
+    uint64_t S = c->p.evict_samples;
+    if (S == 0 || n * S >= tr->cap) // exact asked for, or a scan costs no more than sampling
         return select_exact(c, t, n, out);
     uint32_t k = 0;
-    for (; k < n; k++) {
-        uint32_t best = KS_NONE;
-        uint64_t best_key = 0;
-        for (uint32_t tries = 0, seen = 0; seen < S && tries < 8 * S; tries++) {
-            uint32_t p = ks_rng_below(&c->rng, tr->cap);
-            if (!ks_tier_page_used(tr, p))
-                continue;
-            uint32_t id = tr->owner[p];
-            if (!eligible(c, t, p, id))
-                continue;
-            seen++;
-            uint64_t key = ks_evict_key(c, id);
-            if (best == KS_NONE || key < best_key) {
-                best = id;
-                best_key = key;
-            }
-        }
-        if (best == KS_NONE) // sampling found nothing: settle the rest exactly
-            return k + select_exact(c, t, n - k, out + k);
-        out[k] = best;
-        ks_blk_set_state(ks_blocktab_get(&c->tab, best), KS_BLK_MIG_DOWN);
+    for (int round = 0; round < 4 && k < n; round++) {
+        uint32_t got = sample_round(c, t, n - k, out + k);
+        if (got == 0)
+            break;
+        k += got;
     }
+    if (k < n) // sampling kept missing (few eligible blocks): settle the rest exactly
+        k += select_exact(c, t, n - k, out + k);
     return k;
 }

@@ -52,7 +52,6 @@ void ks_heat_clock_init(struct ks_heat_clock *clk, uint32_t half_life, uint32_t 
     clk->epoch = step;
     clk->now = step;
     clk->gain = 1.0;
-    clk->decay1 = exp2(-1.0 / half_life);
 }
 
 double ks_heat_clock_advance(struct ks_heat_clock *clk, uint32_t step)

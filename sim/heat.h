@@ -34,7 +34,6 @@ struct ks_heat_clock {
     uint32_t epoch;     // step the stored refs are referred to
     uint32_t now;       // current step
     double gain;        // 2^((now - epoch)/half_life): mass -> ref units
-    double decay1;      // 2^(-1/half_life): one step of decay
 };
 
 // Encodes a non-negative value; values below 2^-511 become 0 and values
@@ -67,12 +66,13 @@ static inline uint64_t ks_heat_rescale(uint64_t code, double factor)
     return code ? ks_heat_encode(ks_heat_decode(code) * factor) : 0;
 }
 
-// True when an access of `mass` raises the heat above the level the block's
-// access rate has sustained so far: heat * (1 - 2^(-1/half_life)) < mass, i.e.
-// the heat sits below the steady state of receiving `mass` every step.
+// True when an access of `mass` at least doubles the block's heat: a block
+// coming out of the cold or warming up fast, not one at a steady heat whose
+// masses merely fluctuate (one access can never double a heat sustained over
+// a half-life).
 static inline int ks_heat_rising(const struct ks_heat_clock *clk, uint64_t code, double mass)
 {
-    return ks_heat_value(clk, code) * (1.0 - clk->decay1) < mass;
+    return mass > 0 && mass >= ks_heat_value(clk, code);
 }
 
 #endif

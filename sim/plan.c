@@ -35,6 +35,22 @@ static int cmp_cand(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+// Insertion sort for the usual few dozen candidates, qsort beyond.
+static void sort_cands(struct ks_cand *a, uint32_t n)
+{
+    if (n > 48) {
+        qsort(a, n, sizeof *a, cmp_cand);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        struct ks_cand x = a[i];
+        uint32_t j = i;
+        for (; j > 0 && cmp_cand(&x, &a[j - 1]) < 0; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
 static uint64_t move_bytes(const struct ks_cache *c, unsigned src, unsigned dst)
 {
     uint32_t a = c->tier[src].block_bytes, b = c->tier[dst].block_bytes;
@@ -100,11 +116,11 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
         return got;
     // victims in t, placed below first; only placed victims give up their pages
     uint32_t want = n - got;
-    uint32_t *vict = malloc((size_t)want * sizeof *vict);
-    if (!vict) {
+    if (ks_grow((void **)&c->vict[t], &c->cap_vict[t], want, sizeof *c->vict[t]) != KS_OK) {
         *err = KS_ENOMEM;
         return got;
     }
+    uint32_t *vict = c->vict[t]; // one array per tier: the recursion goes one tier down each time
     uint32_t nv = ks_evict_select(c, t, want, vict);
     uint32_t first_rec = c->n_rec;
     uint32_t placed = make_room(c, low, vict, NULL, t, NULL, nv, (uint8_t)(depth + 1), err);
@@ -133,7 +149,6 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
         got++;
         vi++;
     }
-    free(vict);
     return got;
 }
 
@@ -268,7 +283,7 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
         c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass] = 0;
     for (uint32_t i = 0; i < c->n_cand; i++)
         c->cand[i].rank = c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass]++;
-    qsort(c->cand, c->n_cand, sizeof *c->cand, cmp_cand);
+    sort_cands(c->cand, c->n_cand);
 
     // 2. admit; blocks migrating down wait for a later plan
     uint64_t miss_bytes = 0, pf_bytes = 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blocktab.h"
+#include "bigmem.h"
 #include "status.h"
 
 int ks_tier_init(struct ks_tier *t, uint32_t cap, uint32_t block_bytes)
@@ -17,7 +18,7 @@ int ks_tier_init(struct ks_tier *t, uint32_t cap, uint32_t block_bytes)
     t->free_head = cap ? 0 : KS_PAGE_FREE;
     if (cap == 0)
         return KS_OK;
-    t->owner = malloc((size_t)cap * sizeof *t->owner);
+    t->owner = ks_bigmem_alloc((size_t)cap * sizeof *t->owner);
     if (!t->owner)
         return KS_ENOMEM;
     for (uint32_t p = 0; p < cap; p++)
@@ -27,7 +28,7 @@ int ks_tier_init(struct ks_tier *t, uint32_t cap, uint32_t block_bytes)
 
 void ks_tier_fini(struct ks_tier *t)
 {
-    free(t->owner);
+    ks_bigmem_free(t->owner, (size_t)t->cap * sizeof *t->owner);
     memset(t, 0, sizeof *t);
 }
 

@@ -1,0 +1,162 @@
+// main.c - the kvstrata command: finds the command named by the first words
+// of argv and runs it; also `info`, the build and device report.
+//
+// Commands are named by one or two words ("info", "bench cache"); a first
+// word shared by several commands is a group, whose --help lists them. Only
+// commands that exist are listed. Exit status: 0 success, 1 failure,
+// 2 usage error (nothing on stdout).
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_cache.h"
+#include "cli.h"
+#include "device.h"
+#include "json.h"
+
+#ifndef KS_VERSION
+#error "the build defines KS_VERSION"
+#endif
+#ifndef KS_BUILD_TYPE
+#define KS_BUILD_TYPE "unknown"
+#endif
+
+static int run_info(const struct ks_cli_cmd *cmd, int argc, char **argv)
+{
+    int json = 0;
+    const struct ks_cli_opt opts[] = {
+        {.name = "json", .kind = KS_CLI_FLAG, .out = &json, .help = "print one JSON object on stdout"},
+    };
+    int status;
+    if (!ks_cli_parse(cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &status))
+        return status;
+    json_t *o = json_object();
+    if (!o)
+        return ks_cli_fail(cmd, "out of memory");
+    int n = ks_device_count();
+    int err = ks_json_set_str(o, "version", KS_VERSION);
+    err |= ks_json_set_str(o, "build_type", KS_BUILD_TYPE[0] ? KS_BUILD_TYPE : "none");
+    err |= ks_json_set_bool(o, "cuda_kernels", strcmp(ks_device_backend(), "cuda") == 0);
+    err |= ks_json_set_str(o, "device_backend", ks_device_backend());
+    err |= ks_json_set_int(o, "cuda_devices", n);
+    if (n == 0)
+        err |= ks_json_set_str(o, "cuda_note", ks_device_error());
+    int rc = err ? -1 : json ? ks_json_print(stdout, o) : ks_json_print_table(stdout, o, NULL);
+    json_decref(o);
+    return rc == 0 ? KS_EXIT_OK : ks_cli_fail(cmd, "cannot write the report");
+}
+
+static const struct ks_cli_cmd info_cmd = {
+    .name = "info",
+    .summary = "Show the version, the build and the CUDA devices usable now",
+    .about = "Reports the version, the build type, whether CUDA kernels are compiled in,\n"
+             "and how many CUDA devices answer now (0, with the reason, when none does).\n",
+    .run = run_info,
+};
+
+static const struct ks_cli_cmd *const commands[] = {
+    &ks_bench_cache_cmd,
+    &info_cmd,
+};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+// Length of the first word of a command name.
+static size_t word_len(const char *name)
+{
+    const char *sp = strchr(name, ' ');
+    return sp ? (size_t)(sp - name) : strlen(name);
+}
+
+static int is_group(const char *word)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strchr(commands[i]->name, ' ') && word_len(commands[i]->name) == strlen(word) &&
+            strncmp(commands[i]->name, word, strlen(word)) == 0)
+            return 1;
+    return 0;
+}
+
+// Lists the commands whose name starts with `group ` (every command when
+// group is NULL).
+static void list_commands(FILE *f, const char *group)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        const char *name = commands[i]->name;
+        if (group && !(word_len(name) == strlen(group) && strncmp(name, group, strlen(group)) == 0 &&
+                       name[strlen(group)] == ' '))
+            continue;
+        fprintf(f, "  %-14s %s\n", name, commands[i]->summary);
+    }
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: kvstrata <command> [options]\n"
+               "\n"
+               "kvstrata simulates LLM sparse-attention decoding with a hierarchical KV cache.\n"
+               "\n"
+               "Commands:\n");
+    list_commands(f, NULL);
+    fprintf(f, "\n"
+               "Options:\n"
+               "  -h, --help     show this help and exit\n"
+               "  --version      print the version and exit\n"
+               "\n"
+               "Run 'kvstrata <command> --help' for a command's options.\n");
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "kvstrata: %s '%s'\nTry 'kvstrata --help'.\n", what, arg);
+    return KS_EXIT_USAGE;
+}
+
+static int group_usage(const char *group, FILE *f)
+{
+    fprintf(f, "Usage: kvstrata %s <command> [options]\n\nCommands:\n", group);
+    list_commands(f, group);
+    fprintf(f, "\nRun 'kvstrata %s <command> --help' for a command's options.\n", group);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2) {
+        usage(stderr);
+        return KS_EXIT_USAGE;
+    }
+    const char *a = argv[1];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        usage(stdout);
+        return KS_EXIT_OK;
+    }
+    if (strcmp(a, "--version") == 0) {
+        printf("kvstrata %s\n", KS_VERSION);
+        return KS_EXIT_OK;
+    }
+    if (a[0] == '-')
+        return usage_error("unknown option", a);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i]->name, a) == 0)
+            return commands[i]->run(commands[i], argc - 2, argv + 2);
+    if (!is_group(a))
+        return usage_error("unknown command", a);
+    if (argc < 3) {
+        fprintf(stderr, "kvstrata %s: missing command\n", a);
+        group_usage(a, stderr);
+        return KS_EXIT_USAGE;
+    }
+    const char *b = argv[2];
+    if (strcmp(b, "--help") == 0 || strcmp(b, "-h") == 0) {
+        group_usage(a, stdout);
+        return KS_EXIT_OK;
+    }
+    char name[128];
+    snprintf(name, sizeof name, "%s %s", a, b);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i]->run(commands[i], argc - 3, argv + 3);
+    fprintf(stderr, "kvstrata %s: unknown %s '%s'\n", a, b[0] == '-' ? "option" : "command", b);
+    group_usage(a, stderr);
+    return KS_EXIT_USAGE;
+}

@@ -1,0 +1,234 @@
+// test_blocktab.c - the 16-byte block entry's bit fields and the chunked
+// virtual-id allocator (blocktab.h).
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "blocktab.h"
+#include "heat.h"
+#include "rng.h"
+#include "status.h"
+
+static void entry_is_16_bytes(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(struct ks_block), 16);
+    assert_int_equal(KS_PAGE_BITS + 2 + 2 + 1, 32);              // loc
+    assert_int_equal(KS_HEAT_BITS + KS_GEN_BITS + KS_REFS_BITS, 64); // meta
+}
+
+struct fields {
+    uint32_t page;
+    unsigned tier, state, pf, gen, refs;
+    uint64_t heat;
+};
+
+static void expect(const struct ks_block *b, const struct fields *f)
+{
+    assert_int_equal(ks_blk_page(b), f->page);
+    assert_int_equal(ks_blk_tier(b), f->tier);
+    assert_int_equal(ks_blk_state(b), f->state);
+    assert_int_equal(ks_blk_prefetched(b), f->pf);
+    assert_int_equal(ks_blk_heat(b), f->heat);
+    assert_int_equal(ks_blk_gen(b), f->gen);
+    assert_int_equal(ks_blk_refs(b), f->refs);
+}
+
+static void fields_extremes(void **state)
+{
+    (void)state;
+    struct ks_block b = {0};
+    struct fields f = {0};
+    expect(&b, &f);
+    // every field at its maximum, set one at a time
+    ks_blk_set_prefetched(&b, 1);
+    f.pf = 1;
+    expect(&b, &f);
+    ks_blk_set_loc(&b, KS_PAGE_MAX, 3, 3);
+    f.page = KS_PAGE_MAX, f.tier = 3, f.state = 3;
+    expect(&b, &f); // set_loc keeps the prefetched bit
+    ks_blk_set_heat(&b, KS_HEAT_MAX);
+    f.heat = KS_HEAT_MAX;
+    expect(&b, &f);
+    ks_blk_set_refs(&b, KS_REFS_MAX);
+    f.refs = KS_REFS_MAX;
+    expect(&b, &f);
+    for (unsigned g = 1; g < (1u << KS_GEN_BITS); g++) {
+        ks_blk_bump_gen(&b);
+        f.gen = g;
+        if (g % 1000 == 0 || g + 1 == (1u << KS_GEN_BITS))
+            expect(&b, &f);
+    }
+    assert_int_equal(ks_blk_gen(&b), (1u << KS_GEN_BITS) - 1);
+    ks_blk_bump_gen(&b); // wraps
+    f.gen = 0;
+    expect(&b, &f);
+    assert_int_equal(b.last, 0);
+    // and back to zero one at a time
+    ks_blk_set_state(&b, 0);
+    f.state = 0;
+    expect(&b, &f);
+    ks_blk_set_heat(&b, 0);
+    f.heat = 0;
+    expect(&b, &f);
+    ks_blk_set_refs(&b, 0);
+    f.refs = 0;
+    expect(&b, &f);
+    ks_blk_set_prefetched(&b, 0);
+    f.pf = 0;
+    expect(&b, &f);
+    ks_blk_set_loc(&b, 0, 0, 0);
+    f.page = 0, f.tier = 0, f.state = 0;
+    expect(&b, &f);
+    assert_int_equal(b.loc, 0);
+    assert_int_equal(b.meta, 0);
+    // a non-zero `on` is one
+    ks_blk_set_prefetched(&b, 7);
+    assert_int_equal(ks_blk_prefetched(&b), 1);
+}
+
+static void fields_random(void **state)
+{
+    (void)state;
+    struct ks_rng r;
+    ks_rng_seed(&r, 99);
+    struct ks_block b = {0};
+    struct fields f = {0};
+    b.last = 0xdeadbeef;
+    for (int i = 0; i < 100000; i++) {
+        switch (ks_rng_below(&r, 6)) {
+        case 0:
+            f.page = ks_rng_below(&r, KS_PAGE_MAX + 1);
+            f.tier = ks_rng_below(&r, 4);
+            f.state = ks_rng_below(&r, 4);
+            ks_blk_set_loc(&b, f.page, f.tier, f.state);
+            break;
+        case 1:
+            f.state = ks_rng_below(&r, 4);
+            ks_blk_set_state(&b, f.state);
+            break;
+        case 2:
+            f.pf = ks_rng_below(&r, 2);
+            ks_blk_set_prefetched(&b, f.pf);
+            break;
+        case 3:
+            f.heat = ks_rng_next(&r) & KS_HEAT_MAX;
+            ks_blk_set_heat(&b, f.heat);
+            break;
+        case 4:
+            f.gen = (f.gen + 1) & ((1u << KS_GEN_BITS) - 1);
+            ks_blk_bump_gen(&b);
+            break;
+        case 5:
+            f.refs = ks_rng_below(&r, KS_REFS_MAX + 1);
+            ks_blk_set_refs(&b, f.refs);
+            break;
+        }
+        expect(&b, &f);
+        assert_int_equal(b.last, 0xdeadbeef);
+    }
+}
+
+static void chunks(void **state)
+{
+    (void)state;
+    struct ks_blocktab t;
+    assert_int_equal(ks_blocktab_init(&t, 0), KS_EINVAL);
+    assert_int_equal(ks_blocktab_init(&t, 100), KS_OK); // rounded up to 4 chunks
+    assert_int_equal(t.n_chunks, 4);
+    assert_int_equal(t.n_free_chunks, 4);
+    assert_int_equal(t.live, 0);
+    assert_int_equal(ks_blocktab_bytes(&t), 4 * (KS_CHUNK * 16 + sizeof(struct ks_chunk) + sizeof(uint32_t)));
+    // ids in increasing order, chunk records filled in
+    uint32_t first[4];
+    for (uint32_t k = 0; k < 4; k++) {
+        first[k] = ks_blocktab_chunk_alloc(&t, 10 + k, (uint16_t)(k % 2), 64 * k);
+        assert_int_equal(first[k], k * KS_CHUNK);
+        assert_int_equal(t.chunk[k].req, 10 + k);
+        assert_int_equal(t.chunk[k].group, k % 2);
+        assert_int_equal(t.chunk[k].pos, 64 * k);
+        assert_int_equal(t.chunk[k].live, 0);
+    }
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0), KS_NONE);
+    assert_int_equal(t.n_free_chunks, 0);
+
+    // use every id of chunk 1 and three of chunk 2
+    for (uint32_t i = 0; i < KS_CHUNK; i++)
+        ks_blocktab_use(&t, first[1] + i, 1000 + i, KS_L2, 77);
+    for (uint32_t i = 0; i < 3; i++)
+        ks_blocktab_use(&t, first[2] + i, i, KS_L1, 5);
+    assert_int_equal(t.live, KS_CHUNK + 3);
+    assert_int_equal(t.chunk[1].live, KS_CHUNK);
+    assert_int_equal(t.chunk[2].live, 3);
+    const struct ks_block *b = ks_blocktab_get(&t, first[1] + 7);
+    assert_int_equal(ks_blk_page(b), 1007);
+    assert_int_equal(ks_blk_tier(b), KS_L2);
+    assert_int_equal(ks_blk_state(b), KS_BLK_RESIDENT);
+    assert_int_equal(ks_blk_prefetched(b), 0);
+    assert_int_equal(ks_blk_refs(b), 1);
+    assert_int_equal(ks_blk_heat(b), 0);
+    assert_int_equal(ks_blk_gen(b), 0);
+    assert_int_equal(b->last, 77);
+
+    // a used entry that is released and used again starts clean, but for
+    // its generation
+    struct ks_block *m = ks_blocktab_get(&t, first[2] + 1);
+    ks_blk_bump_gen(m);
+    ks_blk_set_heat(m, 12345);
+    ks_blk_set_prefetched(m, 1);
+    ks_blk_set_refs(m, 9);
+    ks_blocktab_release(&t, first[2] + 1);
+    assert_int_equal(ks_blk_state(m), KS_BLK_FREE);
+    assert_int_equal(t.chunk[2].live, 2);
+    // release bumped the generation (1 -> 2) and reuse keeps it, so a
+    // reader's old location of the id stays refused
+    assert_int_equal(ks_blk_gen(m), 2);
+    assert_int_equal(ks_blk_refs(m), 0);
+    assert_int_equal(ks_blk_heat(m), 0);
+    ks_blocktab_use(&t, first[2] + 1, 42, KS_L3, 6);
+    assert_int_equal(ks_blk_gen(m), 2);
+    assert_int_equal(m->last, 6);
+    assert_int_equal(ks_blk_heat(m), 0);
+    assert_int_equal(ks_blk_prefetched(m), 0);
+    assert_int_equal(ks_blk_refs(m), 1);
+    assert_int_equal(ks_blk_tier(m), KS_L3);
+    assert_int_equal(ks_blk_page(m), 42);
+
+    // chunk 1 returns only with its last id
+    for (uint32_t i = 0; i + 1 < KS_CHUNK; i++) {
+        ks_blocktab_release(&t, first[1] + i);
+        assert_int_equal(t.n_free_chunks, 0);
+    }
+    assert_int_equal(t.chunk[1].live, 1);
+    ks_blocktab_release(&t, first[1] + KS_CHUNK - 1);
+    assert_int_equal(t.n_free_chunks, 1);
+    assert_int_equal(t.live, 3);
+    // chunk 0 never had a live id, it is still taken; chunk 1 is reused
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 3, 1, 96), first[1]);
+    assert_int_equal(t.chunk[1].req, 3);
+    assert_int_equal(t.chunk[1].pos, 96);
+    assert_int_equal(t.chunk[1].live, 0);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0), KS_NONE);
+
+    // chunk 2: releasing all three returns it
+    for (uint32_t i = 0; i < 3; i++)
+        ks_blocktab_release(&t, first[2] + i);
+    assert_int_equal(t.live, 0);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 4, 0, 0), first[2]);
+    ks_blocktab_fini(&t);
+    assert_null(t.blk);
+    assert_int_equal(t.n_chunks, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(entry_is_16_bytes),
+        cmocka_unit_test(fields_extremes),
+        cmocka_unit_test(fields_random),
+        cmocka_unit_test(chunks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
