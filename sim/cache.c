@@ -381,6 +381,12 @@ int ks_cache_cand_rebuild(struct ks_cache *c)
 static int add_cand(struct ks_cache *c, uint32_t id, uint32_t req, unsigned klass)
 {
     uint32_t i = ks_cache_cand_find(c, id);
+    if (i != KS_NONE && c->cand[i].dead) { // the id was freed and reused: a new candidate
+        c->cand[i].dead = 0;
+        c->cand[i].klass = (uint8_t)klass;
+        c->cand[i].req = req;
+        return KS_OK;
+    }
     if (i != KS_NONE) {
         if (klass < c->cand[i].klass) { // the same block wanted more urgently
             c->cand[i].klass = (uint8_t)klass;

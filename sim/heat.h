@@ -36,8 +36,8 @@ struct ks_heat_clock {
     double gain;        // 2^((now - epoch)/half_life): mass -> ref units
 };
 
-// Encodes a non-negative value; values below 2^-511 become 0 and values
-// above 2^512 saturate.
+// Encodes a non-negative value; values below 2^-510 become 0 and values
+// from 2^512 up saturate to KS_HEAT_MAX (which decodes to just under 2^513).
 uint64_t ks_heat_encode(double x);
 double ks_heat_decode(uint64_t code);
 

@@ -258,6 +258,53 @@ static void shared_in_flight(void **state)
     ks_cache_free(c);
 }
 
+// A request goes while its miss is pending; a new request reuses the freed
+// id in the same step and misses on it: that miss must be planned (with or
+// without a plan in between).
+static void pending_miss_case(int plan_between)
+{
+    struct ks_cache_params p = ks_test_params(2, 8, 0);
+    p.n_blocks = 2 * KS_CHUNK; // one chunk for k, one for a (then b)
+    struct ks_cache *c = ks_test_new(&p);
+    uint32_t k = ks_test_req(c), a = ks_test_req(c);
+    ks_test_grow(c, k, 2, KS_L1); // fills L1
+    ks_test_grow(c, a, 1, KS_L2);
+    uint32_t id = ks_test_id(c, a, 0, 0);
+    ks_cache_step(c, 5);
+    ks_test_access(c, k, 0, (uint32_t[]){0, 1}, 2, 1.0f); // no victim this step
+    ks_test_access1(c, a, 0, 0, 1.0f);
+    struct ks_plan plan;
+    assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
+    assert_int_equal(plan.n, 0); // pending
+    assert_int_equal(ks_cache_req_free(c, a), KS_OK);
+    ks_test_check(c);
+    if (plan_between) {
+        assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
+        assert_int_equal(plan.n, 0); // the freed block's miss is gone
+    }
+    uint32_t b = ks_test_req(c);
+    ks_test_grow(c, b, 1, KS_L2);
+    assert_int_equal(ks_test_id(c, b, 0, 0), id); // the only free chunk is a's
+    ks_test_access1(c, b, 0, 0, 1.0f);
+    assert_int_equal(ks_cache_req_free(c, k), KS_OK); // L1 pages free up
+    assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
+    ks_test_plan_sane(&p, &plan);
+    assert_int_equal(plan.n, 1);
+    assert_int_equal(plan.batch[0]->n, 1);
+    assert_int_equal(plan.batch[0]->blocks[0], ks_test_id(c, b, 0, 0));
+    ks_test_confirm_all(c, &plan);
+    assert_int_equal(ks_test_tier(c, b, 0, 0), KS_L1);
+    ks_test_check(c);
+    ks_cache_free(c);
+}
+
+static void pending_miss_of_freed_request(void **state)
+{
+    (void)state;
+    pending_miss_case(1);
+    pending_miss_case(0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +315,7 @@ int main(void)
         cmocka_unit_test(free_in_flight_abort),
         cmocka_unit_test(free_in_flight_with_victims),
         cmocka_unit_test(shared_in_flight),
+        cmocka_unit_test(pending_miss_of_freed_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
