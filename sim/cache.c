@@ -33,7 +33,7 @@ void ks_cache_params_default(struct ks_cache_params *p)
     p->prefetch_window = 4;
     p->migration_batch = 32;
     p->protect_steps = 4;
-    p->evict_samples = 16;
+    p->evict_samples = 5;
     p->evict = KS_EVICT_HEAT;
     p->seed = 1;
 }

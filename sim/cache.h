@@ -81,7 +81,7 @@ struct ks_cache_params {
     uint32_t prefetch_window;        // blocks ahead of an accessed block (default 4; 0 = none)
     uint32_t migration_batch;        // blocks per batch (default 32)
     uint32_t protect_steps;          // heat policy: blocks used this recently are evicted last (default 4)
-    uint32_t evict_samples;          // blocks sampled per victim; 0 = exact scan (default 16)
+    uint32_t evict_samples;          // blocks sampled per victim; 0 = exact scan (default 5)
     enum ks_evict_policy evict;
     ks_evict_score_fn evict_fn;      // KS_EVICT_CALLBACK only
     void *evict_ud;                  // passed to evict_fn

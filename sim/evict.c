@@ -189,16 +189,6 @@ static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint
     if (ks_grow((void **)&c->samp, &c->cap_samp, m, sizeof *c->samp) != KS_OK ||
         ks_grow((void **)&c->heap, &c->cap_heap, keep, sizeof *c->heap) != KS_OK)
         return 0;
-    uint32_t *page = c->samp;
-    for (uint32_t i = 0; i < m; i++) {
-        page[i] = ks_rng_below(&c->rng, tr->cap);
-        __builtin_prefetch(&tr->owner[page[i]]);
-    }
-    for (uint32_t i = 0; i < m; i++) {
-        uint32_t id = tr->owner[page[i]];
-        if (!(id & KS_PAGE_FREE))
-            __builtin_prefetch(&c->tab.blk[id]);
-    }
     struct kv *h = c->heap;
     uint32_t k = 0;
     struct ks_evict_pool *pool = &c->pool[t];
@@ -208,11 +198,25 @@ static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint
         if (ks_blk_state(b) != KS_BLK_FREE && eligible(c, t, ks_blk_page(b), id))
             heap_offer(h, &k, keep, ks_evict_key(c, id), id);
     }
-    for (uint32_t i = 0; i < m; i++) {
-        uint32_t id = tr->owner[page[i]];
-        if ((id & KS_PAGE_FREE) || !eligible(c, t, page[i], id))
-            continue;
-        heap_offer(h, &k, keep, ks_evict_key(c, id), id);
+    // software pipeline: draw sample i and prefetch its owner slot, read the
+    // owner of sample i - D and prefetch its entry, judge sample i - 2D
+    enum { D = 8 };
+    uint32_t *page = c->samp;
+    for (uint32_t i = 0; i < m + 2 * D; i++) {
+        if (i < m) {
+            page[i] = ks_rng_below(&c->rng, tr->cap);
+            __builtin_prefetch(&tr->owner[page[i]]);
+        }
+        if (i >= D && i - D < m) {
+            uint32_t id = tr->owner[page[i - D]];
+            if (!(id & KS_PAGE_FREE))
+                __builtin_prefetch(&c->tab.blk[id]);
+        }
+        if (i >= 2 * D) {
+            uint32_t p = page[i - 2 * D], id = tr->owner[p];
+            if (!(id & KS_PAGE_FREE) && eligible(c, t, p, id))
+                heap_offer(h, &k, keep, ks_evict_key(c, id), id);
+        }
     }
     // a block sampled twice (or sampled and pooled) has one key: sorting by
     // (key, id) puts its copies side by side
