@@ -86,6 +86,8 @@ struct ks_cache_params {
     ks_evict_score_fn evict_fn;      // KS_EVICT_CALLBACK only
     void *evict_ud;                  // passed to evict_fn
     uint64_t seed;                   // sampling randomness
+    int debug;                       // check every invariant after each plan, confirm and abort;
+                                     // a broken one aborts the process with its message
 };
 
 // Fills p with the defaults above (the seed's HiSparse defaults), sizes zero.

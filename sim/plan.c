@@ -18,10 +18,23 @@
 // A page handed from a victim to an incoming block changes owner when the
 // victim's batch is confirmed, so no page is ever owned by two blocks.
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache_impl.h"
+
+// Debug mode (params.debug): every invariant after every change of plan.
+static void debug_check(const struct ks_cache *c, const char *after)
+{
+    if (!c->p.debug)
+        return;
+    char msg[256];
+    if (ks_cache_check(c, msg, sizeof msg) != KS_OK) {
+        fprintf(stderr, "kvstrata: cache invariant broken after %s at step %u: %s\n", after, c->now, msg);
+        KS_ASSERT(!"cache invariant");
+    }
+}
 
 static int cmp_cand(const void *a, const void *b)
 {
@@ -350,6 +363,7 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
             max_depth = c->rec[r].depth;
     st = assemble(c, plan, max_depth);
     plan->batch = c->plan_out;
+    debug_check(c, "ks_cache_plan");
     return st;
 }
 
@@ -422,6 +436,7 @@ int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b)
     }
     c->st.batches++;
     retire(c, br, slot);
+    debug_check(c, "ks_cache_confirm");
     return KS_OK;
 }
 
@@ -453,6 +468,7 @@ int ks_cache_abort(struct ks_cache *c, struct ks_batch *b)
     }
     c->st.aborted++;
     retire(c, br, slot);
+    debug_check(c, "ks_cache_abort");
     return KS_OK;
 }
 
