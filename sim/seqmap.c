@@ -7,7 +7,7 @@
 #include "blocktab.h"
 #include "status.h"
 
-_Static_assert(KS_CHUNK == 32, "ks_seq_needs_chunk assumes KS_CHUNK == 32");
+_Static_assert(KS_CHUNK == 32, "ks_seq_needs_chunk and ks_seq_lookup assume KS_CHUNK == 32");
 
 void ks_seq_init(struct ks_seq *s)
 {
@@ -21,13 +21,9 @@ void ks_seq_fini(struct ks_seq *s)
     memset(s, 0, sizeof *s);
 }
 
-uint32_t ks_seq_lookup(const struct ks_seq *s, uint32_t j)
+uint32_t ks_seq_lookup_prefix(const struct ks_seq *s, uint32_t j)
 {
-    KS_ASSERT(j < s->n);
-    if (j >= s->n_prefix) {
-        uint32_t k = j - s->n_prefix;
-        return s->own[k / KS_CHUNK] + k % KS_CHUNK;
-    }
+    KS_ASSERT(j < s->n_prefix);
     uint32_t lo = 0, hi = s->n_seg; // last segment with pos <= j
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;

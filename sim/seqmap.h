@@ -34,7 +34,18 @@ struct ks_seq {
 void ks_seq_init(struct ks_seq *s);
 void ks_seq_fini(struct ks_seq *s);
 
-uint32_t ks_seq_lookup(const struct ks_seq *s, uint32_t j);
+// Shared prefix lookups (binary search over segments).
+uint32_t ks_seq_lookup_prefix(const struct ks_seq *s, uint32_t j);
+
+// The virtual id of logical block j (< s->n).
+static inline uint32_t ks_seq_lookup(const struct ks_seq *s, uint32_t j)
+{
+    if (j >= s->n_prefix) {
+        uint32_t k = j - s->n_prefix;
+        return s->own[k / 32u] + k % 32u; // KS_CHUNK (blocktab.h), asserted in seqmap.c
+    }
+    return ks_seq_lookup_prefix(s, j);
+}
 
 // True when appending one block needs a new own chunk first.
 static inline int ks_seq_needs_chunk(const struct ks_seq *s)
