@@ -121,15 +121,8 @@ void ks_cache_free(struct ks_cache *c)
     }
     free(c->req);
     free(c->free_req);
-    for (uint32_t s = 0; s < c->n_slot; s++) {
-        struct ks_batch_rec *br = c->slot[s];
-        free(br->b.blocks);
-        free(br->b.src_pages);
-        free(br->b.dst_pages);
-        free(br->handoff);
-        free(br->klass);
-        free(br);
-    }
+    for (uint32_t s = 0; s < c->n_slot; s++)
+        ks_batch_rec_free(c->slot[s]);
     free(c->slot);
     free(c->free_slot);
     free(c->plan_out);

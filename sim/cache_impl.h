@@ -122,6 +122,9 @@ uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id);
 int ks_cache_cand_rebuild(struct ks_cache *c);
 void ks_cache_release_block(struct ks_cache *c, uint32_t id);
 
+// plan.c
+void ks_batch_rec_free(struct ks_batch_rec *br); // NULL is a no-op
+
 // evict.c
 // Orders blocks for eviction in a tier: the lower key goes first.
 uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id);

@@ -149,37 +149,11 @@ static void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t key, u
     }
 }
 
-static int kv_less(struct kv a, struct kv b)
-{
-    return a.key < b.key || (a.key == b.key && a.id < b.id);
-}
-
-static int cmp_kv(const void *a, const void *b)
-{
-    const struct kv *x = a, *y = b;
-    return kv_less(*x, *y) ? -1 : kv_less(*y, *x);
-}
-
-// By (key, id). Rounds sort a few dozen entries: insertion sort wins there.
-static void sort_kv(struct kv *h, uint32_t n)
-{
-    if (n > 64) {
-        qsort(h, n, sizeof *h, cmp_kv);
-        return;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        struct kv x = h[i];
-        uint32_t j = i;
-        for (; j > 0 && kv_less(x, h[j - 1]); j--)
-            h[j] = h[j - 1];
-        h[j] = x;
-    }
-}
 
 // One round of sampling for `want` victims: want * S random pages plus the
 // tier's pool of runners-up from earlier rounds; the want lowest keys among
 // the eligible ones go, the next KS_EVICT_POOL stay in the pool. The pages'
-// owners and the owners' entries are prefetched a whole round ahead of their
+// owners and the owners' entries are prefetched a few samples ahead of their
 // use, so the random reads overlap instead of costing a round trip each.
 static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint32_t *out)
 {
@@ -218,22 +192,24 @@ static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint
                 heap_offer(h, &k, keep, ks_evict_key(c, id), id);
         }
     }
-    // a block sampled twice (or sampled and pooled) has one key: sorting by
-    // (key, id) puts its copies side by side
-    sort_kv(h, k);
-    uint32_t u = 0;
-    for (uint32_t i = 0; i < k; i++)
-        if (u == 0 || h[i].id != h[u - 1].id)
-            h[u++] = h[i];
-    k = u;
-    uint32_t got = k < want ? k : want;
-    for (uint32_t i = 0; i < got; i++) {
-        ks_blk_set_state(ks_blocktab_get(&c->tab, h[i].id), KS_BLK_MIG_DOWN);
-        out[i] = h[i].id;
+    // the heap holds the `keep` lowest keys: pop the highest into the pool
+    // until `want` remain, and those go. A block seen twice (sampled twice,
+    // or sampled and pooled) is taken once: its second copy finds it moving.
+    pool->n = 0;
+    while (k > want) {
+        if (pool->n < KS_EVICT_POOL)
+            pool->e[pool->n++] = h[0];
+        h[0] = h[--k];
+        sift_down(h, k, 0);
     }
-    pool->n = k - got;
-    for (uint32_t i = got; i < k; i++)
-        pool->e[i - got] = h[i];
+    uint32_t got = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        struct ks_block *b = ks_blocktab_get(&c->tab, h[i].id);
+        if (ks_blk_state(b) != KS_BLK_RESIDENT)
+            continue;
+        ks_blk_set_state(b, KS_BLK_MIG_DOWN);
+        out[got++] = h[i].id;
+    }
     return got;
 }
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cache_impl.h"
+#include "sort.h"
 
 // Debug mode (params.debug): every invariant after every change of plan.
 static void debug_check(const struct ks_cache *c, const char *after)
@@ -46,22 +47,6 @@ static int cmp_cand(const void *a, const void *b)
     if (x->req != y->req)
         return x->req < y->req ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
-}
-
-// Insertion sort for the usual few dozen candidates, qsort beyond.
-static void sort_cands(struct ks_cand *a, uint32_t n)
-{
-    if (n > 48) {
-        qsort(a, n, sizeof *a, cmp_cand);
-        return;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        struct ks_cand x = a[i];
-        uint32_t j = i;
-        for (; j > 0 && cmp_cand(&x, &a[j - 1]) < 0; j--)
-            a[j] = a[j - 1];
-        a[j] = x;
-    }
 }
 
 static uint64_t move_bytes(const struct ks_cache *c, unsigned src, unsigned dst)
@@ -165,6 +150,18 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
     return got;
 }
 
+void ks_batch_rec_free(struct ks_batch_rec *br)
+{
+    if (!br)
+        return;
+    free(br->b.blocks);
+    free(br->b.src_pages);
+    free(br->b.dst_pages);
+    free(br->handoff);
+    free(br->klass);
+    free(br);
+}
+
 static struct ks_batch_rec *new_batch(struct ks_cache *c)
 {
     uint32_t s;
@@ -191,12 +188,7 @@ static struct ks_batch_rec *new_batch(struct ks_cache *c)
         br->klass = malloc(B);
         br->cap = B;
         if (!br->b.blocks || !br->b.src_pages || !br->b.dst_pages || !br->handoff || !br->klass) {
-            free(br->b.blocks);
-            free(br->b.src_pages);
-            free(br->b.dst_pages);
-            free(br->handoff);
-            free(br->klass);
-            free(br);
+            ks_batch_rec_free(br);
             return NULL;
         }
         s = c->n_slot++;
@@ -296,7 +288,7 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
         c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass] = 0;
     for (uint32_t i = 0; i < c->n_cand; i++)
         c->cand[i].rank = c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass]++;
-    sort_cands(c->cand, c->n_cand);
+    ks_sort(c->cand, c->n_cand, sizeof *c->cand, cmp_cand);
 
     // 2. admit; blocks migrating down wait for a later plan
     uint64_t miss_bytes = 0, pf_bytes = 0;
