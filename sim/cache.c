@@ -138,6 +138,8 @@ void ks_cache_free(struct ks_cache *c)
     free(c->turn);
     free(c->samp);
     for (int t = 0; t < KS_TIERS; t++)
+        free(c->bel[t]);
+    for (int t = 0; t < KS_TIERS; t++)
         free(c->vict[t]);
     free(c->heap);
     free(c->lfu);
@@ -262,8 +264,10 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
             c->placed[t]++;
             if (c->lfu)
                 c->lfu[id] = 0;
-            if (c->next)
+            if (c->next) {
                 c->next[id] = KS_NONE;
+                ks_evict_note(c, id);
+            }
             s->n++;
             if (placed)
                 placed[t]++;
@@ -498,8 +502,10 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
         b->last = c->now;
         if (c->lfu && c->lfu[id] != UINT32_MAX)
             c->lfu[id]++;
-        if (c->next)
+        if (c->next && c->next[id] != acc[i].next) {
             c->next[id] = acc[i].next;
+            ks_evict_note(c, id);
+        }
 
         if (at != KS_AT_L1 && at != KS_AT_INFLIGHT && add_cand(c, id, req, KS_CLASS_MISS) != KS_OK)
             return KS_ENOMEM;
@@ -523,7 +529,9 @@ int ks_cache_set_next_use(struct ks_cache *c, uint32_t req, uint32_t group, uint
         return KS_EINVAL;
     if (!c->next)
         return KS_ESTATE;
-    c->next[ks_seq_lookup(&q->seq[group], block)] = step;
+    uint32_t id = ks_seq_lookup(&q->seq[group], block);
+    c->next[id] = step;
+    ks_evict_note(c, id);
     return KS_OK;
 }
 
@@ -610,7 +618,7 @@ uint64_t ks_cache_bytes(const struct ks_cache *c)
     n += (uint64_t)c->cap_adm * (sizeof *c->adm + sizeof *c->adm_id + 2);
     n += (uint64_t)c->cap_turn * sizeof *c->turn;
     for (int t = 0; t < KS_TIERS; t++)
-        n += (uint64_t)c->cap_vict[t] * sizeof *c->vict[t];
+        n += (uint64_t)c->cap_vict[t] * sizeof *c->vict[t] + (uint64_t)c->cap_bel[t] * sizeof *c->bel[t];
     n += (uint64_t)c->cap_samp * sizeof *c->samp + (uint64_t)c->cap_heap * sizeof *c->heap;
     n += (uint64_t)c->cap_slot * (sizeof *c->slot + sizeof *c->free_slot);
     for (uint32_t s = 0; s < c->n_slot; s++)

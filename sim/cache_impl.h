@@ -96,6 +96,9 @@ struct ks_cache {
     uint32_t cap_samp;
     struct kv *heap;   // lowest keys seen (evict.c)
     struct ks_evict_pool pool[KS_TIERS];
+    struct kv *bel[KS_TIERS]; // Belady: max-heaps of (next use, id) per tier (evict.c)
+    uint32_t n_bel[KS_TIERS], cap_bel[KS_TIERS];
+    uint8_t bel_lost;         // a push failed: rebuild before trusting the heaps
     uint32_t cap_heap;
     uint32_t *vict[KS_TIERS]; // victims chosen in each tier (plan.c)
     uint32_t cap_vict[KS_TIERS];
@@ -132,6 +135,9 @@ uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id);
 // their ids to out. Returns how many it found.
 uint32_t ks_evict_select(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out);
 void ks_evict_view(const struct ks_cache *c, uint32_t id, struct ks_block_view *v);
+// Tells the policy that a block's key may have changed or that it arrived in
+// a tier (Belady keeps an ordered heap; the other policies need nothing).
+void ks_evict_note(struct ks_cache *c, uint32_t id);
 
 // Grows a scratch array to hold n elements of size sz. KS_OK or KS_ENOMEM.
 int ks_grow(void **arr, uint32_t *cap, uint32_t n, size_t sz);

@@ -7,7 +7,8 @@
 //            gather mass yet. Ties go to the least recently used.
 //   lru    : step of last access.
 //   lfu    : access count, then step of last access.
-//   belady : farthest next use first (a block never used again goes first).
+//   belady : farthest next use first (a block never used again goes first);
+//            always exact, through a heap per tier (below).
 //   callback: the caller's score, mapped to an order-preserving integer.
 // Eligible victims are resident (never in flight) and were not accessed in
 // the current step (the step's attention needs them all at once).
@@ -213,11 +214,89 @@ static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint
     return got;
 }
 
+// Belady keeps, per tier, a max-heap of (next use, id) with lazy deletion:
+// every change of a block's next use, or its arrival in a tier, pushes an
+// entry; an entry whose block has left the tier or changed its next use is
+// dropped when it reaches the top. The heap is rebuilt from the tier when
+// stale entries outnumber live ones.
+static void bel_push(struct ks_cache *c, unsigned t, uint32_t id)
+{
+    if (ks_grow((void **)&c->bel[t], &c->cap_bel[t], c->n_bel[t] + 1, sizeof *c->bel[t]) != KS_OK) {
+        c->bel_lost = 1; // rebuilt from the tier at the next selection
+        return;
+    }
+    c->bel[t][c->n_bel[t]] = (struct kv){c->next[id], id};
+    sift_up(c->bel[t], c->n_bel[t]++);
+}
+
+static void bel_rebuild(struct ks_cache *c, unsigned t)
+{
+    const struct ks_tier *tr = &c->tier[t];
+    c->n_bel[t] = 0;
+    for (uint32_t p = 0; p < tr->cap; p++) {
+        if (!ks_tier_page_used(tr, p))
+            continue;
+        uint32_t id = tr->owner[p];
+        const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+        if (ks_blk_tier(b) == t && ks_blk_page(b) == p)
+            bel_push(c, t, id);
+    }
+}
+
+void ks_evict_note(struct ks_cache *c, uint32_t id)
+{
+    if (!c->next)
+        return;
+    unsigned t = ks_blk_tier(ks_blocktab_get(&c->tab, id));
+    if (c->lower[t] == KS_TIER_NONE) // nothing is ever evicted from the bottom tier
+        return;
+    if (c->n_bel[t] > 2 * (uint64_t)c->tier[t].cap + 1024)
+        bel_rebuild(c, t);
+    bel_push(c, t, id);
+}
+
+static uint32_t select_belady(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out)
+{
+    if (c->bel_lost) {
+        for (unsigned u = 0; u < KS_TIERS; u++)
+            bel_rebuild(c, u);
+        c->bel_lost = 0;
+    }
+    struct kv *h = c->bel[t];
+    uint32_t got = 0, held = 0;
+    // entries of blocks used this step are valid but not eligible: set aside
+    // in the scratch heap array, pushed back afterwards
+    while (got < n && c->n_bel[t] > 0) {
+        struct kv top = h[0];
+        h[0] = h[--c->n_bel[t]];
+        sift_down(h, c->n_bel[t], 0);
+        struct ks_block *b = ks_blocktab_get(&c->tab, top.id);
+        if (ks_blk_state(b) != KS_BLK_RESIDENT || ks_blk_tier(b) != t || c->next[top.id] != top.key)
+            continue; // stale
+        if (b->last == c->now) {
+            if (ks_grow((void **)&c->heap, &c->cap_heap, held + 1, sizeof *c->heap) == KS_OK)
+                c->heap[held++] = top;
+            else
+                c->bel_lost = 1;
+            continue;
+        }
+        ks_blk_set_state(b, KS_BLK_MIG_DOWN);
+        out[got++] = top.id;
+    }
+    for (uint32_t i = 0; i < held; i++) { // room: each was popped from this array
+        h[c->n_bel[t]] = c->heap[i];
+        sift_up(h, c->n_bel[t]++);
+    }
+    return got;
+}
+
 uint32_t ks_evict_select(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out)
 {
     const struct ks_tier *tr = &c->tier[t];
     if (n == 0 || tr->cap == 0)
         return 0;
+    if (c->p.evict == KS_EVICT_BELADY) // the bound is exact: never sampled
+        return select_belady(c, t, n, out);
     uint64_t S = c->p.evict_samples;
     if (S == 0 || n * S >= tr->cap) // exact asked for, or a scan costs no more than sampling
         return select_exact(c, t, n, out);

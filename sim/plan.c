@@ -122,8 +122,10 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
     uint32_t nv = ks_evict_select(c, t, want, vict);
     uint32_t first_rec = c->n_rec;
     uint32_t placed = make_room(c, low, vict, NULL, t, NULL, nv, (uint8_t)(depth + 1), err);
-    for (uint32_t i = placed; i < nv; i++) // no room below: the victim stays
+    for (uint32_t i = placed; i < nv; i++) { // no room below: the victim stays
         ks_blk_set_state(ks_blocktab_get(&c->tab, vict[i]), KS_BLK_RESIDENT);
+        ks_evict_note(c, vict[i]);
+    }
     // the victims' records are the first `placed` records at depth+1 since first_rec
     uint32_t vi = 0;
     for (uint32_t r = first_rec; r < c->n_rec && vi < placed; r++) {
@@ -413,6 +415,7 @@ int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b)
         KS_ASSERT(c->tier[dst].owner[b->dst_pages[i]] == id);
         ks_blk_set_loc(blk, b->dst_pages[i], dst, KS_BLK_RESIDENT);
         ks_blk_bump_gen(blk);
+        ks_evict_note(c, id);
         if (dst < src) {
             blk->last = c->now; // arrival in a faster tier counts as a use for recency
         } else if (ks_blk_prefetched(blk)) {
@@ -455,6 +458,7 @@ int ks_cache_abort(struct ks_cache *c, struct ks_batch *b)
         }
         ks_blk_set_state(blk, KS_BLK_RESIDENT);
         ks_blk_set_prefetched(blk, 0);
+        ks_evict_note(c, id); // back in the running: its heap entry may have been taken
         if (ks_blk_refs(blk) == 0)
             ks_cache_release_block(c, id);
     }
