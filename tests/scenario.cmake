@@ -1,0 +1,1 @@
+# Scenario language: units, loading, validation, profiles.
