@@ -291,7 +291,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {.name = "policy", .kind = KS_CLI_CHOICE, .out = &o.policy, .help = "eviction policy",
          .choices = policy_names},
         {.name = "samples", .kind = KS_CLI_U32, .out = &o.samples, .arg = "S",
-         .help = "blocks sampled per eviction victim; 0 = exact scan"},
+         .help = "blocks sampled per eviction victim; 0 = exact scan (belady is always exact)"},
         {.name = "l1", .kind = KS_CLI_REAL, .out = &o.l1, .arg = "FRACTION",
          .help = "L1 size as a fraction of the blocks", .fmax = 1},
         {.name = "l2", .kind = KS_CLI_REAL, .out = &o.l2, .arg = "FRACTION",

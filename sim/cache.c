@@ -463,7 +463,12 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
             return KS_EINVAL;
     struct ks_access_report r = {0};
     uint32_t w = c->p.prefetch_window;
+    enum { AHEAD = 8 }; // entries fetched ahead of their use: their misses overlap
+    for (uint32_t i = 0; i < n && i < AHEAD; i++)
+        __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i].block)));
     for (uint32_t i = 0; i < n; i++) {
+        if (i + AHEAD < n)
+            __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i + AHEAD].block)));
         uint32_t j = acc[i].block;
         uint32_t id = ks_seq_lookup(s, j);
         struct ks_block *b = ks_blocktab_get(&c->tab, id);

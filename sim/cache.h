@@ -81,7 +81,8 @@ struct ks_cache_params {
     uint32_t prefetch_window;        // blocks ahead of an accessed block (default 4; 0 = none)
     uint32_t migration_batch;        // blocks per batch (default 32)
     uint32_t protect_steps;          // heat policy: blocks used this recently are evicted last (default 4)
-    uint32_t evict_samples;          // blocks sampled per victim; 0 = exact scan (default 5)
+    uint32_t evict_samples;          // blocks sampled per victim; 0 = exact scan (default 5;
+                                     // belady is always exact)
     enum ks_evict_policy evict;
     ks_evict_score_fn evict_fn;      // KS_EVICT_CALLBACK only
     void *evict_ud;                  // passed to evict_fn
@@ -112,7 +113,8 @@ int ks_cache_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t 
 // Appends n blocks to every group of req, placed in `tier` or, when it is
 // full, in the next tier down that has room. `placed` (may be NULL) counts
 // blocks per tier. All or nothing: KS_ENOSPC, and nothing appended, when the
-// tiers from `tier` down cannot take n blocks for every group.
+// tiers from `tier` down cannot take n blocks for every group. A new block
+// counts as used in the current step: it is not evicted before the next.
 int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tier,
                       uint32_t placed[KS_TIERS]);
 
