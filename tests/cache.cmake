@@ -4,3 +4,4 @@
 ks_add_test(cache_random test_random.c)
 ks_add_test(cache_policy_bound test_policy_bound.c)
 ks_add_test(cache_check test_check.c)
+

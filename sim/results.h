@@ -1,0 +1,59 @@
+// results.h - the HDF5 result file of a run: summary attributes and tables.
+//
+// A result is written to a partial file beside its final path and renamed
+// over it only by ks_results_commit, so a run that fails midway (or is
+// killed) never leaves a half-written result under the name a user asked
+// for; ks_results_abort removes the partial file. Tables are one-dimensional
+// extendible datasets of compound records, appended in batches, chunked and
+// compressed (shuffle + deflate), readable with h5dump and h5py.
+//
+// Groups are created on first use; names are HDF5 paths ("/summary",
+// "/requests"). Every function returns KS_OK or a negative status with the
+// reason in ks_results_error().
+#ifndef KS_RESULTS_H
+#define KS_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ks_field_type { KS_F_U8, KS_F_U32, KS_F_U64, KS_F_I64, KS_F_F32, KS_F_F64 };
+
+// One member of a table's record: its name, type and offset in the C struct.
+struct ks_field {
+    const char *name;
+    enum ks_field_type type;
+    size_t offset; // offsetof(record, member)
+    const char *desc; // stored as the table's attribute "<name>.desc" when not NULL
+};
+
+struct ks_results;
+struct ks_table;
+
+// Starts a result that will land at `path` (the directory must exist).
+// Returns NULL with the reason in err when the partial file cannot be made.
+struct ks_results *ks_results_open(const char *path, char *err, size_t errlen);
+
+// Flushes every table, closes the file and renames it to its final path.
+// Frees r whatever happens; on failure the partial file is removed.
+int ks_results_commit(struct ks_results *r, char *err, size_t errlen);
+
+// Closes and removes the partial file; frees r. NULL is a no-op.
+void ks_results_abort(struct ks_results *r);
+
+const char *ks_results_error(const struct ks_results *r);
+
+// Attributes of a group (created if missing).
+int ks_results_attr_num(struct ks_results *r, const char *group, const char *name, double v);
+int ks_results_attr_int(struct ks_results *r, const char *group, const char *name, int64_t v);
+int ks_results_attr_str(struct ks_results *r, const char *group, const char *name, const char *v);
+
+// A table of records of rec_size bytes with the given fields, under `path`.
+// The table is owned by r (closed by commit or abort). chunk_rows: rows per
+// HDF5 chunk and per write (0: 4096).
+struct ks_table *ks_results_table(struct ks_results *r, const char *path, const struct ks_field *fields,
+                                  size_t n_fields, size_t rec_size, size_t chunk_rows);
+
+// Appends n records (buffered; written a chunk at a time).
+int ks_results_append(struct ks_table *t, const void *recs, size_t n);
+
+#endif
