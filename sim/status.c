@@ -14,6 +14,7 @@ const char *ks_status_str(int status)
     case KS_ESTATE: return "operation not allowed in this state";
     case KS_ENOMEM: return "out of memory";
     case KS_ECORRUPT: return "invariant broken";
+    case KS_EIO: return "input/output error";
     default: return "unknown status";
     }
 }

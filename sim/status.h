@@ -14,6 +14,7 @@ enum ks_status {
     KS_ESTATE = -4,   // the object is not in a state that allows the call
     KS_ENOMEM = -5,   // an allocation failed
     KS_ECORRUPT = -6, // the invariant checker found a broken invariant
+    KS_EIO = -7,      // reading or writing a file failed
 };
 
 const char *ks_status_str(int status);

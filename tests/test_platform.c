@@ -1,0 +1,168 @@
+// test_platform.c - the generated SimGrid platform: routes, and transfer times
+// that equal their closed forms exactly under the pinned network model.
+//
+// One SimGrid run (SimGrid initialises once per process): transfers start
+// one second apart so that only those meant to overlap do.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <simgrid/mailbox.h>
+#include <xbt/dynar.h>
+
+#include "platform.h"
+#include "status.h"
+
+#define B 4194304.0 // bytes per transfer (32 blocks of 128 KiB)
+
+static struct ks_platform_params params(void)
+{
+    return (struct ks_platform_params){
+        .nodes = 2, .gpus_per_node = 4, .gpus_per_switch = 2,
+        .gpu_flops = 1e15, .cpu_flops = 1e12,
+        .pcie_bw = 50e9, .pcie_lat = 2e-6, .uplink_bw = 50e9, .uplink_lat = 1e-6,
+        .nvlink_bw = 450e9, .nvlink_lat = 1e-6,
+        .ssds_per_node = 2, .ssd_read_bw = 7e9, .ssd_write_bw = 5e9, .ssd_lat = 80e-6,
+        .nic_bw = 50e9, .nic_lat = 5e-6, .core_bw = 100e9, .core_lat = 2e-6,
+        .remote = 1, .remote_bw = 25e9, .remote_lat = 10e-6,
+    };
+}
+
+struct xfer {
+    const char *src, *dst;
+    double start, expect; // seconds
+    double took;          // measured
+};
+
+static struct xfer xfers[] = {
+    // alone, GPU to its host: both latencies, the narrower of pcie and uplink
+    {"n0-gpu0", "n0-cpu", 0, 2e-6 + 1e-6 + B / 50e9, 0},
+    // two GPUs behind one switch uplink at once: the uplink halves each
+    {"n0-gpu0", "n0-cpu", 1, 3e-6 + 2 * B / 50e9, 0},
+    {"n0-gpu1", "n0-cpu", 1, 3e-6 + 2 * B / 50e9, 0},
+    // GPUs behind different switches do not meet
+    {"n0-gpu2", "n0-cpu", 2, 3e-6 + B / 50e9, 0},
+    {"n0-gpu0", "n0-cpu", 2, 3e-6 + B / 50e9, 0},
+    // full duplex: both directions of one link at once, each at full speed
+    {"n0-gpu0", "n0-cpu", 3, 3e-6 + B / 50e9, 0},
+    {"n0-cpu", "n0-gpu0", 3, 3e-6 + B / 50e9, 0},
+    // SSD to GPU: SSD read rate; GPU to SSD: write rate
+    {"n0-ssd0", "n0-gpu3", 4, 80e-6 + 1e-6 + 2e-6 + B / 7e9, 0},
+    {"n0-gpu3", "n0-ssd1", 5, 80e-6 + 1e-6 + 2e-6 + B / 5e9, 0},
+    // GPU to GPU over NVLink
+    {"n0-gpu0", "n0-gpu3", 6, 2e-6 + B / 450e9, 0},
+    // between nodes: two NICs and the core
+    {"n0-cpu", "n1-cpu", 7, 5e-6 + 2e-6 + 5e-6 + B / 50e9, 0},
+    {"n1-gpu2", "n0-gpu1", 8, 3e-6 + 5e-6 + 2e-6 + 5e-6 + 3e-6 + B / 50e9, 0},
+    // to the remote pool
+    {"n1-cpu", KS_PLATFORM_REMOTE, 9, 5e-6 + 2e-6 + 10e-6 + B / 25e9, 0},
+};
+enum { N_XFERS = sizeof xfers / sizeof xfers[0] };
+static char payload = 'x';
+
+static void sender(int argc, char **argv)
+{
+    (void)argc;
+    struct xfer *x = &xfers[atoi(argv[1])];
+    sg_actor_sleep_until(x->start);
+    sg_mailbox_put(sg_mailbox_by_name(argv[1]), &payload, (uint64_t)B);
+}
+
+static void receiver(int argc, char **argv)
+{
+    (void)argc;
+    struct xfer *x = &xfers[atoi(argv[1])];
+    sg_mailbox_get(sg_mailbox_by_name(argv[1]));
+    x->took = simgrid_get_clock() - x->start;
+}
+
+static void route_is(const char *a, const char *b, const char *expect)
+{
+    xbt_dynar_t l = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    sg_host_get_route(sg_host_by_name(a), sg_host_by_name(b), l);
+    char got[512] = "";
+    unsigned i;
+    sg_link_t lk;
+    xbt_dynar_foreach (l, i, lk) {
+        strcat(got, i ? " " : "");
+        strcat(got, sg_link_get_name(lk));
+    }
+    xbt_dynar_free(&l);
+    if (strcmp(got, expect) != 0)
+        fail_msg("route %s -> %s: got '%s', expected '%s'", a, b, got, expect);
+}
+
+static void closed_forms(void **state)
+{
+    (void)state;
+    int argc = 3;
+    char *argv[] = {"test_platform", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS, "--log=root.thres:critical", NULL};
+    argc = 4;
+    simgrid_init(&argc, argv);
+    struct ks_platform_params p = params();
+    char err[256];
+    assert_int_equal(ks_platform_load(&p, err, sizeof err), KS_OK);
+    assert_int_equal(sg_host_count(), 2 * (1 + 4 + 2) + 1);
+
+    route_is("n0-gpu1", "n0-cpu", "n0-gpu1-pcie_UP n0-sw0_UP");
+    route_is("n0-cpu", "n0-gpu3", "n0-sw1_DOWN n0-gpu3-pcie_DOWN");
+    route_is("n0-ssd1", "n0-gpu2", "n0-ssd1-rd n0-sw1_DOWN n0-gpu2-pcie_DOWN");
+    route_is("n0-gpu2", "n0-ssd1", "n0-gpu2-pcie_UP n0-sw1_UP n0-ssd1-wr");
+    route_is("n0-gpu3", "n0-gpu0", "n0-gpu3-nvl_UP n0-gpu0-nvl_DOWN");
+    route_is("n1-gpu0", "n0-cpu", "n1-gpu0-pcie_UP n1-sw0_UP n1-nic_UP core_DOWN n0-nic_DOWN");
+
+    char names[N_XFERS][8];
+    for (int i = 0; i < N_XFERS; i++) {
+        snprintf(names[i], sizeof names[i], "%d", i);
+        const char *args[] = {"x", names[i]};
+        sg_actor_create("send", sg_host_by_name(xfers[i].src), sender, 2, (char **)args);
+        sg_actor_create("recv", sg_host_by_name(xfers[i].dst), receiver, 2, (char **)args);
+    }
+    simgrid_run();
+    for (int i = 0; i < N_XFERS; i++) {
+        double rel = fabs(xfers[i].took - xfers[i].expect) / xfers[i].expect;
+        if (!(rel < 1e-9))
+            fail_msg("transfer %d %s -> %s: took %.12g s, closed form %.12g s", i, xfers[i].src, xfers[i].dst,
+                     xfers[i].took, xfers[i].expect);
+    }
+}
+
+static void bad_parameters(void **state)
+{
+    (void)state;
+    char err[256];
+    struct ks_platform_params p = params();
+    p.gpus_per_switch = 0;
+    assert_int_equal(ks_platform_check(&p, err, sizeof err), KS_EINVAL);
+    assert_non_null(strstr(err, "gpus_per_switch"));
+    p = params();
+    p.pcie_lat = -1;
+    assert_int_equal(ks_platform_check(&p, err, sizeof err), KS_EINVAL);
+    p = params();
+    p.ssd_read_bw = 0;
+    assert_int_equal(ks_platform_check(&p, err, sizeof err), KS_EINVAL);
+    p.ssds_per_node = 0; // no SSD: its rates do not matter
+    assert_int_equal(ks_platform_check(&p, err, sizeof err), KS_OK);
+    p = params();
+    p.nvlink_bw = NAN;
+    assert_int_equal(ks_platform_check(&p, err, sizeof err), KS_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bad_parameters),
+        cmocka_unit_test(closed_forms),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
