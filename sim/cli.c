@@ -147,6 +147,9 @@ static void default_text(const struct ks_cli_opt *o, char *buf, size_t len)
         if (*(const char *const *)o->out)
             snprintf(buf, len, " (default %s)", *(const char *const *)o->out);
         break;
+    case KS_CLI_STRINGS:
+    case KS_CLI_ARG:
+        break;
     }
 }
 
@@ -154,12 +157,18 @@ void ks_cli_help(const struct ks_cli_cmd *cmd, const struct ks_cli_opt *opts, si
 {
     enum { WRAP = 28 }; // option column width before the help moves to its own line
     char arg[256], def[128], col[320];
-    fprintf(f, "Usage: kvstrata %s [options]\n\n%s.\n", cmd->name, cmd->summary);
+    fprintf(f, "Usage: kvstrata %s", cmd->name);
+    for (size_t i = 0; i < n_opts; i++)
+        if (opts[i].kind == KS_CLI_ARG)
+            fprintf(f, " %s", opts[i].arg ? opts[i].arg : "ARG");
+    fprintf(f, " [options]\n\n%s.\n", cmd->summary);
     if (cmd->about)
         fprintf(f, "\n%s", cmd->about);
     fprintf(f, "\nOptions:\n");
     for (size_t i = 0; i <= n_opts; i++) {
         const char *help = "show this help and exit";
+        if (i < n_opts && opts[i].kind == KS_CLI_ARG)
+            continue;
         if (i < n_opts) {
             arg_text(&opts[i], arg, sizeof arg);
             default_text(&opts[i], def, sizeof def);
@@ -179,7 +188,7 @@ void ks_cli_help(const struct ks_cli_cmd *cmd, const struct ks_cli_opt *opts, si
 static const struct ks_cli_opt *find(const struct ks_cli_opt *opts, size_t n, const char *name, size_t len)
 {
     for (size_t i = 0; i < n; i++)
-        if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
+        if (opts[i].kind != KS_CLI_ARG && strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
             return &opts[i];
     return NULL;
 }
@@ -221,6 +230,17 @@ static int store(const struct ks_cli_cmd *cmd, const struct ks_cli_opt *o, const
             return ks_cli_usage_error(cmd, "--%s needs a non-empty value", o->name);
         *(const char **)o->out = value;
         return 0;
+    case KS_CLI_STRINGS: {
+        struct ks_cli_strings *l = o->out;
+        if (*value == '\0')
+            return ks_cli_usage_error(cmd, "--%s needs a non-empty value", o->name);
+        if (l->n >= l->cap)
+            return ks_cli_usage_error(cmd, "--%s given more than %zu times", o->name, l->cap);
+        l->v[l->n++] = value;
+        return 0;
+    }
+    case KS_CLI_ARG:
+        break;
     }
     return ks_cli_usage_error(cmd, "--%s: unsupported option kind", o->name);
 }
@@ -234,14 +254,22 @@ int ks_cli_parse(const struct ks_cli_cmd *cmd, const struct ks_cli_opt *opts, si
             *status = KS_EXIT_OK;
             return 0;
         }
+    size_t next_arg = 0; // positional arguments are filled in table order
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] != '-' || a[2] == '\0') {
-            if (a[0] == '-' && a[1] != '\0' && a[1] != '-')
+            if (a[0] == '-' && a[1] != '\0' && a[1] != '-') {
                 *status = ks_cli_usage_error(cmd, "unknown option '%s'", a);
-            else
+                return 0;
+            }
+            while (next_arg < n_opts && opts[next_arg].kind != KS_CLI_ARG)
+                next_arg++;
+            if (next_arg == n_opts || a[0] == '-') {
                 *status = ks_cli_usage_error(cmd, "unexpected argument '%s'", a);
-            return 0;
+                return 0;
+            }
+            *(const char **)opts[next_arg++].out = a;
+            continue;
         }
         const char *name = a + 2, *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
@@ -267,6 +295,11 @@ int ks_cli_parse(const struct ks_cli_cmd *cmd, const struct ks_cli_opt *opts, si
         if ((*status = store(cmd, o, value)) != 0)
             return 0;
     }
+    for (size_t i = 0; i < n_opts; i++)
+        if (opts[i].kind == KS_CLI_ARG && !*(const char *const *)opts[i].out) {
+            *status = ks_cli_usage_error(cmd, "missing %s", opts[i].arg ? opts[i].arg : "argument");
+            return 0;
+        }
     *status = KS_EXIT_OK;
     return 1;
 }

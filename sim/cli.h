@@ -27,6 +27,16 @@ enum ks_cli_kind {
     KS_CLI_REAL,   // finite decimal number in [fmin, fmax]; out: double
     KS_CLI_CHOICE, // one of `choices`; out: int, the index of the choice
     KS_CLI_STRING, // non-empty text; out: const char *, pointing into argv
+    KS_CLI_STRINGS, // non-empty text, may repeat; out: struct ks_cli_strings, each value appended
+    KS_CLI_ARG,    // a positional argument (words not starting with "--", in table order);
+                   // out: const char *; required unless it holds a default; `arg` names it
+};
+
+// The values of a repeatable option, in command-line order; v points to the
+// caller's array of cap entries (more values than cap are a usage error).
+struct ks_cli_strings {
+    const char **v;
+    size_t n, cap;
 };
 
 struct ks_cli_opt {
@@ -54,8 +64,8 @@ struct ks_cli_cmd {
 int ks_cli_parse(const struct ks_cli_cmd *cmd, const struct ks_cli_opt *opts, size_t n_opts, int argc,
                  char **argv, int *status);
 
-// Prints the command's help (usage line, summary, about, options with their
-// defaults as the `out` fields hold them now).
+// Prints the command's help (usage line with the positional arguments,
+// summary, about, options with their defaults as the `out` fields hold them now).
 void ks_cli_help(const struct ks_cli_cmd *cmd, const struct ks_cli_opt *opts, size_t n_opts, FILE *f);
 
 // Prints "kvstrata <cmd>: <message>" and a hint to --help on stderr; returns

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "device.h"
 #include "json.h"
+#include "scenario_cmd.h"
 
 #ifndef KS_VERSION
 #error "the build defines KS_VERSION"
@@ -56,6 +57,7 @@ static const struct ks_cli_cmd info_cmd = {
 static const struct ks_cli_cmd *const commands[] = {
     &ks_bench_cache_cmd,
     &info_cmd,
+    &ks_scenario_check_cmd,
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -1,0 +1,67 @@
+// luatab.h - runs a Lua file and turns the table it returns into a plain C tree.
+//
+// This is kvstrata's Lua binding: the only module that calls Lua. The file
+// runs under lua_pcall with a traceback message handler, so a Lua error never
+// leaves as a longjmp; it becomes a status and a message. The table becomes a
+// tree of struct ks_luatab nodes that owns all its memory, and the Lua state
+// is closed before ks_luatab_load returns.
+//
+// Lines: each node carries the line where its field is written, found by
+// scanning the file's text for `name =` inside table constructors under the
+// parent's key (comments and strings skipped): a field at path a.b.c is
+// placed on the first line where `c =` appears inside a constructor that
+// follows `b =` inside one that follows `a =`. A table built by code (a loop,
+// a helper that sets fields) has no such text, and its nodes have line 0.
+#ifndef KS_LUATAB_H
+#define KS_LUATAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ks_luatab_type {
+    KS_LUATAB_BOOL,
+    KS_LUATAB_INT,
+    KS_LUATAB_REAL,
+    KS_LUATAB_STRING,
+    KS_LUATAB_TABLE,
+    KS_LUATAB_OTHER, // a value no scenario holds (function, userdata...); s names its type
+};
+
+struct ks_luatab {
+    char *key;                      // field name; "[n]" for the integer key n
+    enum ks_luatab_type type;
+    int b;                          // KS_LUATAB_BOOL
+    int64_t i;                      // KS_LUATAB_INT
+    double d;                       // KS_LUATAB_REAL; also set for INT
+    char *s;                        // KS_LUATAB_STRING (NUL-terminated), KS_LUATAB_OTHER
+    struct ks_luatab *child, *next; // a table's fields, by line then key; siblings
+    char *file;                     // where the value was written ("--set" for overrides)
+    int line;                       // 1-based line in file; 0 = unknown
+    char *source, *kind;            // profile figures: where the figure comes from; NULL otherwise
+};
+
+// Runs `file` (text chunks only) with the standard libraries and with
+// `lua_dirs` (';'-separated directories, may be NULL) searched first by
+// require, and converts the table it returns into *out (the caller frees it
+// with ks_luatab_free). Returns KS_OK, KS_EINVAL with the Lua message (and
+// its traceback) in err for a file that cannot be read, does not compile,
+// fails, or returns no table, or KS_ENOMEM.
+int ks_luatab_load(const char *file, const char *lua_dirs, struct ks_luatab **out, char *err, size_t len);
+
+// A new node (key may be NULL) with file "--set" or the given file, line 0;
+// NULL when out of memory.
+struct ks_luatab *ks_luatab_new(const char *key, enum ks_luatab_type type, const char *file);
+
+// Frees a node, its children and its siblings after it; NULL is a no-op.
+void ks_luatab_free(struct ks_luatab *t);
+
+// The field `key` of table t; NULL when t is not a table or has no such field.
+struct ks_luatab *ks_luatab_get(const struct ks_luatab *t, const char *key);
+
+// The field at a dotted path under t ("platform.ssd.lat"); NULL when absent.
+struct ks_luatab *ks_luatab_find(const struct ks_luatab *t, const char *path);
+
+// The type's name as Lua says it ("number", "string", "table"...).
+const char *ks_luatab_type_name(const struct ks_luatab *t);
+
+#endif

@@ -1,0 +1,1317 @@
+// scenario.c - the scenario schema, overrides, profile merge, validation.
+//
+// The schema is one flat table of fields, each with its dotted path, type,
+// unit, default and range, and its place in struct ks_scenario; tables are
+// implied by the paths. Everything else walks it: the unknown-field check and
+// its suggestions, the paths --set may name, the profile's figures (the
+// fields marked `figure`, read from the profile unless the scenario gives
+// them), defaults, conversion and ks_scenario_foreach.
+//
+// Order of work: run the file (luatab), apply --set, reject unknown fields,
+// load and check the profile, convert every field, then the consistency
+// rules; a stage whose input had errors still runs, the consistency rules
+// only run on a scenario whose fields all converted.
+#define _POSIX_C_SOURCE 200809L // strdup
+
+#include "scenario.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "luatab.h"
+#include "status.h"
+#include "units.h"
+
+// The build names the source tree's folders and the installed ones.
+#if !defined(KS_LUA_SRC_DIR) || !defined(KS_LUA_INSTALL_DIR)
+#error "the build defines KS_LUA_SRC_DIR and KS_LUA_INSTALL_DIR"
+#endif
+#if !defined(KS_PROFILE_SRC_DIR) || !defined(KS_PROFILE_INSTALL_DIR)
+#error "the build defines KS_PROFILE_SRC_DIR and KS_PROFILE_INSTALL_DIR"
+#endif
+#define KS_LUA_DIRS KS_LUA_SRC_DIR ";" KS_LUA_INSTALL_DIR
+#define KS_PROFILE_DIRS KS_PROFILE_SRC_DIR ";" KS_PROFILE_INSTALL_DIR
+
+enum ftype {
+    T_STR,     // char *; "" default = optional
+    T_CHOICE,  // int, index into choices
+    T_U32,     // uint32_t in unit
+    T_U64,     // uint64_t in unit
+    T_REAL,    // double in unit
+    T_AMOUNT,  // struct ks_scenario_amount: bytes, or "N%" as a share
+    T_DIST,    // struct ks_dist: a token count or {kind = ..., ...}
+    T_PROFILE, // char *: a profile name or an inline table
+};
+
+struct field {
+    const char *path;
+    enum ftype type;
+    enum ks_unit unit;
+    size_t off;                 // in struct ks_scenario
+    const char *def;            // default as written in a scenario; NULL = required; "" = optional
+    int positive;               // must be more than 0
+    double max;                 // inclusive upper bound in base units; 0 = none
+    const char *const *choices; // T_CHOICE: NULL-terminated
+    int figure;                 // a platform figure: the profile may give it
+};
+
+static const char *const topologies[] = {"star", "fat_tree", "torus", "dragonfly", NULL};
+static const char *const dtypes[] = {"fp16", "bf16", "fp8", "int8", "fp32", NULL};
+static const int dtype_bytes[] = {2, 2, 1, 1, 4};
+static const char *const arrivals[] = {"poisson", "closed", "trace", NULL};
+static const char *const policies[] = {"dense", "window", "stride", "random", NULL};
+static const char *const l3s[] = {"ssd", "remote", "none", NULL};
+static const char *const evicts[] = {"heat", "lru", "lfu", "belady", NULL}; // order of enum ks_evict_policy
+static const char *const compressions[] = {"none", "int8", NULL};
+static const char *const dist_kinds[] = {"constant", "uniform", "lognormal", "normal", "trace", NULL};
+// The fields each distribution takes, by kind, and the ones it needs.
+static const char *const dist_takes[] = {"kind value", "kind min max", "kind mu sigma min max",
+                                         "kind mean stddev min max", "kind file"};
+static const char *const dist_needs[] = {"value", "min max", "mu sigma", "mean stddev", "file"};
+static const char *const dist_keys[] = {"kind", "value", "min", "max", "mu", "sigma", "mean", "stddev", "file", NULL};
+static const char *const figure_kinds[] = {"datasheet", "datasheet-derived", "measured (published)", "measured",
+                                           "assumed", NULL};
+static const char *const profile_meta[] = {"name", "part", "notes", NULL};
+
+#define OFF(m) offsetof(struct ks_scenario, m)
+#define B KS_UNIT_BYTES
+#define BW KS_UNIT_BANDWIDTH
+#define TM KS_UNIT_TIME
+#define CN KS_UNIT_COUNT
+
+static const struct field fields[] = {
+    {"name", T_STR, CN, OFF(name), "", 0, 0, NULL, 0},
+    {"seed", T_U64, CN, OFF(seed), "1", 0, 0, NULL, 0},
+    {"duration", T_REAL, TM, OFF(duration), "60s", 1, 0, NULL, 0},
+    {"platform.nodes", T_U32, CN, OFF(platform.nodes), "1", 1, 0, NULL, 0},
+    {"platform.gpus_per_node", T_U32, CN, OFF(platform.gpus_per_node), "8", 1, 0, NULL, 0},
+    {"platform.profile", T_PROFILE, CN, OFF(platform.profile), NULL, 0, 0, NULL, 0},
+    {"platform.hbm_bytes", T_U64, B, OFF(platform.hbm_bytes), NULL, 1, 0, NULL, 1},
+    {"platform.hbm_bw", T_REAL, BW, OFF(platform.hbm_bw), NULL, 1, 0, NULL, 1},
+    {"platform.pcie_bw", T_REAL, BW, OFF(platform.pcie_bw), NULL, 1, 0, NULL, 1},
+    {"platform.pcie_lat", T_REAL, TM, OFF(platform.pcie_lat), NULL, 0, 0, NULL, 1},
+    {"platform.copy_overhead", T_REAL, TM, OFF(platform.copy_overhead), NULL, 0, 0, NULL, 1},
+    {"platform.nvlink_bw", T_REAL, BW, OFF(platform.nvlink_bw), NULL, 0, 0, NULL, 1},
+    {"platform.gpus_per_switch", T_U32, CN, OFF(platform.gpus_per_switch), NULL, 1, 0, NULL, 1},
+    {"platform.l2", T_U64, B, OFF(platform.l2), NULL, 1, 0, NULL, 1},
+    {"platform.dram_bw", T_REAL, BW, OFF(platform.dram_bw), NULL, 1, 0, NULL, 1},
+    {"platform.ssd.count", T_U32, CN, OFF(platform.ssd.count), NULL, 0, 0, NULL, 1},
+    {"platform.ssd.read_bw", T_REAL, BW, OFF(platform.ssd.read_bw), NULL, 1, 0, NULL, 1},
+    {"platform.ssd.write_bw", T_REAL, BW, OFF(platform.ssd.write_bw), NULL, 1, 0, NULL, 1},
+    {"platform.ssd.lat", T_REAL, TM, OFF(platform.ssd.lat), NULL, 0, 0, NULL, 1},
+    {"platform.network.topology", T_CHOICE, CN, OFF(platform.network.topology), NULL, 0, 0, topologies, 1},
+    {"platform.network.bw", T_REAL, BW, OFF(platform.network.bw), NULL, 1, 0, NULL, 1},
+    {"platform.network.lat", T_REAL, TM, OFF(platform.network.lat), NULL, 0, 0, NULL, 1},
+    {"platform.remote.bw", T_REAL, BW, OFF(platform.remote.bw), "", 1, 0, NULL, 1},
+    {"platform.remote.lat", T_REAL, TM, OFF(platform.remote.lat), "", 0, 0, NULL, 1},
+    {"platform.remote.bytes", T_U64, B, OFF(platform.remote.bytes), "", 1, 0, NULL, 1},
+    {"platform.flops", T_REAL, KS_UNIT_FLOPS, OFF(platform.flops), NULL, 1, 0, NULL, 1},
+    {"model.layers", T_U32, CN, OFF(model.layers), "32", 1, 0, NULL, 0},
+    {"model.kv_heads", T_U32, CN, OFF(model.kv_heads), "8", 1, 0, NULL, 0},
+    {"model.head_dim", T_U32, CN, OFF(model.head_dim), "128", 1, 0, NULL, 0},
+    {"model.dtype", T_CHOICE, CN, OFF(model.dtype), "fp16", 0, 0, dtypes, 0},
+    {"model.weight_bytes", T_U64, B, OFF(model.weight_bytes), "16GB", 0, 0, NULL, 0},
+    {"model.max_context", T_U32, CN, OFF(model.max_context), "131072", 1, 0, NULL, 0},
+    {"workload.arrival.kind", T_CHOICE, CN, OFF(workload.arrival.kind), "poisson", 0, 0, arrivals, 0},
+    {"workload.arrival.rate", T_REAL, KS_UNIT_RATE, OFF(workload.arrival.rate), "1/s", 1, 0, NULL, 0},
+    {"workload.arrival.concurrency", T_U32, CN, OFF(workload.arrival.concurrency), "1", 1, 0, NULL, 0},
+    {"workload.arrival.file", T_STR, CN, OFF(workload.arrival.file), "", 0, 0, NULL, 0},
+    {"workload.prompt_tokens", T_DIST, CN, OFF(workload.prompt_tokens), "4096", 0, 0, NULL, 0},
+    {"workload.output_tokens", T_DIST, CN, OFF(workload.output_tokens), "256", 0, 0, NULL, 0},
+    {"workload.shared_prefix.tokens", T_U32, CN, OFF(workload.shared_prefix.tokens), "0", 0, 0, NULL, 0},
+    {"workload.shared_prefix.groups", T_U32, CN, OFF(workload.shared_prefix.groups), "1", 1, 0, NULL, 0},
+    {"workload.shared_prefix.fraction", T_REAL, KS_UNIT_FRACTION, OFF(workload.shared_prefix.fraction), "0", 0, 1,
+     NULL, 0},
+    {"workload.sessions.turns", T_U32, CN, OFF(workload.sessions.turns), "1", 1, 0, NULL, 0},
+    {"workload.sessions.think_time", T_REAL, TM, OFF(workload.sessions.think_time), "0s", 0, 0, NULL, 0},
+    {"workload.requests", T_U64, CN, OFF(workload.requests), "0", 0, 0, NULL, 0},
+    {"sparse.policy", T_CHOICE, CN, OFF(sparse.policy), "window", 0, 0, policies, 0},
+    {"sparse.budget_tokens", T_U32, CN, OFF(sparse.budget_tokens), "2048", 0, 0, NULL, 0},
+    {"sparse.sink_blocks", T_U32, CN, OFF(sparse.sink_blocks), "1", 0, 0, NULL, 0},
+    {"sparse.window_blocks", T_U32, CN, OFF(sparse.window_blocks), "4", 0, 0, NULL, 0},
+    {"sparse.stride", T_U32, CN, OFF(sparse.stride), "8", 1, 0, NULL, 0},
+    {"cache.block_size", T_U32, CN, OFF(cache.block_size), "32", 1, 0, NULL, 0},
+    {"cache.l1", T_AMOUNT, B, OFF(cache.l1), "85%", 1, 0, NULL, 0},
+    {"cache.l2", T_AMOUNT, B, OFF(cache.l2), "90%", 1, 0, NULL, 0},
+    {"cache.l3", T_CHOICE, CN, OFF(cache.l3), "ssd", 0, 0, l3s, 0},
+    {"cache.evict", T_CHOICE, CN, OFF(cache.evict), "heat", 0, 0, evicts, 0},
+    {"cache.heat_half_life", T_U32, CN, OFF(cache.heat_half_life), "256", 1, 0, NULL, 0},
+    {"cache.prefetch_window", T_U32, CN, OFF(cache.prefetch_window), "4", 0, 0, NULL, 0},
+    {"cache.migration_batch", T_U32, CN, OFF(cache.migration_batch), "32", 1, 0, NULL, 0},
+    {"cache.compression", T_CHOICE, CN, OFF(cache.compression), "none", 0, 0, compressions, 0},
+    {"slo.tpot_p99", T_REAL, TM, OFF(slo.tpot_p99), "", 1, 0, NULL, 0},
+    {"slo.tpot_mean", T_REAL, TM, OFF(slo.tpot_mean), "", 1, 0, NULL, 0},
+    {"slo.ttft_p99", T_REAL, TM, OFF(slo.ttft_p99), "", 1, 0, NULL, 0},
+};
+enum { N_FIELDS = sizeof fields / sizeof fields[0] };
+#define PLATFORM "platform."
+
+enum { DEFAULT_MAX_ERRORS = 20, PATH_MAX_LEN = 256 };
+
+struct ctx {
+    const char *file;            // the scenario
+    const struct ks_scenario_params *p;
+    struct ks_luatab *tree;      // the scenario's table
+    struct ks_luatab *profile;   // the profile's table (its own tree, or inside tree when inline)
+    struct ks_luatab *own_profile; // the profile tree when loaded from a file
+    char *profile_file;
+    char *err;
+    size_t len, used;
+    int n_errors, max_errors, dropped, oom;
+    struct ks_scenario *s;
+    const char *at_file[N_FIELDS]; // where each field was written (borrowed from the trees)
+    int at_line[N_FIELDS];
+    int is_set[N_FIELDS];          // 0: optional field left out
+    int from_default[N_FIELDS];
+};
+
+static void report(struct ctx *x, const char *file, int line, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void report(struct ctx *x, const char *file, int line, const char *path, const char *fmt, ...)
+{
+    if (x->n_errors++ >= x->max_errors) {
+        x->dropped++;
+        return;
+    }
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char where[512];
+    if (line > 0)
+        snprintf(where, sizeof where, "%s:%d", file, line);
+    else
+        snprintf(where, sizeof where, "%s", file);
+    if (x->used < x->len) {
+        int n = snprintf(x->err + x->used, x->len - x->used, "%s%s: %s: %s", x->used ? "\n" : "", where, path, msg);
+        x->used = n > 0 && (size_t)n < x->len - x->used ? x->used + (size_t)n : x->len;
+    }
+}
+
+// Reports at a node's place (file and line), or the scenario's when NULL.
+#define REPORT_AT(x, node, path, ...) \
+    report((x), (node) ? (node)->file : (x)->file, (node) ? (node)->line : 0, (path), __VA_ARGS__)
+
+// ---- names: the schema's tables and fields, suggestions ------------------
+
+static const struct field *field_at(const char *path)
+{
+    for (size_t i = 0; i < N_FIELDS; i++)
+        if (strcmp(fields[i].path, path) == 0)
+            return &fields[i];
+    return NULL;
+}
+
+static int field_index(const char *path)
+{
+    const struct field *f = field_at(path);
+    KS_ASSERT(f);
+    return (int)(f - fields);
+}
+
+// Is path a table of the schema (a proper prefix of some field's path)?
+// With figures_only, of a figure's path relative to "platform.".
+static int is_table(const char *path, int figures_only)
+{
+    size_t n = strlen(path);
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        const char *fp = fields[i].path;
+        if (figures_only) {
+            if (!fields[i].figure)
+                continue;
+            fp += strlen(PLATFORM);
+        }
+        if ((n == 0 || (strncmp(fp, path, n) == 0 && fp[n] == '.')))
+            return 1;
+    }
+    return 0;
+}
+
+static const struct field *figure_at(const char *rel)
+{
+    for (size_t i = 0; i < N_FIELDS; i++)
+        if (fields[i].figure && strcmp(fields[i].path + strlen(PLATFORM), rel) == 0)
+            return &fields[i];
+    return NULL;
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+    for (int i = 0; list[i]; i++)
+        if (strcmp(list[i], s) == 0)
+            return i;
+    return -1;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 64;
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+    return d[la][lb];
+}
+
+// Writes "; did you mean 'x'?" for the known name nearest `key` among the
+// children of `parent` (a schema table; figures relative to "platform."
+// with figures_only), or the full path of a field of that name elsewhere,
+// into buf; "" when nothing is near.
+static void suggest(const char *parent, const char *key, int figures_only, char *buf, size_t len)
+{
+    size_t pl = strlen(parent), best = (size_t)-1;
+    char name[64] = "", other[PATH_MAX_LEN] = "";
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        const char *fp = fields[i].path;
+        if (figures_only) {
+            if (!fields[i].figure)
+                continue;
+            fp += strlen(PLATFORM);
+        }
+        const char *last = strrchr(fp, '.');
+        if (strcmp(last ? last + 1 : fp, key) == 0 && !other[0])
+            snprintf(other, sizeof other, "%s", fp);
+        if (pl && (strncmp(fp, parent, pl) != 0 || fp[pl] != '.'))
+            continue;
+        const char *child = fp + (pl ? pl + 1 : 0);
+        size_t cl = strcspn(child, ".");
+        char c[64];
+        snprintf(c, sizeof c, "%.*s", (int)cl, child);
+        size_t d = edit_distance(c, key);
+        if (d < best) {
+            best = d;
+            snprintf(name, sizeof name, "%s", c);
+        }
+    }
+    size_t kl = strlen(key);
+    if (name[0] && best <= (kl > 6 ? kl / 3 : 2))
+        snprintf(buf, len, "; did you mean '%s'?", name);
+    else if (other[0])
+        snprintf(buf, len, "; did you mean '%s'?", other);
+}
+
+// parent.key into out; a path too long to hold is cut (and then not found).
+static void join(char *out, size_t len, const char *parent, const char *key)
+{
+    if (snprintf(out, len, "%s%s%s", parent, *parent ? "." : "", key) >= (int)len)
+        out[len - 1] = '\0';
+}
+
+// ---- --set ---------------------------------------------------------------
+
+// May --set name this path? A field, or a field of a distribution.
+static int settable(const char *path)
+{
+    if (field_at(path))
+        return 1;
+    const char *dot = strrchr(path, '.');
+    if (!dot)
+        return 0;
+    char parent[PATH_MAX_LEN];
+    snprintf(parent, sizeof parent, "%.*s", (int)(dot - path), path);
+    const struct field *f = field_at(parent);
+    return f && f->type == T_DIST && in_list(dist_keys, dot + 1) >= 0;
+}
+
+// A node for the text of a --set value: a number when it reads as one,
+// true/false, else a string.
+static struct ks_luatab *set_value(const char *key, const char *v)
+{
+    struct ks_luatab *n = ks_luatab_new(key, KS_LUATAB_STRING, NULL);
+    if (!n)
+        return NULL;
+    size_t digits = strspn(v + (*v == '-'), "0123456789");
+    char *end = NULL;
+    double d = strtod(v, &end);
+    if (*v && digits && digits == strlen(v + (*v == '-')) && digits < 18) {
+        n->type = KS_LUATAB_INT;
+        n->i = strtoll(v, NULL, 10);
+        n->d = (double)n->i;
+    } else if (*v && end && *end == '\0' && isfinite(d) && strspn(v, "+-.0123456789eE") == strlen(v)) {
+        n->type = KS_LUATAB_REAL;
+        n->d = d;
+    } else if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
+        n->type = KS_LUATAB_BOOL;
+        n->b = v[0] == 't';
+    } else if (!(n->s = strdup(v))) {
+        ks_luatab_free(n);
+        return NULL;
+    }
+    return n;
+}
+
+static void apply_set(struct ctx *x, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    char path[PATH_MAX_LEN];
+    if (!eq || eq == arg) {
+        report(x, "--set", 0, arg, "expected path=value (e.g. cache.block_size=16)");
+        return;
+    }
+    snprintf(path, sizeof path, "%.*s", (int)(eq - arg), arg);
+    if (!settable(path)) {
+        char hint[PATH_MAX_LEN + 32] = "", parent[PATH_MAX_LEN];
+        const char *dot = strrchr(path, '.');
+        snprintf(parent, sizeof parent, "%.*s", dot ? (int)(dot - path) : 0, path);
+        suggest(parent, dot ? dot + 1 : path, 0, hint, sizeof hint);
+        report(x, "--set", 0, path, "unknown field%s", hint);
+        return;
+    }
+    struct ks_luatab *t = x->tree;
+    char key[PATH_MAX_LEN];
+    const char *p = path;
+    for (;;) {
+        size_t k = strcspn(p, ".");
+        snprintf(key, sizeof key, "%.*s", (int)k, p);
+        struct ks_luatab **link = &t->child;
+        while (*link && strcmp((*link)->key, key) != 0)
+            link = &(*link)->next;
+        if (p[k] == '\0') { // the field itself: replace or append
+            struct ks_luatab *n = set_value(key, eq + 1);
+            if (!n) {
+                x->oom = 1;
+                return;
+            }
+            if (*link) {
+                n->next = (*link)->next;
+                (*link)->next = NULL;
+                ks_luatab_free(*link);
+            }
+            *link = n;
+            return;
+        }
+        if (!*link && !(*link = ks_luatab_new(key, KS_LUATAB_TABLE, NULL))) {
+            x->oom = 1;
+            return;
+        }
+        if ((*link)->type != KS_LUATAB_TABLE) {
+            char at[PATH_MAX_LEN];
+            snprintf(at, sizeof at, "%.*s", (int)(p + k - path), path);
+            report(x, "--set", 0, path, "%s is a %s (%s:%d), not a table", at, ks_luatab_type_name(*link),
+                   (*link)->file, (*link)->line);
+            return;
+        }
+        t = *link;
+        p += k + 1;
+    }
+}
+
+// ---- unknown fields ------------------------------------------------------
+
+static void check_dist_keys(struct ctx *x, const struct ks_luatab *n, const char *path)
+{
+    for (const struct ks_luatab *ch = n->child; ch; ch = ch->next)
+        if (in_list(dist_keys, ch->key) < 0) {
+            char p[PATH_MAX_LEN];
+            join(p, sizeof p, path, ch->key);
+            REPORT_AT(x, ch, p, "unknown field; a distribution takes kind, value, min, max, mu, sigma, mean, "
+                                "stddev or file");
+        }
+}
+
+static void check_unknown(struct ctx *x, const struct ks_luatab *t, const char *path)
+{
+    for (const struct ks_luatab *ch = t->child; ch; ch = ch->next) {
+        char p[PATH_MAX_LEN];
+        join(p, sizeof p, path, ch->key);
+        const struct field *f = field_at(p);
+        if (f) {
+            if (f->type == T_DIST && ch->type == KS_LUATAB_TABLE)
+                check_dist_keys(x, ch, p);
+            continue; // a table in place of a value is refused when it is read
+        }
+        if (is_table(p, 0)) {
+            if (ch->type != KS_LUATAB_TABLE)
+                REPORT_AT(x, ch, p, "is a %s; expected a table", ks_luatab_type_name(ch));
+            else
+                check_unknown(x, ch, p);
+            continue;
+        }
+        char hint[PATH_MAX_LEN + 32];
+        suggest(path, ch->key, 0, hint, sizeof hint);
+        REPORT_AT(x, ch, p, "unknown field%s", hint);
+    }
+}
+
+// ---- the profile ---------------------------------------------------------
+
+// Turns a figure table {value = V, source = S, kind = K} into the value V
+// carrying S and K. Returns 0, or -1 after reporting.
+static int unwrap(struct ctx *x, struct ks_luatab *n, const char *label)
+{
+    struct ks_luatab *v = NULL, *src = NULL, *kind = NULL;
+    int bad = 0;
+    char p[PATH_MAX_LEN];
+    for (struct ks_luatab *ch = n->child; ch; ch = ch->next) {
+        join(p, sizeof p, label, ch->key);
+        if (strcmp(ch->key, "value") == 0)
+            v = ch;
+        else if (strcmp(ch->key, "source") == 0)
+            src = ch;
+        else if (strcmp(ch->key, "kind") == 0)
+            kind = ch;
+        else {
+            REPORT_AT(x, ch, p, "unknown field; a figure is {value = ..., source = \"...\", kind = \"...\"}");
+            bad = 1;
+        }
+    }
+    if (!src || src->type != KS_LUATAB_STRING || !src->s[0]) {
+        REPORT_AT(x, src ? src : n, label, "a figure needs its source, a non-empty string");
+        bad = 1;
+    }
+    if (!kind || kind->type != KS_LUATAB_STRING || in_list(figure_kinds, kind->s) < 0) {
+        REPORT_AT(x, kind ? kind : n, label,
+                  "a figure needs its kind: \"datasheet\", \"datasheet-derived\", \"measured (published)\", "
+                  "\"measured\" or \"assumed\"");
+        bad = 1;
+    }
+    if (v->type == KS_LUATAB_TABLE) {
+        REPORT_AT(x, v, label, "a figure's value is a number or a string with its unit");
+        bad = 1;
+    }
+    if (bad)
+        return -1;
+    n->type = v->type;
+    n->b = v->b;
+    n->i = v->i;
+    n->d = v->d;
+    n->s = v->s;
+    v->s = NULL;
+    n->source = src->s;
+    src->s = NULL;
+    n->kind = kind->s;
+    kind->s = NULL;
+    ks_luatab_free(n->child);
+    n->child = NULL;
+    return 0;
+}
+
+// Checks a profile table: known figures, each with source and kind (always
+// in a file; in an inline profile a plain value is accepted too).
+static void check_profile(struct ctx *x, struct ks_luatab *t, const char *rel, const char *prefix, int need_sources)
+{
+    for (struct ks_luatab *ch = t->child; ch; ch = ch->next) {
+        char r[PATH_MAX_LEN], label[PATH_MAX_LEN * 2];
+        join(r, sizeof r, rel, ch->key);
+        snprintf(label, sizeof label, "%s%s", prefix, r);
+        if (!rel[0] && in_list(profile_meta, ch->key) >= 0) {
+            if (ch->type != KS_LUATAB_STRING)
+                REPORT_AT(x, ch, label, "is a %s; expected a string", ks_luatab_type_name(ch));
+            continue;
+        }
+        if (figure_at(r)) {
+            if (ch->type == KS_LUATAB_TABLE && ks_luatab_get(ch, "value"))
+                unwrap(x, ch, label);
+            else if (ch->type == KS_LUATAB_TABLE)
+                REPORT_AT(x, ch, label, "a figure is {value = ..., source = \"...\", kind = \"...\"}");
+            else if (need_sources)
+                REPORT_AT(x, ch, label, "needs its source: write {value = ..., source = \"...\", kind = \"datasheet\"}");
+            continue;
+        }
+        if (is_table(r, 1)) {
+            if (ch->type != KS_LUATAB_TABLE)
+                REPORT_AT(x, ch, label, "is a %s; expected a table", ks_luatab_type_name(ch));
+            else
+                check_profile(x, ch, r, prefix, need_sources);
+            continue;
+        }
+        char hint[PATH_MAX_LEN + 32];
+        suggest(rel, ch->key, 1, hint, sizeof hint);
+        REPORT_AT(x, ch, label, "unknown field%s", hint);
+    }
+}
+
+// Finds name.lua in the ';'-separated dirs; a heap path or NULL.
+static char *find_profile(const char *dirs, const char *name)
+{
+    for (const char *d = dirs; *d;) {
+        size_t k = strcspn(d, ";");
+        size_t n = k + strlen(name) + 8;
+        char *path = malloc(n);
+        if (!path)
+            return NULL;
+        snprintf(path, n, "%.*s/%s.lua", (int)k, d, name);
+        FILE *f = k ? fopen(path, "r") : NULL;
+        if (f) {
+            fclose(f);
+            return path;
+        }
+        free(path);
+        d += k + (d[k] == ';');
+    }
+    return NULL;
+}
+
+static void load_profile(struct ctx *x)
+{
+    struct ks_luatab *n = ks_luatab_find(x->tree, "platform.profile");
+    if (!n) {
+        report(x, x->file, 0, "platform.profile",
+               "missing; name a profile under calib/profiles (e.g. \"h200_sxm_pcie5\") or give a table");
+        return;
+    }
+    if (n->type == KS_LUATAB_TABLE) {
+        x->profile = n;
+        check_profile(x, n, "", "platform.profile.", 0);
+        return;
+    }
+    if (n->type != KS_LUATAB_STRING) {
+        REPORT_AT(x, n, "platform.profile", "is a %s; expected a profile name or a table", ks_luatab_type_name(n));
+        return;
+    }
+    if (!n->s[0] || strspn(n->s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(n->s)) {
+        REPORT_AT(x, n, "platform.profile", "'%s' is not a profile name (letters, digits, '_' and '-')", n->s);
+        return;
+    }
+    const char *dirs = x->p->profile_dirs ? x->p->profile_dirs : KS_PROFILE_DIRS;
+    x->profile_file = find_profile(dirs, n->s);
+    if (!x->profile_file) {
+        REPORT_AT(x, n, "platform.profile", "no profile '%s' in %s", n->s, dirs);
+        return;
+    }
+    char msg[4096];
+    int st = ks_luatab_load(x->profile_file, x->p->lua_dirs ? x->p->lua_dirs : KS_LUA_DIRS, &x->own_profile, msg,
+                            sizeof msg);
+    if (st == KS_ENOMEM) {
+        x->oom = 1;
+        return;
+    }
+    if (st != KS_OK) {
+        REPORT_AT(x, n, "platform.profile", "the profile does not load: %s", msg);
+        return;
+    }
+    x->profile = x->own_profile;
+    check_profile(x, x->profile, "", "", 1);
+}
+
+// ---- conversion ----------------------------------------------------------
+
+static int get_real(struct ctx *x, const struct ks_luatab *n, const char *label, enum ks_unit unit, double *out)
+{
+    char why[512];
+    if (n->type == KS_LUATAB_INT || n->type == KS_LUATAB_REAL) {
+        if (ks_units_check(n->d, unit, why, sizeof why) == 0) {
+            *out = n->d;
+            return 0;
+        }
+    } else if (n->type == KS_LUATAB_STRING) {
+        if (ks_units_parse(n->s, unit, out, why, sizeof why) == 0)
+            return 0;
+    } else {
+        snprintf(why, sizeof why, "is a %s; expected a %s", ks_luatab_type_name(n), ks_units_kind_name(unit));
+    }
+    REPORT_AT(x, n, label, "%s", why);
+    return -1;
+}
+
+static int get_u64(struct ctx *x, const struct ks_luatab *n, const char *label, enum ks_unit unit, uint64_t *out)
+{
+    char why[512];
+    if (n->type == KS_LUATAB_INT) {
+        if (n->i >= 0) {
+            *out = (uint64_t)n->i;
+            return 0;
+        }
+        snprintf(why, sizeof why, "%" PRId64 " is negative", n->i);
+    } else if (n->type == KS_LUATAB_REAL) {
+        if (ks_units_check(n->d, KS_UNIT_COUNT, why, sizeof why) == 0) {
+            if (n->d <= 0x1p53) {
+                *out = (uint64_t)n->d;
+                return 0;
+            }
+            snprintf(why, sizeof why, "%g is too large to be exact; write it as an integer", n->d);
+        }
+    } else if (n->type == KS_LUATAB_STRING) {
+        if (ks_units_parse_u64(n->s, unit, out, why, sizeof why) == 0)
+            return 0;
+    } else {
+        snprintf(why, sizeof why, "is a %s; expected %s", ks_luatab_type_name(n),
+                 unit == KS_UNIT_COUNT ? "a whole number" : ks_units_kind_name(unit));
+    }
+    REPORT_AT(x, n, label, "%s", why);
+    return -1;
+}
+
+static int get_choice(struct ctx *x, const struct ks_luatab *n, const char *label, const char *const *choices,
+                      int *out)
+{
+    char list[256] = "";
+    size_t used = 0;
+    for (int i = 0; choices[i] && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", choices[i]);
+    if (n->type != KS_LUATAB_STRING) {
+        REPORT_AT(x, n, label, "is a %s; expected one of %s", ks_luatab_type_name(n), list);
+        return -1;
+    }
+    int k = in_list(choices, n->s);
+    if (k < 0) {
+        REPORT_AT(x, n, label, "'%s' is not one of %s", n->s, list);
+        return -1;
+    }
+    *out = k;
+    return 0;
+}
+
+// Range rules of a field, on a value in base units.
+static int in_range(struct ctx *x, const struct field *f, const struct ks_luatab *n, const char *label, double v)
+{
+    char buf[64];
+    if (f->positive && v <= 0) {
+        REPORT_AT(x, n, label, "must be more than 0");
+        return -1;
+    }
+    if (f->max > 0 && v > f->max) {
+        ks_units_format(f->max, f->unit == KS_UNIT_BYTES && f->type == T_AMOUNT ? KS_UNIT_FRACTION : f->unit, buf,
+                        sizeof buf);
+        REPORT_AT(x, n, label, "must be at most %s", buf);
+        return -1;
+    }
+    if (f->type == T_U32 && v > UINT32_MAX) {
+        REPORT_AT(x, n, label, "is too large (at most %" PRIu32 ")", UINT32_MAX);
+        return -1;
+    }
+    return 0;
+}
+
+// Resolves a path relative to the scenario's folder; a heap string.
+static char *resolve_path(const struct ctx *x, const char *path)
+{
+    const char *slash = strrchr(x->file, '/');
+    size_t dl = path[0] == '/' || !slash ? 0 : (size_t)(slash - x->file) + 1;
+    size_t n = dl + strlen(path) + 1;
+    char *r = malloc(n);
+    if (r)
+        snprintf(r, n, "%.*s%s", (int)dl, x->file, path);
+    return r;
+}
+
+static int get_file(struct ctx *x, const struct ks_luatab *n, const char *label, char **out)
+{
+    if (n->type != KS_LUATAB_STRING || !n->s[0]) {
+        REPORT_AT(x, n, label, "is a %s; expected a file name", n->type == KS_LUATAB_STRING ? "empty string"
+                                                                                            : ks_luatab_type_name(n));
+        return -1;
+    }
+    char *path = resolve_path(x, n->s);
+    if (!path) {
+        x->oom = 1;
+        return -1;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        REPORT_AT(x, n, label, "cannot read '%s'", path);
+        free(path);
+        return -1;
+    }
+    fclose(f);
+    free(*out);
+    *out = path;
+    return 0;
+}
+
+static int get_count(struct ctx *x, const struct ks_luatab *n, const char *label, double *out)
+{
+    uint64_t u;
+    if (get_u64(x, n, label, KS_UNIT_COUNT, &u) != 0)
+        return -1;
+    *out = (double)u;
+    return 0;
+}
+
+static void get_dist(struct ctx *x, const struct ks_luatab *n, const char *label, struct ks_dist *d)
+{
+    free(d->file);
+    *d = (struct ks_dist){.kind = KS_DIST_CONSTANT, .min = 1};
+    if (n->type != KS_LUATAB_TABLE) {
+        if (get_count(x, n, label, &d->value) == 0 && d->value < 1)
+            REPORT_AT(x, n, label, "must be at least 1 token");
+        d->min = d->max = d->value;
+        return;
+    }
+    char p[PATH_MAX_LEN];
+    join(p, sizeof p, label, "kind");
+    const struct ks_luatab *kn = ks_luatab_get(n, "kind");
+    int kind;
+    if (!kn) {
+        REPORT_AT(x, n, p, "missing; a distribution is a number or {kind = \"constant\"|\"uniform\"|"
+                           "\"lognormal\"|\"normal\"|\"trace\", ...}");
+        return;
+    }
+    if (get_choice(x, kn, p, dist_kinds, &kind) != 0)
+        return;
+    d->kind = (enum ks_dist_kind)kind;
+    int bad = 0;
+    for (const struct ks_luatab *ch = n->child; ch; ch = ch->next) {
+        join(p, sizeof p, label, ch->key);
+        char padded[64];
+        snprintf(padded, sizeof padded, " %s ", ch->key);
+        char takes[64];
+        snprintf(takes, sizeof takes, " %s ", dist_takes[kind]);
+        if (in_list(dist_keys, ch->key) < 0)
+            continue; // reported as unknown already
+        if (!strstr(takes, padded)) {
+            REPORT_AT(x, ch, p, "a %s distribution takes only %s", dist_kinds[kind], dist_takes[kind]);
+            bad = 1;
+            continue;
+        }
+        const char *k = ch->key;
+        int rc = 0;
+        if (!strcmp(k, "value"))
+            rc = get_count(x, ch, p, &d->value);
+        else if (!strcmp(k, "min"))
+            rc = get_count(x, ch, p, &d->min);
+        else if (!strcmp(k, "max"))
+            rc = get_count(x, ch, p, &d->max);
+        else if (!strcmp(k, "mu"))
+            rc = get_real(x, ch, p, KS_UNIT_NUMBER, &d->mu);
+        else if (!strcmp(k, "sigma"))
+            rc = get_real(x, ch, p, KS_UNIT_NUMBER, &d->sigma);
+        else if (!strcmp(k, "mean"))
+            rc = get_real(x, ch, p, KS_UNIT_NUMBER, &d->mean);
+        else if (!strcmp(k, "stddev"))
+            rc = get_real(x, ch, p, KS_UNIT_NUMBER, &d->stddev);
+        else if (!strcmp(k, "file"))
+            rc = get_file(x, ch, p, &d->file);
+        bad |= rc != 0;
+    }
+    char needs[64];
+    snprintf(needs, sizeof needs, "%s", dist_needs[kind]);
+    for (char *w = strtok(needs, " "); w; w = strtok(NULL, " "))
+        if (!ks_luatab_get(n, w)) {
+            join(p, sizeof p, label, w);
+            REPORT_AT(x, n, p, "missing; a %s distribution needs %s", dist_kinds[kind], dist_needs[kind]);
+            bad = 1;
+        }
+    if (bad)
+        return;
+    if (d->kind == KS_DIST_CONSTANT) {
+        if (d->value < 1)
+            REPORT_AT(x, n, label, "must be at least 1 token");
+        d->min = d->max = d->value;
+    }
+    if ((d->kind == KS_DIST_LOGNORMAL && d->sigma <= 0) || (d->kind == KS_DIST_NORMAL && d->stddev <= 0))
+        REPORT_AT(x, n, label, "the spread (%s) must be more than 0", d->kind == KS_DIST_NORMAL ? "stddev" : "sigma");
+    if (d->min < 1)
+        REPORT_AT(x, n, label, "min must be at least 1 token");
+    if (d->max > 0 && d->min > d->max)
+        REPORT_AT(x, n, label, "min (%.0f) is more than max (%.0f)", d->min, d->max);
+}
+
+static char *dup_checked(struct ctx *x, const char *s)
+{
+    char *d = s ? strdup(s) : NULL;
+    if (s && !d)
+        x->oom = 1;
+    return d;
+}
+
+// Records where field i came from.
+static void set_origin(struct ctx *x, int i, const struct ks_luatab *n, const char *how)
+{
+    struct ks_scenario_origin *o = &x->s->origin[i];
+    char from[512];
+    if (how)
+        snprintf(from, sizeof from, "%s", how);
+    else if (n->source)
+        snprintf(from, sizeof from, "profile %s", x->s->platform.profile ? x->s->platform.profile : "?");
+    else if (n->line)
+        snprintf(from, sizeof from, "%s:%d", n->file, n->line);
+    else
+        snprintf(from, sizeof from, "%s", n->file);
+    o->from = dup_checked(x, from);
+    o->source = dup_checked(x, n ? n->source : NULL);
+    o->kind = dup_checked(x, n ? n->kind : NULL);
+    x->at_file[i] = n ? n->file : x->file;
+    x->at_line[i] = n ? n->line : 0;
+}
+
+// Converts one field from its node into the struct; 0 or -1 (reported).
+static int convert(struct ctx *x, const struct field *f, const struct ks_luatab *n, const char *label)
+{
+    void *p = (char *)x->s + f->off;
+    double v = 0;
+    uint64_t u = 0;
+    switch (f->type) {
+    case T_STR:
+        if (strcmp(f->path, "workload.arrival.file") == 0)
+            return get_file(x, n, label, (char **)p);
+        if (n->type != KS_LUATAB_STRING || !n->s[0]) {
+            REPORT_AT(x, n, label, "is a %s; expected a non-empty string",
+                      n->type == KS_LUATAB_STRING ? "empty string" : ks_luatab_type_name(n));
+            return -1;
+        }
+        free(*(char **)p);
+        *(char **)p = dup_checked(x, n->s);
+        return 0;
+    case T_CHOICE:
+        return get_choice(x, n, label, f->choices, (int *)p);
+    case T_U32:
+    case T_U64:
+        if (get_u64(x, n, label, f->unit, &u) != 0 || in_range(x, f, n, label, (double)u) != 0)
+            return -1;
+        if (f->type == T_U32)
+            *(uint32_t *)p = (uint32_t)u;
+        else
+            *(uint64_t *)p = u;
+        return 0;
+    case T_REAL:
+        if (get_real(x, n, label, f->unit, &v) != 0 || in_range(x, f, n, label, v) != 0)
+            return -1;
+        *(double *)p = v;
+        return 0;
+    case T_AMOUNT: {
+        struct ks_scenario_amount *a = p;
+        if (n->type == KS_LUATAB_STRING && n->s[0] && n->s[strlen(n->s) - 1] == '%') {
+            if (get_real(x, n, label, KS_UNIT_FRACTION, &v) != 0)
+                return -1;
+            a->is_share = 1;
+        } else {
+            if (get_u64(x, n, label, KS_UNIT_BYTES, &u) != 0)
+                return -1;
+            v = (double)u;
+            a->is_share = 0;
+        }
+        if (in_range(x, f, n, label, v) != 0)
+            return -1;
+        a->value = v;
+        return 0;
+    }
+    case T_DIST: {
+        int before = x->n_errors;
+        get_dist(x, n, label, p);
+        return x->n_errors == before ? 0 : -1;
+    }
+    case T_PROFILE:
+        free(*(char **)p);
+        *(char **)p = dup_checked(x, n->type == KS_LUATAB_STRING ? n->s : "inline");
+        return 0;
+    }
+    return -1;
+}
+
+static void convert_all(struct ctx *x)
+{
+    for (int i = 0; i < N_FIELDS; i++) {
+        const struct field *f = &fields[i];
+        struct ks_luatab *n = ks_luatab_find(x->tree, f->path);
+        char label[PATH_MAX_LEN * 2];
+        snprintf(label, sizeof label, "%s", f->path);
+        if (!n && f->figure && x->profile) {
+            const char *rel = f->path + strlen(PLATFORM);
+            n = ks_luatab_find(x->profile, rel);
+            if (n && n->type == KS_LUATAB_TABLE)
+                continue; // a figure table that did not unwrap: reported
+            if (n && x->profile == x->own_profile)
+                snprintf(label, sizeof label, "%s", rel);
+            else if (n)
+                snprintf(label, sizeof label, "platform.profile.%s", rel);
+        }
+        if (n) {
+            x->is_set[i] = 1;
+            set_origin(x, i, n, n->file && strcmp(n->file, "--set") == 0 ? "--set" : NULL);
+            convert(x, f, n, label);
+            continue;
+        }
+        if (!f->def) {
+            if (f->figure && !x->profile)
+                continue; // no profile: reported once, by load_profile
+            if (f->figure)
+                report(x, x->profile_file ? x->profile_file : x->file, 0, f->path,
+                       "missing; give it in the scenario or the profile");
+            else if (f->type != T_PROFILE) // the profile's absence is reported once, by load_profile
+                report(x, x->file, 0, f->path, "missing");
+            continue;
+        }
+        if (!f->def[0]) { // optional and left out
+            set_origin(x, i, NULL, "not set");
+            continue;
+        }
+        struct ks_luatab *d = ks_luatab_new(f->path, KS_LUATAB_STRING, "default");
+        if (!d || !(d->s = strdup(f->def))) {
+            ks_luatab_free(d);
+            x->oom = 1;
+            return;
+        }
+        x->is_set[i] = 1;
+        x->from_default[i] = 1;
+        set_origin(x, i, d, "default");
+        convert(x, f, d, label);
+        ks_luatab_free(d);
+    }
+}
+
+// ---- consistency ---------------------------------------------------------
+
+#define FAIL(x, path, ...) \
+    report((x), (x)->at_file[field_index(path)], (x)->at_line[field_index(path)], (path), __VA_ARGS__)
+
+uint64_t ks_scenario_block_bytes(const struct ks_scenario *s)
+{
+    return (uint64_t)s->cache.block_size * s->model.kv_heads * s->model.head_dim * 2 *
+           (uint64_t)dtype_bytes[s->model.dtype];
+}
+
+// The largest count a distribution yields, or `cap` when unbounded.
+static double upper(const struct ks_dist *d, double cap)
+{
+    if (d->kind == KS_DIST_TRACE || d->max <= 0)
+        return cap;
+    return d->max;
+}
+
+uint64_t ks_scenario_step_blocks(const struct ks_scenario *s)
+{
+    uint64_t bs = s->cache.block_size, per_layer;
+    if (s->sparse.policy == KS_SPARSE_DENSE) {
+        double ctx = upper(&s->workload.prompt_tokens, s->model.max_context) +
+                     upper(&s->workload.output_tokens, s->model.max_context);
+        if (ctx > s->model.max_context)
+            ctx = s->model.max_context;
+        per_layer = ((uint64_t)ctx + bs - 1) / bs;
+    } else {
+        per_layer = (uint64_t)s->sparse.sink_blocks + s->sparse.window_blocks + (s->sparse.budget_tokens + bs - 1) / bs;
+    }
+    return per_layer * s->model.layers;
+}
+
+// The rules between fields, run when every field converted:
+// - the weights fit in HBM: model.weight_bytes < platform.hbm_bytes;
+// - L1 in bytes fits in what HBM leaves after the weights, and holds one
+//   step of one request: ks_scenario_step_blocks() * ks_scenario_block_bytes(),
+//   where one step needs, per layer, sink_blocks + window_blocks +
+//   ceil(budget_tokens / block_size) blocks (dense: every block of the
+//   longest context, ceil(min(max_context, max prompt + max output) /
+//   block_size)), times model.layers (a block holds one layer's K and V).
+//   L1 as a share of the batch's active blocks never sizes L1 below one step,
+//   so then one step must fit in what HBM leaves after the weights;
+// - L2 in bytes is at most platform.l2; as a share, at most 100% of it;
+// - cache.l3 = "ssd" needs platform.ssd.count >= 1; "remote" needs
+//   platform.remote; platform.remote is all of bw, lat and bytes or none;
+// - workload.arrival: rate only for poisson, concurrency only for closed, file
+//   only (and always) for trace;
+// - distributions: an explicit max is at most model.max_context, and the
+//   explicit largest prompt + output is at most model.max_context;
+//   lognormal and normal without max are clamped at model.max_context;
+// - block_size and shared_prefix.tokens are at most model.max_context.
+static void check_consistency(struct ctx *x)
+{
+    struct ks_scenario *s = x->s;
+    char a[64], b[64], c[64];
+    uint64_t bb = ks_scenario_block_bytes(s), step = ks_scenario_step_blocks(s);
+    double hbm = (double)s->platform.hbm_bytes, weights = (double)s->model.weight_bytes;
+    if (weights >= hbm) {
+        ks_units_format(weights, KS_UNIT_BYTES, a, sizeof a);
+        ks_units_format(hbm, KS_UNIT_BYTES, b, sizeof b);
+        FAIL(x, "model.weight_bytes", "%s of weights leave no room in %s of HBM (platform.hbm_bytes)", a, b);
+    } else {
+        double room = hbm - weights, need = (double)step * (double)bb;
+        ks_units_format(room, KS_UNIT_BYTES, b, sizeof b);
+        ks_units_format(need, KS_UNIT_BYTES, c, sizeof c);
+        if (!s->cache.l1.is_share && s->cache.l1.value > room) {
+            ks_units_format(s->cache.l1.value, KS_UNIT_BYTES, a, sizeof a);
+            FAIL(x, "cache.l1", "%s is more than the %s of HBM left after the weights", a, b);
+        } else if (!s->cache.l1.is_share && s->cache.l1.value < need) {
+            ks_units_format(s->cache.l1.value, KS_UNIT_BYTES, a, sizeof a);
+            FAIL(x, "cache.l1",
+                 "%s is too small for one step of one request: %" PRIu64 " blocks of %" PRIu64 " B (%s) across %" PRIu32
+                 " layers",
+                 a, step, bb, c, s->model.layers);
+        } else if (s->cache.l1.is_share && need > room) {
+            FAIL(x, "cache.l1", "one step of one request needs %" PRIu64 " blocks (%s), more than the %s of HBM left "
+                                "after the weights", step, c, b);
+        }
+    }
+    if (!s->cache.l2.is_share && s->cache.l2.value > (double)s->platform.l2) {
+        ks_units_format(s->cache.l2.value, KS_UNIT_BYTES, a, sizeof a);
+        ks_units_format((double)s->platform.l2, KS_UNIT_BYTES, b, sizeof b);
+        FAIL(x, "cache.l2", "%s is more than the node's %s of host DRAM (platform.l2)", a, b);
+    } else if (s->cache.l2.is_share && s->cache.l2.value > 1) {
+        FAIL(x, "cache.l2", "a share of host DRAM (platform.l2) is at most 100%%");
+    }
+    int ri = field_index("platform.remote.bw");
+    int nr = x->is_set[ri] + x->is_set[ri + 1] + x->is_set[ri + 2];
+    if (nr > 0 && nr < 3)
+        for (int i = ri; i < ri + 3; i++)
+            if (!x->is_set[i])
+                report(x, x->profile_file ? x->profile_file : x->file, 0, fields[i].path,
+                       "missing; a remote memory pool needs bw, lat and bytes");
+    s->platform.remote.present = nr == 3;
+    if (s->cache.l3 == KS_L3_SSD && s->platform.ssd.count == 0)
+        FAIL(x, "cache.l3", "L3 on SSD needs platform.ssd.count >= 1");
+    if (s->cache.l3 == KS_L3_REMOTE && !s->platform.remote.present)
+        FAIL(x, "cache.l3", "L3 in remote memory needs platform.remote = {bw, lat, bytes}");
+    const struct ks_scenario_arrival *ar = &s->workload.arrival;
+    static const char *const only[] = {"workload.arrival.rate", "workload.arrival.concurrency",
+                                       "workload.arrival.file"};
+    for (int k = 0; k < 3; k++) {
+        int i = field_index(only[k]);
+        if ((int)ar->kind != k && x->is_set[i] && !x->from_default[i])
+            FAIL(x, only[k], "applies to %s arrivals only (workload.arrival.kind is %s)", arrivals[k],
+                 arrivals[ar->kind]);
+    }
+    if (ar->kind == KS_ARRIVAL_TRACE && !ar->file)
+        FAIL(x, "workload.arrival.kind", "trace arrivals need workload.arrival.file");
+    double mc = s->model.max_context;
+    struct ks_dist *pt = &s->workload.prompt_tokens, *ot = &s->workload.output_tokens;
+    const char *dn[] = {"workload.prompt_tokens", "workload.output_tokens"};
+    struct ks_dist *ds[] = {pt, ot};
+    int explicit_max = 1; // both distributions name their largest count
+    for (int k = 0; k < 2; k++) {
+        if (ds[k]->max > mc)
+            FAIL(x, dn[k], "up to %.0f tokens is more than model.max_context (%.0f)", ds[k]->max, mc);
+        explicit_max &= ds[k]->kind != KS_DIST_TRACE && ds[k]->max > 0;
+        if (ds[k]->max <= 0 && ds[k]->kind != KS_DIST_TRACE)
+            ds[k]->max = mc;
+    }
+    if (explicit_max && pt->max <= mc && ot->max <= mc && pt->max + ot->max > mc)
+        FAIL(x, dn[0], "up to %.0f prompt + %.0f output tokens is more than model.max_context (%.0f)", pt->max,
+             ot->max, mc);
+    if (s->cache.block_size > s->model.max_context)
+        FAIL(x, "cache.block_size", "%" PRIu32 " tokens is more than model.max_context", s->cache.block_size);
+    if (s->workload.shared_prefix.tokens > s->model.max_context)
+        FAIL(x, "workload.shared_prefix.tokens", "%" PRIu32 " tokens is more than model.max_context",
+             s->workload.shared_prefix.tokens);
+}
+
+// ---- the public functions ------------------------------------------------
+
+void ks_scenario_free(struct ks_scenario *s)
+{
+    if (!s)
+        return;
+    free(s->file);
+    free(s->name);
+    free(s->platform.profile);
+    free(s->platform.profile_file);
+    free(s->workload.arrival.file);
+    free(s->workload.prompt_tokens.file);
+    free(s->workload.output_tokens.file);
+    if (s->origin)
+        for (int i = 0; i < N_FIELDS; i++) {
+            free(s->origin[i].from);
+            free(s->origin[i].source);
+            free(s->origin[i].kind);
+        }
+    free(s->origin);
+    free(s);
+}
+
+// The file's name without its folder and ".lua".
+static char *stem(const char *file)
+{
+    const char *b = strrchr(file, '/');
+    b = b ? b + 1 : file;
+    size_t n = strlen(b);
+    if (n > 4 && strcmp(b + n - 4, ".lua") == 0)
+        n -= 4;
+    char *s = malloc(n + 1);
+    if (s)
+        snprintf(s, n + 1, "%.*s", (int)n, b);
+    return s;
+}
+
+static int finish(struct ctx *x, int st)
+{
+    if (x->oom)
+        st = KS_ENOMEM;
+    if (st == KS_ENOMEM)
+        snprintf(x->err, x->len, "%s: out of memory", x->file);
+    else if (x->dropped && x->used < x->len)
+        snprintf(x->err + x->used, x->len - x->used, "\n%s: %d more errors not shown", x->file, x->dropped);
+    ks_luatab_free(x->tree);
+    ks_luatab_free(x->own_profile);
+    free(x->profile_file);
+    return st;
+}
+
+int ks_scenario_load(const char *file, const struct ks_scenario_params *params, struct ks_scenario **out, char *err,
+                     size_t len)
+{
+    static const struct ks_scenario_params none = {0};
+    struct ctx x = {.file = file, .p = params ? params : &none, .err = err, .len = len};
+    x.max_errors = x.p->max_errors > 0 ? x.p->max_errors : DEFAULT_MAX_ERRORS;
+    *out = NULL;
+    if (len)
+        err[0] = '\0';
+    int st = ks_luatab_load(file, x.p->lua_dirs ? x.p->lua_dirs : KS_LUA_DIRS, &x.tree, err, len);
+    if (st != KS_OK)
+        return st;
+    for (size_t i = 0; i < x.p->n_sets; i++)
+        apply_set(&x, x.p->sets[i]);
+    check_unknown(&x, x.tree, "");
+    load_profile(&x);
+    x.s = calloc(1, sizeof *x.s);
+    if (!x.s || !(x.s->origin = calloc(N_FIELDS, sizeof *x.s->origin)) || !(x.s->file = strdup(file))) {
+        ks_scenario_free(x.s);
+        x.oom = 1;
+        return finish(&x, KS_ENOMEM);
+    }
+    convert_all(&x);
+    if (!x.s->name) {
+        x.oom |= !(x.s->name = stem(file));
+        free(x.s->origin[0].from);
+        x.s->origin[0].from = dup_checked(&x, "default (the file's name)");
+    }
+    x.s->platform.profile_file = dup_checked(&x, x.profile_file);
+    if (x.n_errors == 0 && !x.oom)
+        check_consistency(&x);
+    if (x.n_errors || x.oom) {
+        ks_scenario_free(x.s);
+        return finish(&x, KS_EINVAL);
+    }
+    *out = x.s;
+    return finish(&x, KS_OK);
+}
+
+int ks_scenario_check_profile(const char *file, const char *lua_dirs, char *err, size_t len)
+{
+    static const struct ks_scenario_params none = {0};
+    struct ctx x = {.file = file, .p = &none, .err = err, .len = len, .max_errors = DEFAULT_MAX_ERRORS};
+    if (len)
+        err[0] = '\0';
+    int st = ks_luatab_load(file, lua_dirs ? lua_dirs : KS_LUA_DIRS, &x.own_profile, err, len);
+    if (st != KS_OK)
+        return st;
+    x.profile = x.own_profile;
+    check_profile(&x, x.profile, "", "", 1);
+    for (int i = 0; i < N_FIELDS; i++) { // every required figure is there, and reads
+        const struct field *f = &fields[i];
+        if (!f->figure)
+            continue;
+        const char *rel = f->path + strlen(PLATFORM);
+        struct ks_luatab *n = ks_luatab_find(x.profile, rel);
+        if (!n) {
+            if (!f->def)
+                report(&x, file, 0, rel, "missing");
+            continue;
+        }
+        if (n->type == KS_LUATAB_TABLE)
+            continue;
+        union {
+            double d;
+            uint64_t u;
+            int k;
+        } v;
+        if (f->type == T_CHOICE)
+            get_choice(&x, n, rel, f->choices, &v.k);
+        else if (f->type == T_REAL) {
+            if (get_real(&x, n, rel, f->unit, &v.d) == 0)
+                in_range(&x, f, n, rel, v.d);
+        } else if (get_u64(&x, n, rel, f->unit, &v.u) == 0)
+            in_range(&x, f, n, rel, (double)v.u);
+    }
+    return finish(&x, x.n_errors ? KS_EINVAL : KS_OK);
+}
+
+// ---- showing -------------------------------------------------------------
+
+static int emit(int (*fn)(const struct ks_scenario_item *, void *), void *ud, const char *path, const char *text,
+                int is_number, double number, enum ks_unit unit, const struct ks_scenario_origin *o, int is_set)
+{
+    struct ks_scenario_item it = {.path = path, .text = text, .is_number = is_number, .is_set = is_set,
+                                  .number = number, .unit = is_number ? ks_units_symbol(unit) : "", .origin = o};
+    return fn(&it, ud);
+}
+
+static int emit_dist(const struct ks_dist *d, const char *path, const struct ks_scenario_origin *o,
+                     int (*fn)(const struct ks_scenario_item *, void *), void *ud)
+{
+    char p[PATH_MAX_LEN], t[64];
+    join(p, sizeof p, path, "kind");
+    int rc = emit(fn, ud, p, dist_kinds[d->kind], 0, 0, CN, o, 1);
+    struct {
+        const char *key;
+        double v;
+        int show;
+    } params[] = {
+        {"value", d->value, d->kind == KS_DIST_CONSTANT},
+        {"mu", d->mu, d->kind == KS_DIST_LOGNORMAL},
+        {"sigma", d->sigma, d->kind == KS_DIST_LOGNORMAL},
+        {"mean", d->mean, d->kind == KS_DIST_NORMAL},
+        {"stddev", d->stddev, d->kind == KS_DIST_NORMAL},
+        {"min", d->min, d->kind != KS_DIST_CONSTANT && d->kind != KS_DIST_TRACE},
+        {"max", d->max, d->kind != KS_DIST_CONSTANT && d->kind != KS_DIST_TRACE},
+    };
+    for (size_t i = 0; !rc && i < sizeof params / sizeof params[0]; i++) {
+        if (!params[i].show)
+            continue;
+        join(p, sizeof p, path, params[i].key);
+        snprintf(t, sizeof t, "%.10g", params[i].v);
+        rc = emit(fn, ud, p, t, 1, params[i].v, KS_UNIT_NUMBER, o, 1);
+    }
+    if (!rc && d->kind == KS_DIST_TRACE) {
+        join(p, sizeof p, path, "file");
+        rc = emit(fn, ud, p, d->file, 0, 0, CN, o, 1);
+    }
+    return rc;
+}
+
+int ks_scenario_foreach(const struct ks_scenario *s, int (*fn)(const struct ks_scenario_item *it, void *ud), void *ud)
+{
+    for (int i = 0; i < N_FIELDS; i++) {
+        const struct field *f = &fields[i];
+        const void *p = (const char *)s + f->off;
+        const struct ks_scenario_origin *o = &s->origin[i];
+        int set = !(o->from && strcmp(o->from, "not set") == 0);
+        char t[128];
+        int rc = 0;
+        double v = 0;
+        switch (f->type) {
+        case T_STR:
+        case T_PROFILE: {
+            const char *str = *(char *const *)p;
+            rc = emit(fn, ud, f->path, str ? str : "none", 0, 0, CN, o, str != NULL);
+            break;
+        }
+        case T_CHOICE:
+            rc = emit(fn, ud, f->path, f->choices[*(const int *)p], 0, 0, CN, o, 1);
+            break;
+        case T_U32:
+        case T_U64:
+        case T_REAL:
+            if (f->type == T_U32)
+                v = *(const uint32_t *)p;
+            else if (f->type == T_U64)
+                v = (double)*(const uint64_t *)p;
+            else
+                v = *(const double *)p;
+            if (!set)
+                snprintf(t, sizeof t, "none");
+            else if (f->type == T_U64 && f->unit == KS_UNIT_COUNT)
+                snprintf(t, sizeof t, "%" PRIu64, *(const uint64_t *)p);
+            else
+                ks_units_format(v, f->unit, t, sizeof t);
+            rc = emit(fn, ud, f->path, t, set, v, f->unit, o, set);
+            break;
+        case T_AMOUNT: {
+            const struct ks_scenario_amount *a = p;
+            enum ks_unit u = a->is_share ? KS_UNIT_FRACTION : KS_UNIT_BYTES;
+            ks_units_format(a->value, u, t, sizeof t);
+            rc = emit(fn, ud, f->path, t, 1, a->value, u, o, 1);
+            break;
+        }
+        case T_DIST:
+            rc = emit_dist(p, f->path, o, fn, ud);
+            break;
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

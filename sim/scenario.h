@@ -1,0 +1,216 @@
+// scenario.h - a scenario file, validated and resolved into a plain C struct.
+//
+// A scenario is a Lua file that returns a table (see README.md "Scenarios"
+// for every field, its unit and default). Loading runs the file (through
+// luatab, the Lua binding), applies `--set path=value` overrides, merges the
+// platform profile (a name under calib/profiles/ or an inline table; figures
+// the scenario gives win over the profile's), fills defaults, validates
+// everything, and fills a struct ks_scenario that holds no Lua state.
+// Invariants of a loaded scenario: every field is in range and consistent
+// with the others (the rules are in scenario.c, at check_consistency); each
+// field records where its value came from (scenario line, --set, profile
+// figure with its source, or default).
+//
+// Errors are reported as "FILE:LINE: field.path: reason" (or "FILE:
+// field.path: reason" when the line is unknown; "--set: ..." for overrides),
+// one per line, all of them up to a limit, and the load fails.
+#ifndef KS_SCENARIO_H
+#define KS_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+
+enum ks_dist_kind { KS_DIST_CONSTANT, KS_DIST_UNIFORM, KS_DIST_LOGNORMAL, KS_DIST_NORMAL, KS_DIST_TRACE };
+
+// A token-count distribution; samples are rounded and clamped to [min, max].
+struct ks_dist {
+    enum ks_dist_kind kind;
+    double value;        // constant: tokens
+    double min, max;     // tokens; uniform: the range; lognormal, normal: the clamp (default 1, model.max_context)
+    double mu, sigma;    // lognormal: mean and standard deviation of ln(tokens)
+    double mean, stddev; // normal: tokens
+    char *file;          // trace: one count per line; the path as resolved from the scenario's folder
+};
+
+enum ks_arrival_kind { KS_ARRIVAL_POISSON, KS_ARRIVAL_CLOSED, KS_ARRIVAL_TRACE };
+enum ks_sparse_policy { KS_SPARSE_DENSE, KS_SPARSE_WINDOW, KS_SPARSE_STRIDE, KS_SPARSE_RANDOM };
+enum ks_l3_kind { KS_L3_SSD, KS_L3_REMOTE, KS_L3_NONE };
+enum ks_compression { KS_COMPRESSION_NONE, KS_COMPRESSION_INT8 };
+enum ks_dtype { KS_DTYPE_FP16, KS_DTYPE_BF16, KS_DTYPE_FP8, KS_DTYPE_INT8, KS_DTYPE_FP32 };
+enum ks_topology { KS_TOPOLOGY_STAR, KS_TOPOLOGY_FAT_TREE, KS_TOPOLOGY_TORUS, KS_TOPOLOGY_DRAGONFLY };
+
+// A capacity given either in bytes or as a share of something else.
+struct ks_scenario_amount {
+    int is_share; // 1: value is a fraction (1 = 100%); 0: value is bytes
+    double value; // bytes or fraction
+};
+
+struct ks_scenario_ssd {
+    uint32_t count;  // drives per node
+    double read_bw;  // bytes/s per drive
+    double write_bw; // bytes/s per drive
+    double lat;      // seconds per request
+};
+
+struct ks_scenario_network {
+    enum ks_topology topology;
+    double bw;  // bytes/s per node link
+    double lat; // seconds per hop
+};
+
+struct ks_scenario_remote {
+    int present;    // 0: no remote memory pool
+    double bw;      // bytes/s per node link to the pool
+    double lat;     // seconds
+    uint64_t bytes; // pool capacity, bytes
+};
+
+struct ks_scenario_platform {
+    uint32_t nodes;          // nodes in the cluster
+    uint32_t gpus_per_node;  // GPUs per node
+    char *profile;           // profile name, or "inline"
+    char *profile_file;      // the profile's file; NULL when inline
+    uint64_t hbm_bytes;      // bytes of HBM per GPU
+    double hbm_bw;           // bytes/s per GPU
+    double pcie_bw;          // bytes/s per GPU host link, per direction
+    double pcie_lat;         // seconds per transfer
+    double copy_overhead;    // seconds, fixed cost of each copy
+    double nvlink_bw;        // bytes/s per GPU, per direction
+    uint32_t gpus_per_switch; // GPUs sharing one PCIe switch uplink (capped at gpus_per_node)
+    uint64_t l2;             // bytes of host DRAM per node
+    double dram_bw;          // bytes/s of host DRAM per node
+    struct ks_scenario_ssd ssd;
+    struct ks_scenario_network network;
+    struct ks_scenario_remote remote;
+    double flops;            // FLOP/s per GPU (dense bf16)
+};
+
+struct ks_scenario_model {
+    uint32_t layers;
+    uint32_t kv_heads;
+    uint32_t head_dim;
+    enum ks_dtype dtype;   // of the KV cache
+    uint64_t weight_bytes; // bytes of weights each GPU holds
+    uint32_t max_context;  // tokens, prompt + output
+};
+
+struct ks_scenario_arrival {
+    enum ks_arrival_kind kind;
+    double rate;          // poisson: requests/s
+    uint32_t concurrency; // closed: requests in flight
+    char *file;           // trace: arrival times, resolved from the scenario's folder
+};
+
+struct ks_scenario_prefix {
+    uint32_t tokens;  // shared prefix length, tokens (0 = none)
+    uint32_t groups;  // distinct prefixes
+    double fraction;  // share of requests that carry a prefix
+};
+
+struct ks_scenario_sessions {
+    uint32_t turns;    // requests per session (1 = single-turn)
+    double think_time; // seconds between a reply and the next turn
+};
+
+struct ks_scenario_workload {
+    struct ks_scenario_arrival arrival;
+    struct ks_dist prompt_tokens; // tokens per request prompt
+    struct ks_dist output_tokens; // tokens per request output
+    struct ks_scenario_prefix shared_prefix;
+    struct ks_scenario_sessions sessions;
+    uint64_t requests; // requests to run (0 = until duration)
+};
+
+struct ks_scenario_sparse {
+    enum ks_sparse_policy policy;
+    uint32_t budget_tokens; // tokens the policy selects per step beyond sink and window
+    uint32_t sink_blocks;   // first blocks always selected
+    uint32_t window_blocks; // most recent blocks always selected
+    uint32_t stride;        // stride: every stride-th block
+};
+
+struct ks_scenario_cache {
+    uint32_t block_size;             // tokens per block
+    struct ks_scenario_amount l1;    // bytes per GPU, or share of the batch's active blocks
+    struct ks_scenario_amount l2;    // bytes per node, or share of platform.l2
+    enum ks_l3_kind l3;
+    enum ks_evict_policy evict;
+    uint32_t heat_half_life;         // steps
+    uint32_t prefetch_window;        // blocks
+    uint32_t migration_batch;        // blocks per batch
+    enum ks_compression compression; // of blocks in L2 and L3
+};
+
+struct ks_scenario_slo {
+    double tpot_p99;  // seconds; 0 = no objective
+    double tpot_mean; // seconds; 0 = no objective
+    double ttft_p99;  // seconds; 0 = no objective
+};
+
+struct ks_scenario_origin {
+    char *from;   // "FILE:LINE", "--set", "profile NAME", "default", "not set"
+    char *source; // profile figures: where the figure was read; else NULL
+    char *kind;   // profile figures: "datasheet", "measured (published)", ...; else NULL
+};
+
+struct ks_scenario {
+    char *file;     // the scenario file as given
+    char *name;     // default: the file's name without folder and .lua
+    uint64_t seed;
+    double duration; // seconds of simulated time
+    struct ks_scenario_platform platform;
+    struct ks_scenario_model model;
+    struct ks_scenario_workload workload;
+    struct ks_scenario_sparse sparse;
+    struct ks_scenario_cache cache;
+    struct ks_scenario_slo slo;
+    struct ks_scenario_origin *origin; // one per schema field, in schema order
+};
+
+struct ks_scenario_params {
+    const char *const *sets;  // "path=value" overrides, applied in order
+    size_t n_sets;
+    const char *lua_dirs;     // ';'-separated folders for require "kvstrata"; NULL = the built-in ones
+    const char *profile_dirs; // ';'-separated folders of profiles; NULL = the built-in ones
+    int max_errors;           // errors reported before giving up; 0 = 20
+};
+
+// Loads, validates and resolves `file` into *out (freed with
+// ks_scenario_free). Returns KS_OK; KS_EINVAL with every error, one per line,
+// in err; or KS_ENOMEM. params may be NULL.
+int ks_scenario_load(const char *file, const struct ks_scenario_params *params, struct ks_scenario **out,
+                     char *err, size_t len);
+
+void ks_scenario_free(struct ks_scenario *s);
+
+// Loads and validates one profile file on its own (every figure needs its
+// source and kind). Returns KS_OK, or KS_EINVAL with the errors in err.
+int ks_scenario_check_profile(const char *file, const char *lua_dirs, char *err, size_t len);
+
+// Bytes of one block of one layer (K and V): block_size * kv_heads *
+// head_dim * 2 * the dtype's size.
+uint64_t ks_scenario_block_bytes(const struct ks_scenario *s);
+
+// Blocks one step of one request needs resident in L1, all layers together
+// (the rule is documented at check_consistency in scenario.c).
+uint64_t ks_scenario_step_blocks(const struct ks_scenario *s);
+
+// One resolved field, as ks_scenario_foreach shows it.
+struct ks_scenario_item {
+    const char *path;   // "cache.l1", "workload.prompt_tokens.mu"
+    const char *text;   // the value with its unit, readable and parseable again ("85%", "25GBps")
+    int is_number;      // 1: number holds the value in base units; 0: text is the value
+    int is_set;         // 0: an optional field left out (text "none")
+    double number;
+    const char *unit;   // the base unit of number ("B", "B/s", "s", "fraction", "" for counts)
+    const struct ks_scenario_origin *origin;
+};
+
+// Calls fn on every field in schema order; stops at and returns fn's first
+// non-zero result.
+int ks_scenario_foreach(const struct ks_scenario *s, int (*fn)(const struct ks_scenario_item *it, void *ud),
+                        void *ud);
+
+#endif

@@ -1,0 +1,6 @@
+return {
+  platform = {profile = "h200_sxm_pcie5"},
+  cache = {
+    l1 = "1MiB",
+  },
+}

@@ -1,0 +1,3 @@
+return {
+  platform = {profile = "no_such_part"},
+}

@@ -1,0 +1,2 @@
+local function oops() error("boom") end
+return {platform = {profile = oops()}}

@@ -1,0 +1,4 @@
+return {
+  platform = {profile = "h200_sxm_pcie5"}
+  cache = {},
+}

@@ -1,0 +1,7 @@
+return {
+  platform = {profile = "h200_sxm_pcie5"},
+  cache = {
+    blok_size = 16,
+  },
+  worklaod = {},
+}
