@@ -172,7 +172,10 @@ void ks_cli_help(const struct ks_cli_cmd *cmd, const struct ks_cli_opt *opts, si
         if (i < n_opts) {
             arg_text(&opts[i], arg, sizeof arg);
             default_text(&opts[i], def, sizeof def);
-            snprintf(col, sizeof col, "--%s%s%s", opts[i].name, arg[0] ? " " : "", arg);
+            if (opts[i].short_name)
+                snprintf(col, sizeof col, "-%c, --%s%s%s", opts[i].short_name, opts[i].name, arg[0] ? " " : "", arg);
+            else
+                snprintf(col, sizeof col, "--%s%s%s", opts[i].name, arg[0] ? " " : "", arg);
             help = opts[i].help;
         } else {
             def[0] = '\0';
@@ -257,7 +260,12 @@ int ks_cli_parse(const struct ks_cli_cmd *cmd, const struct ks_cli_opt *opts, si
     size_t next_arg = 0; // positional arguments are filled in table order
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (a[0] != '-' || a[1] != '-' || a[2] == '\0') {
+        const struct ks_cli_opt *o = NULL;
+        if (a[0] == '-' && a[1] != '\0' && a[1] != '-' && a[2] == '\0')
+            for (size_t k = 0; k < n_opts && !o; k++)
+                if (opts[k].short_name == a[1])
+                    o = &opts[k];
+        if (!o && (a[0] != '-' || a[1] != '-' || a[2] == '\0')) {
             if (a[0] == '-' && a[1] != '\0' && a[1] != '-') {
                 *status = ks_cli_usage_error(cmd, "unknown option '%s'", a);
                 return 0;
@@ -271,9 +279,10 @@ int ks_cli_parse(const struct ks_cli_cmd *cmd, const struct ks_cli_opt *opts, si
             *(const char **)opts[next_arg++].out = a;
             continue;
         }
-        const char *name = a + 2, *eq = strchr(name, '=');
+        const char *name = a + 2, *eq = o ? NULL : strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        const struct ks_cli_opt *o = find(opts, n_opts, name, len);
+        if (!o)
+            o = find(opts, n_opts, name, len);
         if (!o) {
             *status = ks_cli_usage_error(cmd, "unknown option '--%.*s'", (int)len, name);
             return 0;

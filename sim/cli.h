@@ -49,6 +49,7 @@ struct ks_cli_opt {
     double fmin, fmax;          // KS_CLI_REAL: inclusive range
     const char *const *choices; // KS_CLI_CHOICE: NULL-terminated
     int hide_default;           // the help shows no default (flags never show one)
+    char short_name;            // a one-letter alias ("-o FILE"), or 0
 };
 
 struct ks_cli_cmd {

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "device.h"
 #include "json.h"
+#include "run_cmd.h"
 #include "scenario_cmd.h"
 
 #ifndef KS_VERSION
@@ -55,6 +56,7 @@ static const struct ks_cli_cmd info_cmd = {
 };
 
 static const struct ks_cli_cmd *const commands[] = {
+    &ks_run_cmd,
     &ks_bench_cache_cmd,
     &info_cmd,
     &ks_scenario_check_cmd,

@@ -38,7 +38,7 @@ ks_cli_test(help_info --stdout-has "Usage: kvstrata info" --stdout-has "--json" 
 # usage errors: exit 2, nothing on stdout, the culprit named on stderr
 ks_cli_test(no_command --exit 2 --stdout-empty --stderr-has "Usage: kvstrata" --)
 ks_cli_test(unknown_command --exit 2 --stdout-empty --stderr-has "frobnicate" -- frobnicate)
-ks_cli_test(unlisted_command --exit 2 --stdout-empty --stderr-has "'run'" -- run)
+ks_cli_test(unlisted_command --exit 2 --stdout-empty --stderr-has "'sweep'" -- sweep)
 ks_cli_test(unknown_subcommand --exit 2 --stdout-empty --stderr-has "'frob'" -- bench frob)
 ks_cli_test(missing_subcommand --exit 2 --stdout-empty --stderr-has "cache" -- bench)
 ks_cli_test(unknown_top_option --exit 2 --stdout-empty --stderr-has "--frob" -- --frob)

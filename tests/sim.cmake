@@ -7,3 +7,19 @@ ks_add_test(sim_platform test_platform.c)
 target_link_libraries(sim_platform PRIVATE ks_sim)
 ks_add_test(sim_select test_select.c)
 target_link_libraries(sim_select PRIVATE ks_sim)
+ks_add_test(sim_workload test_workload.c)
+target_link_libraries(sim_workload PRIVATE ks_sim ks_scenario)
+target_compile_definitions(sim_workload PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# The simulation: closed forms, determinism, no result file on failure.
+set(ks_ts ${PROJECT_SOURCE_DIR}/tests/scenarios)
+# 32 layers x 8 heads x 128 x 2 x 2 B x 4096 tokens at 2 TB/s: 268.435456 us per token, within 1e-6
+ks_cli_test(run_closed_form --json --ge tpot_mean 2.68435187e-4 --le tpot_mean 2.68435725e-4
+            --ge tpot_p99 2.68435187e-4 --le tpot_p99 2.68435725e-4 --ge hit_rate_l1 1 --ge requests_finished 1
+            --le stall_fraction 0 -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form.h5 --json)
+ks_cli_test(run_help --stdout-has "Usage: kvstrata run SCENARIO.lua" --stdout-has "--output" -- run --help)
+ks_cli_test(run_bad --exit 2 --stdout-empty --stderr-has "cache.block_size"
+            -- run ${ks_ts}/closed_form.lua --set cache.block_size=-3)
+add_test(NAME run_twice COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_twice.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=2s)
+set_tests_properties(run_twice PROPERTIES TIMEOUT 300)

@@ -1,0 +1,698 @@
+// engine.c - the simulation's actors and its cost model (see engine.h).
+//
+// Shared state needs no locking for correctness (SimGrid actors run one at a
+// time, switching only inside SimGrid calls); the mutex exists because a
+// condition variable wants one.
+#define _POSIX_C_SOURCE 200809L // clock_gettime
+
+#include "engine.h"
+
+#include <math.h>
+#include <simgrid/actor.h>
+#include <simgrid/cond.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mutex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "platform.h"
+#include "rng.h"
+#include "select.h"
+#include "workload.h"
+
+struct active {
+    uint32_t req;       // cache manager request id
+    uint32_t ctx;       // tokens in its KV cache
+    uint32_t generated; // tokens produced
+    struct ks_request_spec spec;
+    double admitted, first_token, last_token, tpot_sum, tpot_max;
+};
+
+struct job {
+    struct ks_batch *b;
+    uint8_t needed;  // decode waits for it
+    uint8_t running; // a lane has it
+};
+
+struct gpu {
+    struct sim *sim;
+    uint32_t node, index; // index: across the cluster
+    sg_host_t host, cpu, l3;
+    struct ks_cache *cache;
+    struct ks_selector sel;
+    struct ks_rng rng;
+    sg_mutex_t mu;
+    sg_cond_t work, done, arrive;
+    struct job *jobs;
+    uint32_t n_jobs, cap_jobs;
+    struct ks_request_spec *pending; // released to this GPU, not admitted yet
+    uint32_t n_pending, cap_pending;
+    struct active *act;
+    uint32_t n_act, cap_act;
+    uint32_t prefix_req[64]; // cache request holding each shared prefix group, KS_NONE: not yet
+    uint64_t active_blocks;  // blocks of the admitted requests at their full length
+    uint32_t step;
+    int failed;
+};
+
+struct sim {
+    const struct ks_scenario *s;
+    struct ks_run_result *r;
+    struct gpu *gpu;
+    uint32_t n_gpu;
+    struct ks_workload *wl;
+    int router_done;
+    uint32_t decoders; // decode actors still running
+    uint64_t in_flight; // closed arrivals: requests released and not finished
+    sg_mutex_t mu;
+    sg_cond_t slot; // a request finished (closed arrivals)
+    uint64_t block_bytes[KS_TIERS];
+    uint64_t token_bytes;   // KV bytes of one token, all layers
+    uint64_t admit_blocks;  // blocks of admitted requests one GPU may hold
+    char err[256];
+};
+
+static int initialised;
+
+static uint32_t blocks_of(const struct sim *m, uint64_t tokens)
+{
+    return (uint32_t)((tokens + m->s->cache.block_size - 1) / m->s->cache.block_size);
+}
+
+static void fail(struct sim *m, const char *msg, int st)
+{
+    if (!m->err[0])
+        snprintf(m->err, sizeof m->err, "%s: %s", msg, ks_status_str(st));
+}
+
+// ---- records ----------------------------------------------------------------
+
+static void record(struct sim *m, const struct gpu *g, const struct active *a, int finished)
+{
+    struct ks_run_result *r = m->r;
+    if (r->n_rec == r->cap_rec) {
+        size_t cap = r->cap_rec ? 2 * r->cap_rec : 1024;
+        struct ks_request_record *p = realloc(r->rec, cap * sizeof *p);
+        if (!p)
+            return;
+        r->rec = p;
+        r->cap_rec = cap;
+    }
+    uint32_t steps = a->generated > 1 ? a->generated - 1 : 0;
+    r->rec[r->n_rec++] = (struct ks_request_record){
+        .id = a->spec.id,
+        .gpu = g->index,
+        .prompt = a->spec.prompt_tokens,
+        .output = a->spec.output_tokens,
+        .generated = a->generated,
+        .arrival = a->spec.arrival,
+        .admitted = a->admitted,
+        .first_token = a->generated ? a->first_token : -1,
+        .finish = finished ? a->last_token : -1,
+        .tpot_mean = steps ? a->tpot_sum / steps : 0,
+        .tpot_max = a->tpot_max,
+    };
+}
+
+// ---- migration lanes ---------------------------------------------------------
+
+static sg_host_t tier_host(const struct gpu *g, unsigned tier)
+{
+    return tier == KS_L1 ? g->host : tier == KS_L2 ? g->cpu : g->l3;
+}
+
+static int job_pending(const struct gpu *g, uint32_t batch_id)
+{
+    for (uint32_t i = 0; i < g->n_jobs; i++)
+        if (g->jobs[i].b->id == batch_id)
+            return 1;
+    return 0;
+}
+
+// The most urgent batch whose `after` has landed, or -1.
+static int next_job(const struct gpu *g)
+{
+    int best = -1;
+    for (uint32_t i = 0; i < g->n_jobs; i++) {
+        const struct job *j = &g->jobs[i];
+        if (j->running || (j->b->after != KS_NONE && job_pending(g, j->b->after)))
+            continue;
+        if (best < 0 || j->b->klass < g->jobs[best].b->klass)
+            best = (int)i;
+    }
+    return best;
+}
+
+static void lane(int argc, char **argv)
+{
+    (void)argc;
+    struct gpu *g = (struct gpu *)(uintptr_t)strtoull(argv[1], NULL, 16);
+    const struct ks_scenario *s = g->sim->s;
+    for (;;) {
+        sg_mutex_lock(g->mu);
+        int k;
+        while ((k = next_job(g)) < 0)
+            sg_cond_wait(g->work, g->mu);
+        g->jobs[k].running = 1;
+        struct ks_batch *b = g->jobs[k].b;
+        sg_mutex_unlock(g->mu);
+
+        // one batched copy: its fixed cost, then the bytes over the route
+        if (s->platform.copy_overhead > 0)
+            sg_actor_sleep_for(s->platform.copy_overhead);
+        sg_host_sendto(tier_host(g, b->src), tier_host(g, b->dst), (double)b->bytes);
+
+        sg_mutex_lock(g->mu);
+        int st = ks_cache_confirm(g->cache, b);
+        if (st != KS_OK) {
+            fail(g->sim, "confirming a migration batch", st);
+            g->failed = 1;
+        }
+        for (uint32_t i = 0; i < g->n_jobs; i++)
+            if (g->jobs[i].b == b) {
+                g->jobs[i] = g->jobs[--g->n_jobs];
+                break;
+            }
+        sg_cond_notify_all(g->done);
+        sg_cond_notify_all(g->work);
+        sg_mutex_unlock(g->mu);
+    }
+}
+
+// ---- router ------------------------------------------------------------------
+
+static void router(int argc, char **argv)
+{
+    (void)argc;
+    struct sim *m = (struct sim *)(uintptr_t)strtoull(argv[1], NULL, 16);
+    const struct ks_scenario *s = m->s;
+    int closed = s->workload.arrival.kind == KS_ARRIVAL_CLOSED;
+    uint32_t turn = 0;
+    struct ks_request_spec spec;
+    int st;
+    while ((st = ks_workload_next(m->wl, &spec)) == 1) {
+        if (closed) {
+            sg_mutex_lock(m->mu);
+            while (m->in_flight >= s->workload.arrival.concurrency && m->decoders > 0)
+                sg_cond_wait(m->slot, m->mu);
+            sg_mutex_unlock(m->mu);
+            if (m->decoders == 0)
+                break;
+            spec.arrival = simgrid_get_clock();
+        } else if (spec.arrival > simgrid_get_clock()) {
+            if (spec.arrival >= s->duration)
+                break;
+            sg_actor_sleep_until(spec.arrival);
+        }
+        if (simgrid_get_clock() >= s->duration)
+            break;
+        struct gpu *g = &m->gpu[turn++ % m->n_gpu];
+        if (g->n_pending == g->cap_pending) {
+            uint32_t cap = g->cap_pending ? 2 * g->cap_pending : 64;
+            struct ks_request_spec *p = realloc(g->pending, cap * sizeof *p);
+            if (!p) {
+                fail(m, "queueing a request", KS_ENOMEM);
+                break;
+            }
+            g->pending = p;
+            g->cap_pending = cap;
+        }
+        g->pending[g->n_pending++] = spec;
+        m->r->arrived++;
+        m->in_flight++;
+        sg_cond_notify_all(g->arrive);
+    }
+    if (st < 0)
+        fail(m, "reading the workload", st);
+    m->router_done = 1;
+    for (uint32_t i = 0; i < m->n_gpu; i++)
+        sg_cond_notify_all(m->gpu[i].arrive);
+}
+
+// ---- decode ------------------------------------------------------------------
+
+// Places the request's prompt: a shared prefix from its group's prefix
+// request, the rest grown into L1 (or lower tiers when L1 is full).
+static int place_prompt(struct gpu *g, struct active *a)
+{
+    struct sim *m = g->sim;
+    struct ks_cache *c = g->cache;
+    int st = ks_cache_req_new(c, &a->req);
+    if (st != KS_OK)
+        return st;
+    uint32_t shared = 0;
+    const struct ks_request_spec *sp = &a->spec;
+    if (sp->prefix_group != KS_NONE && sp->prefix_group < 64 && sp->prefix_tokens >= m->s->cache.block_size) {
+        uint32_t pb = sp->prefix_tokens / m->s->cache.block_size; // whole blocks only
+        uint32_t *pr = &g->prefix_req[sp->prefix_group];
+        if (*pr == KS_NONE) {
+            if ((st = ks_cache_req_new(c, pr)) != KS_OK || (st = ks_cache_req_grow(c, *pr, pb, KS_L1, NULL)) != KS_OK)
+                return st;
+        }
+        if (ks_cache_req_len(c, *pr) >= pb && ks_cache_req_share(c, a->req, *pr, pb) == KS_OK)
+            shared = pb;
+    }
+    uint32_t want = blocks_of(m, sp->prompt_tokens);
+    return want > shared ? ks_cache_req_grow(c, a->req, want - shared, KS_L1, NULL) : KS_OK;
+}
+
+// Admits pending requests while the GPU can hold their share; returns how
+// many, and in *prefill the prefill time they cost.
+static uint32_t admit(struct gpu *g, double *prefill)
+{
+    struct sim *m = g->sim;
+    const struct ks_scenario *s = m->s;
+    double t = 0;
+    uint32_t k = 0;
+    while (k < g->n_pending) {
+        struct ks_request_spec *sp = &g->pending[k];
+        uint64_t full = (uint64_t)blocks_of(m, (uint64_t)sp->prompt_tokens + sp->output_tokens) * s->model.layers;
+        if (g->n_act > 0 && g->active_blocks + full > m->admit_blocks)
+            break; // FIFO: later requests wait behind this one
+        if (g->n_act == g->cap_act) {
+            uint32_t cap = g->cap_act ? 2 * g->cap_act : 64;
+            struct active *p = realloc(g->act, cap * sizeof *p);
+            if (!p) {
+                fail(m, "admitting a request", KS_ENOMEM);
+                g->failed = 1;
+                break;
+            }
+            g->act = p;
+            g->cap_act = cap;
+        }
+        struct active *a = &g->act[g->n_act];
+        *a = (struct active){.spec = *sp, .ctx = sp->prompt_tokens, .admitted = simgrid_get_clock()};
+        int st = place_prompt(g, a);
+        if (st != KS_OK) {
+            if (a->req != KS_NONE)
+                ks_cache_req_free(g->cache, a->req);
+            if (g->n_act == 0) {
+                fail(m, "placing a prompt in an empty GPU", st);
+                g->failed = 1;
+            }
+            break; // the tiers are full: wait for requests to finish
+        }
+        g->n_act++;
+        g->active_blocks += full;
+        m->r->admitted++;
+        t += 2.0 * ((double)s->model.weight_bytes / 2.0) * sp->prompt_tokens / s->platform.flops;
+        k++;
+    }
+    memmove(g->pending, g->pending + k, (g->n_pending - k) * sizeof *g->pending);
+    g->n_pending -= k;
+    if (g->n_act > m->r->peak_batch)
+        m->r->peak_batch = g->n_act;
+    *prefill = t;
+    return k;
+}
+
+static void finish(struct gpu *g, uint32_t i)
+{
+    struct sim *m = g->sim;
+    struct active *a = &g->act[i];
+    record(m, g, a, 1);
+    m->r->finished++;
+    g->active_blocks -= (uint64_t)blocks_of(m, (uint64_t)a->spec.prompt_tokens + a->spec.output_tokens) * m->s->model.layers;
+    ks_cache_req_free(g->cache, a->req);
+    g->act[i] = g->act[--g->n_act];
+    m->in_flight--;
+    sg_cond_notify_all(m->slot);
+}
+
+// One token for every active request; the first comes from prefill.
+static void emit(struct gpu *g, double now, int from_prefill)
+{
+    struct sim *m = g->sim;
+    for (uint32_t i = 0; i < g->n_act;) {
+        struct active *a = &g->act[i];
+        if (from_prefill != (a->generated == 0)) {
+            i++;
+            continue;
+        }
+        if (a->generated == 0) {
+            a->first_token = now;
+            ks_hist_add(m->r->ttft, now - a->spec.arrival);
+        } else {
+            double d = now - a->last_token;
+            ks_hist_add(m->r->tpot, d);
+            a->tpot_sum += d;
+            if (d > a->tpot_max)
+                a->tpot_max = d;
+        }
+        // the new token is the next step's input: its K and V join what that step reads
+        a->ctx++;
+        uint32_t have = ks_cache_req_len(g->cache, a->req), need = blocks_of(m, a->ctx);
+        if (need > have && ks_cache_req_grow(g->cache, a->req, need - have, KS_L1, NULL) != KS_OK)
+            m->r->unplanned++; // no room for the new block anywhere: counted, decoding goes on
+        a->generated++;
+        a->last_token = now;
+        m->r->tokens++;
+        if (a->generated >= a->spec.output_tokens)
+            finish(g, i);
+        else
+            i++;
+    }
+}
+
+static int has_needed(const struct gpu *g)
+{
+    for (uint32_t i = 0; i < g->n_jobs; i++)
+        if (g->jobs[i].needed)
+            return 1;
+    return 0;
+}
+
+// A decode step: accesses, migrations, stall, compute. Returns the step's
+// KV bytes read, or -1 on failure.
+static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_access *acc)
+{
+    struct sim *m = g->sim;
+    const struct ks_scenario *s = m->s;
+    struct ks_cache *c = g->cache;
+    int st = ks_cache_step(c, g->step++);
+    double kv_bytes = 0;
+    for (uint32_t i = 0; st == KS_OK && i < g->n_act; i++) {
+        struct active *a = &g->act[i];
+        uint32_t nb = blocks_of(m, a->ctx);
+        uint32_t k = ks_select(&g->sel, nb, &g->rng, sel, mass);
+        uint64_t tokens = 0;
+        for (uint32_t j = 0; j < k; j++) {
+            acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = KS_NONE};
+            uint64_t end = (uint64_t)(sel[j] + 1) * s->cache.block_size;
+            tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
+        }
+        kv_bytes += (double)tokens * (double)m->token_bytes;
+        for (uint32_t l = 0; st == KS_OK && l < s->model.layers; l++)
+            st = ks_cache_access(c, a->req, l, acc, k, NULL, NULL);
+    }
+    struct ks_plan plan;
+    double link_step = (double)s->platform.pcie_bw * (s->platform.hbm_bw > 0 ? kv_bytes / s->platform.hbm_bw : 0);
+    uint64_t budget = (uint64_t)fmax(link_step, (double)m->block_bytes[KS_L1] * s->cache.migration_batch);
+    if (st == KS_OK)
+        st = ks_cache_plan(c, budget, &plan);
+    if (st != KS_OK) {
+        fail(m, "a decode step", st);
+        return -1;
+    }
+    for (uint32_t i = 0; i < plan.n; i++) {
+        if (g->n_jobs == g->cap_jobs) {
+            uint32_t cap = g->cap_jobs ? 2 * g->cap_jobs : 64;
+            struct job *p = realloc(g->jobs, cap * sizeof *p);
+            if (!p) {
+                fail(m, "queueing a migration batch", KS_ENOMEM);
+                return -1;
+            }
+            g->jobs = p;
+            g->cap_jobs = cap;
+        }
+        g->jobs[g->n_jobs++] = (struct job){.b = plan.batch[i], .needed = plan.batch[i]->klass == KS_CLASS_MISS};
+    }
+    if (plan.n)
+        sg_cond_notify_all(g->work);
+    double t0 = simgrid_get_clock();
+    sg_mutex_lock(g->mu);
+    while (has_needed(g) && !g->failed)
+        sg_cond_wait(g->done, g->mu);
+    sg_mutex_unlock(g->mu);
+    m->r->stall += simgrid_get_clock() - t0;
+    double compute = ((double)s->model.weight_bytes + kv_bytes) / s->platform.hbm_bw;
+    sg_actor_sleep_for(compute);
+    m->r->busy += compute;
+    m->r->steps++;
+    return 0;
+}
+
+static void decode(int argc, char **argv)
+{
+    (void)argc;
+    struct gpu *g = (struct gpu *)(uintptr_t)strtoull(argv[1], NULL, 16);
+    struct sim *m = g->sim;
+    const struct ks_scenario *s = m->s;
+    uint32_t cap = (uint32_t)fmin((double)blocks_of(m, s->model.max_context) + 1, 1u << 24);
+    uint32_t *sel = malloc(cap * sizeof *sel);
+    float *mass = malloc(cap * sizeof *mass);
+    struct ks_access *acc = malloc(cap * sizeof *acc);
+    if (!sel || !mass || !acc) {
+        fail(m, "decode buffers", KS_ENOMEM);
+        g->failed = 1;
+    }
+    while (!g->failed && simgrid_get_clock() < s->duration) {
+        double prefill;
+        uint32_t admitted = admit(g, &prefill);
+        if (g->n_act == 0) {
+            if (m->router_done && g->n_pending == 0)
+                break;
+            // NOTE: a plain wait: sg_cond_wait_for never returned in SimGrid 3.32
+            // here (the run deadlocked at time 0); the router wakes every
+            // decoder when it stops.
+            sg_mutex_lock(g->mu);
+            while (g->n_pending == 0 && !m->router_done)
+                sg_cond_wait(g->arrive, g->mu);
+            sg_mutex_unlock(g->mu);
+            continue;
+        }
+        if (admitted > 0) { // prefill: the newcomers' first tokens (others wait)
+            if (prefill > 0)
+                sg_actor_sleep_for(prefill);
+            m->r->busy += prefill;
+            emit(g, simgrid_get_clock(), 1);
+            continue;
+        }
+        if (decode_step(g, sel, mass, acc) != 0) {
+            g->failed = 1;
+            break;
+        }
+        emit(g, simgrid_get_clock(), 0);
+    }
+    for (uint32_t i = 0; i < g->n_act; i++) // cut off by the end of the run
+        record(m, g, &g->act[i], 0);
+    m->decoders--;
+    sg_cond_notify_all(m->slot); // a router waiting for a slot must not wait for this one
+    free(sel);
+    free(mass);
+    free(acc);
+}
+
+// ---- setup -------------------------------------------------------------------
+
+static void platform_of(const struct ks_scenario *s, struct ks_platform_params *p)
+{
+    const struct ks_scenario_platform *pl = &s->platform;
+    *p = (struct ks_platform_params){
+        .nodes = pl->nodes,
+        .gpus_per_node = pl->gpus_per_node,
+        .gpus_per_switch = pl->gpus_per_switch < pl->gpus_per_node ? pl->gpus_per_switch : pl->gpus_per_node,
+        .gpu_flops = pl->flops,
+        .cpu_flops = 1e12, // NOTE: host compute is not modelled; any positive speed will do
+        .pcie_bw = pl->pcie_bw,
+        .pcie_lat = pl->pcie_lat,
+        .uplink_bw = pl->pcie_bw, // a switch uplink as wide as one GPU's link: the GPUs behind it share it
+        .uplink_lat = 0,
+        .nvlink_bw = pl->nvlink_bw,
+        .nvlink_lat = 0,
+        .ssds_per_node = s->cache.l3 == KS_L3_SSD ? pl->ssd.count : 0,
+        .ssd_read_bw = pl->ssd.read_bw,
+        .ssd_write_bw = pl->ssd.write_bw,
+        .ssd_lat = pl->ssd.lat,
+        .nic_bw = pl->network.bw,
+        .nic_lat = pl->network.lat,
+        .core_bw = pl->network.bw * pl->nodes, // non-blocking core
+        .core_lat = 0,
+        .remote = pl->remote.present && s->cache.l3 == KS_L3_REMOTE,
+        .remote_bw = pl->remote.bw,
+        .remote_lat = pl->remote.lat,
+    };
+}
+
+static uint64_t dtype_bytes(enum ks_dtype d)
+{
+    switch (d) {
+    case KS_DTYPE_FP32: return 4;
+    case KS_DTYPE_FP16: case KS_DTYPE_BF16: return 2;
+    case KS_DTYPE_FP8: case KS_DTYPE_INT8: return 1;
+    }
+    return 2;
+}
+
+// Sizes one GPU's cache manager from the scenario.
+static int cache_params(struct sim *m, struct ks_cache_params *cp, char *err, size_t len)
+{
+    const struct ks_scenario *s = m->s;
+    ks_cache_params_default(cp);
+    uint64_t bb = m->block_bytes[KS_L1];
+    double hbm_free = (double)s->platform.hbm_bytes - (double)s->model.weight_bytes;
+    double l1 = s->cache.l1.is_share ? hbm_free : s->cache.l1.value;
+    double l2 = s->cache.l2.is_share ? s->cache.l2.value * (double)s->platform.l2 : s->cache.l2.value;
+    l2 /= s->platform.gpus_per_node; // host DRAM is shared by the node's GPUs
+    uint64_t l1p = (uint64_t)(l1 / (double)bb), l2p = (uint64_t)(l2 / (double)m->block_bytes[KS_L2]);
+    if (l1p == 0) {
+        snprintf(err, len, "cache.l1: less than one %llu-byte block per GPU", (unsigned long long)bb);
+        return KS_EINVAL;
+    }
+    // admission: the batch's blocks may exceed L1 by the share's inverse
+    m->admit_blocks = s->cache.l1.is_share && s->cache.l1.value > 0 ? (uint64_t)((double)l1p / s->cache.l1.value)
+                                                                     : l1p + l2p;
+    uint64_t l3p = s->cache.l3 == KS_L3_NONE ? 0 : 2 * m->admit_blocks + 1024;
+    uint64_t cap = KS_PAGE_MAX;
+    cp->tier_blocks[KS_L1] = (uint32_t)(l1p < cap ? l1p : cap);
+    cp->tier_blocks[KS_L2] = (uint32_t)(l2p < cap ? l2p : cap);
+    cp->tier_blocks[KS_L3] = (uint32_t)(l3p < cap ? l3p : cap);
+    uint64_t ids = (uint64_t)cp->tier_blocks[0] + cp->tier_blocks[1] + cp->tier_blocks[2] +
+                   (uint64_t)KS_CHUNK * s->model.layers * 64; // room for partly used chunks
+    cp->n_blocks = (uint32_t)(ids < (UINT32_C(1) << 31) - KS_CHUNK ? ids : (UINT32_C(1) << 31) - KS_CHUNK);
+    for (int t = 0; t < KS_TIERS; t++)
+        cp->block_bytes[t] = (uint32_t)m->block_bytes[t];
+    cp->groups = s->model.layers;
+    cp->heat_half_life = s->cache.heat_half_life;
+    cp->prefetch_window = s->cache.prefetch_window;
+    cp->migration_batch = s->cache.migration_batch;
+    cp->evict = s->cache.evict;
+    cp->seed = s->seed;
+    return KS_OK;
+}
+
+static void spawn(const char *name, sg_host_t host, void (*fn)(int, char **), void *arg, int daemon)
+{
+    char ptr[32];
+    snprintf(ptr, sizeof ptr, "%llx", (unsigned long long)(uintptr_t)arg);
+    char *argv[] = {(char *)name, ptr}; // copied by SimGrid
+    sg_actor_t a = sg_actor_init(name, host);
+    if (daemon)
+        sg_actor_daemonize(a);
+    sg_actor_start(a, fn, 2, argv);
+}
+
+int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *err, size_t len)
+{
+    memset(r, 0, sizeof *r);
+    if (initialised) {
+        snprintf(err, len, "one simulation per process");
+        return KS_ESTATE;
+    }
+    if (s->cache.evict == KS_EVICT_BELADY) {
+        snprintf(err, len, "cache.evict: belady needs the future accesses of a trace; kvstrata run has none yet");
+        return KS_EINVAL;
+    }
+    struct sim m = {.s = s, .r = r};
+    r->ttft = malloc(sizeof *r->ttft);
+    r->tpot = malloc(sizeof *r->tpot);
+    if (!r->ttft || !r->tpot) {
+        ks_run_result_fini(r);
+        snprintf(err, len, "out of memory");
+        return KS_ENOMEM;
+    }
+    ks_hist_init(r->ttft);
+    ks_hist_init(r->tpot);
+    uint64_t tb = (uint64_t)s->model.kv_heads * s->model.head_dim * 2 * dtype_bytes(s->model.dtype);
+    m.token_bytes = tb * s->model.layers;
+    m.block_bytes[KS_L1] = tb * s->cache.block_size;
+    uint64_t low = s->cache.compression == KS_COMPRESSION_INT8 ? (m.block_bytes[KS_L1] + 1) / 2 : m.block_bytes[KS_L1];
+    m.block_bytes[KS_L2] = m.block_bytes[KS_L3] = low;
+
+    struct ks_cache_params cp;
+    int st = cache_params(&m, &cp, err, len);
+    if (st != KS_OK) {
+        ks_run_result_fini(r);
+        return st;
+    }
+    if (!(m.wl = ks_workload_new(s, err, len))) {
+        ks_run_result_fini(r);
+        return KS_EINVAL;
+    }
+    initialised = 1;
+    int argc = 4;
+    char *argv[] = {"kvstrata", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS, "--log=root.thres:critical", NULL};
+    simgrid_init(&argc, argv);
+    struct ks_platform_params pp;
+    platform_of(s, &pp);
+    if ((st = ks_platform_load(&pp, err, len)) != KS_OK) {
+        ks_workload_free(m.wl);
+        ks_run_result_fini(r);
+        return st;
+    }
+    m.n_gpu = s->platform.nodes * s->platform.gpus_per_node;
+    m.gpu = calloc(m.n_gpu, sizeof *m.gpu);
+    m.mu = sg_mutex_init();
+    m.slot = sg_cond_init();
+    char name[32];
+    for (uint32_t i = 0; st == KS_OK && i < m.n_gpu; i++) {
+        struct gpu *g = &m.gpu[i];
+        g->sim = &m;
+        g->node = i / s->platform.gpus_per_node;
+        g->index = i;
+        ks_platform_gpu(name, sizeof name, g->node, i % s->platform.gpus_per_node);
+        g->host = sg_host_by_name(name);
+        ks_platform_cpu(name, sizeof name, g->node);
+        g->cpu = sg_host_by_name(name);
+        if (pp.ssds_per_node) {
+            ks_platform_ssd(name, sizeof name, g->node, (i % s->platform.gpus_per_node) % pp.ssds_per_node);
+            g->l3 = sg_host_by_name(name);
+        } else {
+            g->l3 = pp.remote ? sg_host_by_name(KS_PLATFORM_REMOTE) : g->cpu;
+        }
+        cp.seed = s->seed + i;
+        if (!(g->cache = ks_cache_new(&cp, err, len))) {
+            st = KS_EINVAL;
+            break;
+        }
+        ks_select_init(&g->sel, &s->sparse, s->cache.block_size);
+        ks_rng_seed(&g->rng, s->seed * 1000003u + i);
+        memset(g->prefix_req, 0xff, sizeof g->prefix_req);
+        g->mu = sg_mutex_init();
+        g->work = sg_cond_init();
+        g->done = sg_cond_init();
+        g->arrive = sg_cond_init();
+    }
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    if (st == KS_OK) {
+        for (uint32_t i = 0; i < m.n_gpu; i++) {
+            struct gpu *g = &m.gpu[i];
+            spawn("decode", g->host, decode, g, 0);
+            for (int l = 0; l < KS_ENGINE_LANES; l++)
+                spawn("lane", g->host, lane, g, 1);
+        }
+        m.decoders = m.n_gpu;
+        spawn("router", m.gpu[0].cpu, router, &m, 0);
+        simgrid_run();
+        r->sim_time = simgrid_get_clock();
+    }
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    r->wall_s = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+    for (uint32_t i = 0; i < m.n_gpu; i++) {
+        struct gpu *g = &m.gpu[i];
+        if (g->failed && st == KS_OK)
+            st = KS_EINVAL;
+        if (g->cache) {
+            const struct ks_cache_stats *cs = ks_cache_stats(g->cache);
+            const uint64_t *a = (const uint64_t *)cs;
+            uint64_t *sum = (uint64_t *)&r->cache;
+            for (size_t k = 0; k < sizeof *cs / sizeof *a; k++) // every field is a uint64_t counter
+                sum[k] += a[k];
+        }
+        ks_cache_free(g->cache);
+        ks_select_fini(&g->sel);
+        free(g->jobs);
+        free(g->pending);
+        free(g->act);
+    }
+    r->unplanned += r->cache.unplanned;
+    free(m.gpu);
+    ks_workload_free(m.wl);
+    if (st == KS_OK && m.err[0])
+        st = KS_EINVAL;
+    if (st != KS_OK && err[0] == '\0')
+        snprintf(err, len, "%s", m.err[0] ? m.err : ks_status_str(st));
+    return st;
+}
+
+void ks_run_result_fini(struct ks_run_result *r)
+{
+    free(r->ttft);
+    free(r->tpot);
+    free(r->rec);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,62 @@
+// engine.h - one simulation: a scenario's requests decoded on its platform.
+//
+// SimGrid owns time and contention; per GPU a cache manager (cache.h)
+// decides placement. Actors, all long-lived:
+//   router      (node 0's CPU) releases the workload's requests at their
+//               arrival times to the GPUs in turn (round robin);
+//   decode      (one per GPU) admits requests while L1 can hold their share
+//               of the batch, prefills them, then runs decode steps: select
+//               blocks, report the accesses, plan migrations, wait only for
+//               the batches that carry blocks needed now, compute;
+//   lane        (KS_ENGINE_LANES per GPU, the staging pool) execute migration
+//               batches in priority order, each one SimGrid transfer from the
+//               source tier's host to the destination tier's host, and
+//               confirm them to the cache manager.
+// Step time: (weight bytes + KV bytes of the selected tokens) / HBM
+// bandwidth, after the stall for needed blocks; prefill: 2 * parameters *
+// prompt tokens / flops, with parameters = weight bytes / 2 (16-bit
+// weights). Prefill produces the first token; each decode step one more.
+//
+// A process runs one simulation (SimGrid initialises once per process).
+#ifndef KS_ENGINE_H
+#define KS_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "hist.h"
+#include "scenario.h"
+
+#define KS_ENGINE_LANES 4 // concurrent migration batches per GPU
+
+// One finished (or cut off) request.
+struct ks_request_record {
+    uint64_t id;
+    uint32_t gpu;
+    uint32_t prompt, output; // tokens asked for
+    uint32_t generated;      // tokens produced before the end of the run
+    double arrival, admitted, first_token, finish; // seconds; finish < 0: not finished
+    double tpot_mean, tpot_max;                     // seconds
+};
+
+struct ks_run_result {
+    double sim_time;      // seconds simulated
+    double wall_s;        // seconds of wall clock the simulation took
+    uint64_t arrived, admitted, finished, tokens;
+    uint64_t steps;       // decode steps, all GPUs
+    double busy, stall;   // seconds, all GPUs: computing, waiting for needed blocks
+    uint64_t peak_batch;  // most requests decoding at once on one GPU
+    uint64_t unplanned;   // misses that found no page
+    struct ks_hist *ttft, *tpot; // seconds
+    struct ks_cache_stats cache; // summed over GPUs
+    struct ks_request_record *rec;
+    size_t n_rec, cap_rec;
+};
+
+// Runs the scenario. KS_OK with *r filled (release with ks_run_result_fini),
+// or a status with the reason in err.
+int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *err, size_t len);
+void ks_run_result_fini(struct ks_run_result *r);
+
+#endif

@@ -1,0 +1,216 @@
+// run_cmd.c - `kvstrata run`: simulate a scenario, print its summary, write
+// its HDF5 result.
+//
+// The summary's keys are the same on stdout (text or --json) and as the
+// attributes of /summary in the result file; /requests holds one record per
+// request. The result is written whole or not at all (results.h).
+#define _POSIX_C_SOURCE 200809L // mkdir
+
+#include "run_cmd.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "engine.h"
+#include "json.h"
+#include "results.h"
+#include "scenario.h"
+#include "status.h"
+
+enum { MAX_SETS = 256, ERR_LEN = 1 << 16 };
+
+static const struct ks_field request_fields[] = {
+    {"id", KS_F_U64, offsetof(struct ks_request_record, id), "request id, in arrival order"},
+    {"gpu", KS_F_U32, offsetof(struct ks_request_record, gpu), "GPU that served it"},
+    {"prompt", KS_F_U32, offsetof(struct ks_request_record, prompt), "prompt tokens"},
+    {"output", KS_F_U32, offsetof(struct ks_request_record, output), "output tokens asked for"},
+    {"generated", KS_F_U32, offsetof(struct ks_request_record, generated), "output tokens produced"},
+    {"arrival", KS_F_F64, offsetof(struct ks_request_record, arrival), "seconds"},
+    {"admitted", KS_F_F64, offsetof(struct ks_request_record, admitted), "seconds"},
+    {"first_token", KS_F_F64, offsetof(struct ks_request_record, first_token), "seconds; -1: none"},
+    {"finish", KS_F_F64, offsetof(struct ks_request_record, finish), "seconds; -1: cut off by the end of the run"},
+    {"tpot_mean", KS_F_F64, offsetof(struct ks_request_record, tpot_mean), "seconds per output token after the first"},
+    {"tpot_max", KS_F_F64, offsetof(struct ks_request_record, tpot_max), "seconds"},
+};
+
+struct summary {
+    json_t *fig, *notes;
+    int err;
+};
+
+static void num(struct summary *s, const char *key, double v, const char *note)
+{
+    s->err |= ks_json_set_num(s->fig, key, v);
+    s->err |= ks_json_set_str(s->notes, key, note);
+}
+
+static double ratio(double a, double b)
+{
+    return b > 0 ? a / b : 0;
+}
+
+static void summarise(struct summary *s, const struct ks_scenario *sc, const struct ks_run_result *r)
+{
+    const struct ks_cache_stats *c = &r->cache;
+    s->err |= ks_json_set_str(s->fig, "name", sc->name);
+    s->err |= ks_json_set_str(s->notes, "name", "scenario");
+    num(s, "seed", (double)sc->seed, "random seed");
+    num(s, "sim_time", r->sim_time, "seconds simulated");
+    num(s, "requests_arrived", (double)r->arrived, "requests released by the router");
+    num(s, "requests_admitted", (double)r->admitted, "requests that started decoding");
+    num(s, "requests_finished", (double)r->finished, "requests that produced all their tokens");
+    num(s, "tokens", (double)r->tokens, "output tokens produced");
+    num(s, "throughput_tokens", ratio((double)r->tokens, r->sim_time), "output tokens per simulated second");
+    num(s, "throughput_requests", ratio((double)r->finished, r->sim_time), "finished requests per simulated second");
+    num(s, "ttft_mean", ks_hist_mean(r->ttft), "seconds from arrival to first token, mean");
+    num(s, "ttft_p50", ks_hist_quantile(r->ttft, 0.5), "seconds");
+    num(s, "ttft_p99", ks_hist_quantile(r->ttft, 0.99), "seconds");
+    num(s, "tpot_mean", ks_hist_mean(r->tpot), "seconds per output token after the first, mean");
+    num(s, "tpot_p50", ks_hist_quantile(r->tpot, 0.5), "seconds");
+    num(s, "tpot_p99", ks_hist_quantile(r->tpot, 0.99), "seconds");
+    double acc = (double)c->accesses;
+    num(s, "hit_rate_l1", ratio((double)c->found[KS_L1], acc), "block accesses that found the block in L1");
+    num(s, "hit_rate_l2", ratio((double)c->found[KS_L2], acc), "block accesses that found it in L2");
+    num(s, "hit_rate_l3", ratio((double)c->found[KS_L3], acc), "block accesses that found it in L3");
+    num(s, "stall_fraction", ratio(r->stall, r->stall + r->busy), "GPU time spent waiting for needed blocks");
+    num(s, "prefetch_accuracy", ratio((double)c->pf_used, (double)c->pf_issued), "prefetched blocks later accessed");
+    num(s, "migrated_bytes_l1_l2", (double)c->mig_bytes[KS_L1][KS_L2], "bytes demoted from L1 to L2");
+    num(s, "migrated_bytes_l2_l1", (double)c->mig_bytes[KS_L2][KS_L1], "bytes promoted from L2 to L1");
+    num(s, "migrated_bytes_l2_l3", (double)c->mig_bytes[KS_L2][KS_L3], "bytes demoted from L2 to L3");
+    num(s, "migrated_bytes_l3_l1", (double)c->mig_bytes[KS_L3][KS_L1], "bytes promoted from L3 to L1");
+    num(s, "steps", (double)r->steps, "decode steps, all GPUs");
+    num(s, "peak_batch", (double)r->peak_batch, "most requests decoding at once on one GPU");
+    num(s, "misses_unplanned", (double)r->unplanned, "misses (or new blocks) that found no page");
+    if (sc->slo.tpot_p99 > 0) {
+        num(s, "slo_tpot_p99", sc->slo.tpot_p99, "objective, seconds");
+        s->err |= json_object_set_new(s->fig, "slo_met", json_boolean(ks_hist_quantile(r->tpot, 0.99) <= sc->slo.tpot_p99));
+        s->err |= ks_json_set_str(s->notes, "slo_met", "tpot_p99 <= slo_tpot_p99");
+    }
+    num(s, "wall_s", r->wall_s, "wall-clock seconds the simulation took");
+}
+
+static int write_result(const char *path, const struct summary *s, const struct ks_run_result *r, char *err,
+                        size_t len)
+{
+    struct ks_results *h = ks_results_open(path, err, len);
+    if (!h)
+        return KS_EIO;
+    int st = KS_OK;
+    const char *key;
+    json_t *v;
+    json_object_foreach(s->fig, key, v)
+    {
+        if (st != KS_OK)
+            break;
+        if (json_is_string(v))
+            st = ks_results_attr_str(h, "/summary", key, json_string_value(v));
+        else if (json_is_boolean(v))
+            st = ks_results_attr_int(h, "/summary", key, json_is_true(v));
+        else
+            st = ks_results_attr_num(h, "/summary", key, json_number_value(v));
+    }
+    struct ks_table *t = st == KS_OK ? ks_results_table(h, "/requests", request_fields,
+                                                        sizeof request_fields / sizeof request_fields[0],
+                                                        sizeof(struct ks_request_record), 0)
+                                     : NULL;
+    if (!t || ks_results_append(t, r->rec, r->n_rec) != KS_OK) {
+        snprintf(err, len, "%s: %s", path, ks_results_error(h));
+        ks_results_abort(h);
+        return KS_EIO;
+    }
+    return ks_results_commit(h, err, len);
+}
+
+static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
+{
+    const char *file = NULL, *out = NULL;
+    const char *sets[MAX_SETS + 1];
+    struct ks_cli_strings set = {.v = sets, .cap = MAX_SETS};
+    uint64_t seed = 0;
+    int json = 0;
+    const char *seed_text = NULL;
+    const struct ks_cli_opt opts[] = {
+        {.name = "scenario", .kind = KS_CLI_ARG, .out = &file, .arg = "SCENARIO.lua"},
+        {.name = "set", .kind = KS_CLI_STRINGS, .out = &set, .arg = "PATH=VALUE",
+         .help = "override a field of the scenario (repeatable, applied in order)"},
+        {.name = "seed", .kind = KS_CLI_STRING, .out = &seed_text, .arg = "N",
+         .help = "random seed (overrides the scenario's)", .hide_default = 1},
+        {.name = "output", .kind = KS_CLI_STRING, .out = &out, .arg = "OUT.h5", .short_name = 'o',
+         .help = "result file (default: results/NAME.h5)", .hide_default = 1},
+        {.name = "json", .kind = KS_CLI_FLAG, .out = &json, .help = "print one JSON object on stdout"},
+    };
+    int status;
+    if (!ks_cli_parse(cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &status))
+        return status;
+    static char err[ERR_LEN], seed_set[64];
+    if (seed_text) {
+        char why[128];
+        if (ks_cli_parse_u64(seed_text, 0, UINT64_MAX, &seed, why, sizeof why) != 0)
+            return ks_cli_usage_error(cmd, "--seed %s: %s", seed_text, why);
+        snprintf(seed_set, sizeof seed_set, "seed=%llu", (unsigned long long)seed);
+        sets[set.n++] = seed_set;
+    }
+    struct ks_scenario_params p = {.sets = sets, .n_sets = set.n};
+    struct ks_scenario *sc = NULL;
+    int st = ks_scenario_load(file, &p, &sc, err, sizeof err);
+    if (st == KS_ENOMEM)
+        return ks_cli_fail(cmd, "%s", err);
+    if (st != KS_OK) {
+        fflush(stdout);
+        fprintf(stderr, "%s\nkvstrata %s: %s is not a valid scenario\n", err, cmd->name, file);
+        return KS_EXIT_USAGE;
+    }
+    static char path[4096];
+    if (out) {
+        snprintf(path, sizeof path, "%s", out);
+    } else {
+        mkdir("results", 0777); // an existing folder is fine; a failure shows when the file is made
+        snprintf(path, sizeof path, "results/%s.h5", sc->name);
+    }
+    struct ks_run_result r;
+    st = ks_engine_run(sc, &r, err, sizeof err);
+    if (st != KS_OK) {
+        ks_run_result_fini(&r);
+        ks_scenario_free(sc);
+        return ks_cli_fail(cmd, "%s: %s", file, err);
+    }
+    struct summary s = {.fig = json_object(), .notes = json_object()};
+    int rc = -1;
+    if (s.fig && s.notes) {
+        summarise(&s, sc, &r);
+        if (!s.err && (st = write_result(path, &s, &r, err, sizeof err)) != KS_OK) {
+            json_decref(s.fig);
+            json_decref(s.notes);
+            ks_run_result_fini(&r);
+            ks_scenario_free(sc);
+            return ks_cli_fail(cmd, "%s", err);
+        }
+        s.err |= ks_json_set_str(s.fig, "result", path);
+        s.err |= ks_json_set_str(s.notes, "result", "HDF5 result file");
+        if (!s.err)
+            rc = json ? ks_json_print(stdout, s.fig) : ks_json_print_table(stdout, s.fig, s.notes);
+    }
+    json_decref(s.fig);
+    json_decref(s.notes);
+    ks_run_result_fini(&r);
+    ks_scenario_free(sc);
+    return rc == 0 ? KS_EXIT_OK : ks_cli_fail(cmd, "cannot write the report");
+}
+
+const struct ks_cli_cmd ks_run_cmd = {
+    .name = "run",
+    .summary = "Simulate a scenario; print its summary and write its HDF5 result",
+    .about = "Loads and checks SCENARIO.lua as `scenario check` does, then simulates it on\n"
+             "SimGrid until its duration or its last request. One node or a cluster; per GPU\n"
+             "a decode engine (continuous batching, admission bounded by L1), a cache\n"
+             "manager, and a staging pool of migration lanes.\n"
+             "\n"
+             "Prints the summary (throughput, TTFT and TPOT mean/P50/P99, hit rate per\n"
+             "tier, stall fraction, prefetch accuracy, migrated bytes, SLO) and writes the\n"
+             "result file: /summary (the same keys, as attributes) and /requests (one\n"
+             "record per request). The same scenario and seed give the same summary,\n"
+             "wall_s aside. A run that fails leaves no result file.\n",
+    .run = run,
+};
