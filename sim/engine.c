@@ -259,15 +259,17 @@ static int place_prompt(struct gpu *g, struct active *a)
     return want > shared ? ks_cache_req_grow(c, a->req, want - shared, KS_L1, NULL) : KS_OK;
 }
 
-// Admits pending requests while the GPU can hold their share; returns how
-// many, and in *prefill the prefill time they cost.
+// Admits the oldest pending request if the GPU can hold its share (one per
+// iteration: prefills interleave with decode steps, so that a stream of
+// arrivals cannot starve the requests already decoding). Returns how many it
+// admitted, and in *prefill the prefill time.
 static uint32_t admit(struct gpu *g, double *prefill)
 {
     struct sim *m = g->sim;
     const struct ks_scenario *s = m->s;
     double t = 0;
     uint32_t k = 0;
-    while (k < g->n_pending) {
+    while (k < g->n_pending && k < 1) {
         struct ks_request_spec *sp = &g->pending[k];
         uint64_t full = (uint64_t)blocks_of(m, (uint64_t)sp->prompt_tokens + sp->output_tokens) * s->model.layers;
         if (g->n_act > 0 && g->active_blocks + full > m->admit_blocks)
@@ -454,12 +456,13 @@ static void decode(int argc, char **argv)
             sg_mutex_unlock(g->mu);
             continue;
         }
-        if (admitted > 0) { // prefill: the newcomers' first tokens (others wait)
+        if (admitted > 0) { // prefill: the newcomer's first token (the others wait)
             if (prefill > 0)
                 sg_actor_sleep_for(prefill);
             m->r->busy += prefill;
             emit(g, simgrid_get_clock(), 1);
-            continue;
+            if (g->n_act == 0 || simgrid_get_clock() >= s->duration)
+                continue;
         }
         if (decode_step(g, sel, mass, acc) != 0) {
             g->failed = 1;

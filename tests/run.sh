@@ -8,6 +8,7 @@
 #   KS_SANITIZE=LIST      comma-separated: address, undefined, thread
 #   KS_CMAKE_ARGS="..."   more CMake arguments (e.g. -DKS_CUDA=OFF)
 #   KS_JOBS=N             parallel build and test jobs (default: nproc)
+#   KS_TEST=0             install, configure and build only
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -44,4 +45,4 @@ args+=(${KS_CMAKE_ARGS:-})
 
 cmake -S . -B "$build" "${args[@]}"
 cmake --build "$build" -j "$jobs"
-ctest --test-dir "$build" --output-on-failure -j "$jobs"
+[ "${KS_TEST:-1}" = 0 ] || ctest --test-dir "$build" --output-on-failure -j "$jobs"
