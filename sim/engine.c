@@ -303,8 +303,10 @@ static uint32_t admit(struct gpu *g, double *prefill)
         t += 2.0 * ((double)s->model.weight_bytes / 2.0) * sp->prompt_tokens / s->platform.flops;
         k++;
     }
-    memmove(g->pending, g->pending + k, (g->n_pending - k) * sizeof *g->pending);
-    g->n_pending -= k;
+    if (k > 0) {
+        memmove(g->pending, g->pending + k, (g->n_pending - k) * sizeof *g->pending);
+        g->n_pending -= k;
+    }
     if (g->n_act > m->r->peak_batch)
         m->r->peak_batch = g->n_act;
     *prefill = t;
@@ -678,12 +680,22 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         }
         ks_cache_free(g->cache);
         ks_select_fini(&g->sel);
+        if (g->mu) {
+            sg_mutex_destroy(g->mu);
+            sg_cond_destroy(g->work);
+            sg_cond_destroy(g->done);
+            sg_cond_destroy(g->arrive);
+        }
         free(g->jobs);
         free(g->pending);
         free(g->act);
     }
     r->unplanned += r->cache.unplanned;
     free(m.gpu);
+    if (m.mu) {
+        sg_mutex_destroy(m.mu);
+        sg_cond_destroy(m.slot);
+    }
     ks_workload_free(m.wl);
     if (st == KS_OK && m.err[0])
         st = KS_EINVAL;
