@@ -17,6 +17,7 @@
 #include "json.h"
 #include "results.h"
 #include "scenario.h"
+#include "scenario_cmd.h"
 #include "status.h"
 
 enum { MAX_SETS = 256, ERR_LEN = 1 << 16 };
@@ -152,16 +153,10 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         snprintf(seed_set, sizeof seed_set, "seed=%llu", (unsigned long long)seed);
         sets[set.n++] = seed_set;
     }
-    struct ks_scenario_params p = {.sets = sets, .n_sets = set.n};
     struct ks_scenario *sc = NULL;
-    int st = ks_scenario_load(file, &p, &sc, err, sizeof err);
-    if (st == KS_ENOMEM)
-        return ks_cli_fail(cmd, "%s", err);
-    if (st != KS_OK) {
-        fflush(stdout);
-        fprintf(stderr, "%s\nkvstrata %s: %s is not a valid scenario\n", err, cmd->name, file);
-        return KS_EXIT_USAGE;
-    }
+    int st = ks_scenario_cmd_load(cmd, file, sets, set.n, &sc);
+    if (st != KS_EXIT_OK)
+        return st;
     static char path[4096];
     if (out) {
         snprintf(path, sizeof path, "%s", out);

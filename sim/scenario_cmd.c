@@ -55,6 +55,22 @@ static int add_item(const struct ks_scenario_item *it, void *ud)
     return 0;
 }
 
+int ks_scenario_cmd_load(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets, size_t n_sets,
+                         struct ks_scenario **out)
+{
+    static char err[ERR_LEN];
+    struct ks_scenario_params p = {.sets = sets, .n_sets = n_sets};
+    int st = ks_scenario_load(file, &p, out, err, sizeof err);
+    if (st == KS_ENOMEM)
+        return ks_cli_fail(cmd, "%s", err);
+    if (st != KS_OK) {
+        fflush(stdout);
+        fprintf(stderr, "%s\nkvstrata %s: %s is not a valid scenario\n", err, cmd->name, file);
+        return KS_EXIT_USAGE;
+    }
+    return KS_EXIT_OK;
+}
+
 static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
 {
     const char *file = NULL;
@@ -70,17 +86,10 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
     int status;
     if (!ks_cli_parse(cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &status))
         return status;
-    static char err[ERR_LEN];
-    struct ks_scenario_params p = {.sets = sets, .n_sets = set.n};
     struct ks_scenario *sc = NULL;
-    int st = ks_scenario_load(file, &p, &sc, err, sizeof err);
-    if (st == KS_ENOMEM)
-        return ks_cli_fail(cmd, "%s", err);
-    if (st != KS_OK) {
-        fflush(stdout);
-        fprintf(stderr, "%s\nkvstrata %s: %s is not a valid scenario\n", err, cmd->name, file);
-        return KS_EXIT_USAGE;
-    }
+    int rc0 = ks_scenario_cmd_load(cmd, file, sets, set.n, &sc);
+    if (rc0 != KS_EXIT_OK)
+        return rc0;
     struct show s = {.values = json_object()};
     if (json) {
         s.units = json_object();

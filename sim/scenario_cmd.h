@@ -2,8 +2,17 @@
 #ifndef KS_SCENARIO_CMD_H
 #define KS_SCENARIO_CMD_H
 
+#include <stddef.h>
+
 #include "cli.h"
+#include "scenario.h"
 
 extern const struct ks_cli_cmd ks_scenario_check_cmd;
+
+// Loads a scenario for a command: on success returns KS_EXIT_OK with *out
+// set (free it with ks_scenario_free); otherwise prints the errors on stderr
+// and returns the exit status (KS_EXIT_USAGE for bad input).
+int ks_scenario_cmd_load(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets, size_t n_sets,
+                         struct ks_scenario **out);
 
 #endif
