@@ -570,6 +570,12 @@ int ks_cache_validate(struct ks_cache *c, const struct ks_loc *loc)
     return KS_OK;
 }
 
+uint32_t ks_cache_block_group(const struct ks_cache *c, uint32_t id)
+{
+    KS_ASSERT(id < c->tab.n_chunks * KS_CHUNK);
+    return c->tab.chunk[id / KS_CHUNK].group;
+}
+
 double ks_cache_heat(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block)
 {
     const struct ks_req *q = get_req(c, req);

@@ -245,6 +245,9 @@ void ks_cache_tier_view(const struct ks_cache *c, unsigned tier, struct ks_tier_
 // Heat of a block (attention mass, decayed to the current step).
 double ks_cache_heat(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block);
 
+// The layer group of a live block (the group of the request that created it).
+uint32_t ks_cache_block_group(const struct ks_cache *c, uint32_t id);
+
 // Bytes of memory the manager holds now.
 uint64_t ks_cache_bytes(const struct ks_cache *c);
 

@@ -33,6 +33,7 @@ struct active {
 
 struct job {
     struct ks_batch *b;
+    uint32_t layer;  // needed: the first layer whose compute waits for it
     uint8_t needed;  // decode waits for it
     uint8_t running; // a lane has it
 };
@@ -361,12 +362,25 @@ static void emit(struct gpu *g, double now, int from_prefill)
     }
 }
 
-static int has_needed(const struct gpu *g)
+// Whether a batch that layer `layer` (or an earlier one) needs is in flight.
+static int has_needed(const struct gpu *g, uint32_t layer)
 {
     for (uint32_t i = 0; i < g->n_jobs; i++)
-        if (g->jobs[i].needed)
+        if (g->jobs[i].needed && g->jobs[i].layer <= layer)
             return 1;
     return 0;
+}
+
+// The first layer any block of the batch belongs to.
+static uint32_t first_layer(const struct ks_cache *c, const struct ks_batch *b)
+{
+    uint32_t l = UINT32_MAX;
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint32_t g = ks_cache_block_group(c, b->blocks[i]);
+        if (g < l)
+            l = g;
+    }
+    return l;
 }
 
 // A decode step: accesses, migrations, stall, compute. Returns the step's
@@ -412,19 +426,36 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
             g->jobs = p;
             g->cap_jobs = cap;
         }
-        g->jobs[g->n_jobs++] = (struct job){.b = plan.batch[i], .needed = plan.batch[i]->klass == KS_CLASS_MISS};
+        int needed = plan.batch[i]->klass == KS_CLASS_MISS;
+        g->jobs[g->n_jobs++] = (struct job){
+            .b = plan.batch[i], .needed = (uint8_t)needed, .layer = needed ? first_layer(c, plan.batch[i]) : 0};
     }
     if (plan.n)
         sg_cond_notify_all(g->work);
-    double t0 = simgrid_get_clock();
-    sg_mutex_lock(g->mu);
-    while (has_needed(g) && !g->failed)
-        sg_cond_wait(g->done, g->mu);
-    sg_mutex_unlock(g->mu);
-    m->r->stall += simgrid_get_clock() - t0;
-    double compute = ((double)s->model.weight_bytes + kv_bytes) / s->platform.hbm_bw;
-    sg_actor_sleep_for(compute);
-    m->r->busy += compute;
+    // layer by layer: a layer waits only for the batches carrying its own
+    // missed blocks (or an earlier layer's); copies for later layers overlap
+    // the compute of earlier ones
+    double layer_time = ((double)s->model.weight_bytes + kv_bytes) / s->platform.hbm_bw / s->model.layers;
+    uint32_t done = 0;
+    while (done < s->model.layers) {
+        double t0 = simgrid_get_clock();
+        sg_mutex_lock(g->mu);
+        while (has_needed(g, done) && !g->failed)
+            sg_cond_wait(g->done, g->mu);
+        int more = has_needed(g, UINT32_MAX - 1);
+        sg_mutex_unlock(g->mu);
+        m->r->stall += simgrid_get_clock() - t0;
+        // no needed copy left in flight: the remaining layers run in one go
+        uint32_t run = 1;
+        if (!more)
+            run = s->model.layers - done;
+        else
+            while (done + run < s->model.layers && !has_needed(g, done + run))
+                run++;
+        sg_actor_sleep_for(layer_time * run);
+        done += run;
+    }
+    m->r->busy += layer_time * s->model.layers;
     m->r->steps++;
     return 0;
 }
@@ -644,6 +675,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
             break;
         }
         ks_select_init(&g->sel, &s->sparse, s->cache.block_size);
+        g->step = 1; // blocks placed before the first step count as used at step 0
         ks_rng_seed(&g->rng, s->seed * 1000003u + i);
         memset(g->prefix_req, 0xff, sizeof g->prefix_req);
         g->mu = sg_mutex_init();

@@ -23,3 +23,18 @@ ks_cli_test(run_bad --exit 2 --stdout-empty --stderr-has "cache.block_size"
 add_test(NAME run_twice COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_twice.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=2s)
 set_tests_properties(run_twice PROPERTIES TIMEOUT 300)
+# a miss: demotion then promotion, one 128 KiB block each over 50 GB/s + 1 us: 7.244928 us a token
+ks_cli_test(run_closed_form_miss --json --ge tpot_mean 7.24492e-6 --le tpot_mean 7.244936e-6 --ge hit_rate_l2 1
+            --ge migrated_bytes_l2_l1 131072 --le migrated_bytes_l2_l1 131072
+            -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_miss.h5 --json)
+# two GPUs behind one switch uplink, missing at once: the bandwidth term doubles (12.487808 us)
+ks_cli_test(run_closed_form_shared_uplink --json --ge tpot_mean 12.48779e-6 --le tpot_mean 12.48782e-6
+            --ge requests_finished 2
+            -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_shared.h5 --json
+            --set platform.gpus_per_node=2 --set platform.gpus_per_switch=2 --set workload.arrival.concurrency=2
+            --set workload.requests=2)
+# the same two GPUs behind separate switches: each as fast as alone
+ks_cli_test(run_closed_form_own_uplink --json --ge tpot_mean 7.24492e-6 --le tpot_mean 7.244936e-6
+            -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_own.h5 --json
+            --set platform.gpus_per_node=2 --set platform.gpus_per_switch=1 --set workload.arrival.concurrency=2
+            --set workload.requests=2)
