@@ -570,6 +570,11 @@ int ks_cache_validate(struct ks_cache *c, const struct ks_loc *loc)
     return KS_OK;
 }
 
+void ks_cache_set_reserve(struct ks_cache *c, uint32_t pages)
+{
+    c->reserve = pages;
+}
+
 uint32_t ks_cache_block_group(const struct ks_cache *c, uint32_t id)
 {
     KS_ASSERT(id < c->tab.n_chunks * KS_CHUNK);

@@ -159,6 +159,11 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
 // blocks not accessed yet (later accesses carry it in ks_access.next).
 int ks_cache_set_next_use(struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block, uint32_t step);
 
+// Asks plans to keep `pages` L1 pages free (counting those that batches in
+// flight will free) by demoting victims, so that the blocks the caller creates
+// next (a decode step's new KV) find room in L1. 0 (the default) keeps none.
+void ks_cache_set_reserve(struct ks_cache *c, uint32_t pages);
+
 // ---- migration ----------------------------------------------------------
 
 struct ks_batch {

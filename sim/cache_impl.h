@@ -68,6 +68,7 @@ struct ks_cache {
     struct ks_heat_clock clk;
     struct ks_rng rng;
     uint32_t now;
+    uint32_t reserve; // L1 pages kept free for new blocks (ks_cache_set_reserve)
     uint8_t started;
     uint8_t lower[KS_TIERS]; // next present tier down, or KS_TIER_NONE
 

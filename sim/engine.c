@@ -73,6 +73,7 @@ struct sim {
     uint64_t block_bytes[KS_TIERS];
     uint64_t token_bytes;   // KV bytes of one token, all layers
     uint64_t admit_blocks;  // blocks of admitted requests one GPU may hold
+    uint64_t l1_pages;      // L1 pages per GPU
     char err[256];
 };
 
@@ -406,6 +407,9 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
         for (uint32_t l = 0; st == KS_OK && l < s->model.layers; l++)
             st = ks_cache_access(c, a->req, l, acc, k, NULL, NULL);
     }
+    // room in L1 for the blocks this step's tokens may open (one per request and layer)
+    uint64_t reserve = (uint64_t)g->n_act * s->model.layers, quarter = m->l1_pages / 4;
+    ks_cache_set_reserve(c, (uint32_t)(reserve < quarter ? reserve : quarter));
     struct ks_plan plan;
     double link_step = (double)s->platform.pcie_bw * (s->platform.hbm_bw > 0 ? kv_bytes / s->platform.hbm_bw : 0);
     uint64_t budget = (uint64_t)fmax(link_step, (double)m->block_bytes[KS_L1] * s->cache.migration_batch);
@@ -574,6 +578,7 @@ static int cache_params(struct sim *m, struct ks_cache_params *cp, char *err, si
     uint64_t l3p = s->cache.l3 == KS_L3_NONE ? 0 : 2 * m->admit_blocks + 1024;
     uint64_t cap = KS_PAGE_MAX;
     cp->tier_blocks[KS_L1] = (uint32_t)(l1p < cap ? l1p : cap);
+    m->l1_pages = cp->tier_blocks[KS_L1];
     cp->tier_blocks[KS_L2] = (uint32_t)(l2p < cap ? l2p : cap);
     cp->tier_blocks[KS_L3] = (uint32_t)(l3p < cap ? l3p : cap);
     uint64_t ids = (uint64_t)cp->tier_blocks[0] + cp->tier_blocks[1] + cp->tier_blocks[2] +

@@ -152,6 +152,47 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
     return got;
 }
 
+// L1 pages that are free, or will be when the batches in flight land.
+static uint32_t l1_room(const struct ks_cache *c)
+{
+    uint32_t room = ks_tier_free_pages(&c->tier[KS_L1]);
+    for (uint32_t s = 0; s < c->n_slot; s++) {
+        const struct ks_batch_rec *br = c->slot[s];
+        if (br->live && br->b.src == KS_L1)
+            for (uint32_t i = 0; i < br->b.n; i++)
+                room += br->handoff[i] == KS_NONE;
+    }
+    for (uint32_t r = 0; r < c->n_rec; r++) // demotions planned in this call
+        room += c->rec[r].src == KS_L1 && c->rec[r].handoff == KS_NONE;
+    return room;
+}
+
+// Demotes victims until L1 has its reserve of free pages (counting pages
+// that batches in flight will free), so that new blocks find room in L1.
+static void keep_reserve(struct ks_cache *c, int *err)
+{
+    uint32_t room = l1_room(c), want = c->reserve;
+    unsigned low = c->lower[KS_L1];
+    if (room >= want || low == KS_TIER_NONE)
+        return;
+    uint32_t n = want - room;
+    if (ks_grow((void **)&c->vict[KS_L1], &c->cap_vict[KS_L1], n, sizeof *c->vict[KS_L1]) != KS_OK) {
+        *err = KS_ENOMEM;
+        return;
+    }
+    uint32_t *vict = c->vict[KS_L1];
+    uint32_t nv = ks_evict_select(c, KS_L1, n, vict);
+    uint32_t placed = make_room(c, low, vict, NULL, KS_L1, NULL, nv, 1, err);
+    for (uint32_t i = placed; i < nv; i++) { // no room below: the victim stays
+        ks_blk_set_state(ks_blocktab_get(&c->tab, vict[i]), KS_BLK_RESIDENT);
+        ks_evict_note(c, vict[i]);
+    }
+    c->st.evictions[KS_L1] += placed;
+    for (uint32_t i = 0; i < placed; i++)
+        if (ks_blk_refs(ks_blocktab_get(&c->tab, vict[i])) > 1)
+            c->st.demotions_shared++;
+}
+
 void ks_batch_rec_free(struct ks_batch_rec *br)
 {
     if (!br)
@@ -340,6 +381,10 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
             ks_blk_set_prefetched(ks_blocktab_get(&c->tab, c->adm_id[i]), 1);
         }
     }
+    // 3b. keep L1's reserve free for blocks the caller will create (new KV)
+    if (err == KS_OK)
+        keep_reserve(c, &err);
+
     // every record's block is now in flight
     for (uint32_t r = 0; r < c->n_rec; r++) {
         struct ks_block *b = ks_blocktab_get(&c->tab, c->rec[r].id);

@@ -146,6 +146,7 @@ static void op_access(struct world *w)
 static void op_plan(struct world *w)
 {
     uint64_t budget = ks_rng_below(&w->rng, 3) == 0 ? UINT64_MAX : (uint64_t)ks_rng_below(&w->rng, 40) * 65536;
+    ks_cache_set_reserve(w->c, ks_rng_below(&w->rng, 4) == 0 ? ks_rng_below(&w->rng, 24) : 0);
     struct ks_plan plan;
     assert_int_equal(ks_cache_plan(w->c, budget, &plan), KS_OK);
     for (uint32_t i = 0; i < plan.n; i++) {
