@@ -25,18 +25,20 @@ static int check_tiers(const struct ks_cache *c, char *msg, size_t len)
     for (int t = 0; t < KS_TIERS; t++) {
         const struct ks_tier *tr = &c->tier[t];
         uint32_t used = 0, free_len = 0;
-        for (uint32_t p = 0; p < tr->cap; p++)
+        if (tr->hwm > tr->cap)
+            return fail(msg, len, "L%d: high-water mark %u beyond %u pages", t + 1, tr->hwm, tr->cap);
+        for (uint32_t p = 0; p < tr->hwm; p++)
             used += ks_tier_page_used(tr, p);
         if (used != tr->used)
             return fail(msg, len, "L%d: %u pages marked used, counter says %u", t + 1, used, tr->used);
         for (uint32_t p = tr->free_head; p != KS_PAGE_FREE; free_len++) {
-            if (p >= tr->cap || ks_tier_page_used(tr, p) || free_len > tr->cap)
+            if (p >= tr->hwm || ks_tier_page_used(tr, p) || free_len > tr->hwm)
                 return fail(msg, len, "L%d: free list broken at page %u", t + 1, p);
             uint32_t next = tr->owner[p] & ~KS_PAGE_FREE;
             p = next == KS_PAGE_MAX ? KS_PAGE_FREE : next;
         }
-        if (free_len + used != tr->cap)
-            return fail(msg, len, "L%d: %u free + %u used != %u pages", t + 1, free_len, used, tr->cap);
+        if (free_len + used != tr->hwm)
+            return fail(msg, len, "L%d: %u free + %u used != %u pages ever used", t + 1, free_len, used, tr->hwm);
     }
     return KS_OK;
 }
@@ -132,7 +134,7 @@ int ks_cache_check(const struct ks_cache *c, char *msg, size_t len)
         live++;
         chunk_live[id / KS_CHUNK]++;
         unsigned t = ks_blk_tier(b);
-        if (t >= KS_TIERS || c->tier[t].cap == 0 || ks_blk_page(b) >= c->tier[t].cap) {
+        if (t >= KS_TIERS || c->tier[t].cap == 0 || ks_blk_page(b) >= c->tier[t].hwm) {
             st = fail(msg, len, "block %u: tier L%u page %u does not exist", id, t + 1, ks_blk_page(b));
             goto out;
         }

@@ -124,7 +124,7 @@ static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_
     struct kv *h = c->heap;
     uint32_t k = 0;
     const struct ks_tier *tr = &c->tier[t];
-    for (uint32_t p = 0; p < tr->cap; p++) {
+    for (uint32_t p = 0; p < tr->hwm; p++) {
         if (!ks_tier_page_used(tr, p))
             continue;
         uint32_t id = tr->owner[p];
@@ -179,7 +179,7 @@ static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint
     uint32_t *page = c->samp;
     for (uint32_t i = 0; i < m + 2 * D; i++) {
         if (i < m) {
-            page[i] = ks_rng_below(&c->rng, tr->cap);
+            page[i] = ks_rng_below(&c->rng, tr->hwm); // pages beyond it were never used
             __builtin_prefetch(&tr->owner[page[i]]);
         }
         if (i >= D && i - D < m) {
@@ -233,7 +233,7 @@ static void bel_rebuild(struct ks_cache *c, unsigned t)
 {
     const struct ks_tier *tr = &c->tier[t];
     c->n_bel[t] = 0;
-    for (uint32_t p = 0; p < tr->cap; p++) {
+    for (uint32_t p = 0; p < tr->hwm; p++) {
         if (!ks_tier_page_used(tr, p))
             continue;
         uint32_t id = tr->owner[p];
@@ -250,7 +250,7 @@ void ks_evict_note(struct ks_cache *c, uint32_t id)
     unsigned t = ks_blk_tier(ks_blocktab_get(&c->tab, id));
     if (c->lower[t] == KS_TIER_NONE) // nothing is ever evicted from the bottom tier
         return;
-    if (c->n_bel[t] > 2 * (uint64_t)c->tier[t].cap + 1024)
+    if (c->n_bel[t] > 2 * (uint64_t)c->tier[t].used + 1024)
         bel_rebuild(c, t);
     bel_push(c, t, id);
 }
@@ -293,12 +293,12 @@ static uint32_t select_belady(struct ks_cache *c, unsigned t, uint32_t n, uint32
 uint32_t ks_evict_select(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out)
 {
     const struct ks_tier *tr = &c->tier[t];
-    if (n == 0 || tr->cap == 0)
+    if (n == 0 || tr->used == 0)
         return 0;
     if (c->p.evict == KS_EVICT_BELADY) // the bound is exact: never sampled
         return select_belady(c, t, n, out);
     uint64_t S = c->p.evict_samples;
-    if (S == 0 || n * S >= tr->cap) // exact asked for, or a scan costs no more than sampling
+    if (S == 0 || n * S >= tr->hwm) // exact asked for, or a scan costs no more than sampling
         return select_exact(c, t, n, out);
     uint32_t k = 0;
     for (int round = 0; round < 4 && k < n; round++) {

@@ -15,15 +15,11 @@ int ks_tier_init(struct ks_tier *t, uint32_t cap, uint32_t block_bytes)
         return KS_EINVAL;
     t->cap = cap;
     t->block_bytes = block_bytes;
-    t->free_head = cap ? 0 : KS_PAGE_FREE;
+    t->free_head = KS_PAGE_FREE;
     if (cap == 0)
         return KS_OK;
-    t->owner = ks_bigmem_alloc((size_t)cap * sizeof *t->owner);
-    if (!t->owner)
-        return KS_ENOMEM;
-    for (uint32_t p = 0; p < cap; p++)
-        t->owner[p] = KS_PAGE_FREE | (p + 1 < cap ? p + 1 : KS_PAGE_MAX);
-    return KS_OK;
+    t->owner = ks_bigmem_alloc((size_t)cap * sizeof *t->owner); // zeroed, untouched beyond hwm
+    return t->owner ? KS_OK : KS_ENOMEM;
 }
 
 void ks_tier_fini(struct ks_tier *t)
@@ -40,9 +36,14 @@ uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id)
         return KS_NONE;
     }
     uint32_t p = t->free_head;
-    KS_ASSERT(p < t->cap && (t->owner[p] & KS_PAGE_FREE));
-    uint32_t next = t->owner[p] & ~KS_PAGE_FREE;
-    t->free_head = next == KS_PAGE_MAX ? KS_PAGE_FREE : next;
+    if (p == KS_PAGE_FREE) { // the free list is empty: a page never used before
+        KS_ASSERT(t->hwm < t->cap);
+        p = t->hwm++;
+    } else {
+        KS_ASSERT(p < t->hwm && (t->owner[p] & KS_PAGE_FREE));
+        uint32_t next = t->owner[p] & ~KS_PAGE_FREE;
+        t->free_head = next == KS_PAGE_MAX ? KS_PAGE_FREE : next;
+    }
     t->owner[p] = id;
     t->used++;
     t->st.allocs++;

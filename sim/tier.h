@@ -4,10 +4,14 @@
 // free or owned by one virtual block. One array does both jobs: for a page in
 // use it holds the owning block id (the reverse map that eviction samples),
 // for a free page it holds the next free page (KS_PAGE_FREE marks it), so the
-// free list costs nothing extra. Pages are reused last-freed first.
+// free list costs nothing extra. Pages are reused last-freed first; pages
+// never used yet lie beyond a high-water mark and are handed out in order
+// when the free list is empty, so the array is only written (and its memory
+// only committed, bigmem.h) as far as the tier has ever been filled.
 //
-// Invariants: used + length of the free list == cap; owner[p] of a used page
-// is a block whose entry names (this tier, p), or a block migrating into p.
+// Invariants: used + length of the free list == hwm <= cap; owner[p] of a
+// used page is a block whose entry names (this tier, p), or a block
+// migrating into p; pages from hwm on are free and never used.
 #ifndef KS_TIER_H
 #define KS_TIER_H
 
@@ -27,7 +31,8 @@ struct ks_tier_stats {
 struct ks_tier {
     uint32_t cap;        // pages; 0 = the tier is absent
     uint32_t used;       // pages in use
-    uint32_t free_head;  // first free page, or KS_PAGE_FREE when none
+    uint32_t free_head;  // first page of the free list, or KS_PAGE_FREE when empty
+    uint32_t hwm;        // pages [0, hwm) have been used; the rest never
     uint32_t block_bytes; // bytes one block occupies in this tier
     uint32_t *owner;     // [cap]: owning block id, or KS_PAGE_FREE | next free
     struct ks_tier_stats st;
@@ -45,7 +50,7 @@ void ks_tier_free(struct ks_tier *t, uint32_t page);
 static inline uint32_t ks_tier_free_pages(const struct ks_tier *t) { return t->cap - t->used; }
 static inline int ks_tier_page_used(const struct ks_tier *t, uint32_t page)
 {
-    return !(t->owner[page] & KS_PAGE_FREE);
+    return page < t->hwm && !(t->owner[page] & KS_PAGE_FREE);
 }
 
 uint64_t ks_tier_bytes(const struct ks_tier *t);
