@@ -67,6 +67,7 @@ struct sim {
     struct ks_workload *wl;
     int router_done;
     uint32_t decoders; // decode actors still running
+    uint32_t prefix_home[64]; // prefix_affinity: the GPU of each prefix group, KS_NONE: none yet
     uint64_t in_flight; // closed arrivals: requests released and not finished
     sg_mutex_t mu;
     sg_cond_t slot; // a request finished (closed arrivals)
@@ -186,6 +187,37 @@ static void lane(int argc, char **argv)
 
 // ---- router ------------------------------------------------------------------
 
+static struct gpu *least_loaded(struct sim *m)
+{
+    struct gpu *best = &m->gpu[0];
+    for (uint32_t i = 1; i < m->n_gpu; i++)
+        if (m->gpu[i].n_act + m->gpu[i].n_pending < best->n_act + best->n_pending)
+            best = &m->gpu[i];
+    return best;
+}
+
+// The GPU a request goes to: in turn; the least loaded (active + queued
+// requests); or, for a request with a shared prefix, the GPU its prefix
+// group went to first (where the prefix's blocks are), else the least loaded.
+static struct gpu *route(struct sim *m, const struct ks_request_spec *sp, uint32_t *turn)
+{
+    switch (m->s->router) {
+    case KS_ROUTER_ROUND_ROBIN:
+        break;
+    case KS_ROUTER_LEAST_LOADED:
+        return least_loaded(m);
+    case KS_ROUTER_PREFIX_AFFINITY:
+        if (sp->prefix_group != KS_NONE && sp->prefix_group < 64) {
+            uint32_t *home = &m->prefix_home[sp->prefix_group];
+            if (*home == KS_NONE)
+                *home = least_loaded(m)->index;
+            return &m->gpu[*home];
+        }
+        return least_loaded(m);
+    }
+    return &m->gpu[(*turn)++ % m->n_gpu];
+}
+
 static void router(int argc, char **argv)
 {
     (void)argc;
@@ -211,7 +243,7 @@ static void router(int argc, char **argv)
         }
         if (simgrid_get_clock() >= s->duration)
             break;
-        struct gpu *g = &m->gpu[turn++ % m->n_gpu];
+        struct gpu *g = route(m, &spec, &turn);
         if (g->n_pending == g->cap_pending) {
             uint32_t cap = g->cap_pending ? 2 * g->cap_pending : 64;
             struct ks_request_spec *p = realloc(g->pending, cap * sizeof *p);
@@ -618,6 +650,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         return KS_EINVAL;
     }
     struct sim m = {.s = s, .r = r};
+    memset(m.prefix_home, 0xff, sizeof m.prefix_home);
     r->ttft = malloc(sizeof *r->ttft);
     r->tpot = malloc(sizeof *r->tpot);
     if (!r->ttft || !r->tpot) {

@@ -3,7 +3,8 @@
 // SimGrid owns time and contention; per GPU a cache manager (cache.h)
 // decides placement. Actors, all long-lived:
 //   router      (node 0's CPU) releases the workload's requests at their
-//               arrival times to the GPUs in turn (round robin);
+//               arrival times to the GPUs: in turn, to the least loaded, or
+//               by prefix affinity (scenario field `router`);
 //   decode      (one per GPU) admits requests while L1 can hold their share
 //               of the batch, prefills them, then runs decode steps: select
 //               blocks, report the accesses, plan migrations, wait only for

@@ -68,6 +68,7 @@ static const char *const policies[] = {"dense", "window", "stride", "random", NU
 static const char *const l3s[] = {"ssd", "remote", "none", NULL};
 static const char *const evicts[] = {"heat", "lru", "lfu", "belady", NULL}; // order of enum ks_evict_policy
 static const char *const compressions[] = {"none", "int8", NULL};
+static const char *const routers[] = {"round_robin", "least_loaded", "prefix_affinity", NULL}; // enum ks_router
 static const char *const dist_kinds[] = {"constant", "uniform", "lognormal", "normal", "trace", NULL};
 // The fields each distribution takes, by kind, and the ones it needs.
 static const char *const dist_takes[] = {"kind value", "kind min max", "kind mu sigma min max",
@@ -147,6 +148,7 @@ static const struct field fields[] = {
     {"slo.tpot_p99", T_REAL, TM, OFF(slo.tpot_p99), "", 1, 0, NULL, 0},
     {"slo.tpot_mean", T_REAL, TM, OFF(slo.tpot_mean), "", 1, 0, NULL, 0},
     {"slo.ttft_p99", T_REAL, TM, OFF(slo.ttft_p99), "", 1, 0, NULL, 0},
+    {"router", T_CHOICE, CN, OFF(router), "round_robin", 0, 0, routers, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."

@@ -39,6 +39,7 @@ enum ks_sparse_policy { KS_SPARSE_DENSE, KS_SPARSE_WINDOW, KS_SPARSE_STRIDE, KS_
 enum ks_l3_kind { KS_L3_SSD, KS_L3_REMOTE, KS_L3_NONE };
 enum ks_compression { KS_COMPRESSION_NONE, KS_COMPRESSION_INT8 };
 enum ks_dtype { KS_DTYPE_FP16, KS_DTYPE_BF16, KS_DTYPE_FP8, KS_DTYPE_INT8, KS_DTYPE_FP32 };
+enum ks_router { KS_ROUTER_ROUND_ROBIN, KS_ROUTER_LEAST_LOADED, KS_ROUTER_PREFIX_AFFINITY };
 enum ks_topology { KS_TOPOLOGY_STAR, KS_TOPOLOGY_FAT_TREE, KS_TOPOLOGY_TORUS, KS_TOPOLOGY_DRAGONFLY };
 
 // A capacity given either in bytes or as a share of something else.
@@ -160,6 +161,7 @@ struct ks_scenario {
     char *name;     // default: the file's name without folder and .lua
     uint64_t seed;
     double duration; // seconds of simulated time
+    enum ks_router router; // how requests are spread over the GPUs
     struct ks_scenario_platform platform;
     struct ks_scenario_model model;
     struct ks_scenario_workload workload;
