@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "platform.h"
 #include "rng.h"
@@ -548,6 +549,27 @@ static void decode(int argc, char **argv)
     free(acc);
 }
 
+// ---- progress ----------------------------------------------------------------
+
+// A daemon that redraws a progress line on stderr every 1% of the duration
+// (only when stderr is a terminal; it never touches stdout).
+static void progress(int argc, char **argv)
+{
+    (void)argc;
+    struct sim *m = (struct sim *)(uintptr_t)strtoull(argv[1], NULL, 16);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int pct = 1;; pct++) {
+        sg_actor_sleep_until(m->s->duration * pct / 100.0);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        double wall = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
+        fprintf(stderr, "\rrun: %3d%% of %gs simulated, %llu requests finished, %llu tokens, %.1fs wall ",
+                pct < 100 ? pct : 100, m->s->duration, (unsigned long long)m->r->finished,
+                (unsigned long long)m->r->tokens, wall);
+        fflush(stderr);
+    }
+}
+
 // ---- setup -------------------------------------------------------------------
 
 static void platform_of(const struct ks_scenario *s, struct ks_platform_params *p)
@@ -732,7 +754,12 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         }
         m.decoders = m.n_gpu;
         spawn("router", m.gpu[0].cpu, router, &m, 0);
+        int tty = isatty(STDERR_FILENO);
+        if (tty)
+            spawn("progress", m.gpu[0].cpu, progress, &m, 1);
         simgrid_run();
+        if (tty)
+            fputs("\r\033[K", stderr);
         r->sim_time = simgrid_get_clock();
     }
     clock_gettime(CLOCK_MONOTONIC, &w1);
