@@ -1,0 +1,1 @@
+# Shipped scenarios: each runs, and answers its question qualitatively.
