@@ -57,6 +57,8 @@ struct gpu {
     uint32_t prefix_req[64]; // cache request holding each shared prefix group, KS_NONE: not yet
     uint64_t active_blocks;  // blocks of the admitted requests at their full length
     uint32_t step;
+    double next_sample;          // simulated time of the next /steps record
+    double last_step, last_stall; // seconds
     int failed;
 };
 
@@ -397,6 +399,42 @@ static void emit(struct gpu *g, double now, int from_prefill)
 }
 
 // Whether a batch that layer `layer` (or an earlier one) needs is in flight.
+static void sample(struct gpu *g)
+{
+    struct sim *m = g->sim;
+    struct ks_run_result *r = m->r;
+    double now = simgrid_get_clock();
+    if (now < g->next_sample)
+        return;
+    double every = m->s->duration / KS_ENGINE_SAMPLES;
+    while (g->next_sample <= now)
+        g->next_sample += every;
+    if (r->n_samples == r->cap_samples) {
+        size_t cap = r->cap_samples ? 2 * r->cap_samples : 4096;
+        struct ks_step_record *p = realloc(r->samples, cap * sizeof *p);
+        if (!p)
+            return; // a missing sample loses a point of a time series, nothing else
+        r->samples = p;
+        r->cap_samples = cap;
+    }
+    const struct ks_cache_stats *cs = ks_cache_stats(g->cache);
+    struct ks_step_record *x = &r->samples[r->n_samples++];
+    *x = (struct ks_step_record){.t = now, .gpu = g->index, .batch = g->n_act, .pending = g->n_pending,
+                                 .step_time = g->last_step, .stall = g->last_stall};
+    for (unsigned t = 0; t < KS_TIERS; t++) {
+        struct ks_tier_view v;
+        ks_cache_tier_view(g->cache, t, &v);
+        x->occupancy[t] = v.used;
+        x->found[t] = cs->found[t];
+        for (unsigned u = 0; u < KS_TIERS; u++) {
+            if (u < t)
+                x->bytes_up += cs->mig_bytes[t][u];
+            else if (u > t)
+                x->bytes_down += cs->mig_bytes[t][u];
+        }
+    }
+}
+
 static int has_needed(const struct gpu *g, uint32_t layer)
 {
     for (uint32_t i = 0; i < g->n_jobs; i++)
@@ -443,6 +481,7 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
     uint64_t reserve = (uint64_t)g->n_act * s->model.layers, quarter = m->l1_pages / 4;
     ks_cache_set_reserve(c, (uint32_t)(reserve < quarter ? reserve : quarter));
+    double step_start = simgrid_get_clock(), stall_before = m->r->stall;
     struct ks_plan plan;
     double link_step = (double)s->platform.pcie_bw * (s->platform.hbm_bw > 0 ? kv_bytes / s->platform.hbm_bw : 0);
     uint64_t budget = (uint64_t)fmax(link_step, (double)m->block_bytes[KS_L1] * s->cache.migration_batch);
@@ -494,6 +533,8 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
     }
     m->r->busy += layer_time * s->model.layers;
     m->r->steps++;
+    g->last_step = simgrid_get_clock() - step_start;
+    g->last_stall = m->r->stall - stall_before;
     return 0;
 }
 
@@ -539,6 +580,7 @@ static void decode(int argc, char **argv)
             break;
         }
         emit(g, simgrid_get_clock(), 0);
+        sample(g);
     }
     for (uint32_t i = 0; i < g->n_act; i++) // cut off by the end of the run
         record(m, g, &g->act[i], 0);
@@ -806,5 +848,6 @@ void ks_run_result_fini(struct ks_run_result *r)
     free(r->ttft);
     free(r->tpot);
     free(r->rec);
+    free(r->samples);
     memset(r, 0, sizeof *r);
 }

@@ -41,6 +41,21 @@ struct ks_request_record {
     double tpot_mean, tpot_max;                     // seconds
 };
 
+// One GPU's state, sampled about every KS_ENGINE_SAMPLES-th of the duration
+// (at the first step boundary after each sample time).
+struct ks_step_record {
+    double t;           // seconds
+    uint32_t gpu;
+    uint32_t batch;     // requests decoding
+    uint32_t pending;   // requests waiting for admission
+    uint32_t occupancy[KS_TIERS]; // pages in use per tier
+    double step_time;   // seconds, the last decode step (stall included)
+    double stall;       // seconds of that step waiting for needed blocks
+    uint64_t found[KS_TIERS];     // accesses so far that found the block in each tier
+    uint64_t bytes_up, bytes_down; // bytes migrated so far towards L1 / away from it
+};
+#define KS_ENGINE_SAMPLES 1000
+
 struct ks_run_result {
     double sim_time;      // seconds simulated
     double wall_s;        // seconds of wall clock the simulation took
@@ -53,6 +68,8 @@ struct ks_run_result {
     struct ks_cache_stats cache; // summed over GPUs
     struct ks_request_record *rec;
     size_t n_rec, cap_rec;
+    struct ks_step_record *samples;
+    size_t n_samples, cap_samples;
 };
 
 // Runs the scenario. KS_OK with *r filled (release with ks_run_result_fini),

@@ -36,6 +36,23 @@ static const struct ks_field request_fields[] = {
     {"tpot_max", KS_F_F64, offsetof(struct ks_request_record, tpot_max), "seconds"},
 };
 
+static const struct ks_field step_fields[] = {
+    {"t", KS_F_F64, offsetof(struct ks_step_record, t), "seconds"},
+    {"gpu", KS_F_U32, offsetof(struct ks_step_record, gpu), NULL},
+    {"batch", KS_F_U32, offsetof(struct ks_step_record, batch), "requests decoding"},
+    {"pending", KS_F_U32, offsetof(struct ks_step_record, pending), "requests waiting for admission"},
+    {"occupancy_l1", KS_F_U32, offsetof(struct ks_step_record, occupancy[KS_L1]), "pages in use"},
+    {"occupancy_l2", KS_F_U32, offsetof(struct ks_step_record, occupancy[KS_L2]), "pages in use"},
+    {"occupancy_l3", KS_F_U32, offsetof(struct ks_step_record, occupancy[KS_L3]), "pages in use"},
+    {"step_time", KS_F_F64, offsetof(struct ks_step_record, step_time), "seconds, the last decode step"},
+    {"stall", KS_F_F64, offsetof(struct ks_step_record, stall), "seconds of that step waiting for blocks"},
+    {"found_l1", KS_F_U64, offsetof(struct ks_step_record, found[KS_L1]), "accesses so far found in L1"},
+    {"found_l2", KS_F_U64, offsetof(struct ks_step_record, found[KS_L2]), "accesses so far found in L2"},
+    {"found_l3", KS_F_U64, offsetof(struct ks_step_record, found[KS_L3]), "accesses so far found in L3"},
+    {"bytes_up", KS_F_U64, offsetof(struct ks_step_record, bytes_up), "bytes migrated so far towards L1"},
+    {"bytes_down", KS_F_U64, offsetof(struct ks_step_record, bytes_down), "bytes migrated so far away from L1"},
+};
+
 struct summary {
     json_t *fig, *notes;
     int err;
@@ -116,7 +133,11 @@ static int write_result(const char *path, const struct summary *s, const struct 
                                                         sizeof request_fields / sizeof request_fields[0],
                                                         sizeof(struct ks_request_record), 0)
                                      : NULL;
-    if (!t || ks_results_append(t, r->rec, r->n_rec) != KS_OK) {
+    struct ks_table *steps = t ? ks_results_table(h, "/steps", step_fields, sizeof step_fields / sizeof step_fields[0],
+                                                  sizeof(struct ks_step_record), 0)
+                               : NULL;
+    if (!t || !steps || ks_results_append(t, r->rec, r->n_rec) != KS_OK ||
+        ks_results_append(steps, r->samples, r->n_samples) != KS_OK) {
         snprintf(err, len, "%s: %s", path, ks_results_error(h));
         ks_results_abort(h);
         return KS_EIO;
