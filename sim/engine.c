@@ -83,6 +83,8 @@ struct sim {
 
 static int initialised;
 
+#define KS_AFFINITY_SLACK 4 // requests: how much busier a prefix's home GPU may be
+
 static uint32_t blocks_of(const struct sim *m, uint64_t tokens)
 {
     return (uint32_t)((tokens + m->s->cache.block_size - 1) / m->s->cache.block_size);
@@ -201,7 +203,8 @@ static struct gpu *least_loaded(struct sim *m)
 
 // The GPU a request goes to: in turn; the least loaded (active + queued
 // requests); or, for a request with a shared prefix, the GPU its prefix
-// group went to first (where the prefix's blocks are), else the least loaded.
+// group went to first (where the prefix's blocks are, so its prefill is
+// skipped) unless that GPU is much busier than the least loaded one.
 static struct gpu *route(struct sim *m, const struct ks_request_spec *sp, uint32_t *turn)
 {
     switch (m->s->router) {
@@ -209,14 +212,20 @@ static struct gpu *route(struct sim *m, const struct ks_request_spec *sp, uint32
         break;
     case KS_ROUTER_LEAST_LOADED:
         return least_loaded(m);
-    case KS_ROUTER_PREFIX_AFFINITY:
-        if (sp->prefix_group != KS_NONE && sp->prefix_group < 64) {
-            uint32_t *home = &m->prefix_home[sp->prefix_group];
-            if (*home == KS_NONE)
-                *home = least_loaded(m)->index;
-            return &m->gpu[*home];
-        }
-        return least_loaded(m);
+    case KS_ROUTER_PREFIX_AFFINITY: {
+        struct gpu *low = least_loaded(m);
+        if (sp->prefix_group == KS_NONE || sp->prefix_group >= 64)
+            return low;
+        uint32_t *home = &m->prefix_home[sp->prefix_group];
+        if (*home == KS_NONE)
+            *home = low->index;
+        struct gpu *h = &m->gpu[*home];
+        // affinity yields to load: a home more than KS_AFFINITY_SLACK requests
+        // busier than the least loaded GPU sends the request there instead
+        if (h->n_act + h->n_pending > low->n_act + low->n_pending + KS_AFFINITY_SLACK)
+            return low;
+        return h;
+    }
     }
     return &m->gpu[(*turn)++ % m->n_gpu];
 }
@@ -272,8 +281,10 @@ static void router(int argc, char **argv)
 // ---- decode ------------------------------------------------------------------
 
 // Places the request's prompt: a shared prefix from its group's prefix
-// request, the rest grown into L1 (or lower tiers when L1 is full).
-static int place_prompt(struct gpu *g, struct active *a)
+// request, the rest grown into L1 (or lower tiers when L1 is full). *cached
+// receives the prompt tokens whose KV already existed (a prefix placed by an
+// earlier request of the group): prefill skips them.
+static int place_prompt(struct gpu *g, struct active *a, uint32_t *cached)
 {
     struct sim *m = g->sim;
     struct ks_cache *c = g->cache;
@@ -285,12 +296,21 @@ static int place_prompt(struct gpu *g, struct active *a)
     if (sp->prefix_group != KS_NONE && sp->prefix_group < 64 && sp->prefix_tokens >= m->s->cache.block_size) {
         uint32_t pb = sp->prefix_tokens / m->s->cache.block_size; // whole blocks only
         uint32_t *pr = &g->prefix_req[sp->prefix_group];
-        if (*pr == KS_NONE) {
-            if ((st = ks_cache_req_new(c, pr)) != KS_OK || (st = ks_cache_req_grow(c, *pr, pb, KS_L1, NULL)) != KS_OK)
+        int existed = *pr != KS_NONE;
+        if (!existed) {
+            if ((st = ks_cache_req_new(c, pr)) != KS_OK)
                 return st;
+            if ((st = ks_cache_req_grow(c, *pr, pb, KS_L1, NULL)) != KS_OK) {
+                ks_cache_req_free(c, *pr);
+                *pr = KS_NONE;
+                return st;
+            }
         }
-        if (ks_cache_req_len(c, *pr) >= pb && ks_cache_req_share(c, a->req, *pr, pb) == KS_OK)
+        if (ks_cache_req_len(c, *pr) >= pb && ks_cache_req_share(c, a->req, *pr, pb) == KS_OK) {
             shared = pb;
+            if (existed)
+                *cached = pb * m->s->cache.block_size;
+        }
     }
     uint32_t want = blocks_of(m, sp->prompt_tokens);
     return want > shared ? ks_cache_req_grow(c, a->req, want - shared, KS_L1, NULL) : KS_OK;
@@ -323,8 +343,9 @@ static uint32_t admit(struct gpu *g, double *prefill)
             g->cap_act = cap;
         }
         struct active *a = &g->act[g->n_act];
-        *a = (struct active){.spec = *sp, .ctx = sp->prompt_tokens, .admitted = simgrid_get_clock()};
-        int st = place_prompt(g, a);
+        *a = (struct active){.req = KS_NONE, .spec = *sp, .ctx = sp->prompt_tokens, .admitted = simgrid_get_clock()};
+        uint32_t cached = 0;
+        int st = place_prompt(g, a, &cached);
         if (st != KS_OK) {
             if (a->req != KS_NONE)
                 ks_cache_req_free(g->cache, a->req);
@@ -337,7 +358,7 @@ static uint32_t admit(struct gpu *g, double *prefill)
         g->n_act++;
         g->active_blocks += full;
         m->r->admitted++;
-        t += 2.0 * ((double)s->model.weight_bytes / 2.0) * sp->prompt_tokens / s->platform.flops;
+        t += 2.0 * ((double)s->model.weight_bytes / 2.0) * (sp->prompt_tokens - cached) / s->platform.flops;
         k++;
     }
     if (k > 0) {
