@@ -827,10 +827,19 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     }
     clock_gettime(CLOCK_MONOTONIC, &w1);
     r->wall_s = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+    r->tiers = calloc((size_t)m.n_gpu * KS_TIERS, sizeof *r->tiers);
     for (uint32_t i = 0; i < m.n_gpu; i++) {
         struct gpu *g = &m.gpu[i];
         if (g->failed && st == KS_OK)
             st = KS_EINVAL;
+        for (unsigned t = 0; r->tiers && g->cache && t < KS_TIERS; t++) {
+            struct ks_tier_view v;
+            ks_cache_tier_view(g->cache, t, &v);
+            r->tiers[r->n_tiers++] = (struct ks_tier_record){
+                .gpu = i, .tier = t, .capacity = v.cap, .used = v.used, .peak = v.peak,
+                .block_bytes = m.block_bytes[t], .mig_in = v.mig_in, .mig_out = v.mig_out,
+                .alloc_fails = v.alloc_fails};
+        }
         if (g->cache) {
             const struct ks_cache_stats *cs = ks_cache_stats(g->cache);
             const uint64_t *a = (const uint64_t *)cs;
@@ -870,5 +879,6 @@ void ks_run_result_fini(struct ks_run_result *r)
     free(r->tpot);
     free(r->rec);
     free(r->samples);
+    free(r->tiers);
     memset(r, 0, sizeof *r);
 }

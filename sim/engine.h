@@ -56,6 +56,15 @@ struct ks_step_record {
 };
 #define KS_ENGINE_SAMPLES 1000
 
+// One tier of one GPU at the end of the run.
+struct ks_tier_record {
+    uint32_t gpu, tier;       // tier: 0 = L1, 1 = L2, 2 = L3
+    uint32_t capacity, used, peak; // pages
+    uint64_t block_bytes;     // bytes a block takes in this tier
+    uint64_t mig_in, mig_out; // blocks that arrived and left by migration
+    uint64_t alloc_fails;     // page requests that found the tier full
+};
+
 struct ks_run_result {
     double sim_time;      // seconds simulated
     double wall_s;        // seconds of wall clock the simulation took
@@ -70,6 +79,8 @@ struct ks_run_result {
     size_t n_rec, cap_rec;
     struct ks_step_record *samples;
     size_t n_samples, cap_samples;
+    struct ks_tier_record *tiers; // [n_tiers]: every GPU's tiers
+    size_t n_tiers;
 };
 
 // Runs the scenario. KS_OK with *r filled (release with ks_run_result_fini),

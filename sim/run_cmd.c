@@ -53,6 +53,18 @@ static const struct ks_field step_fields[] = {
     {"bytes_down", KS_F_U64, offsetof(struct ks_step_record, bytes_down), "bytes migrated so far away from L1"},
 };
 
+static const struct ks_field tier_fields[] = {
+    {"gpu", KS_F_U32, offsetof(struct ks_tier_record, gpu), NULL},
+    {"tier", KS_F_U32, offsetof(struct ks_tier_record, tier), "0 = L1, 1 = L2, 2 = L3"},
+    {"capacity", KS_F_U32, offsetof(struct ks_tier_record, capacity), "pages"},
+    {"used", KS_F_U32, offsetof(struct ks_tier_record, used), "pages in use at the end"},
+    {"peak", KS_F_U32, offsetof(struct ks_tier_record, peak), "most pages in use at once"},
+    {"block_bytes", KS_F_U64, offsetof(struct ks_tier_record, block_bytes), "bytes a block takes here"},
+    {"mig_in", KS_F_U64, offsetof(struct ks_tier_record, mig_in), "blocks that arrived by migration"},
+    {"mig_out", KS_F_U64, offsetof(struct ks_tier_record, mig_out), "blocks that left by migration"},
+    {"alloc_fails", KS_F_U64, offsetof(struct ks_tier_record, alloc_fails), "page requests that found it full"},
+};
+
 struct summary {
     json_t *fig, *notes;
     int err;
@@ -136,8 +148,13 @@ static int write_result(const char *path, const struct summary *s, const struct 
     struct ks_table *steps = t ? ks_results_table(h, "/steps", step_fields, sizeof step_fields / sizeof step_fields[0],
                                                   sizeof(struct ks_step_record), 0)
                                : NULL;
-    if (!t || !steps || ks_results_append(t, r->rec, r->n_rec) != KS_OK ||
-        ks_results_append(steps, r->samples, r->n_samples) != KS_OK) {
+    struct ks_table *tiers = steps ? ks_results_table(h, "/tiers", tier_fields,
+                                                      sizeof tier_fields / sizeof tier_fields[0],
+                                                      sizeof(struct ks_tier_record), 0)
+                                   : NULL;
+    if (!t || !steps || !tiers || ks_results_append(t, r->rec, r->n_rec) != KS_OK ||
+        ks_results_append(steps, r->samples, r->n_samples) != KS_OK ||
+        ks_results_append(tiers, r->tiers, r->n_tiers) != KS_OK) {
         snprintf(err, len, "%s: %s", path, ks_results_error(h));
         ks_results_abort(h);
         return KS_EIO;

@@ -38,3 +38,10 @@ ks_cli_test(run_closed_form_own_uplink --json --ge tpot_mean 7.24492e-6 --le tpo
             -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_own.h5 --json
             --set platform.gpus_per_node=2 --set platform.gpus_per_switch=1 --set workload.arrival.concurrency=2
             --set workload.requests=2)
+# golden summaries, fixed seeds: any change of behaviour shows as a diff
+add_test(NAME run_golden_default COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden.sh $<TARGET_FILE:kvstrata>
+         ${CMAKE_CURRENT_SOURCE_DIR}/golden/default_10s.json ${PROJECT_SOURCE_DIR}/scenarios/default.lua
+         --set duration=10s)
+add_test(NAME run_golden_tiered COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden.sh $<TARGET_FILE:kvstrata>
+         ${CMAKE_CURRENT_SOURCE_DIR}/golden/tiered_3s.json ${PROJECT_SOURCE_DIR}/scenarios/default.lua
+         --set duration=3s --set workload.arrival.rate=40 --set cache.l1=20GB)
