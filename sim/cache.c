@@ -501,9 +501,8 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
             r.found[at]++;
 
         double mass = acc[i].mass > 0 ? acc[i].mass : 0.0;
-        double ref = ks_heat_decode(ks_blk_heat(b)); // heat.h, written out once for both uses
-        int rising = mass > 0 && mass * c->clk.gain >= ref;
-        ks_blk_set_heat(b, ks_heat_encode(ref + mass * c->clk.gain));
+        int rising;
+        ks_blk_set_heat(b, ks_heat_access(&c->clk, ks_blk_heat(b), mass, &rising));
         b->last = c->now;
         if (c->lfu && c->lfu[id] != UINT32_MAX)
             c->lfu[id]++;
@@ -595,6 +594,30 @@ double ks_cache_heat(const struct ks_cache *c, uint32_t req, uint32_t group, uin
 const struct ks_cache_stats *ks_cache_stats(const struct ks_cache *c)
 {
     return &c->st;
+}
+
+void ks_cache_stats_add(struct ks_cache_stats *sum, const struct ks_cache_stats *s)
+{
+    sum->accesses += s->accesses;
+    for (int t = 0; t < KS_TIERS; t++) {
+        sum->found[t] += s->found[t];
+        sum->evictions[t] += s->evictions[t];
+        for (int u = 0; u < KS_TIERS; u++) {
+            sum->migrations[t][u] += s->migrations[t][u];
+            sum->mig_bytes[t][u] += s->mig_bytes[t][u];
+        }
+    }
+    sum->found_inflight += s->found_inflight;
+    sum->demotions_shared += s->demotions_shared;
+    sum->batches += s->batches;
+    sum->aborted += s->aborted;
+    sum->pf_issued += s->pf_issued;
+    sum->pf_used += s->pf_used;
+    sum->pf_dropped += s->pf_dropped;
+    sum->pf_wasted += s->pf_wasted;
+    sum->unplanned += s->unplanned;
+    sum->stale_refused += s->stale_refused;
+    sum->rebases += s->rebases;
 }
 
 void ks_cache_tier_view(const struct ks_cache *c, unsigned tier, struct ks_tier_view *v)

@@ -241,6 +241,9 @@ struct ks_cache_stats {
 
 const struct ks_cache_stats *ks_cache_stats(const struct ks_cache *c);
 
+// Adds every counter of s to sum (statistics of several GPUs).
+void ks_cache_stats_add(struct ks_cache_stats *sum, const struct ks_cache_stats *s);
+
 struct ks_tier_view {
     uint32_t cap, used, peak; // pages
     uint64_t allocs, frees, alloc_fails, mig_in, mig_out;

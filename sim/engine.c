@@ -840,13 +840,8 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
                 .block_bytes = m.block_bytes[t], .mig_in = v.mig_in, .mig_out = v.mig_out,
                 .alloc_fails = v.alloc_fails};
         }
-        if (g->cache) {
-            const struct ks_cache_stats *cs = ks_cache_stats(g->cache);
-            const uint64_t *a = (const uint64_t *)cs;
-            uint64_t *sum = (uint64_t *)&r->cache;
-            for (size_t k = 0; k < sizeof *cs / sizeof *a; k++) // every field is a uint64_t counter
-                sum[k] += a[k];
-        }
+        if (g->cache)
+            ks_cache_stats_add(&r->cache, ks_cache_stats(g->cache));
         ks_cache_free(g->cache);
         ks_select_fini(&g->sel);
         if (g->mu) {

@@ -54,6 +54,15 @@ static inline uint64_t ks_heat_add(const struct ks_heat_clock *clk, uint64_t cod
     return ks_heat_encode(ks_heat_decode(code) + mass * clk->gain);
 }
 
+// An access of `mass` now: returns the new code and sets *rising as
+// ks_heat_rising would, decoding the stored ref once for both.
+static inline uint64_t ks_heat_access(const struct ks_heat_clock *clk, uint64_t code, double mass, int *rising)
+{
+    double ref = ks_heat_decode(code), add = mass * clk->gain;
+    *rising = mass > 0 && add >= ref; // mass >= ref / gain, the heat now
+    return ks_heat_encode(ref + add);
+}
+
 // Heat of a stored ref, in attention mass, at the clock's current step.
 static inline double ks_heat_value(const struct ks_heat_clock *clk, uint64_t code)
 {

@@ -84,6 +84,39 @@ static int push_rec(struct ks_cache *c, struct ks_rec r)
     return KS_OK;
 }
 
+static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, const uint8_t *src_tier,
+                          unsigned one_src, const uint8_t *klass, uint32_t n, uint8_t depth, int *err);
+
+// Chooses up to n victims in tier t and plans their demotion to the next
+// tier down (records at `depth`); a victim that finds no room below stays.
+// Returns how many were placed: the first ones of *vict (valid until the
+// next call for tier t).
+static uint32_t demote_victims(struct ks_cache *c, unsigned t, uint32_t n, uint8_t depth, const uint32_t **vict,
+                               int *err)
+{
+    *vict = c->vict[t];
+    unsigned low = c->lower[t];
+    if (n == 0 || low == KS_TIER_NONE)
+        return 0;
+    if (ks_grow((void **)&c->vict[t], &c->cap_vict[t], n, sizeof *c->vict[t]) != KS_OK) {
+        *err = KS_ENOMEM;
+        return 0;
+    }
+    uint32_t *v = c->vict[t]; // one array per tier: the recursion goes one tier down each time
+    *vict = v;
+    uint32_t nv = ks_evict_select(c, t, n, v);
+    uint32_t placed = make_room(c, low, v, NULL, t, NULL, nv, depth, err);
+    for (uint32_t i = placed; i < nv; i++) { // no room below: the victim stays
+        ks_blk_set_state(ks_blocktab_get(&c->tab, v[i]), KS_BLK_RESIDENT);
+        ks_evict_note(c, v[i]);
+    }
+    c->st.evictions[t] += placed;
+    for (uint32_t i = 0; i < placed; i++)
+        if (ks_blk_refs(ks_blocktab_get(&c->tab, v[i])) > 1)
+            c->st.demotions_shared++;
+    return placed;
+}
+
 // Finds up to n pages in tier t for the blocks in[0..n) (coming from
 // src_tier[i], or all from one tier when src_tier is NULL) and records their
 // moves at `depth`. Returns how many found a page: the first ones, in order.
@@ -109,23 +142,10 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
         return got;
     if (tr->cap)
         tr->st.alloc_fails += n - got; // page requests that found the tier full
-    unsigned low = c->lower[t];
-    if (low == KS_TIER_NONE)
-        return got;
     // victims in t, placed below first; only placed victims give up their pages
-    uint32_t want = n - got;
-    if (ks_grow((void **)&c->vict[t], &c->cap_vict[t], want, sizeof *c->vict[t]) != KS_OK) {
-        *err = KS_ENOMEM;
-        return got;
-    }
-    uint32_t *vict = c->vict[t]; // one array per tier: the recursion goes one tier down each time
-    uint32_t nv = ks_evict_select(c, t, want, vict);
     uint32_t first_rec = c->n_rec;
-    uint32_t placed = make_room(c, low, vict, NULL, t, NULL, nv, (uint8_t)(depth + 1), err);
-    for (uint32_t i = placed; i < nv; i++) { // no room below: the victim stays
-        ks_blk_set_state(ks_blocktab_get(&c->tab, vict[i]), KS_BLK_RESIDENT);
-        ks_evict_note(c, vict[i]);
-    }
+    const uint32_t *vict;
+    uint32_t placed = demote_victims(c, t, n - got, (uint8_t)(depth + 1), &vict, err);
     // the victims' records are the first `placed` records at depth+1 since first_rec
     uint32_t vi = 0;
     for (uint32_t r = first_rec; r < c->n_rec && vi < placed; r++) {
@@ -135,9 +155,6 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
         const struct ks_block *b = ks_blocktab_get(&c->tab, id);
         const struct ks_block *v = ks_blocktab_get(&c->tab, vict[vi]);
         c->rec[r].handoff = id;
-        c->st.evictions[t]++;
-        if (ks_blk_refs(v) > 1)
-            c->st.demotions_shared++;
         struct ks_rec m = {.id = id, .src_page = ks_blk_page(b), .dst_page = ks_blk_page(v), .dep = r,
                            .handoff = KS_NONE, .batch = KS_NONE,
                            .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
@@ -171,26 +188,10 @@ static uint32_t l1_room(const struct ks_cache *c)
 // that batches in flight will free), so that new blocks find room in L1.
 static void keep_reserve(struct ks_cache *c, int *err)
 {
-    uint32_t room = l1_room(c), want = c->reserve;
-    unsigned low = c->lower[KS_L1];
-    if (room >= want || low == KS_TIER_NONE)
-        return;
-    uint32_t n = want - room;
-    if (ks_grow((void **)&c->vict[KS_L1], &c->cap_vict[KS_L1], n, sizeof *c->vict[KS_L1]) != KS_OK) {
-        *err = KS_ENOMEM;
-        return;
-    }
-    uint32_t *vict = c->vict[KS_L1];
-    uint32_t nv = ks_evict_select(c, KS_L1, n, vict);
-    uint32_t placed = make_room(c, low, vict, NULL, KS_L1, NULL, nv, 1, err);
-    for (uint32_t i = placed; i < nv; i++) { // no room below: the victim stays
-        ks_blk_set_state(ks_blocktab_get(&c->tab, vict[i]), KS_BLK_RESIDENT);
-        ks_evict_note(c, vict[i]);
-    }
-    c->st.evictions[KS_L1] += placed;
-    for (uint32_t i = 0; i < placed; i++)
-        if (ks_blk_refs(ks_blocktab_get(&c->tab, vict[i])) > 1)
-            c->st.demotions_shared++;
+    uint32_t room = l1_room(c);
+    const uint32_t *vict;
+    if (room < c->reserve) // pages freed at confirm: no block is waiting for them
+        demote_victims(c, KS_L1, c->reserve - room, 1, &vict, err);
 }
 
 void ks_batch_rec_free(struct ks_batch_rec *br)
