@@ -2,9 +2,9 @@
 --
 -- Question: with long prompts (repository context, median ~24K tokens) and
 -- short outputs (8-128 tokens of completion), where does a request's time
--- go? Prefill (2 x 8e9 x prompt FLOPs, ~0.4 s for 24K tokens) should
--- dominate TTFT and the GPU's time, so decode-side tiering has little
--- left to win.
+-- go? Prefill (2 x 8e9 x prompt FLOPs plus causal attention, at the
+-- profile's prefill efficiency: ~1.1 s for 24K tokens) should dominate TTFT
+-- and the GPU's time, so decode-side tiering has little left to win.
 --   build/kvstrata run scenarios/code_completion_repo.lua -o /tmp/code.h5
 --   build/kvstrata run scenarios/code_completion_repo.lua --set cache.l1=100% -o /tmp/code_hbm.h5
 -- How to read: ttft_p50/ttft_p99 (prefill and queueing) against
@@ -24,7 +24,7 @@ return {
            weight_bytes = "16GB", max_context = 65536},
 
   workload = {
-    arrival = ks.poisson(12),     -- completions/s over the node (~2/3 of prefill capacity)
+    arrival = ks.poisson(5),      -- completions/s over the node (~2/3 of prefill capacity)
     -- ln 24576 = 10.11: median 24K tokens of repository context, 4K to 60K
     prompt_tokens = {kind = "lognormal", mu = 10.11, sigma = 0.6, min = 4096, max = 61440},
     output_tokens = {kind = "uniform", min = 8, max = 128},

@@ -9,7 +9,7 @@
 --   build/kvstrata run scenarios/huge_request.lua --set sparse.policy=dense -o /tmp/huge_dense.h5
 --   build/kvstrata run scenarios/huge_request.lua --set cache.l1=100% -o /tmp/huge_hbm.h5
 -- How to read: tpot_p50 and throughput_tokens of the three runs; peak_batch
--- stays at 2; ttft_p50 is the prefill of ~2 s plus any wait behind the other
+-- stays at 2; ttft_p50 is the prefill of ~12 s plus any wait behind the other
 -- request.
 local ks = require "kvstrata"
 

@@ -12,7 +12,9 @@
 #include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <simgrid/mutex.h>
+#include <xbt/dynar.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@ struct active {
     uint32_t req;       // cache manager request id
     uint32_t ctx;       // tokens in its KV cache
     uint32_t generated; // tokens produced
+    uint32_t prefilled; // prompt tokens whose KV exists (a cached prefix, chunks done)
     struct ks_request_spec spec;
     double admitted, first_token, last_token, tpot_sum, tpot_max;
 };
@@ -38,6 +41,19 @@ struct job {
     uint8_t needed;  // decode waits for it
     uint8_t running; // a lane has it
 };
+
+// A request waiting for admission on its GPU.
+struct queued {
+    struct ks_request_spec spec;
+    double prefilled; // seconds: when the prefill pool produced its first token; < 0: colocated prefill
+};
+
+// The links a transfer crosses, as indices into sg_link_list().
+struct route {
+    uint32_t n;
+    uint32_t *link; // NULL: not looked up yet
+};
+#define POOL KS_TIERS // route source: the prefill pool
 
 struct gpu {
     struct sim *sim;
@@ -50,8 +66,11 @@ struct gpu {
     sg_cond_t work, done, arrive;
     struct job *jobs;
     uint32_t n_jobs, cap_jobs;
-    struct ks_request_spec *pending; // released to this GPU, not admitted yet
+    struct queued *pending;          // released to this GPU, not admitted yet
     uint32_t n_pending, cap_pending;
+    uint32_t incoming;               // routed here, still in the prefill pool
+    uint64_t l1_version;             // L1 placements + removals when the pointer table was last built
+    struct route routes[KS_TIERS + 1][KS_TIERS]; // [source tier or POOL][destination tier]
     struct active *act;
     uint32_t n_act, cap_act;
     uint32_t prefix_req[64]; // cache request holding each shared prefix group, KS_NONE: not yet
@@ -69,11 +88,28 @@ struct sim {
     uint32_t n_gpu;
     struct ks_workload *wl;
     int router_done;
+    int closing;       // the run reached its duration: idle decoders stop waiting
+    uint32_t rr_turn;  // round robin: the next GPU
+    // multi-turn sessions: a turn is released when its previous turn
+    // finished, plus think_time; until then it waits here
+    struct session *sess; // [n_sess], by session id
+    size_t n_sess;
+    uint32_t waiting;     // turns held back (parked or timed)
     uint32_t decoders; // decode actors still running
     uint32_t prefix_home[64]; // prefix_affinity: the GPU of each prefix group, KS_NONE: none yet
     uint64_t in_flight; // closed arrivals: requests released and not finished
     sg_mutex_t mu;
     sg_cond_t slot; // a request finished (closed arrivals)
+    // disaggregated prefill: requests waiting for a pool worker, in arrival order
+    struct incoming *pool;
+    size_t pool_head, pool_n, pool_cap;
+    sg_cond_t pool_work;
+    sg_host_t pool_host;
+    // link accounting: SimGrid's load plugin skips the halves of SPLITDUPLEX
+    // links, so every transfer adds its bytes to each link of its route
+    sg_link_t *links;
+    size_t n_links;
+    double *link_bytes;
     uint64_t block_bytes[KS_TIERS];
     uint64_t token_bytes;   // KV bytes of one token, all layers
     uint64_t admit_blocks;  // blocks of admitted requests one GPU may hold
@@ -81,9 +117,26 @@ struct sim {
     char err[256];
 };
 
+// A session's progress (sessions of more than one turn).
+struct session {
+    double done;            // seconds: when turn_done finished
+    uint32_t turn_done;
+    uint8_t finished;       // turn_done is valid
+    uint8_t parked;         // next waits for turn_done + 1's predecessor to finish
+    struct ks_request_spec next;
+};
+
+// A request routed to a GPU, waiting for the prefill pool.
+struct incoming {
+    struct ks_request_spec spec;
+    struct gpu *g;
+};
+
 static int initialised;
 
 #define KS_AFFINITY_SLACK 4 // requests: how much busier a prefix's home GPU may be
+
+static void wake_decoders(struct sim *m);
 
 static uint32_t blocks_of(const struct sim *m, uint64_t tokens)
 {
@@ -94,6 +147,30 @@ static void fail(struct sim *m, const char *msg, int st)
 {
     if (!m->err[0])
         snprintf(m->err, sizeof m->err, "%s: %s", msg, ks_status_str(st));
+}
+
+// Sends bytes from one host to another and adds them to every link of the
+// route (looked up once per GPU, source and destination).
+static void transfer(struct sim *m, struct route *rt, sg_host_t from, sg_host_t to, double bytes)
+{
+    if (!rt->link) {
+        xbt_dynar_t d = xbt_dynar_new(sizeof(sg_link_t), NULL);
+        sg_host_get_route(from, to, d);
+        unsigned long n = xbt_dynar_length(d);
+        rt->link = malloc((n ? n : 1) * sizeof *rt->link);
+        if (rt->link) {
+            rt->n = 0;
+            for (unsigned long i = 0; i < n; i++) {
+                uintptr_t id = (uintptr_t)sg_link_get_data(xbt_dynar_get_as(d, i, sg_link_t));
+                if (id) // 0: a link made after setup (none are)
+                    rt->link[rt->n++] = (uint32_t)(id - 1);
+            }
+        }
+        xbt_dynar_free(&d);
+    }
+    sg_host_sendto(from, to, bytes);
+    for (uint32_t i = 0; rt->link && i < rt->n; i++)
+        m->link_bytes[rt->link[i]] += bytes;
 }
 
 // ---- records ----------------------------------------------------------------
@@ -112,6 +189,8 @@ static void record(struct sim *m, const struct gpu *g, const struct active *a, i
     uint32_t steps = a->generated > 1 ? a->generated - 1 : 0;
     r->rec[r->n_rec++] = (struct ks_request_record){
         .id = a->spec.id,
+        .session = a->spec.session,
+        .turn = a->spec.turn,
         .gpu = g->index,
         .prompt = a->spec.prompt_tokens,
         .output = a->spec.output_tokens,
@@ -171,7 +250,7 @@ static void lane(int argc, char **argv)
         // one batched copy: its fixed cost, then the bytes over the route
         if (s->platform.copy_overhead > 0)
             sg_actor_sleep_for(s->platform.copy_overhead);
-        sg_host_sendto(tier_host(g, b->src), tier_host(g, b->dst), (double)b->bytes);
+        transfer(g->sim, &g->routes[b->src][b->dst], tier_host(g, b->src), tier_host(g, b->dst), (double)b->bytes);
 
         sg_mutex_lock(g->mu);
         int st = ks_cache_confirm(g->cache, b);
@@ -190,13 +269,94 @@ static void lane(int argc, char **argv)
     }
 }
 
+// Hands a request to its GPU's admission queue. KS_OK or KS_ENOMEM.
+static int push_pending(struct gpu *g, const struct ks_request_spec *spec, double prefilled)
+{
+    if (g->n_pending == g->cap_pending) {
+        uint32_t cap = g->cap_pending ? 2 * g->cap_pending : 64;
+        struct queued *p = realloc(g->pending, cap * sizeof *p);
+        if (!p)
+            return KS_ENOMEM;
+        g->pending = p;
+        g->cap_pending = cap;
+    }
+    g->pending[g->n_pending++] = (struct queued){.spec = *spec, .prefilled = prefilled};
+    sg_cond_notify_all(g->arrive);
+    return KS_OK;
+}
+
+// Requests on a GPU or bound for it: what the load-aware routers compare.
+static uint32_t load_of(const struct gpu *g)
+{
+    return g->n_act + g->n_pending + g->incoming;
+}
+
+// ---- prefill -----------------------------------------------------------------
+
+// Seconds to prefill n prompt tokens after c tokens whose KV exists.
+static double prefill_time(const struct ks_scenario *s, double n, double c)
+{
+    double params = (double)s->model.weight_bytes / 2.0; // 16-bit weights
+    double attn = 4.0 * s->model.layers * (double)s->model.q_heads * s->model.head_dim * (n * c + n * (n + 1) / 2);
+    return (2.0 * params * n + attn) / (s->platform.flops * s->platform.prefill_efficiency);
+}
+
+static int pool_push(struct sim *m, struct gpu *g, const struct ks_request_spec *spec)
+{
+    if (m->pool_n == m->pool_cap) {
+        size_t cap = m->pool_cap ? 2 * m->pool_cap : 64;
+        struct incoming *p = malloc(cap * sizeof *p);
+        if (!p)
+            return KS_ENOMEM;
+        for (size_t i = 0; i < m->pool_n; i++) // unwrap the ring
+            p[i] = m->pool[(m->pool_head + i) % m->pool_cap];
+        free(m->pool);
+        m->pool = p;
+        m->pool_head = 0;
+        m->pool_cap = cap;
+    }
+    m->pool[(m->pool_head + m->pool_n++) % m->pool_cap] = (struct incoming){.spec = *spec, .g = g};
+    g->incoming++;
+    sg_cond_notify_one(m->pool_work);
+    return KS_OK;
+}
+
+// One GPU of the prefill pool: prefills the oldest waiting request, sends its
+// KV to the decode node's host DRAM, and queues it on its decode GPU with
+// its first token already produced.
+static void prefill_worker(int argc, char **argv)
+{
+    (void)argc;
+    struct sim *m = (struct sim *)(uintptr_t)strtoull(argv[1], NULL, 16);
+    for (;;) {
+        sg_mutex_lock(m->mu);
+        while (m->pool_n == 0)
+            sg_cond_wait(m->pool_work, m->mu);
+        struct incoming in = m->pool[m->pool_head];
+        m->pool_head = (m->pool_head + 1) % m->pool_cap;
+        m->pool_n--;
+        sg_mutex_unlock(m->mu);
+        double t = prefill_time(m->s, in.spec.prompt_tokens, 0);
+        sg_actor_sleep_for(t);
+        m->r->prefill_time += t;
+        double bytes = (double)in.spec.prompt_tokens * (double)m->token_bytes;
+        transfer(m, &in.g->routes[POOL][KS_L2], m->pool_host, in.g->cpu, bytes);
+        m->r->kv_sent += (uint64_t)bytes;
+        in.g->incoming--;
+        if (push_pending(in.g, &in.spec, simgrid_get_clock()) != KS_OK) {
+            fail(m, "queueing a request", KS_ENOMEM);
+            in.g->failed = 1;
+        }
+    }
+}
+
 // ---- router ------------------------------------------------------------------
 
 static struct gpu *least_loaded(struct sim *m)
 {
     struct gpu *best = &m->gpu[0];
     for (uint32_t i = 1; i < m->n_gpu; i++)
-        if (m->gpu[i].n_act + m->gpu[i].n_pending < best->n_act + best->n_pending)
+        if (load_of(&m->gpu[i]) < load_of(best))
             best = &m->gpu[i];
     return best;
 }
@@ -205,7 +365,7 @@ static struct gpu *least_loaded(struct sim *m)
 // requests); or, for a request with a shared prefix, the GPU its prefix
 // group went to first (where the prefix's blocks are, so its prefill is
 // skipped) unless that GPU is much busier than the least loaded one.
-static struct gpu *route(struct sim *m, const struct ks_request_spec *sp, uint32_t *turn)
+static struct gpu *route(struct sim *m, const struct ks_request_spec *sp)
 {
     switch (m->s->router) {
     case KS_ROUTER_ROUND_ROBIN:
@@ -222,12 +382,100 @@ static struct gpu *route(struct sim *m, const struct ks_request_spec *sp, uint32
         struct gpu *h = &m->gpu[*home];
         // affinity yields to load: a home more than KS_AFFINITY_SLACK requests
         // busier than the least loaded GPU sends the request there instead
-        if (h->n_act + h->n_pending > low->n_act + low->n_pending + KS_AFFINITY_SLACK)
+        if (load_of(h) > load_of(low) + KS_AFFINITY_SLACK)
             return low;
         return h;
     }
     }
-    return &m->gpu[(*turn)++ % m->n_gpu];
+    return &m->gpu[m->rr_turn++ % m->n_gpu];
+}
+
+// Routes a request and queues it on its GPU (or in the prefill pool).
+static int release(struct sim *m, const struct ks_request_spec *spec)
+{
+    struct gpu *g = route(m, spec);
+    int st = m->s->prefill.mode == KS_PREFILL_DISAGGREGATED ? pool_push(m, g, spec) : push_pending(g, spec, -1);
+    if (st != KS_OK)
+        return st;
+    m->r->arrived++;
+    m->in_flight++;
+    return KS_OK;
+}
+
+static struct session *session_of(struct sim *m, uint64_t id)
+{
+    if (id >= m->n_sess) {
+        size_t n = m->n_sess ? m->n_sess : 256;
+        while (n <= id)
+            n *= 2;
+        struct session *p = realloc(m->sess, n * sizeof *p);
+        if (!p)
+            return NULL;
+        memset(p + m->n_sess, 0, (n - m->n_sess) * sizeof *p);
+        m->sess = p;
+        m->n_sess = n;
+    }
+    return &m->sess[id];
+}
+
+struct timed_turn {
+    struct sim *m;
+    struct ks_request_spec spec;
+    double at; // seconds
+};
+
+// A short-lived actor: releases one turn at its time (if the run lasts that long).
+static void turn_actor(int argc, char **argv)
+{
+    (void)argc;
+    struct timed_turn *t = (struct timed_turn *)(uintptr_t)strtoull(argv[1], NULL, 16);
+    struct sim *m = t->m;
+    double until = t->at < m->s->duration ? t->at : m->s->duration;
+    if (until > simgrid_get_clock())
+        sg_actor_sleep_until(until);
+    if (simgrid_get_clock() < m->s->duration) {
+        t->spec.arrival = simgrid_get_clock();
+        int st = release(m, &t->spec);
+        if (st != KS_OK)
+            fail(m, "queueing a request", st);
+    }
+    m->waiting--;
+    free(t);
+    if (m->router_done && m->waiting == 0)
+        wake_decoders(m);
+}
+
+static void spawn(const char *name, sg_host_t host, void (*fn)(int, char **), void *arg, int daemon);
+
+// Releases a held turn at time `at`; the caller counted it in m->waiting.
+static void release_at(struct sim *m, const struct ks_request_spec *spec, double at)
+{
+    struct timed_turn *t = malloc(sizeof *t);
+    if (!t) {
+        fail(m, "holding a session's turn", KS_ENOMEM);
+        m->waiting--;
+        return;
+    }
+    *t = (struct timed_turn){.m = m, .spec = *spec, .at = at};
+    spawn("turn", m->gpu[0].cpu, turn_actor, t, 0); // not a daemon: it ends by the duration and frees t
+}
+
+// A session's turn finished at `now`: its next turn, if it waits, comes
+// think_time later.
+static void turn_finished(struct sim *m, const struct ks_request_spec *sp, double now)
+{
+    struct session *x = session_of(m, sp->session);
+    if (!x) {
+        fail(m, "tracking a session", KS_ENOMEM);
+        return;
+    }
+    x->finished = 1;
+    x->done = now;
+    x->turn_done = sp->turn;
+    if (x->parked && x->next.turn == sp->turn + 1) {
+        x->parked = 0;
+        release_at(m, &x->next, now + m->s->workload.sessions.think_time);
+    }
 }
 
 static void router(int argc, char **argv)
@@ -236,7 +484,6 @@ static void router(int argc, char **argv)
     struct sim *m = (struct sim *)(uintptr_t)strtoull(argv[1], NULL, 16);
     const struct ks_scenario *s = m->s;
     int closed = s->workload.arrival.kind == KS_ARRIVAL_CLOSED;
-    uint32_t turn = 0;
     struct ks_request_spec spec;
     int st;
     while ((st = ks_workload_next(m->wl, &spec)) == 1) {
@@ -255,36 +502,59 @@ static void router(int argc, char **argv)
         }
         if (simgrid_get_clock() >= s->duration)
             break;
-        struct gpu *g = route(m, &spec, &turn);
-        if (g->n_pending == g->cap_pending) {
-            uint32_t cap = g->cap_pending ? 2 * g->cap_pending : 64;
-            struct ks_request_spec *p = realloc(g->pending, cap * sizeof *p);
-            if (!p) {
-                fail(m, "queueing a request", KS_ENOMEM);
+        if (spec.turn > 0 && spec.prev_id != KS_WORKLOAD_NO_ID) {
+            // a later turn: not before its previous turn finished, plus think_time
+            struct session *x = session_of(m, spec.session);
+            if (!x) {
+                fail(m, "tracking a session", KS_ENOMEM);
                 break;
             }
-            g->pending = p;
-            g->cap_pending = cap;
+            m->waiting++;
+            if (x->finished && x->turn_done + 1 == spec.turn) {
+                release_at(m, &spec, x->done + s->workload.sessions.think_time);
+            } else {
+                x->next = spec;
+                x->parked = 1;
+            }
+            continue;
         }
-        g->pending[g->n_pending++] = spec;
-        m->r->arrived++;
-        m->in_flight++;
-        sg_cond_notify_all(g->arrive);
+        int qst = release(m, &spec);
+        if (qst != KS_OK) {
+            fail(m, "queueing a request", qst);
+            break;
+        }
     }
     if (st < 0)
         fail(m, "reading the workload", st);
     m->router_done = 1;
+    wake_decoders(m);
+}
+
+static void wake_decoders(struct sim *m)
+{
     for (uint32_t i = 0; i < m->n_gpu; i++)
         sg_cond_notify_all(m->gpu[i].arrive);
+}
+
+// A daemon that ends the waits of idle decoders when the run reaches its
+// duration (a session's turn may still be held then).
+static void closer(int argc, char **argv)
+{
+    (void)argc;
+    struct sim *m = (struct sim *)(uintptr_t)strtoull(argv[1], NULL, 16);
+    sg_actor_sleep_until(m->s->duration);
+    m->closing = 1;
+    wake_decoders(m);
 }
 
 // ---- decode ------------------------------------------------------------------
 
 // Places the request's prompt: a shared prefix from its group's prefix
-// request, the rest grown into L1 (or lower tiers when L1 is full). *cached
-// receives the prompt tokens whose KV already existed (a prefix placed by an
-// earlier request of the group): prefill skips them.
-static int place_prompt(struct gpu *g, struct active *a, uint32_t *cached)
+// request, the rest grown into `tier` (or lower tiers when it is full): L1
+// after a colocated prefill, L2 (host DRAM) where the prefill pool sent it.
+// *cached receives the prompt tokens whose KV already existed (a prefix
+// placed by an earlier request of the group): prefill skips them.
+static int place_prompt(struct gpu *g, struct active *a, unsigned tier, uint32_t *cached)
 {
     struct sim *m = g->sim;
     struct ks_cache *c = g->cache;
@@ -300,7 +570,7 @@ static int place_prompt(struct gpu *g, struct active *a, uint32_t *cached)
         if (!existed) {
             if ((st = ks_cache_req_new(c, pr)) != KS_OK)
                 return st;
-            if ((st = ks_cache_req_grow(c, *pr, pb, KS_L1, NULL)) != KS_OK) {
+            if ((st = ks_cache_req_grow(c, *pr, pb, tier, NULL)) != KS_OK) {
                 ks_cache_req_free(c, *pr);
                 *pr = KS_NONE;
                 return st;
@@ -313,21 +583,22 @@ static int place_prompt(struct gpu *g, struct active *a, uint32_t *cached)
         }
     }
     uint32_t want = blocks_of(m, sp->prompt_tokens);
-    return want > shared ? ks_cache_req_grow(c, a->req, want - shared, KS_L1, NULL) : KS_OK;
+    return want > shared ? ks_cache_req_grow(c, a->req, want - shared, tier, NULL) : KS_OK;
 }
 
+static void finish(struct gpu *g, uint32_t i);
+
 // Admits the oldest pending request if the GPU can hold its share (one per
-// iteration: prefills interleave with decode steps, so that a stream of
-// arrivals cannot starve the requests already decoding). Returns how many it
-// admitted, and in *prefill the prefill time.
-static uint32_t admit(struct gpu *g, double *prefill)
+// iteration). Its prompt's KV is placed now; a colocated prefill then runs
+// chunk by chunk (prefill_chunk). Returns how many it admitted.
+static uint32_t admit(struct gpu *g)
 {
     struct sim *m = g->sim;
     const struct ks_scenario *s = m->s;
-    double t = 0;
     uint32_t k = 0;
     while (k < g->n_pending && k < 1) {
-        struct ks_request_spec *sp = &g->pending[k];
+        const struct queued *q = &g->pending[k];
+        const struct ks_request_spec *sp = &q->spec;
         uint64_t full = (uint64_t)blocks_of(m, (uint64_t)sp->prompt_tokens + sp->output_tokens) * s->model.layers;
         if (g->n_act > 0 && g->active_blocks + full > m->admit_blocks)
             break; // FIFO: later requests wait behind this one
@@ -345,7 +616,8 @@ static uint32_t admit(struct gpu *g, double *prefill)
         struct active *a = &g->act[g->n_act];
         *a = (struct active){.req = KS_NONE, .spec = *sp, .ctx = sp->prompt_tokens, .admitted = simgrid_get_clock()};
         uint32_t cached = 0;
-        int st = place_prompt(g, a, &cached);
+        int pooled = q->prefilled >= 0; // prefilled by the pool: the first token exists
+        int st = place_prompt(g, a, pooled ? KS_L2 : KS_L1, &cached);
         if (st != KS_OK) {
             if (a->req != KS_NONE)
                 ks_cache_req_free(g->cache, a->req);
@@ -358,7 +630,28 @@ static uint32_t admit(struct gpu *g, double *prefill)
         g->n_act++;
         g->active_blocks += full;
         m->r->admitted++;
-        t += 2.0 * ((double)s->model.weight_bytes / 2.0) * (sp->prompt_tokens - cached) / s->platform.flops;
+        if (pooled) {
+            // the pool produced the first token; the next token's interval
+            // counts from admission (the wait for room here shows in
+            // /requests as admitted - first_token)
+            a->generated = 1;
+            a->first_token = q->prefilled;
+            a->last_token = a->admitted;
+            ks_hist_add(m->r->ttft, q->prefilled - sp->arrival);
+            m->r->tokens++;
+            a->ctx++; // that token's K and V join the first decode step
+            uint32_t have = ks_cache_req_len(g->cache, a->req), need = blocks_of(m, a->ctx);
+            if (need > have && ks_cache_req_grow(g->cache, a->req, need - have, KS_L1, NULL) != KS_OK)
+                m->r->unplanned++;
+            if (a->generated >= sp->output_tokens) {
+                finish(g, g->n_act - 1);
+                k++;
+                continue;
+            }
+            a->prefilled = sp->prompt_tokens;
+        } else {
+            a->prefilled = cached;
+        }
         k++;
     }
     if (k > 0) {
@@ -367,8 +660,37 @@ static uint32_t admit(struct gpu *g, double *prefill)
     }
     if (g->n_act > m->r->peak_batch)
         m->r->peak_batch = g->n_act;
-    *prefill = t;
     return k;
+}
+
+// This iteration's prefill work: up to prefill.chunk prompt tokens (0: no
+// limit), oldest admission first. Returns its compute time; *decoding
+// receives whether any request is past its prefill.
+static double prefill_chunk(struct gpu *g, int *decoding)
+{
+    const struct ks_scenario *s = g->sim->s;
+    uint32_t budget = s->prefill.chunk ? s->prefill.chunk : UINT32_MAX;
+    double t = 0;
+    *decoding = 0;
+    for (uint32_t i = 0; i < g->n_act; i++)
+        *decoding |= g->act[i].generated > 0;
+    while (budget > 0) {
+        struct active *a = NULL;
+        for (uint32_t i = 0; i < g->n_act; i++) {
+            struct active *x = &g->act[i];
+            if (x->prefilled < x->spec.prompt_tokens && (!a || x->admitted < a->admitted))
+                a = x;
+        }
+        if (!a)
+            break;
+        uint32_t take = a->spec.prompt_tokens - a->prefilled;
+        if (take > budget)
+            take = budget;
+        t += prefill_time(s, take, a->prefilled);
+        a->prefilled += take;
+        budget -= take;
+    }
+    return t;
 }
 
 static void finish(struct gpu *g, uint32_t i)
@@ -377,6 +699,8 @@ static void finish(struct gpu *g, uint32_t i)
     struct active *a = &g->act[i];
     record(m, g, a, 1);
     m->r->finished++;
+    if (m->s->workload.sessions.turns > 1)
+        turn_finished(m, &a->spec, a->last_token);
     g->active_blocks -= (uint64_t)blocks_of(m, (uint64_t)a->spec.prompt_tokens + a->spec.output_tokens) * m->s->model.layers;
     ks_cache_req_free(g->cache, a->req);
     g->act[i] = g->act[--g->n_act];
@@ -390,7 +714,7 @@ static void emit(struct gpu *g, double now, int from_prefill)
     struct sim *m = g->sim;
     for (uint32_t i = 0; i < g->n_act;) {
         struct active *a = &g->act[i];
-        if (from_prefill != (a->generated == 0)) {
+        if (from_prefill != (a->generated == 0) || a->prefilled < a->spec.prompt_tokens) {
             i++;
             continue;
         }
@@ -487,6 +811,8 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
     double kv_bytes = 0;
     for (uint32_t i = 0; st == KS_OK && i < g->n_act; i++) {
         struct active *a = &g->act[i];
+        if (a->generated == 0)
+            continue; // still in prefill
         uint32_t nb = blocks_of(m, a->ctx);
         uint32_t k = ks_select(&g->sel, nb, &g->rng, sel, mass);
         uint64_t tokens = 0;
@@ -529,6 +855,20 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
     }
     if (plan.n)
         sg_cond_notify_all(g->work);
+    // host work while the copies run: scheduling the batch, and rebuilding
+    // the resident-block pointer table when L1's mapping changed
+    double host = s->platform.sched_overhead;
+    struct ks_tier_view v;
+    ks_cache_tier_view(c, KS_L1, &v);
+    uint64_t version = v.allocs + v.frees + v.mig_in + v.mig_out;
+    if (version != g->l1_version) {
+        g->l1_version = version;
+        host += s->platform.table_rebuild;
+        m->r->table_rebuilds++;
+    }
+    if (host > 0)
+        sg_actor_sleep_for(host);
+    m->r->host_time += host;
     // layer by layer: a layer waits only for the batches carrying its own
     // missed blocks (or an earlier layer's); copies for later layers overlap
     // the compute of earlier ones
@@ -574,33 +914,44 @@ static void decode(int argc, char **argv)
         g->failed = 1;
     }
     while (!g->failed && simgrid_get_clock() < s->duration) {
-        double prefill;
-        uint32_t admitted = admit(g, &prefill);
+        admit(g);
         if (g->n_act == 0) {
-            if (m->router_done && g->n_pending == 0)
+            if (m->closing || (m->router_done && m->waiting == 0 && g->n_pending == 0 && g->incoming == 0))
                 break;
             // NOTE: a plain wait: sg_cond_wait_for never returned in SimGrid 3.32
             // here (the run deadlocked at time 0); the router wakes every
             // decoder when it stops.
             sg_mutex_lock(g->mu);
-            while (g->n_pending == 0 && !m->router_done)
+            while (g->n_pending == 0 && !m->closing && (!m->router_done || g->incoming > 0 || m->waiting > 0))
                 sg_cond_wait(g->arrive, g->mu);
             sg_mutex_unlock(g->mu);
             continue;
         }
-        if (admitted > 0) { // prefill: the newcomer's first token (the others wait)
-            if (prefill > 0)
-                sg_actor_sleep_for(prefill);
+        // one iteration: a chunk of prefill, then a decode step of the
+        // requests past their prefill (both hold the GPU: their times add)
+        int decoding;
+        double prefill = prefill_chunk(g, &decoding);
+        if (prefill > 0) {
+            if (simgrid_get_clock() + prefill > s->duration) {
+                // the run ends during this prefill: its work past the end is not counted
+                double left = s->duration - simgrid_get_clock();
+                sg_actor_sleep_until(s->duration);
+                m->r->busy += left;
+                m->r->prefill_time += left;
+                break;
+            }
+            sg_actor_sleep_for(prefill);
             m->r->busy += prefill;
-            emit(g, simgrid_get_clock(), 1);
-            if (g->n_act == 0 || simgrid_get_clock() >= s->duration)
-                continue;
+            m->r->prefill_time += prefill;
         }
-        if (decode_step(g, sel, mass, acc) != 0) {
+        if (decoding && decode_step(g, sel, mass, acc) != 0) {
             g->failed = 1;
             break;
         }
-        emit(g, simgrid_get_clock(), 0);
+        double now = simgrid_get_clock();
+        if (decoding)
+            emit(g, now, 0);
+        emit(g, now, 1); // prefills completed in this iteration: their first token
         sample(g);
     }
     for (uint32_t i = 0; i < g->n_act; i++) // cut off by the end of the run
@@ -633,7 +984,69 @@ static void progress(int argc, char **argv)
     }
 }
 
+// ---- links -------------------------------------------------------------------
+
+// Records every link's bytes so far at time t. 0, or -1 when out of memory
+// (the time series then stops; the end-of-run table does not need it).
+static int link_sample(struct sim *m, double t)
+{
+    struct ks_run_result *r = m->r;
+    size_t n = m->n_links;
+    if (r->n_link_samples + n > r->cap_link_samples) {
+        size_t cap = r->cap_link_samples ? 2 * r->cap_link_samples : n * 16;
+        while (cap < r->n_link_samples + n)
+            cap *= 2;
+        struct ks_link_sample *p = realloc(r->link_samples, cap * sizeof *p);
+        if (!p)
+            return -1;
+        r->link_samples = p;
+        r->cap_link_samples = cap;
+    }
+    for (size_t i = 0; i < n; i++)
+        r->link_samples[r->n_link_samples++] = (struct ks_link_sample){.t = t, .link = (uint32_t)i, .bytes = m->link_bytes[i]};
+    return 0;
+}
+
+// A daemon that samples the links KS_ENGINE_LINK_SAMPLES times a run (a
+// transfer counts when it completes); the end of the run adds the last one.
+static void link_sampler(int argc, char **argv)
+{
+    (void)argc;
+    struct sim *m = (struct sim *)(uintptr_t)strtoull(argv[1], NULL, 16);
+    for (int k = 1; k < KS_ENGINE_LINK_SAMPLES; k++) {
+        sg_actor_sleep_until(m->s->duration * k / KS_ENGINE_LINK_SAMPLES);
+        if (link_sample(m, simgrid_get_clock()) != 0)
+            break;
+    }
+}
+
+// Every link's totals, in sg_link_list order (the order the samples index).
+static void link_records(struct sim *m, struct ks_run_result *r)
+{
+    r->links = calloc(m->n_links ? m->n_links : 1, sizeof *r->links);
+    if (!r->links)
+        return;
+    for (size_t i = 0; i < m->n_links; i++) {
+        struct ks_link_record *x = &r->links[i];
+        snprintf(x->name, sizeof x->name, "%s", sg_link_get_name(m->links[i]));
+        x->bandwidth = sg_link_get_bandwidth(m->links[i]);
+        x->latency = sg_link_get_latency(m->links[i]);
+        x->bytes = m->link_bytes[i];
+        x->utilisation = r->sim_time > 0 ? x->bytes / (x->bandwidth * r->sim_time) : 0;
+    }
+    r->n_links = m->n_links;
+    link_sample(m, r->sim_time);
+}
+
 // ---- setup -------------------------------------------------------------------
+
+// Nodes of the disaggregated prefill pool (gpus_per_node GPUs each), 0 when colocated.
+static uint32_t pool_nodes(const struct ks_scenario *s)
+{
+    if (s->prefill.mode != KS_PREFILL_DISAGGREGATED)
+        return 0;
+    return (s->prefill.gpus + s->platform.gpus_per_node - 1) / s->platform.gpus_per_node;
+}
 
 static void platform_of(const struct ks_scenario *s, struct ks_platform_params *p)
 {
@@ -656,11 +1069,14 @@ static void platform_of(const struct ks_scenario *s, struct ks_platform_params *
         .ssd_lat = pl->ssd.lat,
         .nic_bw = pl->network.bw,
         .nic_lat = pl->network.lat,
-        .core_bw = pl->network.bw * pl->nodes, // non-blocking core
+        .core_bw = pl->network.bw * (pl->nodes + pool_nodes(s)), // non-blocking core
         .core_lat = 0,
         .remote = pl->remote.present && s->cache.l3 == KS_L3_REMOTE,
         .remote_bw = pl->remote.bw,
         .remote_lat = pl->remote.lat,
+        .prefill_pool = pool_nodes(s) > 0,
+        .prefill_bw = pl->network.bw * pool_nodes(s), // one NIC per node of the pool
+        .prefill_lat = pl->network.lat,
     };
 }
 
@@ -772,10 +1188,19 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         ks_run_result_fini(r);
         return st;
     }
+    m.n_links = sg_link_count();
+    m.links = sg_link_list();
+    m.link_bytes = calloc(m.n_links ? m.n_links : 1, sizeof *m.link_bytes);
+    if (!m.links || !m.link_bytes)
+        st = KS_ENOMEM;
+    for (size_t i = 0; st == KS_OK && i < m.n_links; i++)
+        sg_link_set_data(m.links[i], (void *)(uintptr_t)(i + 1));
     m.n_gpu = s->platform.nodes * s->platform.gpus_per_node;
     m.gpu = calloc(m.n_gpu, sizeof *m.gpu);
     m.mu = sg_mutex_init();
     m.slot = sg_cond_init();
+    m.pool_work = sg_cond_init();
+    m.pool_host = pp.prefill_pool ? sg_host_by_name(KS_PLATFORM_PREFILL) : NULL;
     char name[32];
     for (uint32_t i = 0; st == KS_OK && i < m.n_gpu; i++) {
         struct gpu *g = &m.gpu[i];
@@ -816,7 +1241,11 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
                 spawn("lane", g->host, lane, g, 1);
         }
         m.decoders = m.n_gpu;
+        for (uint32_t i = 0; m.pool_host && i < s->prefill.gpus; i++)
+            spawn("prefill", m.pool_host, prefill_worker, &m, 1);
         spawn("router", m.gpu[0].cpu, router, &m, 0);
+        spawn("links", m.gpu[0].cpu, link_sampler, &m, 1);
+        spawn("closer", m.gpu[0].cpu, closer, &m, 1);
         int tty = isatty(STDERR_FILENO);
         if (tty)
             spawn("progress", m.gpu[0].cpu, progress, &m, 1);
@@ -824,6 +1253,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         if (tty)
             fputs("\r\033[K", stderr);
         r->sim_time = simgrid_get_clock();
+        link_records(&m, r);
     }
     clock_gettime(CLOCK_MONOTONIC, &w1);
     r->wall_s = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
@@ -850,6 +1280,9 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
             sg_cond_destroy(g->done);
             sg_cond_destroy(g->arrive);
         }
+        for (unsigned a = 0; a <= KS_TIERS; a++)
+            for (unsigned b = 0; b < KS_TIERS; b++)
+                free(g->routes[a][b].link);
         free(g->jobs);
         free(g->pending);
         free(g->act);
@@ -859,7 +1292,12 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     if (m.mu) {
         sg_mutex_destroy(m.mu);
         sg_cond_destroy(m.slot);
+        sg_cond_destroy(m.pool_work);
     }
+    free(m.pool);
+    free(m.sess);
+    free(m.links);
+    free(m.link_bytes);
     ks_workload_free(m.wl);
     if (st == KS_OK && m.err[0])
         st = KS_EINVAL;
@@ -875,5 +1313,7 @@ void ks_run_result_fini(struct ks_run_result *r)
     free(r->rec);
     free(r->samples);
     free(r->tiers);
+    free(r->links);
+    free(r->link_samples);
     memset(r, 0, sizeof *r);
 }

@@ -13,10 +13,20 @@
 //               batches in priority order, each one SimGrid transfer from the
 //               source tier's host to the destination tier's host, and
 //               confirm them to the cache manager.
-// Step time: (weight bytes + KV bytes of the selected tokens) / HBM
-// bandwidth, after the stall for needed blocks; prefill: 2 * parameters *
-// prompt tokens / flops, with parameters = weight bytes / 2 (16-bit
-// weights). Prefill produces the first token; each decode step one more.
+//   prefill     (disaggregated prefill only: prefill.gpus workers on the
+//               pool's host) prefill requests in arrival order and send
+//               their KV over the network to the decode GPU's host DRAM.
+//   links       (a daemon) records every link's bytes so far, 100 times a run.
+// Step time: the host's scheduling cost (sched_overhead), a rebuild of the
+// resident-block pointer table (table_rebuild) when L1's mapping changed
+// since the last step, the stall for needed blocks, and (weight bytes + KV
+// bytes of the selected tokens) / HBM bandwidth. Prefill of n new tokens
+// after c cached ones: (2 * parameters * n + 4 * layers * q_heads *
+// head_dim * (n * c + n * (n + 1) / 2)) / (flops * prefill_efficiency),
+// with parameters = weight bytes / 2 (16-bit weights); the second term is
+// causal attention (QK^T and PV). Prefill produces the first token; each
+// decode step one more. Colocated, a GPU's prefill holds up its decode
+// steps; disaggregated, the pool prefills and the prompt's KV lands in L2.
 //
 // A process runs one simulation (SimGrid initialises once per process).
 #ifndef KS_ENGINE_H
@@ -34,6 +44,8 @@
 // One finished (or cut off) request.
 struct ks_request_record {
     uint64_t id;
+    uint64_t session;        // multi-turn session (a single-turn request is its own)
+    uint32_t turn;           // 0, 1, ... within the session
     uint32_t gpu;
     uint32_t prompt, output; // tokens asked for
     uint32_t generated;      // tokens produced before the end of the run
@@ -65,6 +77,22 @@ struct ks_tier_record {
     uint64_t alloc_fails;     // page requests that found the tier full
 };
 
+// One link at the end of the run (a full-duplex link is two: NAME_UP, NAME_DOWN).
+struct ks_link_record {
+    char name[32];
+    double bandwidth, latency; // bytes/s, seconds
+    double bytes;              // carried over the run
+    double utilisation;        // bytes / (bandwidth * simulated time)
+};
+
+// Bytes a link carried up to time t.
+struct ks_link_sample {
+    double t;      // seconds
+    uint32_t link; // index into ks_run_result.links
+    double bytes;
+};
+#define KS_ENGINE_LINK_SAMPLES 100
+
 struct ks_run_result {
     double sim_time;      // seconds simulated
     double wall_s;        // seconds of wall clock the simulation took
@@ -81,6 +109,14 @@ struct ks_run_result {
     size_t n_samples, cap_samples;
     struct ks_tier_record *tiers; // [n_tiers]: every GPU's tiers
     size_t n_tiers;
+    struct ks_link_record *links; // [n_links]
+    size_t n_links;
+    struct ks_link_sample *link_samples;
+    size_t n_link_samples, cap_link_samples;
+    uint64_t table_rebuilds;  // resident-pointer table rebuilds, all GPUs
+    double host_time;         // seconds of host costs in decode steps, all GPUs
+    double prefill_time;      // seconds of prefill compute (on decode GPUs or the pool)
+    uint64_t kv_sent;         // disaggregated: prompt KV bytes sent by the prefill pool
 };
 
 // Runs the scenario. KS_OK with *r filled (release with ks_run_result_fini),

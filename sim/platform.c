@@ -65,6 +65,8 @@ int ks_platform_check(const struct ks_platform_params *p, char *err, size_t len)
         return bad(err, len, "SSD read and write bandwidths must be positive");
     if (p->remote && !positive(p->remote_bw))
         return bad(err, len, "remote pool bandwidth must be positive");
+    if (p->prefill_pool && (!positive(p->prefill_bw) || !non_negative(p->prefill_lat)))
+        return bad(err, len, "prefill pool bandwidth must be positive and its latency not negative");
     return KS_OK;
 }
 
@@ -188,16 +190,22 @@ int ks_platform_write(const struct ks_platform_params *p, FILE *f, char *err, si
         fprintf(f, "  <zone id=\"remote-pool\" routing=\"Full\">\n");
         fprintf(f, "    <host id=\"%s\" speed=\"1f\"/>\n  </zone>\n", KS_PLATFORM_REMOTE);
     }
+    if (p->prefill_pool) {
+        fprintf(f, "  <zone id=\"prefill-pool\" routing=\"Full\">\n");
+        fprintf(f, "    <host id=\"%s\" speed=\"1f\"/>\n  </zone>\n", KS_PLATFORM_PREFILL);
+    }
     char l1[48], l2[48], ga[32], gb[32];
     for (uint32_t n = 0; n < p->nodes; n++) {
         snprintf(l1, sizeof l1, "n%u-nic", n);
         put_link(f, l1, p->nic_bw, p->nic_lat, 1);
     }
-    int inter = p->nodes > 1 || p->remote;
+    int inter = p->nodes > 1 || p->remote || p->prefill_pool;
     if (inter)
         put_link(f, "core", p->core_bw, p->core_lat, 1);
     if (p->remote)
         put_link(f, "remote-link", p->remote_bw, p->remote_lat, 1);
+    if (p->prefill_pool)
+        put_link(f, "prefill-link", p->prefill_bw, p->prefill_lat, 1);
     for (uint32_t a = 0; a < p->nodes; a++) {
         snprintf(l1, sizeof l1, "n%u-nic", a);
         ks_platform_cpu(ga, sizeof ga, a);
@@ -216,6 +224,14 @@ int ks_platform_write(const struct ks_platform_params *p, FILE *f, char *err, si
             ctn(f, l1, "UP");
             ctn(f, "core", "UP");
             ctn(f, "remote-link", "DOWN");
+            fprintf(f, "</zoneRoute>\n");
+        }
+        if (p->prefill_pool) { // pool -> node: the pool's link, the core, the node's NIC
+            fprintf(f, "  <zoneRoute src=\"prefill-pool\" dst=\"n%u\" gw_src=\"%s\" gw_dst=\"%s\">",
+                    a, KS_PLATFORM_PREFILL, ga);
+            ctn(f, "prefill-link", "UP");
+            ctn(f, "core", "UP");
+            ctn(f, l1, "DOWN");
             fprintf(f, "</zoneRoute>\n");
         }
     }

@@ -11,10 +11,12 @@
 //   n<i>-nic           the node's NIC into the cluster network
 //   core               the network core every inter-node flow crosses
 //   remote-link        the remote memory pool's attachment
+//   prefill-link       the disaggregated prefill pool's attachment
 // Routes: GPU <-> CPU over pcie + switch uplink; GPU <-> GPU (same node)
 // over NVLink; SSD -> GPU over ssd-rd + uplink + pcie (the SSD sits behind
 // the host's root complex), GPU -> SSD the reverse over ssd-wr; between
-// nodes NIC, core, NIC; to the remote pool NIC, core, remote-link.
+// nodes NIC, core, NIC; to the remote pool NIC, core, remote-link; from the
+// prefill pool prefill-link, core, NIC.
 // Full-duplex links use SPLITDUPLEX sharing, so the two directions of a link
 // do not share bandwidth. The simulator must run SimGrid with
 //   --cfg=network/model:CM02 --cfg=network/crosstraffic:0
@@ -50,6 +52,8 @@ struct ks_platform_params {
     double core_bw, core_lat;  // bytes/s per direction, seconds: the network core
     int remote;                // a remote memory pool is attached
     double remote_bw, remote_lat; // bytes/s per direction, seconds
+    int prefill_pool;          // a disaggregated prefill pool is attached
+    double prefill_bw, prefill_lat; // bytes/s per direction, seconds: the pool's attachment
 };
 
 // Host names, written into buf (at least 32 bytes).
@@ -57,6 +61,7 @@ void ks_platform_gpu(char *buf, size_t len, uint32_t node, uint32_t gpu);
 void ks_platform_cpu(char *buf, size_t len, uint32_t node);
 void ks_platform_ssd(char *buf, size_t len, uint32_t node, uint32_t ssd);
 #define KS_PLATFORM_REMOTE "remote"
+#define KS_PLATFORM_PREFILL "prefill"
 
 // Checks the parameters (KS_OK or KS_EINVAL with the reason in err).
 int ks_platform_check(const struct ks_platform_params *p, char *err, size_t len);

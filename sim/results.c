@@ -157,6 +157,7 @@ static hid_t native_of(enum ks_field_type t)
     case KS_F_I64: return H5T_NATIVE_INT64;
     case KS_F_F32: return H5T_NATIVE_FLOAT;
     case KS_F_F64: return H5T_NATIVE_DOUBLE;
+    case KS_F_S32: return -1; // made by member_type
     }
     return -1;
 }
@@ -170,6 +171,7 @@ static hid_t file_of(enum ks_field_type t)
     case KS_F_I64: return H5T_STD_I64LE;
     case KS_F_F32: return H5T_IEEE_F32LE;
     case KS_F_F64: return H5T_IEEE_F64LE;
+    case KS_F_S32: return -1; // made by member_type
     }
     return -1;
 }
@@ -180,8 +182,23 @@ static size_t size_of(enum ks_field_type t)
     case KS_F_U8: return 1;
     case KS_F_U32: case KS_F_F32: return 4;
     case KS_F_U64: case KS_F_I64: case KS_F_F64: return 8;
+    case KS_F_S32: return 32;
     }
     return 0;
+}
+
+// Inserts one member into a compound type, in memory (native) or file form.
+static void insert_member(hid_t compound, const struct ks_field *f, int native)
+{
+    if (f->type != KS_F_S32) {
+        H5Tinsert(compound, f->name, f->offset, native ? native_of(f->type) : file_of(f->type));
+        return;
+    }
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, 32);
+    H5Tset_strpad(st, H5T_STR_NULLTERM);
+    H5Tinsert(compound, f->name, f->offset, st); // copies st
+    H5Tclose(st);
 }
 
 struct ks_table *ks_results_table(struct ks_results *r, const char *path, const struct ks_field *fields,
@@ -217,8 +234,8 @@ struct ks_table *ks_results_table(struct ks_results *r, const char *path, const 
     t->mtype = H5Tcreate(H5T_COMPOUND, rec_size);
     hid_t ftype = H5Tcreate(H5T_COMPOUND, rec_size);
     for (size_t i = 0; i < n_fields; i++) {
-        H5Tinsert(t->mtype, fields[i].name, fields[i].offset, native_of(fields[i].type));
-        H5Tinsert(ftype, fields[i].name, fields[i].offset, file_of(fields[i].type));
+        insert_member(t->mtype, &fields[i], 1);
+        insert_member(ftype, &fields[i], 0);
     }
     H5Tpack(ftype); // no padding in the file
     hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = t->chunk_rows;

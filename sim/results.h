@@ -16,7 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum ks_field_type { KS_F_U8, KS_F_U32, KS_F_U64, KS_F_I64, KS_F_F32, KS_F_F64 };
+// KS_F_S32: a NUL-terminated string in a char[32] (a name), stored as a fixed-length string.
+enum ks_field_type { KS_F_U8, KS_F_U32, KS_F_U64, KS_F_I64, KS_F_F32, KS_F_F64, KS_F_S32 };
 
 // One member of a table's record: its name, type and offset in the C struct.
 struct ks_field {

@@ -24,6 +24,8 @@ enum { MAX_SETS = 256, ERR_LEN = 1 << 16 };
 
 static const struct ks_field request_fields[] = {
     {"id", KS_F_U64, offsetof(struct ks_request_record, id), "request id, in arrival order"},
+    {"session", KS_F_U64, offsetof(struct ks_request_record, session), "session (one per single-turn request)"},
+    {"turn", KS_F_U32, offsetof(struct ks_request_record, turn), "turn within the session, from 0"},
     {"gpu", KS_F_U32, offsetof(struct ks_request_record, gpu), "GPU that served it"},
     {"prompt", KS_F_U32, offsetof(struct ks_request_record, prompt), "prompt tokens"},
     {"output", KS_F_U32, offsetof(struct ks_request_record, output), "output tokens asked for"},
@@ -51,6 +53,20 @@ static const struct ks_field step_fields[] = {
     {"found_l3", KS_F_U64, offsetof(struct ks_step_record, found[KS_L3]), "accesses so far found in L3"},
     {"bytes_up", KS_F_U64, offsetof(struct ks_step_record, bytes_up), "bytes migrated so far towards L1"},
     {"bytes_down", KS_F_U64, offsetof(struct ks_step_record, bytes_down), "bytes migrated so far away from L1"},
+};
+
+static const struct ks_field link_fields[] = {
+    {"name", KS_F_S32, offsetof(struct ks_link_record, name), "SimGrid link (platform.h names them)"},
+    {"bandwidth", KS_F_F64, offsetof(struct ks_link_record, bandwidth), "bytes/s"},
+    {"latency", KS_F_F64, offsetof(struct ks_link_record, latency), "seconds"},
+    {"bytes", KS_F_F64, offsetof(struct ks_link_record, bytes), "bytes carried over the run"},
+    {"utilisation", KS_F_F64, offsetof(struct ks_link_record, utilisation), "bytes / (bandwidth * sim_time)"},
+};
+
+static const struct ks_field link_sample_fields[] = {
+    {"t", KS_F_F64, offsetof(struct ks_link_sample, t), "seconds"},
+    {"link", KS_F_U32, offsetof(struct ks_link_sample, link), "row of /links"},
+    {"bytes", KS_F_F64, offsetof(struct ks_link_sample, bytes), "bytes carried up to t"},
 };
 
 static const struct ks_field tier_fields[] = {
@@ -113,6 +129,11 @@ static void summarise(struct summary *s, const struct ks_scenario *sc, const str
     num(s, "steps", (double)r->steps, "decode steps, all GPUs");
     num(s, "peak_batch", (double)r->peak_batch, "most requests decoding at once on one GPU");
     num(s, "misses_unplanned", (double)r->unplanned, "misses (or new blocks) that found no page");
+    num(s, "table_rebuilds", (double)r->table_rebuilds, "resident-pointer table rebuilds (L1 mapping changed)");
+    num(s, "host_fraction", ratio(r->host_time, r->host_time + r->stall + r->busy),
+        "decode GPU time spent on host costs (scheduling, table rebuilds)");
+    num(s, "prefill_seconds", r->prefill_time, "seconds of prefill compute, all GPUs (or the prefill pool)");
+    num(s, "kv_sent_bytes", (double)r->kv_sent, "prompt KV bytes the prefill pool sent (disaggregated)");
     if (sc->slo.tpot_p99 > 0) {
         num(s, "slo_tpot_p99", sc->slo.tpot_p99, "objective, seconds");
         s->err |= json_object_set_new(s->fig, "slo_met", json_boolean(ks_hist_quantile(r->tpot, 0.99) <= sc->slo.tpot_p99));
@@ -152,9 +173,19 @@ static int write_result(const char *path, const struct summary *s, const struct 
                                                       sizeof tier_fields / sizeof tier_fields[0],
                                                       sizeof(struct ks_tier_record), 0)
                                    : NULL;
-    if (!t || !steps || !tiers || ks_results_append(t, r->rec, r->n_rec) != KS_OK ||
+    struct ks_table *links = tiers ? ks_results_table(h, "/links", link_fields,
+                                                      sizeof link_fields / sizeof link_fields[0],
+                                                      sizeof(struct ks_link_record), 0)
+                                   : NULL;
+    struct ks_table *ls = links ? ks_results_table(h, "/link_samples", link_sample_fields,
+                                                   sizeof link_sample_fields / sizeof link_sample_fields[0],
+                                                   sizeof(struct ks_link_sample), 0)
+                                : NULL;
+    if (!t || !steps || !tiers || !links || !ls || ks_results_append(t, r->rec, r->n_rec) != KS_OK ||
         ks_results_append(steps, r->samples, r->n_samples) != KS_OK ||
-        ks_results_append(tiers, r->tiers, r->n_tiers) != KS_OK) {
+        ks_results_append(tiers, r->tiers, r->n_tiers) != KS_OK ||
+        ks_results_append(links, r->links, r->n_links) != KS_OK ||
+        ks_results_append(ls, r->link_samples, r->n_link_samples) != KS_OK) {
         snprintf(err, len, "%s: %s", path, ks_results_error(h));
         ks_results_abort(h);
         return KS_EIO;

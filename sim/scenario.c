@@ -69,6 +69,7 @@ static const char *const l3s[] = {"ssd", "remote", "none", NULL};
 static const char *const evicts[] = {"heat", "lru", "lfu", "belady", NULL}; // order of enum ks_evict_policy
 static const char *const compressions[] = {"none", "int8", NULL};
 static const char *const routers[] = {"round_robin", "least_loaded", "prefix_affinity", NULL}; // enum ks_router
+static const char *const prefill_modes[] = {"colocated", "disaggregated", NULL}; // enum ks_prefill_mode
 static const char *const dist_kinds[] = {"constant", "uniform", "lognormal", "normal", "trace", NULL};
 // The fields each distribution takes, by kind, and the ones it needs.
 static const char *const dist_takes[] = {"kind value", "kind min max", "kind mu sigma min max",
@@ -149,6 +150,14 @@ static const struct field fields[] = {
     {"slo.tpot_mean", T_REAL, TM, OFF(slo.tpot_mean), "", 1, 0, NULL, 0},
     {"slo.ttft_p99", T_REAL, TM, OFF(slo.ttft_p99), "", 1, 0, NULL, 0},
     {"router", T_CHOICE, CN, OFF(router), "round_robin", 0, 0, routers, 0},
+    // appended after the first schema (tests name fields by index)
+    {"platform.sched_overhead", T_REAL, TM, OFF(platform.sched_overhead), "0s", 0, 0, NULL, 1},
+    {"platform.table_rebuild", T_REAL, TM, OFF(platform.table_rebuild), "0s", 0, 0, NULL, 1},
+    {"platform.prefill_efficiency", T_REAL, KS_UNIT_FRACTION, OFF(platform.prefill_efficiency), "1", 1, 1, NULL, 1},
+    {"model.q_heads", T_U32, CN, OFF(model.q_heads), "32", 1, 0, NULL, 0},
+    {"prefill.mode", T_CHOICE, CN, OFF(prefill.mode), "colocated", 0, 0, prefill_modes, 0},
+    {"prefill.gpus", T_U32, CN, OFF(prefill.gpus), "8", 1, 0, NULL, 0},
+    {"prefill.chunk", T_U32, CN, OFF(prefill.chunk), "8192", 0, 0, NULL, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
@@ -1010,7 +1019,8 @@ uint64_t ks_scenario_step_blocks(const struct ks_scenario *s)
 // - distributions: an explicit max is at most model.max_context, and the
 //   explicit largest prompt + output is at most model.max_context;
 //   lognormal and normal without max are clamped at model.max_context;
-// - block_size and shared_prefix.tokens are at most model.max_context.
+// - block_size and shared_prefix.tokens are at most model.max_context;
+// - model.q_heads is a multiple of model.kv_heads (grouped-query attention).
 static void check_consistency(struct ctx *x)
 {
     struct ks_scenario *s = x->s;
@@ -1089,6 +1099,9 @@ static void check_consistency(struct ctx *x)
     if (s->workload.shared_prefix.tokens > s->model.max_context)
         FAIL(x, "workload.shared_prefix.tokens", "%" PRIu32 " tokens is more than model.max_context",
              s->workload.shared_prefix.tokens);
+    if (s->model.q_heads % s->model.kv_heads != 0)
+        FAIL(x, "model.q_heads", "%" PRIu32 " query heads are not a multiple of the %" PRIu32 " KV heads",
+             s->model.q_heads, s->model.kv_heads);
 }
 
 // ---- the public functions ------------------------------------------------

@@ -40,6 +40,10 @@ enum ks_l3_kind { KS_L3_SSD, KS_L3_REMOTE, KS_L3_NONE };
 enum ks_compression { KS_COMPRESSION_NONE, KS_COMPRESSION_INT8 };
 enum ks_dtype { KS_DTYPE_FP16, KS_DTYPE_BF16, KS_DTYPE_FP8, KS_DTYPE_INT8, KS_DTYPE_FP32 };
 enum ks_router { KS_ROUTER_ROUND_ROBIN, KS_ROUTER_LEAST_LOADED, KS_ROUTER_PREFIX_AFFINITY };
+enum ks_prefill_mode {
+    KS_PREFILL_COLOCATED,     // each decode GPU prefills its own requests (decode waits)
+    KS_PREFILL_DISAGGREGATED, // a separate prefill pool; the KV crosses the network to the decode node
+};
 enum ks_topology { KS_TOPOLOGY_STAR, KS_TOPOLOGY_FAT_TREE, KS_TOPOLOGY_TORUS, KS_TOPOLOGY_DRAGONFLY };
 
 // A capacity given either in bytes or as a share of something else.
@@ -86,11 +90,15 @@ struct ks_scenario_platform {
     struct ks_scenario_network network;
     struct ks_scenario_remote remote;
     double flops;            // FLOP/s per GPU (dense bf16)
+    double sched_overhead;   // seconds of host work per decode step (batch scheduling)
+    double table_rebuild;    // seconds per rebuild of the resident-block pointer table
+    double prefill_efficiency; // share of flops that prefill achieves (0, 1]
 };
 
 struct ks_scenario_model {
     uint32_t layers;
     uint32_t kv_heads;
+    uint32_t q_heads;      // query heads (a multiple of kv_heads)
     uint32_t head_dim;
     enum ks_dtype dtype;   // of the KV cache
     uint64_t weight_bytes; // bytes of weights each GPU holds
@@ -167,6 +175,11 @@ struct ks_scenario {
     struct ks_scenario_workload workload;
     struct ks_scenario_sparse sparse;
     struct ks_scenario_cache cache;
+    struct {
+        enum ks_prefill_mode mode;
+        uint32_t gpus;  // disaggregated: GPUs in the prefill pool (same profile)
+        uint32_t chunk; // colocated: prompt tokens prefilled per iteration (0: a whole prompt)
+    } prefill;
     struct ks_scenario_slo slo;
     struct ks_scenario_origin *origin; // one per schema field, in schema order
 };

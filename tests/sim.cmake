@@ -38,10 +38,48 @@ ks_cli_test(run_closed_form_own_uplink --json --ge tpot_mean 7.24492e-6 --le tpo
             -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_own.h5 --json
             --set platform.gpus_per_node=2 --set platform.gpus_per_switch=1 --set workload.arrival.concurrency=2
             --set workload.requests=2)
-# golden summaries, fixed seeds: any change of behaviour shows as a diff
+# golden summaries, fixed seeds: any change of behaviour shows as a diff.
+# tiered: L1 under pressure, prompts prefilled by a pool and promoted from L2
 add_test(NAME run_golden_default COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden.sh $<TARGET_FILE:kvstrata>
          ${CMAKE_CURRENT_SOURCE_DIR}/golden/default_10s.json ${PROJECT_SOURCE_DIR}/scenarios/default.lua
          --set duration=10s)
 add_test(NAME run_golden_tiered COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden.sh $<TARGET_FILE:kvstrata>
-         ${CMAKE_CURRENT_SOURCE_DIR}/golden/tiered_3s.json ${PROJECT_SOURCE_DIR}/scenarios/default.lua
-         --set duration=3s --set workload.arrival.rate=40 --set cache.l1=20GB)
+         ${CMAKE_CURRENT_SOURCE_DIR}/golden/tiered_5s.json ${PROJECT_SOURCE_DIR}/scenarios/default.lua
+         --set duration=5s --set workload.arrival.rate=40 --set cache.l1=20GB
+         --set prefill.mode=disaggregated --set prefill.gpus=64)
+
+# host costs: scheduling (10 us) and one pointer-table rebuild (5 us: the
+# prompt's placement changed L1) add to the closed form: 283.435456 us
+ks_cli_test(run_closed_form_host --json --ge tpot_mean 2.83435172e-4 --le tpot_mean 2.8343574e-4
+            --ge table_rebuilds 1 --le table_rebuilds 1
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_host.h5 --json
+            --set platform.sched_overhead=10us --set platform.table_rebuild=5us)
+# prefill, no weights: causal attention 4 x 32 layers x 32 heads x 128 x
+# 4095 x 4096 / 2 = 4.39697e12 FLOP at 990 TFLOP/s: TTFT 4.441386636 ms, the
+# same whole (chunk 0) or in chunks of 1000 tokens (the chunks' FLOPs sum to
+# the whole's)
+ks_cli_test(run_closed_form_prefill --json --ge ttft_mean 4.44138219e-3 --le ttft_mean 4.44139108e-3
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_prefill.h5 --json
+            --set prefill.chunk=0)
+ks_cli_test(run_closed_form_prefill_chunked --json --ge ttft_mean 4.44138219e-3 --le ttft_mean 4.44139108e-3
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_chunked.h5 --json
+            --set prefill.chunk=1000)
+# with 2 GB of weights (1e9 parameters) the linear term 2 x 1e9 x 4095 adds: 12.714113908 ms
+ks_cli_test(run_closed_form_prefill_weights --json --ge ttft_mean 1.27141012e-2 --le ttft_mean 1.27141266e-2
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_weights.h5 --json
+            --set model.weight_bytes=2GB)
+# disaggregated: the pool prefills (4.441387 ms), then sends the prompt's
+# 536,739,840 bytes of KV over its link, the core and the node's NIC (25 GB/s,
+# 2 x 5 us): TTFT 25.920980236 ms; every byte shows on those links
+ks_cli_test(run_closed_form_disaggregated --json --ge ttft_mean 2.59209543e-2 --le ttft_mean 2.59210062e-2
+            --ge kv_sent_bytes 536739840 --le kv_sent_bytes 536739840 --ge requests_finished 1
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_disagg.h5 --json
+            --set prefill.mode=disaggregated)
+add_test(NAME run_links COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/links_check.sh $<TARGET_FILE:kvstrata>
+         ${ks_ts}/closed_form.lua --set prefill.mode=disaggregated)
+# multi-turn sessions: a turn waits for its previous turn's end plus think time
+add_test(NAME run_sessions COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sessions_check.sh $<TARGET_FILE:kvstrata> 5
+         ${PROJECT_SOURCE_DIR}/scenarios/dialogue_multiturn.lua --set duration=30s)
+set_tests_properties(run_sessions PROPERTIES TIMEOUT 300)
+ks_cli_test(run_bad_q_heads --exit 2 --stdout-empty --stderr-has "model.q_heads"
+            -- run ${ks_ts}/closed_form.lua --set model.q_heads=12)
