@@ -1,0 +1,69 @@
+// kernel.h - what every attention kernel shares: statuses, fp16 bits, device buffers.
+//
+// Each kernel exists twice under one stem and one params struct: `_ref`, plain
+// C on host pointers (always built, library ks_ref), and `_cuda`, the same job
+// on device pointers (library ks_kernels). A build without CUDA still defines
+// every `_cuda` function and the ks_devbuf_* helpers; they return
+// KS_KERNEL_ENODEV, so callers and tests link either way. No kernel allocates:
+// the caller passes a workspace whose size a `_workspace` function states.
+// fp16 values travel as uint16_t bit patterns (IEEE 754 binary16).
+#ifndef KS_KERNEL_H
+#define KS_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// NOTE: KS_KERNEL_OK and KS_KERNEL_EINVAL have the values of sim/status.h's
+// KS_OK and KS_EINVAL, so a caller may pass a kernel status on unchanged;
+// the kernel library does not depend on the simulator's headers.
+enum ks_kernel_status {
+    KS_KERNEL_OK = 0,
+    KS_KERNEL_EINVAL = -1,  // a parameter is out of range or inconsistent
+    KS_KERNEL_ENODEV = -32, // CUDA not compiled in, or no usable device
+    KS_KERNEL_ECUDA = -33,  // a CUDA call failed (ks_kernel_error says which)
+};
+
+// Limits of the kernels (both versions); a params struct beyond them is EINVAL.
+#define KS_KERNEL_MAX_HEAD_DIM 256  // elements
+#define KS_KERNEL_MAX_GROUP 16      // query heads per KV head
+#define KS_KERNEL_MAX_BLOCK_SIZE 256 // tokens per block
+
+// The name of a status ("KS_KERNEL_OK", ...); "unknown" for other values.
+const char *ks_kernel_status_str(int status);
+
+// The last CUDA failure as "file:line: call: message" ("" if none). Defined
+// in ks_kernels, not ks_ref. Static storage, not thread-safe; meaningful
+// after a KS_KERNEL_ECUDA or ENODEV.
+const char *ks_kernel_error(void);
+
+// fp16 <-> fp32. to_float is exact for every pattern (NaN stays NaN);
+// from_float rounds to nearest even, keeps subnormals, overflows to infinity
+// and maps NaN to a quiet NaN.
+float ks_half_to_float(uint16_t h);
+uint16_t ks_half_from_float(float f);
+
+// Device buffers for callers and tests written in C. alloc: *ptr receives
+// `bytes` of device memory (release with ks_devbuf_free; free(NULL) is a
+// no-op). upload/download copy synchronously. sync waits for all work on the
+// device. Each returns KS_KERNEL_OK, ENODEV or ECUDA.
+int ks_devbuf_alloc(void **ptr, size_t bytes);
+void ks_devbuf_free(void *ptr);
+int ks_devbuf_upload(void *dst_dev, const void *src_host, size_t bytes);
+int ks_devbuf_download(void *dst_host, const void *src_dev, size_t bytes);
+int ks_devbuf_sync(void);
+
+// A CUDA stream (cudaStream_t is `struct CUstream_st *`); NULL is the
+// default stream. The `_cuda` kernels enqueue on it and return once launched:
+// launch errors are their status, faults during execution surface at the
+// caller's next synchronisation (ks_devbuf_sync).
+struct CUstream_st;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
