@@ -23,7 +23,7 @@
 
 #include "platform.h"
 #include "rng.h"
-#include "select.h"
+#include "sparse.h"
 #include "workload.h"
 
 struct active {
@@ -31,6 +31,7 @@ struct active {
     uint32_t ctx;       // tokens in its KV cache
     uint32_t generated; // tokens produced
     uint32_t prefilled; // prompt tokens whose KV exists (a cached prefix, chunks done)
+    struct ks_sparse_req *sr; // its selection state
     struct ks_request_spec spec;
     double admitted, first_token, last_token, tpot_sum, tpot_max;
 };
@@ -60,7 +61,6 @@ struct gpu {
     uint32_t node, index; // index: across the cluster
     sg_host_t host, cpu, l3;
     struct ks_cache *cache;
-    struct ks_selector sel;
     struct ks_rng rng;
     sg_mutex_t mu;
     sg_cond_t work, done, arrive;
@@ -114,6 +114,7 @@ struct sim {
     uint64_t token_bytes;   // KV bytes of one token, all layers
     uint64_t admit_blocks;  // blocks of admitted requests one GPU may hold
     uint64_t l1_pages;      // L1 pages per GPU
+    struct ks_sparse *sparse; // the sparse-attention policy
     char err[256];
 };
 
@@ -627,6 +628,12 @@ static uint32_t admit(struct gpu *g)
             }
             break; // the tiers are full: wait for requests to finish
         }
+        if (!(a->sr = ks_sparse_open(m->sparse, sp->id, sp->prompt_tokens))) {
+            ks_cache_req_free(g->cache, a->req);
+            fail(m, "admitting a request", KS_ENOMEM);
+            g->failed = 1;
+            break;
+        }
         g->n_act++;
         g->active_blocks += full;
         m->r->admitted++;
@@ -703,6 +710,7 @@ static void finish(struct gpu *g, uint32_t i)
         turn_finished(m, &a->spec, a->last_token);
     g->active_blocks -= (uint64_t)blocks_of(m, (uint64_t)a->spec.prompt_tokens + a->spec.output_tokens) * m->s->model.layers;
     ks_cache_req_free(g->cache, a->req);
+    ks_sparse_close(a->sr);
     g->act[i] = g->act[--g->n_act];
     m->in_flight--;
     sg_cond_notify_all(m->slot);
@@ -813,17 +821,27 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
         struct active *a = &g->act[i];
         if (a->generated == 0)
             continue; // still in prefill
-        uint32_t nb = blocks_of(m, a->ctx);
-        uint32_t k = ks_select(&g->sel, nb, &g->rng, sel, mass);
-        uint64_t tokens = 0;
-        for (uint32_t j = 0; j < k; j++) {
-            acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = KS_NONE};
-            uint64_t end = (uint64_t)(sel[j] + 1) * s->cache.block_size;
-            tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
-        }
-        kv_bytes += (double)tokens * (double)m->token_bytes;
-        for (uint32_t l = 0; st == KS_OK && l < s->model.layers; l++)
+        uint32_t nb = blocks_of(m, a->ctx), step = a->generated - 1; // the request's decode step
+        int per_layer = ks_sparse_per_layer(m->sparse);
+        uint32_t k = 0;
+        for (uint32_t l = 0; st == KS_OK && l < s->model.layers; l++) {
+            if (l == 0 || per_layer) {
+                k = ks_sparse_select(a->sr, step, l, nb, &g->rng, sel, mass);
+                if (k == 0 && ks_sparse_error(a->sr)[0]) {
+                    fail(m, ks_sparse_error(a->sr), KS_EINVAL);
+                    return -1;
+                }
+                uint64_t tokens = 0;
+                for (uint32_t j = 0; j < k; j++) {
+                    acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = KS_NONE};
+                    uint64_t end = (uint64_t)(sel[j] + 1) * s->cache.block_size;
+                    tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
+                }
+                // KV bytes this selection reads: in every layer, or in this one
+                kv_bytes += (double)tokens * (double)m->token_bytes / (per_layer ? s->model.layers : 1);
+            }
             st = ks_cache_access(c, a->req, l, acc, k, NULL, NULL);
+        }
     }
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
     uint64_t reserve = (uint64_t)g->n_act * s->model.layers, quarter = m->l1_pages / 4;
@@ -954,8 +972,11 @@ static void decode(int argc, char **argv)
         emit(g, now, 1); // prefills completed in this iteration: their first token
         sample(g);
     }
-    for (uint32_t i = 0; i < g->n_act; i++) // cut off by the end of the run
+    for (uint32_t i = 0; i < g->n_act; i++) { // cut off by the end of the run
         record(m, g, &g->act[i], 0);
+        ks_sparse_close(g->act[i].sr);
+        g->act[i].sr = NULL;
+    }
     m->decoders--;
     sg_cond_notify_all(m->slot); // a router waiting for a slot must not wait for this one
     free(sel);
@@ -1177,6 +1198,11 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         ks_run_result_fini(r);
         return KS_EINVAL;
     }
+    if (!(m.sparse = ks_sparse_new(s, err, len))) {
+        ks_workload_free(m.wl);
+        ks_run_result_fini(r);
+        return KS_EINVAL;
+    }
     initialised = 1;
     int argc = 4;
     char *argv[] = {"kvstrata", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS, "--log=root.thres:critical", NULL};
@@ -1185,6 +1211,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     platform_of(s, &pp);
     if ((st = ks_platform_load(&pp, err, len)) != KS_OK) {
         ks_workload_free(m.wl);
+        ks_sparse_free(m.sparse);
         ks_run_result_fini(r);
         return st;
     }
@@ -1222,7 +1249,6 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
             st = KS_EINVAL;
             break;
         }
-        ks_select_init(&g->sel, &s->sparse, s->cache.block_size);
         g->step = 1; // blocks placed before the first step count as used at step 0
         ks_rng_seed(&g->rng, s->seed * 1000003u + i);
         memset(g->prefix_req, 0xff, sizeof g->prefix_req);
@@ -1273,7 +1299,6 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         if (g->cache)
             ks_cache_stats_add(&r->cache, ks_cache_stats(g->cache));
         ks_cache_free(g->cache);
-        ks_select_fini(&g->sel);
         if (g->mu) {
             sg_mutex_destroy(g->mu);
             sg_cond_destroy(g->work);
@@ -1299,6 +1324,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     free(m.links);
     free(m.link_bytes);
     ks_workload_free(m.wl);
+    ks_sparse_free(m.sparse);
     if (st == KS_OK && m.err[0])
         st = KS_EINVAL;
     if (st != KS_OK && err[0] == '\0')

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "run_cmd.h"
 #include "scenario_cmd.h"
+#include "trace_record_cmd.h"
 
 #ifndef KS_VERSION
 #error "the build defines KS_VERSION"
@@ -60,6 +61,7 @@ static const struct ks_cli_cmd *const commands[] = {
     &ks_bench_cache_cmd,
     &info_cmd,
     &ks_scenario_check_cmd,
+    &ks_trace_record_cmd,
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

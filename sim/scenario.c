@@ -64,7 +64,9 @@ static const char *const topologies[] = {"star", "fat_tree", "torus", "dragonfly
 static const char *const dtypes[] = {"fp16", "bf16", "fp8", "int8", "fp32", NULL};
 static const int dtype_bytes[] = {2, 2, 1, 1, 4};
 static const char *const arrivals[] = {"poisson", "closed", "trace", NULL};
-static const char *const policies[] = {"dense", "window", "stride", "random", NULL};
+static const char *const policies[] = {"dense", "window", "stride", "random", "topk", "retrieval", "mixed",
+                                       "trace", "model", NULL}; // enum ks_sparse_policy
+static const char *const synth_presets[] = {"stable", "drifting", "noisy", NULL};
 static const char *const l3s[] = {"ssd", "remote", "none", NULL};
 static const char *const evicts[] = {"heat", "lru", "lfu", "belady", NULL}; // order of enum ks_evict_policy
 static const char *const compressions[] = {"none", "int8", NULL};
@@ -158,6 +160,11 @@ static const struct field fields[] = {
     {"prefill.mode", T_CHOICE, CN, OFF(prefill.mode), "colocated", 0, 0, prefill_modes, 0},
     {"prefill.gpus", T_U32, CN, OFF(prefill.gpus), "8", 1, 0, NULL, 0},
     {"prefill.chunk", T_U32, CN, OFF(prefill.chunk), "8192", 0, 0, NULL, 0},
+    {"sparse.file", T_STR, CN, OFF(sparse.file), "", 0, 0, NULL, 0},
+    {"sparse.fit", T_STR, CN, OFF(sparse.fit), "", 0, 0, NULL, 0},
+    {"sparse.preset", T_CHOICE, CN, OFF(sparse.preset), "drifting", 0, 0, synth_presets, 0},
+    {"sparse.attention_layers", T_U32, CN, OFF(sparse.attention_layers), "4", 1, 0, NULL, 0},
+    {"sparse.switch_prob", T_REAL, KS_UNIT_FRACTION, OFF(sparse.switch_prob), "0.05", 0, 1, NULL, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
@@ -860,7 +867,8 @@ static int convert(struct ctx *x, const struct field *f, const struct ks_luatab 
     uint64_t u = 0;
     switch (f->type) {
     case T_STR:
-        if (strcmp(f->path, "workload.arrival.file") == 0)
+        if (strcmp(f->path, "workload.arrival.file") == 0 || strcmp(f->path, "sparse.file") == 0 ||
+            strcmp(f->path, "sparse.fit") == 0)
             return get_file(x, n, label, (char **)p);
         if (n->type != KS_LUATAB_STRING || !n->s[0]) {
             REPORT_AT(x, n, label, "is a %s; expected a non-empty string",
@@ -1099,6 +1107,10 @@ static void check_consistency(struct ctx *x)
     if (s->workload.shared_prefix.tokens > s->model.max_context)
         FAIL(x, "workload.shared_prefix.tokens", "%" PRIu32 " tokens is more than model.max_context",
              s->workload.shared_prefix.tokens);
+    if (s->sparse.policy == KS_SPARSE_TRACE && !s->sparse.file)
+        FAIL(x, "sparse.policy", "trace replay needs sparse.file (a trace written by kvstrata trace record)");
+    if (s->sparse.policy == KS_SPARSE_MODEL && !s->sparse.fit)
+        FAIL(x, "sparse.policy", "the fitted access model needs sparse.fit (the trace to fit)");
     if (s->model.q_heads % s->model.kv_heads != 0)
         FAIL(x, "model.q_heads", "%" PRIu32 " query heads are not a multiple of the %" PRIu32 " KV heads",
              s->model.q_heads, s->model.kv_heads);
@@ -1115,6 +1127,8 @@ void ks_scenario_free(struct ks_scenario *s)
     free(s->platform.profile);
     free(s->platform.profile_file);
     free(s->workload.arrival.file);
+    free(s->sparse.file);
+    free(s->sparse.fit);
     free(s->workload.prompt_tokens.file);
     free(s->workload.output_tokens.file);
     if (s->origin)

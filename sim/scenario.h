@@ -35,7 +35,14 @@ struct ks_dist {
 };
 
 enum ks_arrival_kind { KS_ARRIVAL_POISSON, KS_ARRIVAL_CLOSED, KS_ARRIVAL_TRACE };
-enum ks_sparse_policy { KS_SPARSE_DENSE, KS_SPARSE_WINDOW, KS_SPARSE_STRIDE, KS_SPARSE_RANDOM };
+enum ks_sparse_policy {
+    KS_SPARSE_DENSE, KS_SPARSE_WINDOW, KS_SPARSE_STRIDE, KS_SPARSE_RANDOM, // rules over block positions
+    KS_SPARSE_TOPK,      // sink + window + top-k by score from synthetic attention
+    KS_SPARSE_RETRIEVAL, // top-k by score alone
+    KS_SPARSE_MIXED,     // switches between window and top-k
+    KS_SPARSE_TRACE,     // replays a trace
+    KS_SPARSE_MODEL,     // an access model fitted to a trace
+};
 enum ks_l3_kind { KS_L3_SSD, KS_L3_REMOTE, KS_L3_NONE };
 enum ks_compression { KS_COMPRESSION_NONE, KS_COMPRESSION_INT8 };
 enum ks_dtype { KS_DTYPE_FP16, KS_DTYPE_BF16, KS_DTYPE_FP8, KS_DTYPE_INT8, KS_DTYPE_FP32 };
@@ -138,6 +145,11 @@ struct ks_scenario_sparse {
     uint32_t sink_blocks;   // first blocks always selected
     uint32_t window_blocks; // most recent blocks always selected
     uint32_t stride;        // stride: every stride-th block
+    char *file;             // trace: the trace to replay
+    char *fit;              // model: the trace the access model is fitted to
+    int preset;             // topk, retrieval, mixed: synthetic attention preset (0 stable, 1 drifting, 2 noisy)
+    uint32_t attention_layers; // topk, retrieval, mixed: layers whose attention is computed (the rest share)
+    double switch_prob;     // mixed: chance per step of switching between window and top-k
 };
 
 struct ks_scenario_cache {

@@ -91,6 +91,10 @@ uint32_t ks_select(struct ks_selector *s, uint32_t n, struct ks_rng *rng, uint32
                 out[k++] = lo + w * 64 + (uint32_t)__builtin_ctzll(x);
         break;
     }
+    default: // the score-driven policies and replays are sparse.c's; here they read the window
+        for (uint32_t b = hi - want; b < hi; b++)
+            out[k++] = b;
+        break;
     }
     for (uint32_t b = hi; b < n; b++)
         out[k++] = b;

@@ -9,6 +9,8 @@
 //   stride : every stride-th block counted back from the newest;
 //   random : distinct blocks drawn uniformly (the case where tiering cannot
 //            predict anything).
+// The other policies (scores, traces, models) live in sparse.h; given one,
+// ks_select applies the window rule.
 // Blocks come out in increasing order. Every selected block gets the same
 // attention mass, 1 / count: these policies say which blocks are read, not
 // how attention weighs them (attention-driven top-k, with real masses, comes

@@ -83,3 +83,5 @@ add_test(NAME run_sessions COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sessions_check.sh
 set_tests_properties(run_sessions PROPERTIES TIMEOUT 300)
 ks_cli_test(run_bad_q_heads --exit 2 --stdout-empty --stderr-has "model.q_heads"
             -- run ${ks_ts}/closed_form.lua --set model.q_heads=12)
+ks_add_test(sim_trace test_trace.c)
+target_link_libraries(sim_trace PRIVATE ks_sim)

@@ -1,0 +1,266 @@
+// sparse.c - a run's sparse-attention policy (see sparse.h).
+//
+// Invariant: a request's synthetic-attention state (its step and the cached
+// selection of each computed layer) only moves forward; a computed layer's
+// selection of step s is computed once and shared by the layers mapped to it.
+#include "sparse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "blockselect.h"
+#include "select.h"
+#include "status.h"
+#include "synth.h"
+#include "trace.h"
+
+static const char *const preset_names[] = {"stable", "drifting", "noisy"};
+
+struct ks_sparse {
+    const struct ks_scenario *s;
+    enum ks_sparse_policy policy;
+    uint32_t layers, computed; // model layers; layers with synthetic attention computed
+    struct ks_attention_params ap;
+    struct ks_synth *syn;      // topk, retrieval, mixed
+    struct ks_trace *trace;    // trace
+    uint32_t cap;              // selection capacity of the score-driven policies
+};
+
+struct computed {
+    struct ks_attention_seq *seq;
+    uint32_t step; // step of the cached selection; UINT32_MAX: none
+    uint32_t n;
+    uint32_t *blocks;
+    float *mass;
+};
+
+struct ks_sparse_req {
+    struct ks_sparse *sp;
+    uint64_t id;
+    uint32_t prompt;
+    struct ks_selector rule; // the position rules (and mixed's window)
+    struct ks_synth_step st; // synthetic attention at step `st.step`
+    int started;
+    struct computed *c;      // [computed]
+    uint32_t mode_step;      // mixed: the last step seen (UINT32_MAX: none yet)
+    int topk;                // mixed: 1 while top-k is in force (it starts with the window)
+    char err[256];
+};
+
+struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t len)
+{
+    struct ks_sparse *sp = calloc(1, sizeof *sp);
+    if (!sp) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    sp->s = s;
+    sp->policy = s->sparse.policy;
+    sp->layers = s->model.layers;
+    uint32_t bs = s->cache.block_size;
+    switch (sp->policy) {
+    case KS_SPARSE_TOPK:
+    case KS_SPARSE_RETRIEVAL:
+    case KS_SPARSE_MIXED: {
+        struct ks_synth_params p;
+        ks_synth_preset(preset_names[s->sparse.preset], &p);
+        p.seed = s->seed;
+        p.n_layers = s->model.layers;
+        p.n_kv_heads = s->model.kv_heads;
+        p.group = s->model.q_heads / s->model.kv_heads;
+        p.head_dim = s->model.head_dim;
+        if (!(sp->syn = ks_synth_new(&p, err, len))) {
+            ks_sparse_free(sp);
+            return NULL;
+        }
+        int retrieval = sp->policy == KS_SPARSE_RETRIEVAL;
+        sp->ap = (struct ks_attention_params){.block_size = bs,
+                                              .n_sink = retrieval ? 0 : s->sparse.sink_blocks,
+                                              .n_window = retrieval ? 0 : s->sparse.window_blocks,
+                                              .top_k = (s->sparse.budget_tokens + bs - 1) / bs,
+                                              .score = KS_SCORE_QUEST};
+        sp->computed = s->sparse.attention_layers < sp->layers ? s->sparse.attention_layers : sp->layers;
+        sp->cap = sp->ap.n_sink + sp->ap.n_window + 1 + sp->ap.top_k;
+        break;
+    }
+    case KS_SPARSE_TRACE: {
+        char why[1024];
+        if (!(sp->trace = ks_trace_load(s->sparse.file, why, sizeof why))) {
+            snprintf(err, len, "sparse.file: %s", why);
+            ks_sparse_free(sp);
+            return NULL;
+        }
+        if (sp->trace->meta.block_size != bs || sp->trace->n_requests == 0) {
+            snprintf(err, len, "sparse.file: %s: %s", s->sparse.file,
+                     sp->trace->n_requests == 0 ? "the trace holds no request"
+                                                : "its block size differs from cache.block_size");
+            ks_sparse_free(sp);
+            return NULL;
+        }
+        for (size_t i = 0; i < sp->trace->n_steps; i++)
+            if (sp->trace->steps[i].n > sp->cap)
+                sp->cap = sp->trace->steps[i].n;
+        break;
+    }
+    case KS_SPARSE_MODEL:
+        snprintf(err, len, "sparse.policy: model: the fitted access model is not available in this build");
+        ks_sparse_free(sp);
+        return NULL;
+    default:
+        break;
+    }
+    return sp;
+}
+
+void ks_sparse_free(struct ks_sparse *sp)
+{
+    if (!sp)
+        return;
+    ks_synth_free(sp->syn);
+    ks_trace_free(sp->trace);
+    free(sp);
+}
+
+int ks_sparse_per_layer(const struct ks_sparse *sp)
+{
+    return sp->policy >= KS_SPARSE_TOPK;
+}
+
+uint32_t ks_sparse_max(const struct ks_sparse *sp, uint32_t nb)
+{
+    struct ks_selector rule;
+    ks_select_init(&rule, &sp->s->sparse, sp->s->cache.block_size);
+    uint32_t m = sp->policy == KS_SPARSE_MIXED || sp->policy < KS_SPARSE_TOPK ? ks_select_max(&rule, nb) : 0;
+    ks_select_fini(&rule);
+    uint32_t c = sp->cap < nb ? sp->cap : nb;
+    return m > c ? m : c;
+}
+
+struct ks_sparse_req *ks_sparse_open(struct ks_sparse *sp, uint64_t id, uint32_t prompt)
+{
+    struct ks_sparse_req *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->sp = sp;
+    r->id = id;
+    r->prompt = prompt;
+    ks_select_init(&r->rule, &sp->s->sparse, sp->s->cache.block_size);
+    r->mode_step = UINT32_MAX;
+    if (sp->computed) {
+        r->c = calloc(sp->computed, sizeof *r->c);
+        if (!r->c) {
+            ks_sparse_close(r);
+            return NULL;
+        }
+        for (uint32_t i = 0; i < sp->computed; i++) {
+            r->c[i].step = UINT32_MAX;
+            r->c[i].blocks = malloc(sp->cap * sizeof *r->c[i].blocks);
+            r->c[i].mass = malloc(sp->cap * sizeof *r->c[i].mass);
+            if (!r->c[i].blocks || !r->c[i].mass) {
+                ks_sparse_close(r);
+                return NULL;
+            }
+        }
+    }
+    return r;
+}
+
+void ks_sparse_close(struct ks_sparse_req *r)
+{
+    if (!r)
+        return;
+    for (uint32_t i = 0; r->c && i < r->sp->computed; i++) {
+        ks_attention_seq_free(r->c[i].seq);
+        free(r->c[i].blocks);
+        free(r->c[i].mass);
+    }
+    free(r->c);
+    ks_select_fini(&r->rule);
+    free(r);
+}
+
+const char *ks_sparse_error(const struct ks_sparse_req *r)
+{
+    return r->err;
+}
+
+// Top-k from synthetic attention for `layer` at `step`.
+static uint32_t scored(struct ks_sparse_req *r, uint32_t step, uint32_t layer, uint32_t nb, uint32_t *out, float *mass)
+{
+    struct ks_sparse *sp = r->sp;
+    if (!r->started || step < r->st.step) {
+        ks_synth_step_at(sp->syn, r->id, r->prompt, step, &r->st);
+        r->started = 1;
+    }
+    while (r->st.step < step)
+        ks_synth_step_next(sp->syn, &r->st);
+    uint32_t ci = (uint32_t)((uint64_t)layer * sp->computed / sp->layers);
+    struct computed *c = &r->c[ci];
+    if (c->step != step) {
+        if (!c->seq) {
+            uint32_t synth_layer = (uint32_t)((uint64_t)ci * sp->layers / sp->computed);
+            if (!(c->seq = ks_attention_seq_new(&sp->ap, sp->syn, r->id, r->prompt, synth_layer, r->err,
+                                                sizeof r->err)))
+                return 0;
+        }
+        int st = ks_attention_seq_select(c->seq, &r->st, c->blocks, c->mass, sp->cap, &c->n);
+        if (st != KS_OK) {
+            snprintf(r->err, sizeof r->err, "synthetic attention, step %u layer %u: %s", step, layer, ks_status_str(st));
+            return 0;
+        }
+        c->step = step;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->blocks[i] < nb) { // the engine's context is the attention's (prompt + step + 1 tokens)
+            out[k] = c->blocks[i];
+            mass[k++] = c->mass[i];
+        }
+    return k;
+}
+
+static uint32_t replay(struct ks_sparse_req *r, uint32_t step, uint32_t layer, uint32_t nb, uint32_t *out, float *mass)
+{
+    const struct ks_trace *t = r->sp->trace;
+    uint32_t req = (uint32_t)(r->id % t->n_requests);
+    const struct ks_trace_step *s = ks_trace_at(t, req, step % t->req_steps[req], layer % t->meta.layers);
+    uint32_t k = 0;
+    for (uint32_t i = 0; s && i < s->n; i++)
+        if (t->sel[s->first + i].block < nb) {
+            out[k] = t->sel[s->first + i].block;
+            mass[k++] = t->sel[s->first + i].mass;
+        }
+    return k;
+}
+
+uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
+                          uint32_t *out, float *mass)
+{
+    struct ks_sparse *sp = r->sp;
+    switch (sp->policy) {
+    case KS_SPARSE_TOPK:
+    case KS_SPARSE_RETRIEVAL:
+        return scored(r, step, layer, nb, out, mass);
+    case KS_SPARSE_MIXED: {
+        if (step != r->mode_step) { // a new step: switch or not
+            if (r->mode_step != UINT32_MAX && ks_rng_unit(rng) < sp->s->sparse.switch_prob)
+                r->topk = !r->topk;
+            r->mode_step = step;
+        }
+        if (r->topk)
+            return scored(r, step, layer, nb, out, mass);
+        struct ks_scenario_sparse w = sp->s->sparse; // the window rule, for this call
+        w.policy = KS_SPARSE_WINDOW;
+        r->rule.sp = &w;
+        uint32_t k = ks_select(&r->rule, nb, rng, out, mass);
+        r->rule.sp = &sp->s->sparse;
+        return k;
+    }
+    case KS_SPARSE_TRACE:
+        return replay(r, step, layer, nb, out, mass);
+    default:
+        return ks_select(&r->rule, nb, rng, out, mass);
+    }
+}

@@ -1,0 +1,61 @@
+// sparse.h - a run's sparse-attention policy: which blocks each request
+// reads, decode step by decode step and layer by layer.
+//
+// The rules over block positions (dense, window, stride, random; select.h)
+// give every layer the same blocks. The others differ by layer:
+//   topk      : synthetic attention (synth.h, preset sparse.preset) through
+//               the reference scoring kernel (attention.h): sink + window +
+//               top-k of budget_tokens / block_size blocks;
+//   retrieval : the same scores, top-k alone (no sinks, no window);
+//   mixed     : per request, switches between the window rule and topk with
+//               probability switch_prob per step (the noisy strategy
+//               switching that starves a heat map);
+//   trace     : replays a trace (trace.h): request i of the run takes the
+//               trace's request i mod n, its step s the trace's step s mod
+//               the request's steps, layer l the trace's layer l mod its
+//               layers; blocks past the run's context are dropped;
+//   model     : an access model fitted to a trace (accessmodel.h).
+// Synthetic attention is computed for sparse.attention_layers layers, evenly
+// spread; every other layer reads the selection of the nearest computed one
+// below it (memory and time per request grow with the computed layers).
+// Masses: equal for the position rules; estimated from scores (attention.h)
+// for topk/retrieval; as recorded for trace; as generated for model.
+#ifndef KS_SPARSE_H
+#define KS_SPARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rng.h"
+#include "scenario.h"
+
+struct ks_sparse;     // per run: shared, read-only after ks_sparse_new
+struct ks_sparse_req; // per request
+
+// Prepares the scenario's policy: loads a trace or fits a model. NULL with
+// "FILE: reason" in err.
+struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t len);
+void ks_sparse_free(struct ks_sparse *sp);
+
+// 1 when the selection differs by layer (the caller must ask per layer).
+int ks_sparse_per_layer(const struct ks_sparse *sp);
+
+// Upper bound of the blocks one selection returns from nb blocks.
+uint32_t ks_sparse_max(const struct ks_sparse *sp, uint32_t nb);
+
+// A request's selection state: id is its run-wide request id, prompt its
+// prompt tokens (synthetic attention generates that context). NULL when out
+// of memory.
+struct ks_sparse_req *ks_sparse_open(struct ks_sparse *sp, uint64_t id, uint32_t prompt);
+void ks_sparse_close(struct ks_sparse_req *r);
+
+// The blocks request r reads at its decode step `step` (from 0, called in
+// increasing order) in `layer`, out of nb blocks of context, into out
+// (capacity ks_sparse_max) with their masses; returns the count (0 on
+// failure, with a reason in ks_sparse_error). rng drives the random rules.
+uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
+                          uint32_t *out, float *mass);
+
+const char *ks_sparse_error(const struct ks_sparse_req *r);
+
+#endif

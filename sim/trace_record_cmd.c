@@ -1,0 +1,396 @@
+// trace_record_cmd.c - `kvstrata trace record`: a trace from synthetic
+// attention run through the kernels.
+//
+// Per request (prompt lengths drawn by the scenario's workload) and layer, a
+// paged fp16 KV cache holds the synthetic keys (synth.h) and pseudo-random
+// values of the prompt; every decode step appends the new token's K and V,
+// summarises a block when it fills (ks_block_summary_ref), selects sink +
+// window + top-k by the Quest bound (ks_block_select_ref) and runs the
+// block-sparse decode kernel (ks_sparse_decode_ref), whose access report
+// gives the blocks read and the exact attention mass of each. One layer's
+// cache lives at a time; a request's selections are buffered and written in
+// (step, layer) order. The C references run on the CPU, so kernel_time is
+// recorded as -1 (not measured): a CPU time says nothing of a GPU kernel.
+#define _POSIX_C_SOURCE 200809L // clock_gettime
+
+#include "trace_record_cmd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blockselect.h"
+#include "decode.h"
+#include "json.h"
+#include "kernel.h"
+#include "rng.h"
+#include "scenario_cmd.h"
+#include "status.h"
+#include "summary.h"
+#include "synth.h"
+#include "trace.h"
+#include "workload.h"
+
+#define MAX_SETS 64
+
+static const char *const presets[] = {"stable", "drifting", "noisy", NULL};
+
+struct recorder {
+    const struct ks_scenario *sc;
+    const struct ks_synth *syn;
+    struct ks_trace_writer *w;
+    uint32_t bs, layers, kv, qh, hd, n_sink, n_window, top_k, max_sel;
+    uint32_t pages;            // pages of the current request's cache
+    uint16_t *k, *v;           // [pages][bs][kv][hd] fp16
+    float *kmin, *kmax, *kmean; // [pages][kv][hd] summaries, slot = logical block
+    uint32_t *table;           // [pages] identity block table and summary table
+    float *q, *out, *keys;
+    uint32_t *sel, *acc;       // [max_sel]
+    float *mass;               // [max_sel]
+    void *sel_ws, *dec_ws;
+    size_t sel_ws_bytes, dec_ws_bytes;
+    // a request's selections: [layers][steps][max_sel] and counts [layers][steps]
+    uint32_t *buf_blocks, *buf_n;
+    float *buf_mass;
+    uint64_t records, selected;
+    char err[512];
+};
+
+static int fail_at(struct recorder *r, const char *what)
+{
+    snprintf(r->err, sizeof r->err, "%s", what);
+    return KS_EINVAL;
+}
+
+// Writes the keys and values of tokens [t0, t1) of (req, layer) into the cache.
+static int fill(struct recorder *r, uint64_t req, uint32_t prompt, uint32_t layer, uint32_t t0, uint32_t t1)
+{
+    for (uint32_t h = 0; h < r->kv; h++)
+        for (uint32_t a = t0; a < t1;) {
+            uint32_t b = a - a % r->bs + r->bs; // to the end of a's block
+            if (b > t1)
+                b = t1;
+            if (ks_synth_keys(r->syn, req, prompt, layer, h, a, b, r->keys) != KS_OK)
+                return fail_at(r, "synthetic keys out of range");
+            for (uint32_t t = a; t < b; t++)
+                for (uint32_t d = 0; d < r->hd; d++)
+                    r->k[((size_t)t * r->kv + h) * r->hd + d] = ks_half_from_float(r->keys[(size_t)(t - a) * r->hd + d]);
+            a = b;
+        }
+    // values: they do not change what is selected nor its mass; deterministic noise
+    struct ks_rng g;
+    ks_rng_seed(&g, r->sc->seed ^ (req * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)layer << 40) ^ t0);
+    for (size_t i = (size_t)t0 * r->kv * r->hd; i < (size_t)t1 * r->kv * r->hd; i++)
+        r->v[i] = ks_half_from_float((float)(2 * ks_rng_unit(&g) - 1));
+    return KS_OK;
+}
+
+static int summarise(struct recorder *r, uint32_t from, uint32_t to) // full blocks [from, to)
+{
+    if (to <= from)
+        return KS_OK;
+    struct ks_block_summary_params p = {.n = to - from, .block_size = r->bs, .kv_heads = r->kv, .head_dim = r->hd,
+                                        .n_pages = r->pages, .n_slots = r->pages, .k = r->k,
+                                        .page = r->table + from, .slot = r->table + from,
+                                        .kmin = r->kmin, .kmax = r->kmax, .kmean = r->kmean};
+    return ks_block_summary_ref(&p) == KS_KERNEL_OK ? KS_OK : fail_at(r, "block summary kernel refused its input");
+}
+
+// One decode step of one layer: select, attend, keep the access report.
+static int step(struct recorder *r, const struct ks_synth_step *st, uint32_t layer, uint32_t ctx, uint32_t *blocks,
+                float *mass, uint32_t *n)
+{
+    for (uint32_t h = 0; h < r->qh; h++)
+        if (ks_synth_query(r->syn, st, layer, h, r->q + (size_t)h * r->hd) != KS_OK)
+            return fail_at(r, "synthetic query out of range");
+    uint32_t n_sel = 0;
+    struct ks_block_select_params sp = {
+        .n_seqs = 1, .q_heads = r->qh, .kv_heads = r->kv, .head_dim = r->hd, .block_size = r->bs,
+        .max_blocks = r->pages, .n_slots = r->pages, .n_sink = r->n_sink, .n_window = r->n_window,
+        .top_k = r->top_k, .max_sel = r->max_sel, .score_kind = KS_SCORE_QUEST, .reduce = KS_REDUCE_MAX,
+        .mode = KS_SELECT_SEQ, .q = r->q, .seq_len = &ctx, .sum_table = r->table, .kmin = r->kmin, .kmax = r->kmax,
+        .kmean = r->kmean, .sel = r->sel, .n_sel = &n_sel, .workspace = r->sel_ws,
+        .workspace_bytes = r->sel_ws_bytes};
+    if (ks_block_select_ref(&sp) != KS_KERNEL_OK)
+        return fail_at(r, "block selection kernel refused its input");
+    uint32_t n_acc = 0;
+    struct ks_decode_params dp = {
+        .n_seqs = 1, .q_heads = r->qh, .kv_heads = r->kv, .head_dim = r->hd, .block_size = r->bs,
+        .n_pages = r->pages, .max_blocks = r->pages, .scale = (float)(1.0 / sqrt((double)r->hd)), .q = r->q,
+        .seq_len = &ctx, .block_table = r->table, .k = r->k, .v = r->v, .max_sel = r->max_sel, .sel = r->sel,
+        .n_sel = &n_sel, .out = r->out, .report_cap = r->max_sel, .acc_blocks = r->acc, .acc_mass = r->mass,
+        .n_acc = &n_acc, .workspace = r->dec_ws, .workspace_bytes = r->dec_ws_bytes};
+    if (ks_sparse_decode_ref(&dp) != KS_KERNEL_OK)
+        return fail_at(r, "sparse decode kernel refused its input");
+    memcpy(blocks, r->acc, n_acc * sizeof *blocks);
+    memcpy(mass, r->mass, n_acc * sizeof *mass);
+    *n = n_acc;
+    return KS_OK;
+}
+
+// Records one request: every layer over `steps` decode steps, then writes
+// its records in (step, layer) order.
+static int record_request(struct recorder *r, uint32_t id, uint64_t req, uint32_t prompt, uint32_t steps)
+{
+    uint32_t total = prompt + steps; // the last step attends over prompt + steps tokens
+    r->pages = (total + r->bs - 1) / r->bs;
+    size_t tok = (size_t)r->pages * r->bs * r->kv * r->hd, sum = (size_t)r->pages * r->kv * r->hd;
+    uint16_t *k = realloc(r->k, tok * sizeof *k);
+    r->k = k ? k : r->k;
+    uint16_t *v = realloc(r->v, tok * sizeof *v);
+    r->v = v ? v : r->v;
+    float *a = realloc(r->kmin, sum * sizeof *a), *b = a ? realloc(r->kmax, sum * sizeof *b) : NULL,
+          *c = b ? realloc(r->kmean, sum * sizeof *c) : NULL;
+    if (a)
+        r->kmin = a;
+    if (b)
+        r->kmax = b;
+    if (c)
+        r->kmean = c;
+    uint32_t *t = realloc(r->table, r->pages * sizeof *t);
+    r->table = t ? t : r->table;
+    size_t per = (size_t)r->layers * steps;
+    uint32_t *bb = realloc(r->buf_blocks, per * r->max_sel * sizeof *bb), *bn = realloc(r->buf_n, per * sizeof *bn);
+    r->buf_blocks = bb ? bb : r->buf_blocks;
+    r->buf_n = bn ? bn : r->buf_n;
+    float *bm = realloc(r->buf_mass, per * r->max_sel * sizeof *bm);
+    r->buf_mass = bm ? bm : r->buf_mass;
+    if (!k || !v || !a || !b || !c || !t || !bb || !bn || !bm)
+        return KS_ENOMEM;
+    for (uint32_t i = 0; i < r->pages; i++)
+        r->table[i] = i;
+    struct ks_block_select_params sp = {.n_seqs = 1, .q_heads = r->qh, .kv_heads = r->kv, .head_dim = r->hd,
+                                        .block_size = r->bs, .max_blocks = r->pages, .max_sel = r->max_sel,
+                                        .top_k = r->top_k, .mode = KS_SELECT_SEQ};
+    struct ks_decode_params dp = {.n_seqs = 1, .q_heads = r->qh, .kv_heads = r->kv, .head_dim = r->hd,
+                                  .block_size = r->bs, .max_blocks = r->pages, .max_sel = r->max_sel};
+    size_t sw = ks_block_select_workspace(&sp), dw = ks_decode_workspace(&dp, 1);
+    if (sw > r->sel_ws_bytes) {
+        void *p = realloc(r->sel_ws, sw);
+        if (!p)
+            return KS_ENOMEM;
+        r->sel_ws = p;
+        r->sel_ws_bytes = sw;
+    }
+    if (dw > r->dec_ws_bytes) {
+        void *p = realloc(r->dec_ws, dw);
+        if (!p)
+            return KS_ENOMEM;
+        r->dec_ws = p;
+        r->dec_ws_bytes = dw;
+    }
+    for (uint32_t l = 0; l < r->layers; l++) {
+        int st = fill(r, req, prompt, l, 0, prompt);
+        uint32_t done = prompt / r->bs;
+        if (st == KS_OK)
+            st = summarise(r, 0, done);
+        struct ks_synth_step ss;
+        ks_synth_step_at(r->syn, req, prompt, 0, &ss);
+        for (uint32_t s = 0; st == KS_OK && s < steps; s++) {
+            uint32_t ctx = prompt + s + 1; // the step's own token included
+            st = fill(r, req, prompt, l, ctx - 1, ctx);
+            if (st == KS_OK && ctx / r->bs > done) {
+                st = summarise(r, done, ctx / r->bs);
+                done = ctx / r->bs;
+            }
+            size_t at = (size_t)l * steps + s;
+            if (st == KS_OK)
+                st = step(r, &ss, l, ctx, r->buf_blocks + at * r->max_sel, r->buf_mass + at * r->max_sel,
+                          &r->buf_n[at]);
+            ks_synth_step_next(r->syn, &ss);
+        }
+        if (st != KS_OK)
+            return st;
+    }
+    for (uint32_t s = 0; s < steps; s++)
+        for (uint32_t l = 0; l < r->layers; l++) {
+            size_t at = (size_t)l * steps + s;
+            int st = ks_trace_writer_add(r->w, id, s, l, prompt + s + 1, r->buf_blocks + at * r->max_sel,
+                                         r->buf_mass + at * r->max_sel, r->buf_n[at], -1);
+            if (st != KS_OK) {
+                snprintf(r->err, sizeof r->err, "writing the trace: %s", ks_trace_writer_error(r->w));
+                return st;
+            }
+            r->records++;
+            r->selected += r->buf_n[at];
+        }
+    return KS_OK;
+}
+
+static void recorder_fini(struct recorder *r)
+{
+    free(r->k);
+    free(r->v);
+    free(r->kmin);
+    free(r->kmax);
+    free(r->kmean);
+    free(r->table);
+    free(r->q);
+    free(r->out);
+    free(r->keys);
+    free(r->sel);
+    free(r->acc);
+    free(r->mass);
+    free(r->sel_ws);
+    free(r->dec_ws);
+    free(r->buf_blocks);
+    free(r->buf_n);
+    free(r->buf_mass);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
+{
+    const char *file = NULL, *out = NULL;
+    const char *sets[MAX_SETS];
+    struct ks_cli_strings set = {.v = sets, .cap = MAX_SETS};
+    uint32_t requests = 2, steps = 64;
+    int preset = 1, json = 0;
+    const struct ks_cli_opt opts[] = {
+        {.name = "scenario", .kind = KS_CLI_ARG, .out = &file, .arg = "SCENARIO.lua"},
+        {.name = "output", .kind = KS_CLI_STRING, .out = &out, .arg = "TRACE.h5", .short_name = 'o',
+         .help = "trace file to write (required)", .hide_default = 1},
+        {.name = "set", .kind = KS_CLI_STRINGS, .out = &set, .arg = "PATH=VALUE",
+         .help = "override a field of the scenario (repeatable, applied in order)"},
+        {.name = "requests", .kind = KS_CLI_U32, .out = &requests, .arg = "N",
+         .help = "requests to record (prompt lengths from the scenario's workload)", .min = 1, .max = 1u << 20},
+        {.name = "steps", .kind = KS_CLI_U32, .out = &steps, .arg = "N", .help = "decode steps per request",
+         .min = 1, .max = 1u << 20},
+        {.name = "preset", .kind = KS_CLI_CHOICE, .out = &preset,
+         .help = "synthetic attention: how fast the query moves (sim/synth.h)", .choices = presets},
+        {.name = "json", .kind = KS_CLI_FLAG, .out = &json, .help = "print one JSON object on stdout"},
+    };
+    int status;
+    if (!ks_cli_parse(cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &status))
+        return status;
+    if (!out)
+        return ks_cli_usage_error(cmd, "-o TRACE.h5 is required");
+    struct ks_scenario *sc = NULL;
+    int rc = ks_scenario_cmd_load(cmd, file, sets, set.n, &sc);
+    if (rc != KS_EXIT_OK)
+        return rc;
+    struct recorder r = {.sc = sc};
+    const struct ks_scenario_model *mo = &sc->model;
+    r.bs = sc->cache.block_size;
+    r.layers = mo->layers;
+    r.kv = mo->kv_heads;
+    r.qh = mo->q_heads;
+    r.hd = mo->head_dim;
+    r.n_sink = sc->sparse.sink_blocks;
+    r.n_window = sc->sparse.window_blocks;
+    r.top_k = (sc->sparse.budget_tokens + r.bs - 1) / r.bs;
+    r.max_sel = r.n_sink + r.n_window + 1 + r.top_k;
+    static char err[1024];
+    struct ks_synth_params spar;
+    ks_synth_preset(presets[preset], &spar);
+    spar.seed = sc->seed;
+    spar.n_layers = r.layers;
+    spar.n_kv_heads = r.kv;
+    spar.group = r.qh / r.kv;
+    spar.head_dim = r.hd;
+    struct ks_synth *syn = NULL;
+    struct ks_workload *wl = NULL;
+    if (r.bs > KS_KERNEL_MAX_BLOCK_SIZE || r.hd > KS_KERNEL_MAX_HEAD_DIM || spar.group > KS_KERNEL_MAX_GROUP)
+        snprintf(err, sizeof err, "the kernels take block_size <= %d, head_dim <= %d and q_heads / kv_heads <= %d",
+                 KS_KERNEL_MAX_BLOCK_SIZE, KS_KERNEL_MAX_HEAD_DIM, KS_KERNEL_MAX_GROUP);
+    else if (!(syn = ks_synth_new(&spar, err, sizeof err)))
+        ;
+    else
+        wl = ks_workload_new(sc, err, sizeof err);
+    if (!wl) {
+        ks_synth_free(syn);
+        ks_scenario_free(sc);
+        return ks_cli_fail(cmd, "%s: %s", file, err);
+    }
+    r.syn = syn;
+    r.q = malloc((size_t)r.qh * r.hd * sizeof *r.q);
+    r.out = malloc((size_t)r.qh * r.hd * sizeof *r.out);
+    r.keys = malloc((size_t)r.bs * r.hd * sizeof *r.keys);
+    r.sel = malloc(r.max_sel * sizeof *r.sel);
+    r.acc = malloc(r.max_sel * sizeof *r.acc);
+    r.mass = malloc(r.max_sel * sizeof *r.mass);
+    struct ks_trace_meta meta = {.block_size = r.bs, .layers = r.layers, .kv_heads = r.kv, .q_heads = r.qh,
+                                 .head_dim = r.hd};
+    snprintf(meta.dtype, sizeof meta.dtype, "fp16");
+    snprintf(meta.source, sizeof meta.source, "kvstrata trace record: synthetic %s (seed %llu), C reference kernels",
+             presets[preset], (unsigned long long)sc->seed);
+    int st = r.q && r.out && r.keys && r.sel && r.acc && r.mass ? KS_OK : KS_ENOMEM;
+    if (st == KS_OK && !(r.w = ks_trace_writer_open(out, &meta, err, sizeof err)))
+        st = KS_EIO;
+    double t0 = now_s();
+    int tty = isatty(STDERR_FILENO);
+    for (uint32_t i = 0; st == KS_OK && i < requests; i++) {
+        struct ks_request_spec spec;
+        int got = ks_workload_next(wl, &spec);
+        if (got != 1) {
+            snprintf(err, sizeof err, "the workload gave %u requests, not %u", i, requests);
+            st = KS_EINVAL;
+            break;
+        }
+        uint32_t prompt = spec.prompt_tokens;
+        if ((uint64_t)prompt + steps > mo->max_context)
+            prompt = mo->max_context > steps ? mo->max_context - steps : 1;
+        st = record_request(&r, i, spec.id, prompt, steps);
+        if (st != KS_OK)
+            snprintf(err, sizeof err, "request %u (%u prompt tokens): %s", i, prompt,
+                     st == KS_ENOMEM ? "out of memory" : r.err);
+        if (tty)
+            fprintf(stderr, "\rtrace record: %u of %u requests, %.1fs ", i + 1, requests, now_s() - t0);
+    }
+    if (tty)
+        fputs("\r\033[K", stderr);
+    if (st == KS_OK) {
+        st = ks_trace_writer_commit(r.w, err, sizeof err);
+    } else {
+        ks_trace_writer_abort(r.w);
+        if (!err[0])
+            snprintf(err, sizeof err, "%s", ks_status_str(st));
+    }
+    double wall = now_s() - t0;
+    uint64_t records = r.records, selected = r.selected;
+    recorder_fini(&r);
+    ks_workload_free(wl);
+    ks_synth_free(syn);
+    ks_scenario_free(sc);
+    if (st != KS_OK)
+        return ks_cli_fail(cmd, "%s", err);
+    json_t *o = json_object();
+    int e = !o;
+    if (o) {
+        e |= ks_json_set_str(o, "trace", out);
+        e |= ks_json_set_str(o, "source", meta.source);
+        e |= ks_json_set_int(o, "requests", requests);
+        e |= ks_json_set_int(o, "steps", steps);
+        e |= ks_json_set_int(o, "layers", meta.layers);
+        e |= ks_json_set_int(o, "records", (int64_t)records);
+        e |= ks_json_set_num(o, "mean_selected", records ? (double)selected / (double)records : 0);
+        e |= ks_json_set_num(o, "wall_s", wall);
+    }
+    int prc = e ? -1 : json ? ks_json_print(stdout, o) : ks_json_print_table(stdout, o, NULL);
+    json_decref(o);
+    return prc == 0 ? KS_EXIT_OK : ks_cli_fail(cmd, "cannot write the report");
+}
+
+const struct ks_cli_cmd ks_trace_record_cmd = {
+    .name = "trace record",
+    .summary = "Record an access trace from synthetic attention run through the kernels",
+    .about = "Draws prompt lengths from the scenario's workload and, for each request, runs\n"
+             "--steps decode steps of synthetic attention (--preset) through the C reference\n"
+             "kernels: block summaries, Quest scoring with sink, window and top-k\n"
+             "(sparse.sink_blocks, window_blocks, budget_tokens / block_size) and the\n"
+             "block-sparse decode kernel, whose access report gives each selected block's\n"
+             "attention mass. Model shape and block size come from the scenario. Writes\n"
+             "TRACE.h5 whole or not at all (schema in results/README.md); kernel_time is -1\n"
+             "(the references run on the CPU). Cost grows with layers x steps x selected\n"
+             "blocks: a 32-layer, 32K-token request takes minutes for 64 steps.\n",
+    .run = run_record,
+};
