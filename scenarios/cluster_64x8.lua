@@ -26,7 +26,7 @@ return {
            weight_bytes = "16GB", max_context = 65536},
 
   workload = {
-    arrival = ks.poisson(400),    -- requests/s over the cluster (~0.8/s per GPU)
+    arrival = ks.poisson(200),    -- requests/s over the cluster (~0.4/s per GPU: ~60% of prefill capacity)
     prompt_tokens = {kind = "lognormal", mu = 10.397, sigma = 0.5, min = 4096, max = 61440},  -- median 32K
     output_tokens = {kind = "uniform", min = 128, max = 1024},
   },

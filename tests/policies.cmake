@@ -1,0 +1,27 @@
+# Selection policies in kvstrata run: synthetic attention through the scoring
+# kernel (topk, retrieval, mixed), trace replay. tests/scenarios/policies.lua:
+# one GPU, 4 layers, 4K prompts, L1 of 40 MB (a third of the batch's blocks).
+set(ks_pol ${PROJECT_SOURCE_DIR}/tests/scenarios/policies.lua)
+set(ks_pol_ok --json --ge requests_finished 4 --ge tokens 512 --le tokens 512 --gt hit_rate_l1 0 --le hit_rate_l1 1
+    --ge stall_fraction 0 --le stall_fraction 1 --gt migrated_bytes_l2_l1 0)
+foreach(policy topk retrieval mixed)
+  ks_cli_test(policy_${policy} ${ks_pol_ok}
+              -- run ${ks_pol} --set sparse.policy=${policy} -o ${CMAKE_CURRENT_BINARY_DIR}/policy_${policy}.h5 --json)
+endforeach()
+# the query's motion decides what tiering can do: hit_rate_l1 0.991 (stable)
+# against 0.825 (noisy: frequent topic switches and retrieval jumps)
+ks_compare(policy_stable_beats_noisy hit_rate_l1 gt 1.1
+           -- ${ks_pol} --set sparse.preset=stable -- ${ks_pol} --set sparse.preset=noisy)
+add_test(NAME trace_replay COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/trace_replay.sh $<TARGET_FILE:kvstrata> ${ks_pol})
+set_tests_properties(trace_replay PROPERTIES TIMEOUT 600)
+ks_cli_test(policy_trace_needs_file --exit 2 --stdout-empty --stderr-has "sparse.file"
+            -- run ${ks_pol} --set sparse.policy=trace)
+ks_cli_test(policy_trace_not_hdf5 --exit 1 --stdout-empty --stderr-has "default_10s.json: cannot be opened as an HDF5"
+            -- run ${ks_pol} --set sparse.policy=trace --set sparse.file=${PROJECT_SOURCE_DIR}/tests/golden/default_10s.json
+            -o ${CMAKE_CURRENT_BINARY_DIR}/policy_bad.h5)
+# a result file is HDF5 but not a trace (the closed-form run writes it first)
+ks_cli_test(policy_trace_not_trace --exit 1 --stdout-empty --stderr-has "not a kvstrata trace"
+            -- run ${ks_pol} --set sparse.policy=trace --set sparse.file=${CMAKE_CURRENT_BINARY_DIR}/closed_form.h5
+            -o ${CMAKE_CURRENT_BINARY_DIR}/policy_bad.h5)
+set_tests_properties(cli_policy_trace_not_trace PROPERTIES DEPENDS cli_run_closed_form)
+ks_cli_test(trace_record_needs_output --exit 2 --stdout-empty --stderr-has "-o TRACE.h5" -- trace record ${ks_pol})
