@@ -808,6 +808,21 @@ static uint32_t first_layer(const struct ks_cache *c, const struct ks_batch *b)
     return l;
 }
 
+// Seconds of one layer of the measured attention kernel for one sequence
+// selecting k blocks: the table's time at k (linear between points, the end
+// segments extended, never below 0), shared by the table's batch.
+static double kernel_time(const struct ks_kernel_time *kt, uint32_t k)
+{
+    uint32_t i = 1;
+    if (kt->n == 1)
+        return kt->seconds[0] * k / kt->blocks[0] / kt->batch;
+    while (i + 1 < kt->n && kt->blocks[i] < k)
+        i++;
+    double x0 = kt->blocks[i - 1], x1 = kt->blocks[i], y0 = kt->seconds[i - 1], y1 = kt->seconds[i];
+    double t = y0 + (y1 - y0) * ((double)k - x0) / (x1 - x0);
+    return t > 0 ? t / kt->batch : 0;
+}
+
 // A decode step: accesses, migrations, stall, compute. Returns the step's
 // KV bytes read, or -1 on failure.
 static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_access *acc)
@@ -816,7 +831,8 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
     const struct ks_scenario *s = m->s;
     struct ks_cache *c = g->cache;
     int st = ks_cache_step(c, g->step++);
-    double kv_bytes = 0;
+    double kv_bytes = 0, attn = 0; // attn: measured kernel seconds, all layers
+    const struct ks_kernel_time *kt = &s->platform.kernel_time;
     for (uint32_t i = 0; st == KS_OK && i < g->n_act; i++) {
         struct active *a = &g->act[i];
         if (a->generated == 0)
@@ -839,6 +855,8 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
                 }
                 // KV bytes this selection reads: in every layer, or in this one
                 kv_bytes += (double)tokens * (double)m->token_bytes / (per_layer ? s->model.layers : 1);
+                if (kt->n)
+                    attn += kernel_time(kt, k) * (per_layer ? 1 : s->model.layers);
             }
             st = ks_cache_access(c, a->req, l, acc, k, NULL, NULL);
         }
@@ -890,7 +908,10 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
     // layer by layer: a layer waits only for the batches carrying its own
     // missed blocks (or an earlier layer's); copies for later layers overlap
     // the compute of earlier ones
-    double layer_time = ((double)s->model.weight_bytes + kv_bytes) / s->platform.hbm_bw / s->model.layers;
+    // a layer: its weights and the selected KV over HBM, or its weights
+    // and the measured attention kernel when the profile has a table
+    double layer_time = kt->n ? ((double)s->model.weight_bytes / s->platform.hbm_bw + attn) / s->model.layers
+                              : ((double)s->model.weight_bytes + kv_bytes) / s->platform.hbm_bw / s->model.layers;
     uint32_t done = 0;
     while (done < s->model.layers) {
         double t0 = simgrid_get_clock();

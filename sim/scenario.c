@@ -449,6 +449,8 @@ static void check_unknown(struct ctx *x, const struct ks_luatab *t, const char *
         char p[PATH_MAX_LEN];
         join(p, sizeof p, path, ch->key);
         const struct field *f = field_at(p);
+        if (strcmp(p, "platform.kernel_time") == 0)
+            continue; // a table of its own: read_kernel_time
         if (f) {
             if (f->type == T_DIST && ch->type == KS_LUATAB_TABLE)
                 check_dist_keys(x, ch, p);
@@ -528,6 +530,8 @@ static void check_profile(struct ctx *x, struct ks_luatab *t, const char *rel, c
         char r[PATH_MAX_LEN], label[PATH_MAX_LEN * 2];
         join(r, sizeof r, rel, ch->key);
         snprintf(label, sizeof label, "%s%s", prefix, r);
+        if (!rel[0] && strcmp(ch->key, "kernel_time") == 0)
+            continue; // a table of its own: read_kernel_time
         if (!rel[0] && in_list(profile_meta, ch->key) >= 0) {
             if (ch->type != KS_LUATAB_STRING)
                 REPORT_AT(x, ch, label, "is a %s; expected a string", ks_luatab_type_name(ch));
@@ -975,6 +979,115 @@ static void convert_all(struct ctx *x)
     }
 }
 
+// ---- the kernel-time table -------------------------------------------------
+
+// Reads an array of positive numbers; its length, or -1 (reported).
+static int read_array(struct ctx *x, const struct ks_luatab *t, const char *label, double *out, int cap)
+{
+    if (!t || t->type != KS_LUATAB_TABLE) {
+        if (t)
+            REPORT_AT(x, t, label, "is a %s; expected a list of numbers", ks_luatab_type_name(t));
+        else
+            report(x, x->file, 0, label, "missing; expected a list of numbers");
+        return -1;
+    }
+    int n = 0;
+    for (const struct ks_luatab *ch = t->child; ch; ch = ch->next, n++) {
+        char want[16];
+        snprintf(want, sizeof want, "[%d]", n + 1);
+        if (strcmp(ch->key, want) != 0 || (ch->type != KS_LUATAB_INT && ch->type != KS_LUATAB_REAL) ||
+            !(ch->d > 0) || !isfinite(ch->d) || n >= cap) {
+            REPORT_AT(x, ch, label, "entry %s: expected a list of at most %d positive numbers", ch->key, cap);
+            return -1;
+        }
+        out[n] = ch->d;
+    }
+    return n;
+}
+
+// platform.kernel_time from the scenario, else kernel_time from the profile:
+// {blocks = {...}, seconds = {...}, batch = N, source = "...", kind = "..."}
+// with optional kv_heads, q_heads, head_dim, block_size that must match the
+// model and cache, and backend, dtype (informative).
+static void read_kernel_time(struct ctx *x)
+{
+    struct ks_luatab *t = ks_luatab_find(x->tree, "platform.kernel_time");
+    const char *label = "platform.kernel_time";
+    int in_profile_file = 0;
+    if (!t && x->profile) {
+        t = ks_luatab_find(x->profile, "kernel_time");
+        label = x->profile == x->own_profile ? "kernel_time" : "platform.profile.kernel_time";
+        in_profile_file = t && x->profile == x->own_profile;
+    }
+    if (!t)
+        return;
+    if (t->type != KS_LUATAB_TABLE) {
+        REPORT_AT(x, t, label, "is a %s; expected {blocks = {...}, seconds = {...}, batch = N, source = ...}",
+                  ks_luatab_type_name(t));
+        return;
+    }
+    static const char *const keys[] = {"blocks", "seconds", "batch", "source", "kind", "backend", "dtype",
+                                       "kv_heads", "q_heads", "head_dim", "block_size", NULL};
+    for (const struct ks_luatab *ch = t->child; ch; ch = ch->next)
+        if (in_list(keys, ch->key) < 0) {
+            char p[PATH_MAX_LEN];
+            join(p, sizeof p, label, ch->key);
+            REPORT_AT(x, ch, p, "unknown field; kernel_time takes blocks, seconds, batch, source, kind, backend, "
+                                "dtype, kv_heads, q_heads, head_dim, block_size");
+        }
+    enum { CAP = 256 };
+    double b[CAP], sec[CAP];
+    char lb[PATH_MAX_LEN], ls[PATH_MAX_LEN];
+    join(lb, sizeof lb, label, "blocks");
+    join(ls, sizeof ls, label, "seconds");
+    int nb = read_array(x, ks_luatab_get(t, "blocks"), lb, b, CAP);
+    int ns = read_array(x, ks_luatab_get(t, "seconds"), ls, sec, CAP);
+    if (nb < 0 || ns < 0)
+        return;
+    if (nb != ns || nb == 0) {
+        REPORT_AT(x, t, label, "blocks and seconds must be non-empty lists of one length (%d and %d)", nb, ns);
+        return;
+    }
+    for (int i = 0; i < nb; i++)
+        if (b[i] != floor(b[i]) || b[i] > UINT32_MAX || (i > 0 && b[i] <= b[i - 1])) {
+            REPORT_AT(x, t, lb, "entry [%d]: block counts are whole numbers, strictly increasing", i + 1);
+            return;
+        }
+    const struct ks_luatab *bt = ks_luatab_get(t, "batch");
+    if (!bt || bt->type != KS_LUATAB_INT || bt->i < 1) {
+        REPORT_AT(x, bt ? bt : t, label, "needs batch, the sequences per measured launch (an integer >= 1)");
+        return;
+    }
+    const struct ks_luatab *src = ks_luatab_get(t, "source");
+    if (in_profile_file && (!src || src->type != KS_LUATAB_STRING || !src->s[0])) {
+        REPORT_AT(x, t, label, "needs its source, a non-empty string");
+        return;
+    }
+    const struct ks_scenario *s = x->s;
+    const char *shape[] = {"kv_heads", "q_heads", "head_dim", "block_size"};
+    const uint32_t have[] = {s->model.kv_heads, s->model.q_heads, s->model.head_dim, s->cache.block_size};
+    for (int k = 0; k < 4; k++) {
+        const struct ks_luatab *v = ks_luatab_get(t, shape[k]);
+        if (v && (v->type != KS_LUATAB_INT || v->i != (int64_t)have[k]))
+            REPORT_AT(x, v, label, "was measured with %s = %s; the scenario has %u", shape[k],
+                      v->type == KS_LUATAB_INT ? "that value" : "a non-integer", have[k]);
+    }
+    struct ks_kernel_time *kt = &x->s->platform.kernel_time;
+    kt->blocks = malloc((size_t)nb * sizeof *kt->blocks);
+    kt->seconds = malloc((size_t)nb * sizeof *kt->seconds);
+    kt->source = dup_checked(x, src && src->type == KS_LUATAB_STRING ? src->s : "inline");
+    if (!kt->blocks || !kt->seconds) {
+        x->oom = 1;
+        return;
+    }
+    for (int i = 0; i < nb; i++) {
+        kt->blocks[i] = (uint32_t)b[i];
+        kt->seconds[i] = sec[i];
+    }
+    kt->n = (uint32_t)nb;
+    kt->batch = (uint32_t)bt->i;
+}
+
 // ---- consistency ---------------------------------------------------------
 
 #define FAIL(x, path, ...) \
@@ -1128,6 +1241,9 @@ void ks_scenario_free(struct ks_scenario *s)
     free(s->platform.profile_file);
     free(s->workload.arrival.file);
     free(s->sparse.file);
+    free(s->platform.kernel_time.blocks);
+    free(s->platform.kernel_time.seconds);
+    free(s->platform.kernel_time.source);
     free(s->sparse.fit);
     free(s->workload.prompt_tokens.file);
     free(s->workload.output_tokens.file);
@@ -1198,6 +1314,8 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
         x.s->origin[0].from = dup_checked(&x, "default (the file's name)");
     }
     x.s->platform.profile_file = dup_checked(&x, x.profile_file);
+    if (x.n_errors == 0 && !x.oom)
+        read_kernel_time(&x);
     if (x.n_errors == 0 && !x.oom)
         check_consistency(&x);
     if (x.n_errors || x.oom) {

@@ -79,6 +79,17 @@ struct ks_scenario_remote {
     uint64_t bytes; // pool capacity, bytes
 };
 
+// Measured decode attention time (kvstrata bench kernels --profile): one
+// layer of the sparse kernel for a batch of `batch` sequences that each
+// select blocks[i] blocks takes seconds[i]. blocks strictly increasing.
+struct ks_kernel_time {
+    uint32_t n;        // points; 0: no table (step time from HBM bandwidth)
+    uint32_t batch;    // sequences per measured launch
+    uint32_t *blocks;  // [n] selected blocks per sequence
+    double *seconds;   // [n] seconds per layer for the whole batch
+    char *source;      // where the table comes from
+};
+
 struct ks_scenario_platform {
     uint32_t nodes;          // nodes in the cluster
     uint32_t gpus_per_node;  // GPUs per node
@@ -100,6 +111,7 @@ struct ks_scenario_platform {
     double sched_overhead;   // seconds of host work per decode step (batch scheduling)
     double table_rebuild;    // seconds per rebuild of the resident-block pointer table
     double prefill_efficiency; // share of flops that prefill achieves (0, 1]
+    struct ks_kernel_time kernel_time; // measured attention kernel time; n = 0: none
 };
 
 struct ks_scenario_model {

@@ -85,3 +85,10 @@ ks_cli_test(run_bad_q_heads --exit 2 --stdout-empty --stderr-has "model.q_heads"
             -- run ${ks_ts}/closed_form.lua --set model.q_heads=12)
 ks_add_test(sim_trace test_trace.c)
 target_link_libraries(sim_trace PRIVATE ks_sim)
+# a measured kernel-time table replaces the KV term: k us per layer for k
+# blocks, 128 blocks x 32 layers = 4.096 ms a token; batch 2 in the table halves it
+ks_cli_test(run_closed_form_kernel_time --json --ge tpot_mean 4.0959959e-3 --le tpot_mean 4.0960041e-3
+            -- run ${ks_ts}/closed_form_kernel.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_kernel.h5 --json)
+ks_cli_test(run_bad_kernel_time --exit 2 --stdout-empty --stderr-has "kernel_time.blocks"
+            --stderr-has "bad_kernel_time.lua"
+            -- run ${ks_ts}/bad_kernel_time.lua -o ${CMAKE_CURRENT_BINARY_DIR}/bad_kernel_time.h5)
