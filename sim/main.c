@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench_cache.h"
+#include "bench_kernels.h"
 #include "cli.h"
 #include "device.h"
 #include "json.h"
@@ -59,6 +60,7 @@ static const struct ks_cli_cmd info_cmd = {
 static const struct ks_cli_cmd *const commands[] = {
     &ks_run_cmd,
     &ks_bench_cache_cmd,
+    &ks_bench_kernels_cmd,
     &info_cmd,
     &ks_scenario_check_cmd,
     &ks_trace_record_cmd,
