@@ -589,6 +589,22 @@ static int place_prompt(struct gpu *g, struct active *a, unsigned tier, uint32_t
 
 static void finish(struct gpu *g, uint32_t i);
 
+// Belady: the step at which each prompt block is first read, from the trace.
+// Its first decode step is taken as the GPU's next step (a colocated prefill
+// may delay it by a few iterations: an approximation that keeps the order of
+// the request's own blocks exact).
+static void first_uses(struct gpu *g, struct active *a)
+{
+    const struct ks_scenario *s = g->sim->s;
+    uint32_t nb = ks_cache_req_len(g->cache, a->req), steps = a->spec.output_tokens - 1;
+    for (uint32_t l = 0; l < s->model.layers; l++)
+        for (uint32_t b = 0; b < nb; b++) {
+            uint32_t f;
+            if (ks_sparse_first_use(a->sr, l, b, &f) == 0 && f != KS_SPARSE_NEVER && f < steps)
+                ks_cache_set_next_use(g->cache, a->req, l, b, g->step + f);
+        }
+}
+
 // Admits the oldest pending request if the GPU can hold its share (one per
 // iteration). Its prompt's KV is placed now; a colocated prefill then runs
 // chunk by chunk (prefill_chunk). Returns how many it admitted.
@@ -634,6 +650,8 @@ static uint32_t admit(struct gpu *g)
             g->failed = 1;
             break;
         }
+        if (s->cache.evict == KS_EVICT_BELADY)
+            first_uses(g, a);
         g->n_act++;
         g->active_blocks += full;
         m->r->admitted++;
@@ -825,12 +843,14 @@ static double kernel_time(const struct ks_kernel_time *kt, uint32_t k)
 
 // A decode step: accesses, migrations, stall, compute. Returns the step's
 // KV bytes read, or -1 on failure.
-static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_access *acc)
+static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist, struct ks_access *acc)
 {
     struct sim *m = g->sim;
     const struct ks_scenario *s = m->s;
     struct ks_cache *c = g->cache;
+    uint32_t now = g->step;
     int st = ks_cache_step(c, g->step++);
+    int belady = s->cache.evict == KS_EVICT_BELADY;
     double kv_bytes = 0, attn = 0; // attn: measured kernel seconds, all layers
     const struct ks_kernel_time *kt = &s->platform.kernel_time;
     for (uint32_t i = 0; st == KS_OK && i < g->n_act; i++) {
@@ -848,8 +868,13 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, struct ks_acce
                     return -1;
                 }
                 uint64_t tokens = 0;
+                if (belady) // the trace knows when each block is read again
+                    ks_sparse_next_uses(a->sr, dist);
                 for (uint32_t j = 0; j < k; j++) {
-                    acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = KS_NONE};
+                    uint32_t next = KS_NONE;
+                    if (belady && dist[j] != KS_SPARSE_NEVER && step + dist[j] < a->spec.output_tokens - 1)
+                        next = now + dist[j];
+                    acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = next};
                     uint64_t end = (uint64_t)(sel[j] + 1) * s->cache.block_size;
                     tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
                 }
@@ -947,8 +972,9 @@ static void decode(int argc, char **argv)
     uint32_t cap = (uint32_t)fmin((double)blocks_of(m, s->model.max_context) + 1, 1u << 24);
     uint32_t *sel = malloc(cap * sizeof *sel);
     float *mass = malloc(cap * sizeof *mass);
+    uint32_t *dist = malloc(cap * sizeof *dist);
     struct ks_access *acc = malloc(cap * sizeof *acc);
-    if (!sel || !mass || !acc) {
+    if (!sel || !mass || !dist || !acc) {
         fail(m, "decode buffers", KS_ENOMEM);
         g->failed = 1;
     }
@@ -983,7 +1009,7 @@ static void decode(int argc, char **argv)
             m->r->busy += prefill;
             m->r->prefill_time += prefill;
         }
-        if (decoding && decode_step(g, sel, mass, acc) != 0) {
+        if (decoding && decode_step(g, sel, mass, dist, acc) != 0) {
             g->failed = 1;
             break;
         }
@@ -1002,6 +1028,7 @@ static void decode(int argc, char **argv)
     sg_cond_notify_all(m->slot); // a router waiting for a slot must not wait for this one
     free(sel);
     free(mass);
+    free(dist);
     free(acc);
 }
 
@@ -1188,8 +1215,9 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         snprintf(err, len, "one simulation per process");
         return KS_ESTATE;
     }
-    if (s->cache.evict == KS_EVICT_BELADY) {
-        snprintf(err, len, "cache.evict: belady needs the future accesses of a trace; kvstrata run has none yet");
+    if (s->cache.evict == KS_EVICT_BELADY && s->sparse.policy != KS_SPARSE_TRACE) {
+        snprintf(err, len, "cache.evict: belady needs the future accesses, which only a replayed trace knows "
+                           "(sparse.policy = \"trace\")");
         return KS_EINVAL;
     }
     struct sim m = {.s = s, .r = r};

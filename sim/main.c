@@ -15,6 +15,7 @@
 #include "json.h"
 #include "run_cmd.h"
 #include "scenario_cmd.h"
+#include "trace_stats_cmd.h"
 #include "trace_record_cmd.h"
 
 #ifndef KS_VERSION
@@ -63,6 +64,7 @@ static const struct ks_cli_cmd *const commands[] = {
     &ks_bench_kernels_cmd,
     &info_cmd,
     &ks_scenario_check_cmd,
+    &ks_trace_stats_cmd,
     &ks_trace_record_cmd,
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };

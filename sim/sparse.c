@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accessmodel.h"
 #include "attention.h"
 #include "blockselect.h"
 #include "select.h"
@@ -25,6 +26,11 @@ struct ks_sparse {
     struct ks_attention_params ap;
     struct ks_synth *syn;      // topk, retrieval, mixed
     struct ks_trace *trace;    // trace
+    struct ks_accessmodel *model; // model
+    uint32_t model_layers;
+    uint32_t *dist;            // trace: [n_sel] steps until the row's block is selected again (wrapping)
+    uint32_t **first;          // trace: [request * layers + layer][block] first step selecting it
+    uint32_t *first_n;         // trace: [request * layers + layer] blocks in first[...]
     uint32_t cap;              // selection capacity of the score-driven policies
 };
 
@@ -44,10 +50,80 @@ struct ks_sparse_req {
     struct ks_synth_step st; // synthetic attention at step `st.step`
     int started;
     struct computed *c;      // [computed]
+    struct ks_accessmodel_stream **streams; // model: [layers], made at first use
+    const struct ks_trace_step *last; // trace: the record the last selection came from
+    uint32_t last_nb;        // trace: the context (blocks) of the last selection
     uint32_t mode_step;      // mixed: the last step seen (UINT32_MAX: none yet)
     int topk;                // mixed: 1 while top-k is in force (it starts with the window)
     char err[256];
 };
+
+// For each (request, layer) stream of the trace: the first step selecting
+// each block, and for each row the steps until its block is selected again
+// (after the stream's last step, the count wraps to the first).
+static int index_reuse(struct ks_sparse *sp)
+{
+    const struct ks_trace *t = sp->trace;
+    uint32_t L = t->meta.layers;
+    sp->dist = malloc((t->n_sel ? t->n_sel : 1) * sizeof *sp->dist);
+    sp->first = calloc((size_t)t->n_requests * L, sizeof *sp->first);
+    sp->first_n = calloc((size_t)t->n_requests * L, sizeof *sp->first_n);
+    if (!sp->dist || !sp->first || !sp->first_n)
+        return KS_ENOMEM;
+    uint64_t *last = NULL; // [blocks] scratch
+    size_t cap = 0;
+    int st = KS_OK;
+    for (uint32_t r = 0; st == KS_OK && r < t->n_requests; r++) {
+        uint32_t S = t->req_steps[r];
+        uint32_t ctx = 0; // the largest context of the request (contexts need not grow)
+        for (size_t i = t->req_first[r]; i < t->req_first[r] + (size_t)S * L; i++)
+            if (t->steps[i].context > ctx)
+                ctx = t->steps[i].context;
+        uint32_t nb = (ctx + t->meta.block_size - 1) / t->meta.block_size;
+        if (nb > cap) {
+            uint64_t *p = realloc(last, nb * sizeof *p);
+            if (!p) {
+                st = KS_ENOMEM;
+                break;
+            }
+            last = p;
+            cap = nb;
+        }
+        for (uint32_t l = 0; l < L; l++) {
+            uint32_t *first = malloc((nb ? nb : 1) * sizeof *first);
+            if (!first) {
+                st = KS_ENOMEM;
+                break;
+            }
+            sp->first[(size_t)r * L + l] = first;
+            sp->first_n[(size_t)r * L + l] = nb;
+            for (uint32_t b = 0; b < nb; b++) {
+                first[b] = KS_SPARSE_NEVER;
+                last[b] = UINT64_MAX; // here: the step of the block's next selection
+            }
+            for (uint32_t s = 0; s < S; s++) {
+                const struct ks_trace_step *rec = ks_trace_at(t, r, s, l);
+                for (uint32_t i = 0; i < rec->n; i++)
+                    if (first[t->sel[rec->first + i].block] == KS_SPARSE_NEVER)
+                        first[t->sel[rec->first + i].block] = s;
+            }
+            // backward: each row's distance to the next selection of its block
+            for (uint32_t s = S; s-- > 0;) {
+                const struct ks_trace_step *rec = ks_trace_at(t, r, s, l);
+                for (uint32_t i = 0; i < rec->n; i++) {
+                    uint64_t row = rec->first + i;
+                    uint32_t b = t->sel[row].block;
+                    // next selection after s: the later one seen in this backward walk, or
+                    // the stream's first one after wrapping
+                    sp->dist[row] = last[b] != UINT64_MAX ? (uint32_t)last[b] - s : S - s + first[b];
+                    last[b] = s;
+                }
+            }
+        }
+    }
+    free(last);
+    return st;
+}
 
 struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t len)
 {
@@ -102,12 +178,23 @@ struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t l
         for (size_t i = 0; i < sp->trace->n_steps; i++)
             if (sp->trace->steps[i].n > sp->cap)
                 sp->cap = sp->trace->steps[i].n;
+        if (index_reuse(sp) != KS_OK) {
+            snprintf(err, len, "out of memory indexing the trace %s", s->sparse.file);
+            ks_sparse_free(sp);
+            return NULL;
+        }
         break;
     }
-    case KS_SPARSE_MODEL:
-        snprintf(err, len, "sparse.policy: model: the fitted access model is not available in this build");
-        ks_sparse_free(sp);
-        return NULL;
+    case KS_SPARSE_MODEL: {
+        char why[1024];
+        if (!(sp->model = ks_accessmodel_from_trace(s->sparse.fit, why, sizeof why))) {
+            snprintf(err, len, "sparse.fit: %s", why);
+            ks_sparse_free(sp);
+            return NULL;
+        }
+        sp->model_layers = ks_accessmodel_layers(sp->model);
+        break;
+    }
     default:
         break;
     }
@@ -119,7 +206,13 @@ void ks_sparse_free(struct ks_sparse *sp)
     if (!sp)
         return;
     ks_synth_free(sp->syn);
+    for (size_t i = 0; sp->first && i < (size_t)sp->trace->n_requests * sp->trace->meta.layers; i++)
+        free(sp->first[i]);
+    free(sp->first);
+    free(sp->first_n);
+    free(sp->dist);
     ks_trace_free(sp->trace);
+    ks_accessmodel_free(sp->model);
     free(sp);
 }
 
@@ -135,6 +228,11 @@ uint32_t ks_sparse_max(const struct ks_sparse *sp, uint32_t nb)
     uint32_t m = sp->policy == KS_SPARSE_MIXED || sp->policy < KS_SPARSE_TOPK ? ks_select_max(&rule, nb) : 0;
     ks_select_fini(&rule);
     uint32_t c = sp->cap < nb ? sp->cap : nb;
+    for (uint32_t l = 0; sp->model && l < sp->model_layers; l++) {
+        uint32_t x = ks_accessmodel_max_selected(sp->model, l, nb);
+        if (x > c)
+            c = x;
+    }
     return m > c ? m : c;
 }
 
@@ -148,6 +246,10 @@ struct ks_sparse_req *ks_sparse_open(struct ks_sparse *sp, uint64_t id, uint32_t
     r->prompt = prompt;
     ks_select_init(&r->rule, &sp->s->sparse, sp->s->cache.block_size);
     r->mode_step = UINT32_MAX;
+    if (sp->model && !(r->streams = calloc(sp->layers, sizeof *r->streams))) {
+        ks_sparse_close(r);
+        return NULL;
+    }
     if (sp->computed) {
         r->c = calloc(sp->computed, sizeof *r->c);
         if (!r->c) {
@@ -177,6 +279,9 @@ void ks_sparse_close(struct ks_sparse_req *r)
         free(r->c[i].mass);
     }
     free(r->c);
+    for (uint32_t l = 0; r->streams && l < r->sp->layers; l++)
+        ks_accessmodel_stream_free(r->streams[l]);
+    free(r->streams);
     ks_select_fini(&r->rule);
     free(r);
 }
@@ -226,6 +331,8 @@ static uint32_t replay(struct ks_sparse_req *r, uint32_t step, uint32_t layer, u
     const struct ks_trace *t = r->sp->trace;
     uint32_t req = (uint32_t)(r->id % t->n_requests);
     const struct ks_trace_step *s = ks_trace_at(t, req, step % t->req_steps[req], layer % t->meta.layers);
+    r->last = s;
+    r->last_nb = nb;
     uint32_t k = 0;
     for (uint32_t i = 0; s && i < s->n; i++)
         if (t->sel[s->first + i].block < nb) {
@@ -233,6 +340,30 @@ static uint32_t replay(struct ks_sparse_req *r, uint32_t step, uint32_t layer, u
             mass[k++] = t->sel[s->first + i].mass;
         }
     return k;
+}
+
+int ks_sparse_next_uses(const struct ks_sparse_req *r, uint32_t *dist)
+{
+    const struct ks_sparse *sp = r->sp;
+    if (sp->policy != KS_SPARSE_TRACE)
+        return -1;
+    const struct ks_trace *t = sp->trace;
+    uint32_t k = 0;
+    for (uint32_t i = 0; r->last && i < r->last->n; i++)
+        if (t->sel[r->last->first + i].block < r->last_nb) // as ks_sparse_select filtered them
+            dist[k++] = sp->dist[r->last->first + i];
+    return 0;
+}
+
+int ks_sparse_first_use(const struct ks_sparse_req *r, uint32_t layer, uint32_t block, uint32_t *step)
+{
+    const struct ks_sparse *sp = r->sp;
+    if (sp->policy != KS_SPARSE_TRACE)
+        return -1;
+    const struct ks_trace *t = sp->trace;
+    size_t i = (size_t)(r->id % t->n_requests) * t->meta.layers + layer % t->meta.layers;
+    *step = block < sp->first_n[i] ? sp->first[i][block] : KS_SPARSE_NEVER;
+    return 0;
 }
 
 uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
@@ -260,6 +391,22 @@ uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer
     }
     case KS_SPARSE_TRACE:
         return replay(r, step, layer, nb, out, mass);
+    case KS_SPARSE_MODEL: {
+        // one stream per layer, one draw per step (the engine asks each layer once a step, in order)
+        struct ks_accessmodel_stream **st = &r->streams[layer];
+        if (!*st && !(*st = ks_accessmodel_stream_new(sp->model, layer % sp->model_layers,
+                                                       sp->s->seed ^ (r->id * 0x9e3779b97f4a7c15ULL) ^ layer))) {
+            snprintf(r->err, sizeof r->err, "access model: out of memory");
+            return 0;
+        }
+        uint32_t cap = ks_sparse_max(sp, nb);
+        int n = ks_accessmodel_next(sp->model, *st, nb, out, mass, cap);
+        if (n < 0) {
+            snprintf(r->err, sizeof r->err, "access model, step %u layer %u: %s", step, layer, ks_status_str(n));
+            return 0;
+        }
+        return (uint32_t)n;
+    }
     default:
         return ks_select(&r->rule, nb, rng, out, mass);
     }

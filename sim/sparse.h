@@ -14,7 +14,9 @@
 //               trace's request i mod n, its step s the trace's step s mod
 //               the request's steps, layer l the trace's layer l mod its
 //               layers; blocks past the run's context are dropped;
-//   model     : an access model fitted to a trace (accessmodel.h).
+//   model     : an access model fitted to a trace (accessmodel.h, sparse.fit):
+//               per request and layer a stream drawing each step's selection
+//               at O(selected blocks), the cluster-scale choice.
 // Synthetic attention is computed for sparse.attention_layers layers, evenly
 // spread; every other layer reads the selection of the nearest computed one
 // below it (memory and time per request grow with the computed layers).
@@ -57,5 +59,16 @@ uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer
                           uint32_t *out, float *mass);
 
 const char *ks_sparse_error(const struct ks_sparse_req *r);
+
+// Trace replay only (the future is known): for the selection the last
+// ks_sparse_select returned, the decode steps until each block is selected
+// again in that layer (the trace's steps wrap around), into dist[0 .. count).
+// Returns 0, or -1 when the policy is not trace.
+int ks_sparse_next_uses(const struct ks_sparse_req *r, uint32_t *dist);
+
+// Trace replay only: the first decode step at which `block` is selected in
+// `layer`, KS_SPARSE_NEVER when it never is. -1 when the policy is not trace.
+#define KS_SPARSE_NEVER UINT32_MAX
+int ks_sparse_first_use(const struct ks_sparse_req *r, uint32_t layer, uint32_t block, uint32_t *step);
 
 #endif

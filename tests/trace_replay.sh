@@ -2,7 +2,8 @@
 # tests/trace_replay.sh KVSTRATA SCENARIO: records a trace of the scenario
 # (2 requests, 48 steps), checks its size, then replays it in kvstrata run
 # (sparse.policy = "trace") and checks that every request finished with sane
-# hit rates and that blocks moved.
+# hit rates and that blocks moved, that Belady's L1 hit rate bounds the heat
+# map's and LRU's, and that the access model fitted to it drives a run.
 set -euo pipefail
 ks=$1 sc=$2
 dir=$(mktemp -d)
@@ -21,4 +22,23 @@ if ! awk -v f="$fin" -v h="$hit" -v m="$moved" 'BEGIN { exit !(f == 4 && h > 0 &
     echo "trace_replay: replay finished $fin requests, hit_rate_l1 $hit, $moved bytes promoted" >&2
     exit 1
 fi
-echo "trace_replay: $records records; replay: 4 requests, hit_rate_l1 $hit, $moved bytes promoted"
+# Belady (the trace knows every next use) bounds the heat map and LRU
+"$ks" run "$sc" --set sparse.policy=trace --set sparse.file="$dir/t.h5" --set cache.evict=belady \
+    -o "$dir/bel.h5" --json > "$dir/run.json"
+bel=$(get hit_rate_l1)
+"$ks" run "$sc" --set sparse.policy=trace --set sparse.file="$dir/t.h5" --set cache.evict=lru \
+    -o "$dir/lru.h5" --json > "$dir/run.json"
+lru=$(get hit_rate_l1)
+if ! awk -v b="$bel" -v h="$hit" -v l="$lru" 'BEGIN { exit !(b >= h && b >= l && b <= 1) }'; then
+    echo "trace_replay: belady hit_rate_l1 $bel is below heat's $hit or lru's $lru" >&2
+    exit 1
+fi
+# the access model fitted to the trace drives a run too
+"$ks" run "$sc" --set sparse.policy=model --set sparse.fit="$dir/t.h5" -o "$dir/model.h5" --json > "$dir/run.json"
+mfin=$(get requests_finished) mhit=$(get hit_rate_l1)
+if ! awk -v f="$mfin" -v h="$mhit" 'BEGIN { exit !(f == 4 && h > 0 && h <= 1) }'; then
+    echo "trace_replay: the fitted model's run finished $mfin requests, hit_rate_l1 $mhit" >&2
+    exit 1
+fi
+echo "trace_replay: model fitted to the trace: hit_rate_l1 $mhit"
+echo "trace_replay: $records records; replay: 4 requests, hit_rate_l1 heat $hit, lru $lru, belady $bel; $moved bytes promoted (heat)"

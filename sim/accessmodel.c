@@ -1,0 +1,841 @@
+// accessmodel.c - fitting and running the access model (see accessmodel.h).
+//
+// Fitting reads each (request, layer) stream once with per-block arrays
+// (last selected step + 1, consecutive-selection age), exactly as
+// tracestats.c defines reuse distance, so that the fitted stay and gap
+// shares are the decomposition of the trace's reuse fractions. Generation
+// keeps the same per-block arrays for its own stream, plus the return
+// candidates: for each of the last horizon + 1 steps (a ring of slots), the
+// blocks last selected then and not since, with a Fenwick tree over the
+// slot sizes, so that a uniform candidate of any distance range is drawn
+// in O(log horizon) and a reselected block leaves its slot in O(1)
+// (swap-remove, its index kept per block). Invariant: a block is in slot
+// t mod ring exactly when its last selection was step t, it was not
+// selected at t + 1, and step - t <= horizon.
+#include "accessmodel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "status.h"
+
+enum {
+    TRIES = 16, // probes per draw before a mechanism gives up
+};
+
+struct ks_accessmodel {
+    uint32_t layers;
+    struct ks_accessmodel_params p;
+    struct ks_accessmodel_layer *layer; // [layers]
+};
+
+void ks_accessmodel_params_default(struct ks_accessmodel_params *p)
+{
+    p->always = 0.95;
+    p->max_edge = 64;
+    p->horizon = 512;
+    p->near = 16;
+}
+
+// 0 for 1, else ceil(log2 x), capped at n - 1.
+static unsigned log_bucket(uint64_t x, unsigned n)
+{
+    unsigned k = 0;
+    while (k < n - 1 && (UINT64_C(1) << k) < x)
+        k++;
+    return k;
+}
+
+static size_t blocks_of(const struct ks_trace *t, const struct ks_trace_step *r)
+{
+    return ((size_t)r->context + t->meta.block_size - 1) / t->meta.block_size;
+}
+
+// The free range [*fs, *fe) of a context of nb blocks.
+static void free_range(const struct ks_accessmodel_layer *ml, uint32_t nb, uint32_t *fs, uint32_t *fe)
+{
+    *fs = ml->n_sink < nb ? ml->n_sink : nb;
+    *fe = nb - *fs > ml->n_window ? nb - ml->n_window : *fs;
+}
+
+// ---- fitting -------------------------------------------------------------------
+
+struct fit_work {
+    size_t max_blocks, max_sel;
+    uint32_t *last, *age;      // [max_blocks] step + 1 of the last selection (0: never); consecutive steps
+    uint32_t *cur;             // [max_blocks] step + 1 when in the current record
+    unsigned char *mark;       // [max_blocks] in the record (edge pass)
+    uint64_t *edge_num[2], *edge_den[2]; // [max_edge] sinks by index, window by offset from the end
+    uint64_t *count;           // [max_blocks + 1] unsaturated records by free count
+    double *mass_sum[3];       // sink [max_edge], window [max_edge], free rank [max_sel]
+    uint64_t *mass_n[3];
+    float *fm;                 // [max_sel] one record's free masses
+};
+
+static void fit_work_free(struct fit_work *w)
+{
+    free(w->last);
+    free(w->age);
+    free(w->cur);
+    free(w->mark);
+    for (int i = 0; i < 2; i++) {
+        free(w->edge_num[i]);
+        free(w->edge_den[i]);
+    }
+    free(w->count);
+    for (int i = 0; i < 3; i++) {
+        free(w->mass_sum[i]);
+        free(w->mass_n[i]);
+    }
+    free(w->fm);
+}
+
+static int fit_work_init(struct fit_work *w, size_t max_blocks, size_t max_sel, uint32_t max_edge)
+{
+    memset(w, 0, sizeof *w);
+    w->max_blocks = max_blocks = max_blocks ? max_blocks : 1;
+    w->max_sel = max_sel = max_sel ? max_sel : 1;
+    w->last = malloc(max_blocks * sizeof *w->last);
+    w->age = malloc(max_blocks * sizeof *w->age);
+    w->cur = malloc(max_blocks * sizeof *w->cur);
+    w->mark = calloc(max_blocks, 1);
+    int ok = w->last && w->age && w->cur && w->mark;
+    for (int i = 0; i < 2; i++) {
+        w->edge_num[i] = malloc(max_edge * sizeof *w->edge_num[i]);
+        w->edge_den[i] = malloc(max_edge * sizeof *w->edge_den[i]);
+        ok = ok && w->edge_num[i] && w->edge_den[i];
+    }
+    w->count = malloc((max_blocks + 1) * sizeof *w->count);
+    size_t n_mass[3] = {max_edge, max_edge, max_sel};
+    for (int i = 0; i < 3; i++) {
+        w->mass_sum[i] = malloc(n_mass[i] * sizeof *w->mass_sum[i]);
+        w->mass_n[i] = malloc(n_mass[i] * sizeof *w->mass_n[i]);
+        ok = ok && w->mass_sum[i] && w->mass_n[i];
+    }
+    w->fm = malloc(max_sel * sizeof *w->fm);
+    if (!ok || !w->count || !w->fm) {
+        fit_work_free(w);
+        return KS_ENOMEM;
+    }
+    return KS_OK;
+}
+
+static int by_float_desc(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+// Counts outwards from each edge while a position is selected in more
+// than p->always of the layer's records that have it.
+static void fit_edges(const struct ks_trace *t, uint32_t l, const struct ks_accessmodel_params *p, struct fit_work *w,
+                      struct ks_accessmodel_layer *ml)
+{
+    for (int e = 0; e < 2; e++) {
+        memset(w->edge_num[e], 0, p->max_edge * sizeof *w->edge_num[e]);
+        memset(w->edge_den[e], 0, p->max_edge * sizeof *w->edge_den[e]);
+    }
+    for (size_t i = l; i < t->n_steps; i += t->meta.layers) {
+        const struct ks_trace_step *rec = &t->steps[i];
+        const struct ks_trace_sel *sel = t->sel + rec->first;
+        size_t nb = blocks_of(t, rec), reach = nb < p->max_edge ? nb : p->max_edge;
+        for (uint32_t j = 0; j < rec->n; j++)
+            w->mark[sel[j].block] = 1;
+        for (size_t j = 0; j < reach; j++) {
+            w->edge_den[0][j]++;
+            w->edge_num[0][j] += w->mark[j];
+            w->edge_den[1][j]++;
+            w->edge_num[1][j] += w->mark[nb - 1 - j];
+        }
+        for (uint32_t j = 0; j < rec->n; j++)
+            w->mark[sel[j].block] = 0;
+    }
+    uint32_t n[2] = {0, 0};
+    for (int e = 0; e < 2; e++)
+        while (n[e] < p->max_edge && w->edge_den[e][n[e]] &&
+               (double)w->edge_num[e][n[e]] > p->always * (double)w->edge_den[e][n[e]])
+            n[e]++;
+    ml->n_sink = n[0];
+    ml->n_window = n[1];
+}
+
+struct fit_acc {
+    uint64_t trials[KS_ACCESSMODEL_AGES], stays[KS_ACCESSMODEL_AGES];
+    uint64_t gap[KS_ACCESSMODEL_GAPS], far, adjacent, near, entering, ret_adjacent;
+    uint64_t class_gap[KS_ACCESSMODEL_GAPS][KS_ACCESSMODEL_GAPS]; // by step class, then gap bucket
+    uint64_t class_entering[KS_ACCESSMODEL_GAPS];
+    uint32_t max_step;
+};
+
+// Is block x (of a context of nb) in the previous or the current selection?
+static int in_either(const struct fit_work *w, int64_t x, size_t nb, uint32_t step)
+{
+    return x >= 0 && (size_t)x < nb && (w->cur[x] == step + 1 || (step > 0 && w->last[x] == step));
+}
+
+static void fit_stream(const struct ks_trace *t, uint32_t r, uint32_t l, const struct ks_accessmodel_params *p,
+                       struct fit_work *w, const struct ks_accessmodel_layer *ml, struct fit_acc *a)
+{
+    const uint32_t L = t->meta.layers, T = t->req_steps[r];
+    memset(w->last, 0, w->max_blocks * sizeof *w->last);
+    memset(w->age, 0, w->max_blocks * sizeof *w->age);
+    memset(w->cur, 0, w->max_blocks * sizeof *w->cur);
+    if (T > 0 && T - 1 > a->max_step)
+        a->max_step = T - 1;
+    const struct ks_trace_step *prev = NULL;
+    for (uint32_t step = 0; step < T; step++) {
+        const struct ks_trace_step *rec = &t->steps[t->req_first[r] + (size_t)step * L + l];
+        const struct ks_trace_sel *sel = t->sel + rec->first;
+        size_t nb = blocks_of(t, rec);
+        uint32_t fs, fe, m = 0, nf = 0;
+        free_range(ml, (uint32_t)nb, &fs, &fe);
+        for (uint32_t i = 0; i < rec->n; i++) {
+            uint32_t b = sel[i].block;
+            w->cur[b] = step + 1;
+            m += b >= fs && b < fe;
+        }
+        if (m < fe - fs)
+            w->count[m]++;
+        if (prev) // stays: last[] and age[] still describe the previous step
+            for (uint32_t i = 0; i < prev->n; i++) {
+                uint32_t b = t->sel[prev->first + i].block;
+                if (b < fs || b >= fe)
+                    continue;
+                unsigned k = log_bucket(w->age[b], KS_ACCESSMODEL_AGES);
+                a->trials[k]++;
+                a->stays[k] += w->cur[b] == step + 1;
+            }
+        for (uint32_t i = 0; i < rec->n; i++) {
+            uint32_t b = sel[i].block;
+            float mass = sel[i].mass;
+            if (b < fs) {
+                w->mass_sum[0][b] += mass;
+                w->mass_n[0][b]++;
+                continue;
+            }
+            if (b >= fe) {
+                w->mass_sum[1][nb - 1 - b] += mass;
+                w->mass_n[1][nb - 1 - b]++;
+                continue;
+            }
+            w->fm[nf++] = mass;
+            if (step > 0 && w->last[b] == step)
+                continue; // stayed
+            unsigned c = log_bucket(step, KS_ACCESSMODEL_GAPS);
+            a->entering++;
+            a->class_entering[c]++;
+            uint64_t d = w->last[b] ? step + 1 - w->last[b] : UINT64_MAX;
+            int adjacent = in_either(w, (int64_t)b - 1, nb, step) || in_either(w, (int64_t)b + 1, nb, step);
+            if (d <= p->horizon) {
+                a->gap[log_bucket(d, KS_ACCESSMODEL_GAPS)]++;
+                a->class_gap[c][log_bucket(d, KS_ACCESSMODEL_GAPS)]++;
+                a->ret_adjacent += adjacent;
+                continue;
+            }
+            a->far++;
+            if (adjacent) {
+                a->adjacent++;
+                continue;
+            }
+            for (uint32_t o = 2; o <= p->near; o++)
+                if (in_either(w, (int64_t)b - o, nb, step) || in_either(w, (int64_t)b + o, nb, step)) {
+                    a->near++;
+                    break;
+                }
+        }
+        qsort(w->fm, nf, sizeof *w->fm, by_float_desc);
+        for (uint32_t i = 0; i < nf; i++) {
+            w->mass_sum[2][i] += w->fm[i];
+            w->mass_n[2][i]++;
+        }
+        for (uint32_t i = 0; i < rec->n; i++) {
+            uint32_t b = sel[i].block;
+            w->age[b] = step > 0 && w->last[b] == step ? w->age[b] + 1 : 1;
+            w->last[b] = step + 1;
+        }
+        prev = rec;
+    }
+}
+
+static float *mean_profile(const double *sum, const uint64_t *n, uint32_t len)
+{
+    float *v = malloc((len ? len : 1) * sizeof *v);
+    if (v)
+        for (uint32_t i = 0; i < len; i++)
+            v[i] = n[i] ? (float)(sum[i] / (double)n[i]) : 0.0f;
+    return v;
+}
+
+static int fit_layer(const struct ks_trace *t, uint32_t l, const struct ks_accessmodel_params *p, struct fit_work *w,
+                     struct ks_accessmodel_layer *ml)
+{
+    fit_edges(t, l, p, w, ml);
+    memset(w->count, 0, (w->max_blocks + 1) * sizeof *w->count);
+    size_t n_mass[3] = {p->max_edge, p->max_edge, w->max_sel};
+    for (int i = 0; i < 3; i++) {
+        memset(w->mass_sum[i], 0, n_mass[i] * sizeof *w->mass_sum[i]);
+        memset(w->mass_n[i], 0, n_mass[i] * sizeof *w->mass_n[i]);
+    }
+    struct fit_acc a;
+    memset(&a, 0, sizeof a);
+    for (uint32_t r = 0; r < t->n_requests; r++)
+        fit_stream(t, r, l, p, w, ml, &a);
+
+    uint64_t trials = 0, stays = 0;
+    for (int k = 0; k < KS_ACCESSMODEL_AGES; k++) {
+        trials += a.trials[k];
+        stays += a.stays[k];
+    }
+    double overall = trials ? (double)stays / (double)trials : 0.0;
+    for (int k = 0; k < KS_ACCESSMODEL_AGES; k++) {
+        ml->stay_trials[k] = a.trials[k];
+        ml->stay[k] = a.trials[k] ? (double)a.stays[k] / (double)a.trials[k] : overall;
+    }
+    // NOTE: a layer without entering blocks gets far = 1, so that a
+    // generated step that must fill still has a way to.
+    for (int k = 0; k < KS_ACCESSMODEL_GAPS; k++)
+        ml->gap[k] = a.entering ? (double)a.gap[k] / (double)a.entering : 0.0;
+    ml->far = a.entering ? (double)a.far / (double)a.entering : 1.0;
+    ml->far_adjacent = a.far ? (double)a.adjacent / (double)a.far : 0.0;
+    ml->return_adjacent = a.entering > a.far ? (double)a.ret_adjacent / (double)(a.entering - a.far) : 0.0;
+    ml->far_near = a.far ? (double)a.near / (double)a.far : 0.0;
+    // by step class: early steps cannot return from far back, so their
+    // shares differ; a class without entering blocks takes the pooled shares
+    ml->n_classes = log_bucket(a.max_step, KS_ACCESSMODEL_GAPS) + 1;
+    ml->class_gap = malloc((size_t)ml->n_classes * KS_ACCESSMODEL_GAPS * sizeof *ml->class_gap);
+    if (!ml->class_gap)
+        return KS_ENOMEM;
+    for (uint32_t c = 0; c < ml->n_classes; c++)
+        for (int k = 0; k < KS_ACCESSMODEL_GAPS; k++)
+            ml->class_gap[(size_t)c * KS_ACCESSMODEL_GAPS + k] =
+                a.class_entering[c] ? (double)a.class_gap[c][k] / (double)a.class_entering[c] : ml->gap[k];
+
+    uint64_t unsat = 0;
+    ml->max_free = 0;
+    for (size_t m = 0; m <= w->max_blocks; m++)
+        if (w->count[m]) {
+            unsat += w->count[m];
+            ml->max_free = (uint32_t)m;
+        }
+    if (unsat) {
+        ml->count_cdf = malloc(((size_t)ml->max_free + 1) * sizeof *ml->count_cdf);
+        if (!ml->count_cdf)
+            return KS_ENOMEM;
+        uint64_t acc = 0;
+        for (uint32_t m = 0; m <= ml->max_free; m++) {
+            acc += w->count[m];
+            ml->count_cdf[m] = (double)acc / (double)unsat;
+        }
+        ml->count_cdf[ml->max_free] = 1.0; // exact, whatever the rounding
+    }
+    ml->n_mass_free = 0;
+    for (size_t i = 0; i < w->max_sel; i++)
+        if (w->mass_n[2][i])
+            ml->n_mass_free = (uint32_t)i + 1;
+    ml->mass_sink = mean_profile(w->mass_sum[0], w->mass_n[0], ml->n_sink);
+    ml->mass_window = mean_profile(w->mass_sum[1], w->mass_n[1], ml->n_window);
+    ml->mass_free = mean_profile(w->mass_sum[2], w->mass_n[2], ml->n_mass_free);
+    return ml->mass_sink && ml->mass_window && ml->mass_free ? KS_OK : KS_ENOMEM;
+}
+
+struct ks_accessmodel *ks_accessmodel_fit(const struct ks_trace *t, const struct ks_accessmodel_params *p, char *err,
+                                          size_t len)
+{
+    struct ks_accessmodel_params d;
+    if (!p) {
+        ks_accessmodel_params_default(&d);
+        p = &d;
+    }
+    if (!(p->always >= 0 && p->always < 1) || p->max_edge == 0 || p->horizon < 2 || p->near < 2) {
+        snprintf(err, len, "access model: always must lie in [0, 1), max_edge >= 1, horizon >= 2 and near >= 2");
+        return NULL;
+    }
+    if (t->n_steps == 0) {
+        snprintf(err, len, "access model: the trace has no records to fit");
+        return NULL;
+    }
+    size_t max_blocks = 0, max_sel = 0;
+    for (size_t i = 0; i < t->n_steps; i++) {
+        size_t nb = blocks_of(t, &t->steps[i]);
+        max_blocks = nb > max_blocks ? nb : max_blocks;
+        max_sel = t->steps[i].n > max_sel ? t->steps[i].n : max_sel;
+    }
+    struct ks_accessmodel *m = calloc(1, sizeof *m);
+    struct fit_work w;
+    if (!m || !(m->layer = calloc(t->meta.layers, sizeof *m->layer)) ||
+        fit_work_init(&w, max_blocks, max_sel, p->max_edge) != KS_OK) {
+        ks_accessmodel_free(m);
+        snprintf(err, len, "access model: out of memory");
+        return NULL;
+    }
+    m->layers = t->meta.layers;
+    m->p = *p;
+    int st = KS_OK;
+    for (uint32_t l = 0; l < m->layers && st == KS_OK; l++)
+        st = fit_layer(t, l, p, &w, &m->layer[l]);
+    fit_work_free(&w);
+    if (st != KS_OK) {
+        ks_accessmodel_free(m);
+        snprintf(err, len, "access model: out of memory");
+        return NULL;
+    }
+    return m;
+}
+
+struct ks_accessmodel *ks_accessmodel_from_trace(const char *path, char *err, size_t len)
+{
+    struct ks_trace *t = ks_trace_load(path, err, len);
+    if (!t)
+        return NULL;
+    char why[256];
+    struct ks_accessmodel *m = ks_accessmodel_fit(t, NULL, why, sizeof why);
+    if (!m)
+        snprintf(err, len, "%s: %s", path, why);
+    ks_trace_free(t);
+    return m;
+}
+
+void ks_accessmodel_free(struct ks_accessmodel *m)
+{
+    if (!m)
+        return;
+    for (uint32_t l = 0; m->layer && l < m->layers; l++) {
+        free(m->layer[l].count_cdf);
+        free(m->layer[l].class_gap);
+        free(m->layer[l].mass_sink);
+        free(m->layer[l].mass_window);
+        free(m->layer[l].mass_free);
+    }
+    free(m->layer);
+    free(m);
+}
+
+uint32_t ks_accessmodel_layers(const struct ks_accessmodel *m)
+{
+    return m->layers;
+}
+
+const struct ks_accessmodel_layer *ks_accessmodel_layer(const struct ks_accessmodel *m, uint32_t layer)
+{
+    return layer < m->layers ? &m->layer[layer] : NULL;
+}
+
+uint32_t ks_accessmodel_max_selected(const struct ks_accessmodel *m, uint32_t layer, uint32_t context_blocks)
+{
+    if (layer >= m->layers)
+        return 0;
+    const struct ks_accessmodel_layer *ml = &m->layer[layer];
+    uint32_t fs, fe;
+    free_range(ml, context_blocks, &fs, &fe);
+    uint32_t span = fe - fs, free_n = ml->count_cdf && ml->max_free < span ? ml->max_free : span;
+    return context_blocks - span + free_n;
+}
+
+// ---- generation ----------------------------------------------------------------
+
+struct pick {
+    uint32_t block, age;
+    float mass;
+};
+
+// The blocks whose last selection was at a step t with t mod ring == i
+// and that have not been selected since: return candidates of distance
+// step - t.
+struct slot {
+    uint32_t *block;
+    size_t n, cap;
+};
+
+struct ks_accessmodel_stream {
+    const struct ks_accessmodel_layer *ml;
+    uint32_t horizon, near, ring; // ring = horizon + 1 slots
+    struct ks_rng rng;
+    uint32_t step, nb;            // steps generated; context of the last one
+    uint32_t *last, *age, *pos;   // per block: as in fitting; index in its slot
+    size_t cap_last, cap_age, cap_pos;
+    struct pick *prev;            // [n_prev] the previous selection with ages
+    size_t n_prev, cap_prev;
+    struct pick *pk;              // [cap_pk] this step's free picks
+    size_t cap_pk;
+    struct slot *slot;            // [ring]
+    uint32_t *fen;                // [ring + 1] Fenwick tree over the slots' sizes
+};
+
+struct ks_accessmodel_stream *ks_accessmodel_stream_new(const struct ks_accessmodel *m, uint32_t layer, uint64_t seed)
+{
+    if (layer >= m->layers)
+        return NULL;
+    struct ks_accessmodel_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->ml = &m->layer[layer];
+    s->horizon = m->p.horizon;
+    s->near = m->p.near;
+    s->ring = m->p.horizon + 1;
+    s->slot = calloc(s->ring, sizeof *s->slot);
+    s->fen = calloc((size_t)s->ring + 1, sizeof *s->fen);
+    if (!s->slot || !s->fen) {
+        ks_accessmodel_stream_free(s);
+        return NULL;
+    }
+    ks_rng_seed(&s->rng, seed);
+    return s;
+}
+
+void ks_accessmodel_stream_free(struct ks_accessmodel_stream *s)
+{
+    if (!s)
+        return;
+    for (uint32_t i = 0; s->slot && i < s->ring; i++)
+        free(s->slot[i].block);
+    free(s->slot);
+    free(s->fen);
+    free(s->last);
+    free(s->age);
+    free(s->pos);
+    free(s->prev);
+    free(s->pk);
+    free(s);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size, int zero)
+{
+    if (need <= *cap)
+        return KS_OK;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * size);
+    if (!q)
+        return KS_ENOMEM;
+    if (zero)
+        memset((char *)q + *cap * size, 0, (n - *cap) * size);
+    *p = q;
+    *cap = n;
+    return KS_OK;
+}
+
+static void fen_add(uint32_t *f, uint32_t n, uint32_t i, uint32_t delta, int sub)
+{
+    for (i++; i <= n; i += i & (~i + 1))
+        f[i] = sub ? f[i] - delta : f[i] + delta;
+}
+
+// Events in slots [0, i).
+static uint64_t fen_prefix(const uint32_t *f, uint32_t i)
+{
+    uint64_t sum = 0;
+    for (; i > 0; i -= i & (~i + 1))
+        sum += f[i];
+    return sum;
+}
+
+// The slot holding event number *r (from 0, in slot order); *r becomes its
+// index in that slot.
+static uint32_t fen_find(const uint32_t *f, uint32_t n, uint64_t *r)
+{
+    uint32_t at = 0, bit = 1;
+    while (bit * 2 <= n)
+        bit *= 2;
+    for (; bit; bit /= 2)
+        if (at + bit <= n && f[at + bit] <= *r) {
+            at += bit;
+            *r -= f[at];
+        }
+    return at;
+}
+
+// Does block b have a live event, i.e. is it a return candidate now?
+static int has_event(const struct ks_accessmodel_stream *s, uint32_t b)
+{
+    uint32_t l = s->last[b]; // l == step: selected at the previous step, not an event yet
+    return l != 0 && l < s->step && (uint64_t)l - 1 + s->horizon >= s->step;
+}
+
+// Selects b at this step with the given age, withdrawing its event.
+static void take(struct ks_accessmodel_stream *s, uint32_t b, uint32_t age)
+{
+    if (has_event(s, b)) {
+        uint32_t i = (s->last[b] - 1) % s->ring;
+        struct slot *sl = &s->slot[i];
+        uint32_t moved = sl->block[--sl->n];
+        sl->block[s->pos[b]] = moved;
+        s->pos[moved] = s->pos[b];
+        fen_add(s->fen, s->ring, i, 1, 1);
+    }
+    s->last[b] = s->step + 1;
+    s->age[b] = age;
+}
+
+// Block b, selected at step t, left the selection.
+static int leave(struct ks_accessmodel_stream *s, uint32_t b, uint32_t t)
+{
+    uint32_t i = t % s->ring;
+    struct slot *sl = &s->slot[i];
+    if (grow((void **)&sl->block, &sl->cap, sl->n + 1, sizeof *sl->block, 0) != KS_OK)
+        return KS_ENOMEM;
+    s->pos[b] = (uint32_t)sl->n;
+    sl->block[sl->n++] = b;
+    fen_add(s->fen, s->ring, i, 1, 0);
+    return KS_OK;
+}
+
+// A block last selected d steps ago, 2^(k-1) < d <= 2^k, d <= horizon,
+// drawn uniformly from those in [fs, fe); UINT32_MAX when there is none.
+static uint32_t draw_return(struct ks_accessmodel_stream *s, unsigned k, uint32_t fs, uint32_t fe)
+{
+    uint64_t dlo = (UINT64_C(1) << (k - 1)) + 1, dhi = UINT64_C(1) << k;
+    dhi = dhi < s->horizon ? dhi : s->horizon;
+    if (dlo > dhi || s->step < dlo)
+        return UINT32_MAX;
+    uint32_t tlo = s->step > dhi ? s->step - (uint32_t)dhi : 0, thi = s->step - (uint32_t)dlo;
+    uint32_t a = tlo % s->ring, b = thi % s->ring; // thi - tlo < ring: at most one wrap
+    uint64_t pa = fen_prefix(s->fen, a), pb = fen_prefix(s->fen, b + 1), total = fen_prefix(s->fen, s->ring);
+    uint64_t n = a <= b ? pb - pa : total - pa + pb;
+    if (n == 0)
+        return UINT32_MAX;
+    // NOTE: with probability return_adjacent, prefer a candidate next to a
+    // block selected now or at the previous step, as the trace's returns
+    // are: the distance bucket stays exact, and runs of blocks stay together.
+    int want_adjacent = ks_rng_unit(&s->rng) < s->ml->return_adjacent;
+    uint32_t x = UINT32_MAX;
+    for (int i = 0; i < (want_adjacent ? TRIES : 1); i++) {
+        uint64_t r = n <= UINT32_MAX ? ks_rng_below(&s->rng, (uint32_t)n) : ks_rng_next(&s->rng) % n;
+        r = a <= b || r < total - pa ? pa + r : r - (total - pa);
+        uint32_t j = fen_find(s->fen, s->ring, &r);
+        x = s->slot[j].block[r];
+        if (!want_adjacent || (x > 0 && s->last[x - 1] >= s->step && s->last[x - 1] != 0) ||
+            (x + 1 < s->cap_last && s->last[x + 1] >= s->step && s->last[x + 1] != 0))
+            break;
+    }
+    return x >= fs && x < fe ? x : UINT32_MAX;
+}
+
+// May block x be a far pick: in the free range, not selected within the horizon?
+static int far_ok(const struct ks_accessmodel_stream *s, int64_t x, uint32_t fs, uint32_t fe)
+{
+    if (x < fs || x >= fe)
+        return 0;
+    uint32_t l = s->last[x];
+    return l == 0 || (uint64_t)l - 1 + s->horizon < s->step;
+}
+
+static uint32_t draw_far(struct ks_accessmodel_stream *s, uint32_t fs, uint32_t fe, size_t n_picked)
+{
+    const struct ks_accessmodel_layer *ml = s->ml;
+    double u = ks_rng_unit(&s->rng);
+    size_t anchors = s->n_prev + n_picked;
+    if (anchors && u < ml->far_adjacent + ml->far_near) {
+        int adjacent = u < ml->far_adjacent;
+        for (int i = 0; i < TRIES; i++) {
+            size_t j = ks_rng_below(&s->rng, (uint32_t)anchors);
+            int64_t c = j < s->n_prev ? s->prev[j].block : s->pk[j - s->n_prev].block;
+            int64_t o = adjacent ? 1 : 2 + ks_rng_below(&s->rng, s->near - 1);
+            int64_t x = ks_rng_below(&s->rng, 2) ? c + o : c - o;
+            if (far_ok(s, x, fs, fe))
+                return (uint32_t)x;
+        }
+    }
+    for (int i = 0; i < TRIES; i++) {
+        uint32_t x = fs + ks_rng_below(&s->rng, fe - fs);
+        if (far_ok(s, x, fs, fe))
+            return x;
+    }
+    return UINT32_MAX;
+}
+
+static int by_age_desc(const void *a, const void *b)
+{
+    const struct pick *x = a, *y = b;
+    if (x->age != y->age)
+        return x->age < y->age ? 1 : -1;
+    return x->block < y->block ? -1 : x->block > y->block;
+}
+
+static int by_block(const void *a, const void *b)
+{
+    const struct pick *x = a, *y = b;
+    return x->block < y->block ? -1 : x->block > y->block;
+}
+
+// The free count of this step, at most span.
+static uint32_t draw_count(struct ks_accessmodel_stream *s, uint32_t span)
+{
+    const struct ks_accessmodel_layer *ml = s->ml;
+    if (!ml->count_cdf)
+        return span;
+    double u = ks_rng_unit(&s->rng);
+    uint32_t lo = 0, hi = ml->max_free;
+    while (lo < hi) { // first m with cdf[m] > u
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ml->count_cdf[mid] > u)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo < span ? lo : span;
+}
+
+// Where an entering block comes from: a return of reuse-distance bucket k
+// >= 1, or 0 for a far block; shares of the step's class.
+static unsigned draw_source(struct ks_accessmodel_stream *s)
+{
+    const struct ks_accessmodel_layer *ml = s->ml;
+    unsigned c = log_bucket(s->step, KS_ACCESSMODEL_GAPS);
+    c = c < ml->n_classes ? c : ml->n_classes - 1;
+    const double *gap = ml->class_gap + (size_t)c * KS_ACCESSMODEL_GAPS;
+    double u = ks_rng_unit(&s->rng), acc = 0;
+    for (unsigned k = 1; k < KS_ACCESSMODEL_GAPS; k++)
+        if (u < (acc += gap[k]))
+            return k;
+    return 0;
+}
+
+int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_stream *s, uint32_t context_blocks,
+                        uint32_t *out_blocks, float *out_mass, uint32_t cap)
+{
+    const struct ks_accessmodel_layer *ml = s->ml;
+    uint32_t layer = (uint32_t)(ml - m->layer), nb = context_blocks, step = s->step;
+    if (nb < s->nb || cap < ks_accessmodel_max_selected(m, layer, nb))
+        return KS_EINVAL;
+    if (grow((void **)&s->last, &s->cap_last, nb, sizeof *s->last, 1) != KS_OK ||
+        grow((void **)&s->age, &s->cap_age, nb, sizeof *s->age, 1) != KS_OK ||
+        grow((void **)&s->pos, &s->cap_pos, nb, sizeof *s->pos, 1) != KS_OK)
+        return KS_ENOMEM;
+    uint32_t fs, fe;
+    free_range(ml, nb, &fs, &fe);
+    uint32_t m_free = draw_count(s, fe - fs);
+    if (grow((void **)&s->pk, &s->cap_pk, (size_t)m_free + s->n_prev + 1, sizeof *s->pk, 0) != KS_OK)
+        return KS_ENOMEM;
+    if (step > s->horizon) { // events of step - horizon - 1 would now be too far back
+        uint32_t i = (step - s->horizon - 1) % s->ring;
+        fen_add(s->fen, s->ring, i, (uint32_t)s->slot[i].n, 1);
+        s->slot[i].n = 0;
+    }
+
+    // stays first, so that entering draws see them as taken
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_prev; i++) {
+        const struct pick *p = &s->prev[i];
+        if (p->block >= fs && p->block < fe &&
+            ks_rng_unit(&s->rng) < ml->stay[log_bucket(p->age, KS_ACCESSMODEL_AGES)])
+            s->pk[n++] = (struct pick){p->block, p->age + 1, 0};
+    }
+    for (size_t i = 0; n > m_free && i < m_free; i++) { // keep m_free of them at random
+        size_t j = i + ks_rng_below(&s->rng, (uint32_t)(n - i));
+        struct pick x = s->pk[i];
+        s->pk[i] = s->pk[j];
+        s->pk[j] = x;
+    }
+    n = n < m_free ? n : m_free;
+    for (size_t i = 0; i < n; i++)
+        take(s, s->pk[i].block, s->pk[i].age);
+    // the edges, whose ages go on from the previous step (sinks and the window never leave)
+    size_t n_out = 0;
+    for (uint32_t b = 0; b < fs; b++) {
+        take(s, b, step > 0 && s->last[b] == step ? s->age[b] + 1 : 1);
+        out_blocks[n_out] = b;
+        out_mass[n_out++] = ml->mass_sink[b];
+    }
+    for (uint32_t b = fe; b < nb; b++)
+        take(s, b, step > 0 && s->last[b] == step ? s->age[b] + 1 : 1);
+    // entering blocks until m_free, within a budget of draws
+    for (size_t tries = 0, budget = 4 * ((size_t)m_free - n) + 16; n < m_free && tries < budget; tries++) {
+        unsigned k = draw_source(s);
+        uint32_t b = k ? draw_return(s, k, fs, fe) : draw_far(s, fs, fe, n);
+        if (b == UINT32_MAX)
+            continue;
+        s->pk[n++] = (struct pick){b, 1, 0};
+        take(s, b, 1);
+    }
+    // masses by age rank, then the free picks in block order
+    qsort(s->pk, n, sizeof *s->pk, by_age_desc);
+    for (size_t i = 0; i < n; i++)
+        s->pk[i].mass = ml->n_mass_free == 0    ? 0.0f
+                        : i < ml->n_mass_free ? ml->mass_free[i]
+                                              : ml->mass_free[ml->n_mass_free - 1];
+    qsort(s->pk, n, sizeof *s->pk, by_block);
+    for (size_t i = 0; i < n; i++) {
+        out_blocks[n_out] = s->pk[i].block;
+        out_mass[n_out++] = s->pk[i].mass;
+    }
+    for (uint32_t b = fe; b < nb; b++) {
+        out_blocks[n_out] = b;
+        out_mass[n_out++] = ml->mass_window[nb - 1 - b];
+    }
+
+    // the previous blocks not selected now become return candidates
+    for (size_t i = 0; i < s->n_prev; i++)
+        if (s->last[s->prev[i].block] != step + 1 && leave(s, s->prev[i].block, step - 1) != KS_OK)
+            return KS_ENOMEM;
+    if (grow((void **)&s->prev, &s->cap_prev, n_out, sizeof *s->prev, 0) != KS_OK)
+        return KS_ENOMEM;
+    for (size_t i = 0; i < n_out; i++)
+        s->prev[i] = (struct pick){out_blocks[i], s->age[out_blocks[i]], out_mass[i]};
+    s->n_prev = n_out;
+    s->nb = nb;
+    s->step++;
+    return (int)n_out;
+}
+
+int ks_accessmodel_write(const struct ks_accessmodel *m, const struct ks_trace *shape, uint64_t seed, const char *path,
+                         char *err, size_t len)
+{
+    const uint32_t L = shape->meta.layers;
+    if (L != m->layers) {
+        snprintf(err, len, "%s: the shape has %u layers, the model %u", path, L, m->layers);
+        return KS_EINVAL;
+    }
+    size_t max_blocks = 1;
+    for (size_t i = 0; i < shape->n_steps; i++) {
+        size_t nb = blocks_of(shape, &shape->steps[i]);
+        max_blocks = nb > max_blocks ? nb : max_blocks;
+    }
+    struct ks_trace_meta meta = shape->meta;
+    snprintf(meta.source, sizeof meta.source, "access model fitted to: %.100s", shape->meta.source);
+    uint32_t *blocks = malloc(max_blocks * sizeof *blocks);
+    float *mass = malloc(max_blocks * sizeof *mass);
+    struct ks_accessmodel_stream **st = calloc(L, sizeof *st);
+    struct ks_trace_writer *w = blocks && mass && st ? ks_trace_writer_open(path, &meta, err, len) : NULL;
+    int rc = w ? KS_OK : blocks && mass && st ? KS_EIO : KS_ENOMEM;
+    if (rc == KS_ENOMEM)
+        snprintf(err, len, "%s: out of memory", path);
+    for (uint32_t r = 0; r < shape->n_requests && rc == KS_OK; r++) {
+        for (uint32_t l = 0; l < L && rc == KS_OK; l++) {
+            uint64_t sd = seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (r + 1)) ^ (UINT64_C(0xbf58476d1ce4e5b9) * (l + 1));
+            if (!(st[l] = ks_accessmodel_stream_new(m, l, sd))) {
+                snprintf(err, len, "%s: out of memory", path);
+                rc = KS_ENOMEM;
+            }
+        }
+        for (uint32_t step = 0; step < shape->req_steps[r] && rc == KS_OK; step++)
+            for (uint32_t l = 0; l < L && rc == KS_OK; l++) {
+                const struct ks_trace_step *rec = ks_trace_at(shape, r, step, l);
+                int n = ks_accessmodel_next(m, st[l], (uint32_t)blocks_of(shape, rec), blocks, mass,
+                                            (uint32_t)max_blocks);
+                if (n < 0) {
+                    snprintf(err, len, "%s: generating request %u step %u layer %u: %s", path, r, step, l,
+                             ks_status_str(n));
+                    rc = n;
+                } else if ((rc = ks_trace_writer_add(w, r, step, l, rec->context, blocks, mass, (uint32_t)n, -1.0)) !=
+                           KS_OK) {
+                    snprintf(err, len, "%s: %s", path, ks_trace_writer_error(w));
+                }
+            }
+        for (uint32_t l = 0; l < L; l++) {
+            ks_accessmodel_stream_free(st[l]);
+            st[l] = NULL;
+        }
+    }
+    if (rc == KS_OK)
+        rc = ks_trace_writer_commit(w, err, len);
+    else
+        ks_trace_writer_abort(w);
+    free(blocks);
+    free(mass);
+    free(st);
+    return rc;
+}

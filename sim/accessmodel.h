@@ -1,0 +1,145 @@
+// accessmodel.h - a statistical access model fitted to a trace, generating selections cheaply.
+//
+// Where replaying a trace is too rigid (other context lengths, more requests,
+// longer runs) and scoring every block is too slow, the simulator draws each
+// (request, layer, step) selection from this model: it costs O(selected
+// blocks) per step (a few random draws per block, O(log horizon) each,
+// plus sorting the output), never a scan of the context. The scenario names it as
+// sparse = {policy = "model", fit = "TRACE.h5"}; the model is refitted from
+// the trace at load (ks_accessmodel_from_trace), which takes a fraction of a
+// second per million selections, so nothing else is stored.
+//
+// The model, per layer (every parameter fitted from that layer's records):
+// - Always-selected edges: the first n_sink blocks and the last n_window
+//   blocks of the context, counted outwards while each position is selected
+//   in more than `always` of the records that have it (sinks at the start,
+//   the recent window at the end). The blocks between are the *free range*.
+// - Free count m: per step, drawn from the empirical distribution of the
+//   free-range selection count over unsaturated records (records that left
+//   some free block out); capped at the free range (every record saturated:
+//   all of it).
+// - Stay: each block of the previous selection that lies in the free range
+//   stays with a probability fitted per age bucket, age = consecutive steps
+//   it has been selected (bucket 0: 1, bucket k: 2^(k-1) < age <= 2^k, the
+//   last one open). When more than m stay, m of them are kept at random.
+// - Entering blocks, until m: with probability gap[k] a *return* whose
+//   reuse distance d lies in bucket k (2^(k-1) < d <= 2^k, d <= horizon):
+//   a block drawn uniformly from those the stream last selected d steps ago
+//   and not since (with probability return_adjacent, one next to a block
+//   selected now or at the previous step when a few draws find one);
+//   otherwise a *far* block (never selected, or not within horizon steps):
+//   adjacent (+-1) to a block of the previous or current selection with
+//   probability far_adjacent, within +-near of one with probability
+//   far_near, else uniform over the free range. The gap shares are those of
+//   the trace's entering selections, fitted per step class (steps 0, 1, 2,
+//   3-4, 5-8, ...: a step cannot return from further back than the trace's
+//   start, so early steps have other shares; steps past the trace use the
+//   last class), so the stream reproduces the trace's reuse distances up to
+//   the horizon and with them its reuse fractions R(W) (tracestats.h) at
+//   the bucket edges W = 1, 4, 16, 256. A draw that finds no candidate is
+//   redrawn.
+// - Mass: sink i gets the trace's mean mass of sink i, window offset j
+//   (0 = the last block) the mean of offset j, and the free blocks, ranked
+//   by age (longest-selected first), the trace's mean mass at that rank of
+//   the free masses sorted in decreasing order.
+//
+// Fidelity, measured on synthetic traces (tests/test_accessmodel.c): R(W)
+// within 1.3% relative of the source's at every W over several seeds;
+// blocks a step, total mass and the working set over 16 steps within a
+// few percent; the sequential-neighbour probability lower (runs of blocks
+// are only partly kept: 0.37 against 0.50 on "drifting") and the top-1
+// mass share lower (means by rank flatten each step's peak).
+//
+// Stream state: the previous selection with ages; per block of the context
+// its last selected step, age and a slot index (12 bytes a block); and the
+// return candidates of the last horizon steps (at most one per block).
+#ifndef KS_ACCESSMODEL_H
+#define KS_ACCESSMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+enum {
+    KS_ACCESSMODEL_AGES = 12,    // stay-probability age buckets
+    KS_ACCESSMODEL_GAPS = 33,    // reuse-distance buckets (as in tracestats.h)
+};
+
+struct ks_accessmodel_params {
+    double always;     // fraction of records: an edge block selected in more of them is always selected (0.95)
+    uint32_t max_edge; // blocks: the most sinks, and the most window blocks, detected (64)
+    uint32_t horizon;  // steps: the longest reuse distance a return reproduces (512)
+    uint32_t near;     // blocks: reach of a "near" far block (16)
+};
+
+void ks_accessmodel_params_default(struct ks_accessmodel_params *p);
+
+// What was fitted for one layer (read-only; for reports and tests).
+struct ks_accessmodel_layer {
+    uint32_t n_sink, n_window;            // blocks always selected at the start and at the end
+    double stay[KS_ACCESSMODEL_AGES];     // probability a free-range block of the previous step stays, by age bucket
+    uint64_t stay_trials[KS_ACCESSMODEL_AGES]; // trials behind each (0: the layer's overall rate is used)
+    double gap[KS_ACCESSMODEL_GAPS];      // of entering blocks: share that returns from reuse-distance bucket k
+    double far;                           // of entering blocks: share that is far (1 - sum of gap)
+    double far_adjacent, far_near;        // of far blocks: adjacent, near (the rest: uniform)
+    double return_adjacent;               // of returns: share adjacent to a block selected now or just before
+    uint32_t n_classes;                   // step classes: 0 is step 0, c >= 1 holds 2^(c-1) < step <= 2^c
+    double *class_gap;                    // [n_classes][KS_ACCESSMODEL_GAPS] gap shares at the steps of a
+                                          // class (the generator's; later steps use the last class)
+    uint32_t max_free;                    // largest free count drawn
+    double *count_cdf;                    // [max_free + 1] P(m <= i); NULL: select the whole free range
+    float *mass_sink;                     // [n_sink] mean mass of sink i
+    float *mass_window;                   // [n_window] mean mass of window offset j (0 = last block)
+    float *mass_free;                     // [n_mass_free] mean mass of the free block of rank i
+    uint32_t n_mass_free;
+};
+
+struct ks_accessmodel;
+
+// Fits a model to every layer of t (p NULL: defaults). NULL with the reason
+// in err (a parameter out of range, a trace without records, out of
+// memory). t is not kept. Free with ks_accessmodel_free (NULL is a no-op).
+struct ks_accessmodel *ks_accessmodel_fit(const struct ks_trace *t, const struct ks_accessmodel_params *p, char *err,
+                                          size_t len);
+
+// Loads the trace at path and fits the default model to it. NULL with
+// "FILE: reason" in err.
+struct ks_accessmodel *ks_accessmodel_from_trace(const char *path, char *err, size_t len);
+
+void ks_accessmodel_free(struct ks_accessmodel *m);
+
+uint32_t ks_accessmodel_layers(const struct ks_accessmodel *m);
+const struct ks_accessmodel_layer *ks_accessmodel_layer(const struct ks_accessmodel *m, uint32_t layer);
+
+// The most blocks one step of `layer` can select in a context of
+// context_blocks blocks: the size of the out arrays ks_accessmodel_next needs.
+uint32_t ks_accessmodel_max_selected(const struct ks_accessmodel *m, uint32_t layer, uint32_t context_blocks);
+
+// ---- generation --------------------------------------------------------------
+
+struct ks_accessmodel_stream;
+
+// A generator for one (request, layer) from step 0, deterministic from seed.
+// m is borrowed and must outlive the stream. NULL when layer is out of range
+// or memory runs out. Free with ks_accessmodel_stream_free (NULL: no-op).
+struct ks_accessmodel_stream *ks_accessmodel_stream_new(const struct ks_accessmodel *m, uint32_t layer, uint64_t seed);
+void ks_accessmodel_stream_free(struct ks_accessmodel_stream *s);
+
+// The next step's selection for a context of context_blocks blocks (never
+// fewer than the previous step's): its blocks, ascending and distinct, in
+// out_blocks[0 .. n) with their masses in out_mass. Returns n >= 0, or
+// KS_EINVAL (the context shrank, or cap is below ks_accessmodel_max_selected
+// for this context; the stream is unchanged) or KS_ENOMEM (the stream is
+// then only good for ks_accessmodel_stream_free).
+int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_stream *s, uint32_t context_blocks,
+                        uint32_t *out_blocks, float *out_mass, uint32_t cap);
+
+// Writes a trace shaped like `shape` (its meta, requests, steps and
+// contexts) with every selection drawn from m: stream (r, l) is seeded from
+// seed, r and l. For checking a fit: `trace stats` of the result against
+// the source. KS_OK, or KS_EINVAL / KS_EIO / KS_ENOMEM with the reason in err.
+int ks_accessmodel_write(const struct ks_accessmodel *m, const struct ks_trace *shape, uint64_t seed, const char *path,
+                         char *err, size_t len);
+
+#endif
