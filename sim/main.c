@@ -16,6 +16,7 @@
 #include "run_cmd.h"
 #include "scenario_cmd.h"
 #include "trace_stats_cmd.h"
+#include "trace_model_cmd.h"
 #include "trace_record_cmd.h"
 
 #ifndef KS_VERSION
@@ -66,6 +67,7 @@ static const struct ks_cli_cmd *const commands[] = {
     &ks_scenario_check_cmd,
     &ks_trace_stats_cmd,
     &ks_trace_record_cmd,
+    &ks_trace_model_cmd,
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -3,7 +3,8 @@
 # (2 requests, 48 steps), checks its size, then replays it in kvstrata run
 # (sparse.policy = "trace") and checks that every request finished with sane
 # hit rates and that blocks moved, that Belady's L1 hit rate bounds the heat
-# map's and LRU's, and that the access model fitted to it drives a run.
+# map's and LRU's, that the access model fitted to it drives a run, and that
+# a trace drawn from that model keeps its reuse fractions within 5%.
 set -euo pipefail
 ks=$1 sc=$2
 dir=$(mktemp -d)
@@ -41,4 +42,14 @@ if ! awk -v f="$mfin" -v h="$mhit" 'BEGIN { exit !(f == 4 && h > 0 && h <= 1) }'
     exit 1
 fi
 echo "trace_replay: model fitted to the trace: hit_rate_l1 $mhit"
+# a trace drawn from the model keeps the source's reuse fractions within 5%
+"$ks" trace model "$dir/t.h5" -o "$dir/m.h5" --json > "$dir/run.json"
+for w in 1 4 16; do
+    e=$(get "reuse_${w}_error")
+    if ! awk -v e="$e" 'BEGIN { exit !(e != "" && e >= -0.05 && e <= 0.05) }'; then
+        echo "trace_replay: the model's reuse_$w is off by $e (relative) from the source's" >&2
+        exit 1
+    fi
+    echo "trace_replay: model reuse_$w relative error $e"
+done
 echo "trace_replay: $records records; replay: 4 requests, hit_rate_l1 heat $hit, lru $lru, belady $bel; $moved bytes promoted (heat)"
