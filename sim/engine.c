@@ -1177,7 +1177,14 @@ static int cache_params(struct sim *m, struct ks_cache_params *cp, char *err, si
     // admission: the batch's blocks may exceed L1 by the share's inverse
     m->admit_blocks = s->cache.l1.is_share && s->cache.l1.value > 0 ? (uint64_t)((double)l1p / s->cache.l1.value)
                                                                      : l1p + l2p;
+    // L3: the node's drives (or the remote pool) shared by its GPUs; without
+    // a capacity, room for twice what the admitted requests can hold
     uint64_t l3p = s->cache.l3 == KS_L3_NONE ? 0 : 2 * m->admit_blocks + 1024;
+    double l3_bytes = s->cache.l3 == KS_L3_SSD      ? (double)s->platform.ssd.bytes * s->platform.ssd.count
+                      : s->cache.l3 == KS_L3_REMOTE ? (double)s->platform.remote.bytes / s->platform.nodes
+                                                    : 0;
+    if (l3_bytes > 0)
+        l3p = (uint64_t)(l3_bytes / s->platform.gpus_per_node / (double)m->block_bytes[KS_L3]);
     uint64_t cap = KS_PAGE_MAX;
     cp->tier_blocks[KS_L1] = (uint32_t)(l1p < cap ? l1p : cap);
     m->l1_pages = cp->tier_blocks[KS_L1];

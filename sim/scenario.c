@@ -160,6 +160,7 @@ static const struct field fields[] = {
     {"prefill.mode", T_CHOICE, CN, OFF(prefill.mode), "colocated", 0, 0, prefill_modes, 0},
     {"prefill.gpus", T_U32, CN, OFF(prefill.gpus), "8", 1, 0, NULL, 0},
     {"prefill.chunk", T_U32, CN, OFF(prefill.chunk), "8192", 0, 0, NULL, 0},
+    {"platform.ssd.bytes", T_U64, B, OFF(platform.ssd.bytes), "0", 0, 0, NULL, 1},
     {"sparse.file", T_STR, CN, OFF(sparse.file), "", 0, 0, NULL, 0},
     {"sparse.fit", T_STR, CN, OFF(sparse.fit), "", 0, 0, NULL, 0},
     {"sparse.preset", T_CHOICE, CN, OFF(sparse.preset), "drifting", 0, 0, synth_presets, 0},

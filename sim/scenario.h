@@ -64,6 +64,7 @@ struct ks_scenario_ssd {
     double read_bw;  // bytes/s per drive
     double write_bw; // bytes/s per drive
     double lat;      // seconds per request
+    uint64_t bytes;  // capacity per drive; 0: not given (L3 then holds what the admitted requests need)
 };
 
 struct ks_scenario_network {

@@ -92,3 +92,6 @@ ks_cli_test(run_closed_form_kernel_time --json --ge tpot_mean 4.0959959e-3 --le 
 ks_cli_test(run_bad_kernel_time --exit 2 --stdout-empty --stderr-has "kernel_time.blocks"
             --stderr-has "bad_kernel_time.lua"
             -- run ${ks_ts}/bad_kernel_time.lua -o ${CMAKE_CURRENT_BINARY_DIR}/bad_kernel_time.h5)
+# L3 capacity from the drives: 1 MiB on one drive, one GPU: 8 pages of 128 KiB in /tiers
+add_test(NAME run_ssd_capacity COMMAND sh -c
+         "$<TARGET_FILE:kvstrata> run ${ks_ts}/closed_form.lua --set cache.l3=ssd --set platform.ssd.bytes=1MiB -o ${CMAKE_CURRENT_BINARY_DIR}/ssd_bytes.h5 > /dev/null && ${CMAKE_CURRENT_SOURCE_DIR}/h5_rows.sh ${CMAKE_CURRENT_BINARY_DIR}/ssd_bytes.h5 /tiers | awk -F, '$2 == 2 { n++; ok = $3 == 8 } END { exit !(n == 1 && ok) }'")
