@@ -31,7 +31,7 @@ ks_cli_test(shipped_huge_request ${ks_sane} --gt requests_finished 0 --le peak_b
 ks_cli_test(shipped_short_context ${ks_sane} --gt requests_finished 0 --ge hit_rate_l1 1
             --le migrated_bytes_l1_l2 0 --le migrated_bytes_l2_l1 0
             -- run ${ks_sc}/short_context.lua --set duration=5s -o ${ks_out}/shipped_short.h5 --json)
-# the cluster (512 GPUs) builds and runs: 1 s simulated, ~5 s wall and 1.8 GB here
+# the cluster (512 GPUs, the fitted access model) builds and runs: 1 s simulated, ~3 s wall and 1.5 GB here
 ks_cli_test(shipped_cluster_64x8 ${ks_sane}
             -- run ${ks_sc}/cluster_64x8.lua --set duration=1s -o ${ks_out}/shipped_cluster.h5 --json)
 set_tests_properties(cli_shipped_cluster_64x8 PROPERTIES TIMEOUT 300)
