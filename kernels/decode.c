@@ -34,9 +34,10 @@ int ks_decode_check(const struct ks_decode_params *p, int sparse, int i8)
 
 size_t ks_decode_workspace(const struct ks_decode_params *p, int sparse)
 {
-    // ref: the logits of one (sequence, head) and one mass per accessed block
-    size_t cap = ks_decode_cap(p, sparse);
-    size_t ref = (cap * p->block_size + cap) * sizeof(float);
+    // ref: the logits of one (sequence, KV head)'s query heads and one mass
+    // per accessed block and query head
+    size_t cap = ks_decode_cap(p, sparse), group = p->kv_heads ? p->q_heads / p->kv_heads : 0;
+    size_t ref = group * (cap * p->block_size + cap) * sizeof(float);
     size_t cuda = ks_decode_ws_layout(p, sparse).floats * sizeof(float);
     return ref > cuda ? ref : cuda;
 }
@@ -91,9 +92,9 @@ static int decode(const struct ks_decode_params *p, int sparse, int i8)
         return st;
     const uint32_t group = p->q_heads / p->kv_heads, hd = p->head_dim, bs = p->block_size;
     const size_t cap = ks_decode_cap(p, sparse);
-    float *logit = p->workspace;         // [cap * block_size]
-    float *bmass = logit + cap * bs;     // [cap]
-    float row[KS_KERNEL_MAX_HEAD_DIM], acc[KS_KERNEL_MAX_HEAD_DIM];
+    float *logit = p->workspace;                 // [group][cap * block_size]
+    float *bmass = logit + (size_t)group * cap * bs; // [group][cap]
+    float row[KS_KERNEL_MAX_HEAD_DIM], acc[KS_KERNEL_MAX_GROUP * KS_KERNEL_MAX_HEAD_DIM];
     for (uint32_t s = 0; s < p->n_seqs; s++) {
         const uint32_t len = p->seq_len[s];
         const uint32_t n = sparse ? p->n_sel[s] : ks_ceil_div(len, bs);
@@ -118,10 +119,15 @@ static int decode(const struct ks_decode_params *p, int sparse, int i8)
             p->n_acc[s] = n;
         if (p->n_missing)
             p->n_missing[s] = n_miss;
-        for (uint32_t h = 0; h < p->q_heads; h++) {
-            const float *q = p->q + ((size_t)s * p->q_heads + h) * hd;
-            const uint32_t kvh = h / group;
-            float m = -INFINITY;
+        // one KV head at a time: each K and V row is converted once and
+        // serves the group's query heads; per head, the arithmetic runs in
+        // the same order as one head alone would (results do not depend on
+        // the grouping)
+        for (uint32_t kvh = 0; kvh < p->kv_heads; kvh++) {
+            const uint32_t h0 = kvh * group;
+            float m[KS_KERNEL_MAX_GROUP], z[KS_KERNEL_MAX_GROUP];
+            for (uint32_t g = 0; g < group; g++)
+                m[g] = -INFINITY;
             for (uint32_t i = 0; i < n; i++) {
                 uint32_t b = sel ? sel[i] : i;
                 uint32_t ntok = len - b * bs < bs ? len - b * bs : bs;
@@ -129,37 +135,49 @@ static int decode(const struct ks_decode_params *p, int sparse, int i8)
                     continue;
                 for (uint32_t t = 0; t < ntok; t++) {
                     load_row(p, i8, 0, bt[b], t, kvh, row);
-                    float dot = 0.0f;
-                    for (uint32_t d = 0; d < hd; d++)
-                        dot += q[d] * row[d];
-                    logit[(size_t)i * bs + t] = dot * p->scale;
-                    m = fmaxf(m, dot * p->scale);
+                    for (uint32_t g = 0; g < group; g++) {
+                        const float *q = p->q + ((size_t)s * p->q_heads + h0 + g) * hd;
+                        float dot = 0.0f;
+                        for (uint32_t d = 0; d < hd; d++)
+                            dot += q[d] * row[d];
+                        logit[((size_t)g * cap + i) * bs + t] = dot * p->scale;
+                        m[g] = fmaxf(m[g], dot * p->scale);
+                    }
                 }
             }
-            float z = 0.0f;
-            for (uint32_t d = 0; d < hd; d++)
-                acc[d] = 0.0f;
+            for (uint32_t g = 0; g < group; g++) {
+                z[g] = 0.0f;
+                for (uint32_t d = 0; d < hd; d++)
+                    acc[(size_t)g * hd + d] = 0.0f;
+            }
             for (uint32_t i = 0; i < n; i++) {
                 uint32_t b = sel ? sel[i] : i;
                 uint32_t ntok = len - b * bs < bs ? len - b * bs : bs;
-                bmass[i] = 0.0f;
+                for (uint32_t g = 0; g < group; g++)
+                    bmass[(size_t)g * cap + i] = 0.0f;
                 if (p->skip_missing && res && !res[b])
                     continue;
                 for (uint32_t t = 0; t < ntok; t++) {
-                    float e = expf(logit[(size_t)i * bs + t] - m);
-                    bmass[i] += e;
                     load_row(p, i8, 1, bt[b], t, kvh, row);
-                    for (uint32_t d = 0; d < hd; d++)
-                        acc[d] += e * row[d];
+                    for (uint32_t g = 0; g < group; g++) {
+                        float e = expf(logit[((size_t)g * cap + i) * bs + t] - m[g]);
+                        bmass[(size_t)g * cap + i] += e;
+                        float *a = acc + (size_t)g * hd;
+                        for (uint32_t d = 0; d < hd; d++)
+                            a[d] += e * row[d];
+                    }
                 }
-                z += bmass[i];
+                for (uint32_t g = 0; g < group; g++)
+                    z[g] += bmass[(size_t)g * cap + i];
             }
-            float *out = p->out + ((size_t)s * p->q_heads + h) * hd;
-            for (uint32_t d = 0; d < hd; d++)
-                out[d] = z != 0.0f ? acc[d] / z : 0.0f; // a NaN z (poison read) stays NaN
-            if (mass && z != 0.0f)
-                for (uint32_t i = 0; i < n; i++)
-                    mass[i] += bmass[i] / z / (float)p->q_heads;
+            for (uint32_t g = 0; g < group; g++) {
+                float *out = p->out + ((size_t)s * p->q_heads + h0 + g) * hd;
+                for (uint32_t d = 0; d < hd; d++)
+                    out[d] = z[g] != 0.0f ? acc[(size_t)g * hd + d] / z[g] : 0.0f; // a NaN z (poison read) stays NaN
+                if (mass && z[g] != 0.0f)
+                    for (uint32_t i = 0; i < n; i++)
+                        mass[i] += bmass[(size_t)g * cap + i] / z[g] / (float)p->q_heads;
+            }
         }
     }
     return KS_KERNEL_OK;
