@@ -110,6 +110,7 @@ struct sim {
     sg_link_t *links;
     size_t n_links;
     double *link_bytes;
+    double *link_bins; // [n_links][KS_ENGINE_LINK_SAMPLES + 1] bytes carried in each sampling interval
     uint64_t block_bytes[KS_TIERS];
     uint64_t token_bytes;   // KV bytes of one token, all layers
     uint64_t admit_blocks;  // blocks of admitted requests one GPU may hold
@@ -169,9 +170,32 @@ static void transfer(struct sim *m, struct route *rt, sg_host_t from, sg_host_t 
         }
         xbt_dynar_free(&d);
     }
+    double start = simgrid_get_clock();
     sg_host_sendto(from, to, bytes);
+    double end = simgrid_get_clock();
     for (uint32_t i = 0; rt->link && i < rt->n; i++)
         m->link_bytes[rt->link[i]] += bytes;
+    // the time series: the bytes spread evenly over the transfer's time, into
+    // the sampling intervals it overlaps (the last interval takes what runs
+    // past the duration)
+    size_t k = KS_ENGINE_LINK_SAMPLES;
+    double every = m->s->duration / k;
+    size_t b0 = (size_t)(start / every), b1 = (size_t)(end / every);
+    if (b0 > k)
+        b0 = k;
+    if (b1 > k)
+        b1 = k;
+    for (uint32_t i = 0; m->link_bins && rt->link && i < rt->n; i++) {
+        double *bins = m->link_bins + (size_t)rt->link[i] * (k + 1);
+        if (b0 == b1 || end <= start) {
+            bins[b1] += bytes;
+            continue;
+        }
+        for (size_t b = b0; b <= b1; b++) {
+            double lo = b == b0 ? start : b * every, hi = b == b1 || b == k ? end : (b + 1) * every;
+            bins[b] += bytes * (hi - lo) / (end - start);
+        }
+    }
 }
 
 // ---- records ----------------------------------------------------------------
@@ -1055,40 +1079,6 @@ static void progress(int argc, char **argv)
 
 // ---- links -------------------------------------------------------------------
 
-// Records every link's bytes so far at time t. 0, or -1 when out of memory
-// (the time series then stops; the end-of-run table does not need it).
-static int link_sample(struct sim *m, double t)
-{
-    struct ks_run_result *r = m->r;
-    size_t n = m->n_links;
-    if (r->n_link_samples + n > r->cap_link_samples) {
-        size_t cap = r->cap_link_samples ? 2 * r->cap_link_samples : n * 16;
-        while (cap < r->n_link_samples + n)
-            cap *= 2;
-        struct ks_link_sample *p = realloc(r->link_samples, cap * sizeof *p);
-        if (!p)
-            return -1;
-        r->link_samples = p;
-        r->cap_link_samples = cap;
-    }
-    for (size_t i = 0; i < n; i++)
-        r->link_samples[r->n_link_samples++] = (struct ks_link_sample){.t = t, .link = (uint32_t)i, .bytes = m->link_bytes[i]};
-    return 0;
-}
-
-// A daemon that samples the links KS_ENGINE_LINK_SAMPLES times a run (a
-// transfer counts when it completes); the end of the run adds the last one.
-static void link_sampler(int argc, char **argv)
-{
-    (void)argc;
-    struct sim *m = (struct sim *)(uintptr_t)strtoull(argv[1], NULL, 16);
-    for (int k = 1; k < KS_ENGINE_LINK_SAMPLES; k++) {
-        sg_actor_sleep_until(m->s->duration * k / KS_ENGINE_LINK_SAMPLES);
-        if (link_sample(m, simgrid_get_clock()) != 0)
-            break;
-    }
-}
-
 // Every link's totals, in sg_link_list order (the order the samples index).
 static void link_records(struct sim *m, struct ks_run_result *r)
 {
@@ -1104,7 +1094,23 @@ static void link_records(struct sim *m, struct ks_run_result *r)
         x->utilisation = r->sim_time > 0 ? x->bytes / (x->bandwidth * r->sim_time) : 0;
     }
     r->n_links = m->n_links;
-    link_sample(m, r->sim_time);
+    // the time series: each link's bytes carried up to the end of each
+    // sampling interval, then at the end of the run
+    size_t n = m->n_links, k = KS_ENGINE_LINK_SAMPLES;
+    double every = m->s->duration / k;
+    size_t intervals = r->sim_time > k * every ? k + 1 : k; // a last one when the run overshot its duration
+    if (!m->link_bins || !(r->link_samples = malloc(n * intervals * sizeof *r->link_samples)))
+        return; // the time series is lost; the totals above stand
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0;
+        for (size_t b = 0; b < intervals; b++) {
+            sum += m->link_bins[i * (k + 1) + b];
+            double t = b < k ? every * (b + 1) : r->sim_time;
+            r->link_samples[b * n + i] = (struct ks_link_sample){.t = t < r->sim_time ? t : r->sim_time,
+                                                                 .link = (uint32_t)i, .bytes = sum};
+        }
+    }
+    r->n_link_samples = r->cap_link_samples = n * intervals;
 }
 
 // ---- setup -------------------------------------------------------------------
@@ -1274,7 +1280,8 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     m.n_links = sg_link_count();
     m.links = sg_link_list();
     m.link_bytes = calloc(m.n_links ? m.n_links : 1, sizeof *m.link_bytes);
-    if (!m.links || !m.link_bytes)
+    m.link_bins = calloc((m.n_links ? m.n_links : 1) * (KS_ENGINE_LINK_SAMPLES + 1), sizeof *m.link_bins);
+    if (!m.links || !m.link_bytes || !m.link_bins)
         st = KS_ENOMEM;
     for (size_t i = 0; st == KS_OK && i < m.n_links; i++)
         sg_link_set_data(m.links[i], (void *)(uintptr_t)(i + 1));
@@ -1326,7 +1333,6 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         for (uint32_t i = 0; m.pool_host && i < s->prefill.gpus; i++)
             spawn("prefill", m.pool_host, prefill_worker, &m, 1);
         spawn("router", m.gpu[0].cpu, router, &m, 0);
-        spawn("links", m.gpu[0].cpu, link_sampler, &m, 1);
         spawn("closer", m.gpu[0].cpu, closer, &m, 1);
         int tty = isatty(STDERR_FILENO);
         if (tty)
@@ -1379,6 +1385,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     free(m.sess);
     free(m.links);
     free(m.link_bytes);
+    free(m.link_bins);
     ks_workload_free(m.wl);
     ks_sparse_free(m.sparse);
     if (st == KS_OK && m.err[0])

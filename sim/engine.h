@@ -16,7 +16,6 @@
 //   prefill     (disaggregated prefill only: prefill.gpus workers on the
 //               pool's host) prefill requests in arrival order and send
 //               their KV over the network to the decode GPU's host DRAM.
-//   links       (a daemon) records every link's bytes so far, 100 times a run.
 // Step time: the host's scheduling cost (sched_overhead), a rebuild of the
 // resident-block pointer table (table_rebuild) when L1's mapping changed
 // since the last step, the stall for needed blocks, and (weight bytes + KV
@@ -85,7 +84,8 @@ struct ks_link_record {
     double utilisation;        // bytes / (bandwidth * simulated time)
 };
 
-// Bytes a link carried up to time t.
+// Bytes a link carried up to time t (a transfer's bytes spread evenly over
+// its duration).
 struct ks_link_sample {
     double t;      // seconds
     uint32_t link; // index into ks_run_result.links

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "device.h"
 #include "json.h"
+#include "report_cmd.h"
 #include "run_cmd.h"
 #include "scenario_cmd.h"
 #include "trace_stats_cmd.h"
@@ -61,6 +62,7 @@ static const struct ks_cli_cmd info_cmd = {
 
 static const struct ks_cli_cmd *const commands[] = {
     &ks_run_cmd,
+    &ks_report_cmd,
     &ks_bench_cache_cmd,
     &ks_bench_kernels_cmd,
     &info_cmd,

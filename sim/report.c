@@ -1,0 +1,495 @@
+// report.c - plots of a run's result file (see report.h).
+//
+// Tables are read by field name as doubles (HDF5 converts), so the report
+// depends only on the documented column names. Time series are binned into
+// BINS equal intervals of the run; a bin without samples is left out of
+// the data file (gnuplot draws the gap).
+#define _POSIX_C_SOURCE 200809L // fdopen, mkdir modes
+
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "status.h"
+
+#define BINS 100
+#define TOP_LINKS 6
+
+struct table {
+    size_t n, k; // rows, columns
+    double *v;   // [n][k]
+};
+
+static int fail(char *err, size_t len, const char *file, const char *fmt, ...)
+{
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snprintf(err, len, "%s: %s", file, why);
+    return KS_EINVAL;
+}
+
+// Reads columns `names` of compound dataset `path` as doubles.
+static int read_cols(hid_t f, const char *path, const char *const *names, size_t k, struct table *t, const char *file,
+                     char *err, size_t len)
+{
+    memset(t, 0, sizeof *t);
+    if (H5Lexists(f, path + 1, H5P_DEFAULT) <= 0)
+        return fail(err, len, file, "%s is missing (is it a kvstrata result file?)", path);
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT), ft = d < 0 ? -1 : H5Dget_type(d), sp = d < 0 ? -1 : H5Dget_space(d);
+    int rc = d < 0 || ft < 0 || sp < 0 ? fail(err, len, file, "%s cannot be opened", path) : KS_OK;
+    for (size_t i = 0; rc == KS_OK && i < k; i++)
+        if (H5Tget_member_index(ft, names[i]) < 0)
+            rc = fail(err, len, file, "%s has no field '%s'", path, names[i]);
+    hsize_t n = 0;
+    if (rc == KS_OK)
+        H5Sget_simple_extent_dims(sp, &n, NULL);
+    hid_t mt = -1;
+    if (rc == KS_OK) {
+        mt = H5Tcreate(H5T_COMPOUND, k * sizeof(double));
+        for (size_t i = 0; i < k; i++)
+            H5Tinsert(mt, names[i], i * sizeof(double), H5T_NATIVE_DOUBLE);
+        t->v = malloc((n ? n : 1) * k * sizeof(double));
+        if (!t->v)
+            rc = fail(err, len, file, "out of memory reading %s", path);
+        else if (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->v) < 0)
+            rc = fail(err, len, file, "%s cannot be read", path);
+    }
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (d >= 0)
+        H5Dclose(d);
+    if (rc != KS_OK) {
+        free(t->v);
+        t->v = NULL;
+        return rc;
+    }
+    t->n = (size_t)n;
+    t->k = k;
+    return KS_OK;
+}
+
+static double at(const struct table *t, size_t row, size_t col)
+{
+    return t->v[row * t->k + col];
+}
+
+// ---- the summary table ------------------------------------------------------
+
+struct html {
+    FILE *f;
+};
+
+static herr_t summary_row(hid_t loc, const char *name, const H5A_info_t *info, void *ud)
+{
+    (void)info;
+    FILE *f = ud;
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t = H5Aget_type(a);
+    fprintf(f, "<tr><td>%s</td><td>", name);
+    if (H5Tget_class(t) == H5T_STRING && !H5Tis_variable_str(t)) {
+        size_t n = H5Tget_size(t);
+        char *s = calloc(n + 1, 1);
+        if (s && H5Aread(a, t, s) >= 0)
+            for (const char *c = s; *c; c++) // escape for HTML
+                fputs(*c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : (char[]){*c, 0}, f);
+        free(s);
+    } else {
+        double v = 0;
+        if (H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0)
+            fprintf(f, "%.6g", v);
+    }
+    fputs("</td></tr>\n", f);
+    H5Tclose(t);
+    H5Aclose(a);
+    return 0;
+}
+
+// ---- data files and plots --------------------------------------------------
+
+struct plot {
+    const char *name, *title, *caption;
+};
+
+static FILE *open_in(const char *dir, const char *sub, const char *name, const char *ext, char *path, size_t plen)
+{
+    snprintf(path, plen, "%s/%s%s%s%s", dir, sub, sub[0] ? "/" : "", name, ext);
+    return fopen(path, "w");
+}
+
+// Runs gnuplot on DIR/plots/NAME.gp from DIR; its messages go to plots/NAME.log.
+static int render(const char *dir, const char *gnuplot, const char *name, char *err, size_t len)
+{
+    char script[4096], log[4096];
+    snprintf(script, sizeof script, "plots/%s.gp", name);
+    snprintf(log, sizeof log, "%s/plots/%s.log", dir, name);
+    pid_t pid = fork();
+    if (pid < 0)
+        return fail(err, len, dir, "cannot start gnuplot: %s", strerror(errno));
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+            close(fd);
+        }
+        if (chdir(dir) != 0)
+            _exit(126);
+        execlp(gnuplot, gnuplot, script, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0)
+        return fail(err, len, dir, "waiting for gnuplot: %s", strerror(errno));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return fail(err, len, dir, "cannot run %s (Debian package gnuplot-nox)", gnuplot);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return fail(err, len, dir, "gnuplot failed on plots/%s.gp (see plots/%s.log)", name, name);
+    return KS_OK;
+}
+
+// The script head: both terminals render the same plot commands.
+static void script_begin(FILE *g, const char *title, const char *xlabel, const char *ylabel)
+{
+    fprintf(g, "set title \"%s\"\nset xlabel \"%s\"\nset ylabel \"%s\"\nset grid\nset key outside right\n", title,
+            xlabel, ylabel);
+}
+
+static void script_end(FILE *g, const char *name, const char *plotcmd)
+{
+    fprintf(g, "set terminal pngcairo size 960,540 noenhanced\nset output '%s.png'\n%s\n", name, plotcmd);
+    fprintf(g, "set terminal svg size 960,540 noenhanced\nset output '%s.svg'\n%s\nunset output\n", name, plotcmd);
+}
+
+static int bin_of(double t, double t_end)
+{
+    int b = t_end > 0 ? (int)(t / t_end * BINS) : 0;
+    return b < 0 ? 0 : b >= BINS ? BINS - 1 : b;
+}
+
+int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *err, size_t len)
+{
+    if (!gnuplot)
+        gnuplot = "gnuplot";
+    hid_t f;
+    H5E_BEGIN_TRY { f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT); }
+    H5E_END_TRY;
+    if (f < 0)
+        return fail(err, len, h5, "cannot be opened as an HDF5 file");
+    int rc = KS_OK;
+    static const char *const req_cols[] = {"generated", "tpot_mean", "tpot_max"};
+    static const char *const step_cols[] = {"t", "gpu", "batch", "pending", "step_time", "stall", "found_l1",
+                                            "found_l2", "found_l3", "occupancy_l1", "occupancy_l2", "occupancy_l3"};
+    static const char *const tier_cols[] = {"gpu", "tier", "capacity"};
+    static const char *const link_cols[] = {"bandwidth", "bytes"};
+    static const char *const ls_cols[] = {"t", "link", "bytes"};
+    struct table req = {0}, steps = {0}, tiers = {0}, links = {0}, ls = {0};
+    H5E_BEGIN_TRY
+    {
+        rc = read_cols(f, "/requests", req_cols, 3, &req, h5, err, len);
+        if (rc == KS_OK)
+            rc = read_cols(f, "/steps", step_cols, 12, &steps, h5, err, len);
+        if (rc == KS_OK)
+            rc = read_cols(f, "/tiers", tier_cols, 3, &tiers, h5, err, len);
+        if (rc == KS_OK)
+            rc = read_cols(f, "/links", link_cols, 2, &links, h5, err, len);
+        if (rc == KS_OK)
+            rc = read_cols(f, "/link_samples", ls_cols, 3, &ls, h5, err, len);
+    }
+    H5E_END_TRY;
+    // the folders only once the result reads: a bad input leaves nothing behind
+    if (rc == KS_OK) {
+        char plots[4096], data[4096];
+        snprintf(plots, sizeof plots, "%s/plots", dir);
+        snprintf(data, sizeof data, "%s/data", dir);
+        if ((mkdir(dir, 0755) != 0 && errno != EEXIST) || (mkdir(plots, 0755) != 0 && errno != EEXIST) ||
+            (mkdir(data, 0755) != 0 && errno != EEXIST))
+            rc = fail(err, len, dir, "cannot create the report folder: %s", strerror(errno));
+    }
+    double t_end = 0;
+    for (size_t i = 0; i < steps.n; i++)
+        t_end = fmax(t_end, at(&steps, i, 0));
+    for (size_t i = 0; i < ls.n; i++)
+        t_end = fmax(t_end, at(&ls, i, 0));
+    if (t_end <= 0)
+        t_end = 1;
+
+    static const struct plot plots[] = {
+        {"tpot_cdf", "TPOT per request", "Distribution over requests of each request's mean and largest time per output token."},
+        {"step_time", "Decode step time", "Mean decode step time and its stall for needed blocks, all GPUs, by time."},
+        {"batch", "Batch size", "Requests decoding and waiting for admission, mean per GPU, by time."},
+        {"hit_rate", "Hit rate per tier", "Share of block accesses that found the block in L1, L2 and L3, by time."},
+        {"occupancy", "Tier occupancy", "Pages in use in each tier as a share of its capacity, mean over GPUs, by time."},
+        {"links", "Link utilisation", "Bytes carried / (bandwidth x interval) of the busiest links, by time."},
+    };
+    enum { N_PLOTS = sizeof plots / sizeof plots[0] };
+    for (int p = 0; rc == KS_OK && p < N_PLOTS; p++) {
+        const char *name = plots[p].name;
+        char dpath[4096], gpath[4096];
+        FILE *d = open_in(dir, "data", name, ".dat", dpath, sizeof dpath);
+        FILE *g = open_in(dir, "plots", name, ".gp", gpath, sizeof gpath);
+        if (!d || !g) {
+            if (d)
+                fclose(d);
+            if (g)
+                fclose(g);
+            rc = fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
+            break;
+        }
+        char cmd[2048];
+        size_t points = 0;
+        if (p == 0) { // CDF of per-request TPOT (requests with two tokens or more)
+            size_t n = 0;
+            double *a = malloc((req.n ? req.n : 1) * sizeof *a), *b = malloc((req.n ? req.n : 1) * sizeof *b);
+            for (size_t i = 0; a && b && i < req.n; i++)
+                if (at(&req, i, 0) >= 2) {
+                    a[n] = at(&req, i, 1) * 1e3;
+                    b[n++] = at(&req, i, 2) * 1e3;
+                }
+            for (size_t i = 1; a && b && i < n; i++) // insertion sorts: requests are few
+                for (size_t j = i; j > 0 && a[j - 1] > a[j]; j--) {
+                    double t = a[j];
+                    a[j] = a[j - 1];
+                    a[j - 1] = t;
+                }
+            for (size_t i = 1; a && b && i < n; i++)
+                for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
+                    double t = b[j];
+                    b[j] = b[j - 1];
+                    b[j - 1] = t;
+                }
+            for (size_t i = 0; a && b && i < n; i++)
+                fprintf(d, "%.9g %.9g %.9g\n", a[i], b[i], (double)(i + 1) / (double)n);
+            points = n;
+            free(a);
+            free(b);
+            script_begin(g, plots[p].title, "ms per output token", "share of requests");
+            snprintf(cmd, sizeof cmd,
+                     "plot 'data/%s.dat' using 1:3 with steps lw 2 title 'mean', '' using 2:3 with steps lw 2 title "
+                     "'largest'",
+                     name);
+        } else if (p <= 4) { // binned /steps series
+            double sum[BINS][6] = {{0}}, cnt[BINS] = {0}, hits[BINS][4] = {{0}};
+            double cap[3] = {0};
+            for (size_t i = 0; i < tiers.n; i++) {
+                int tr = (int)at(&tiers, i, 1);
+                if (tr >= 0 && tr < 3)
+                    cap[tr] += at(&tiers, i, 2);
+            }
+            uint32_t n_gpu = 0;
+            for (size_t i = 0; i < tiers.n; i++)
+                if (at(&tiers, i, 0) + 1 > n_gpu)
+                    n_gpu = (uint32_t)at(&tiers, i, 0) + 1;
+            for (int tr = 0; tr < 3; tr++)
+                cap[tr] = n_gpu ? cap[tr] / n_gpu : 0; // mean capacity per GPU
+            double *prev = calloc((size_t)(n_gpu ? n_gpu : 1) * 3, sizeof *prev); // cumulative found per GPU
+            for (size_t i = 0; prev && i < steps.n; i++) {
+                int b = bin_of(at(&steps, i, 0), t_end);
+                uint32_t gpu = (uint32_t)at(&steps, i, 1);
+                cnt[b]++;
+                sum[b][0] += at(&steps, i, 4) * 1e3;
+                sum[b][1] += at(&steps, i, 5) * 1e3;
+                sum[b][2] += at(&steps, i, 2);
+                sum[b][3] += at(&steps, i, 3);
+                for (int tr = 0; tr < 3; tr++) {
+                    double occ = cap[tr] > 0 ? at(&steps, i, 9 + tr) / cap[tr] : 0;
+                    if (tr == 0)
+                        sum[b][4] += occ;
+                    else if (tr == 1)
+                        sum[b][5] += occ;
+                    if (gpu < n_gpu) {
+                        double now = at(&steps, i, 6 + tr), delta = now - prev[gpu * 3 + tr];
+                        prev[gpu * 3 + tr] = now;
+                        hits[b][tr] += delta;
+                        hits[b][3] += delta;
+                    }
+                }
+            }
+            free(prev);
+            for (int b = 0; b < BINS; b++) {
+                double t = (b + 0.5) * t_end / BINS;
+                if (cnt[b] == 0)
+                    continue;
+                if (p == 1)
+                    fprintf(d, "%.9g %.9g %.9g\n", t, sum[b][0] / cnt[b], sum[b][1] / cnt[b]);
+                else if (p == 2)
+                    fprintf(d, "%.9g %.9g %.9g\n", t, sum[b][2] / cnt[b], sum[b][3] / cnt[b]);
+                else if (p == 3 && hits[b][3] > 0)
+                    fprintf(d, "%.9g %.9g %.9g %.9g\n", t, hits[b][0] / hits[b][3], hits[b][1] / hits[b][3],
+                            hits[b][2] / hits[b][3]);
+                else if (p == 4)
+                    fprintf(d, "%.9g %.9g %.9g\n", t, sum[b][4] / cnt[b], sum[b][5] / cnt[b]);
+                else
+                    continue;
+                points++;
+            }
+            if (p == 1) {
+                script_begin(g, plots[p].title, "simulated time (s)", "ms");
+                snprintf(cmd, sizeof cmd, "plot 'data/%s.dat' using 1:2 with lines lw 2 title 'step', '' using 1:3 "
+                                          "with lines lw 2 title 'stall'", name);
+            } else if (p == 2) {
+                script_begin(g, plots[p].title, "simulated time (s)", "requests per GPU");
+                snprintf(cmd, sizeof cmd, "plot 'data/%s.dat' using 1:2 with lines lw 2 title 'decoding', '' using "
+                                          "1:3 with lines lw 2 title 'waiting'", name);
+            } else if (p == 3) {
+                script_begin(g, plots[p].title, "simulated time (s)", "share of accesses");
+                snprintf(cmd, sizeof cmd, "set yrange [0:1]\nplot 'data/%s.dat' using 1:2 with lines lw 2 title "
+                                          "'L1', '' using 1:3 with lines lw 2 title 'L2', '' using 1:4 with lines lw "
+                                          "2 title 'L3'", name);
+            } else {
+                script_begin(g, plots[p].title, "simulated time (s)", "share of capacity");
+                snprintf(cmd, sizeof cmd, "set yrange [0:*]\nplot 'data/%s.dat' using 1:2 with lines lw 2 title "
+                                          "'L1', '' using 1:3 with lines lw 2 title 'L2'", name);
+            }
+        } else { // links: the busiest TOP_LINKS, utilisation between samples
+            size_t top[TOP_LINKS], nt = 0;
+            for (size_t k = 0; k < TOP_LINKS; k++) { // the k-th busiest link that carried bytes
+                size_t best = SIZE_MAX;
+                for (size_t i = 0; i < links.n; i++) {
+                    int taken = 0;
+                    for (size_t j = 0; j < nt; j++)
+                        taken |= top[j] == i;
+                    if (!taken && at(&links, i, 1) > 0 && (best == SIZE_MAX || at(&links, i, 1) > at(&links, best, 1)))
+                        best = i;
+                }
+                if (best == SIZE_MAX)
+                    break;
+                top[nt++] = best;
+            }
+            // one column per link: utilisation in each sampling interval
+            double *last_t = calloc(nt ? nt : 1, sizeof *last_t), *last_b = calloc(nt ? nt : 1, sizeof *last_b);
+            for (size_t i = 0; last_t && last_b && i < ls.n;) {
+                double t = at(&ls, i, 0);
+                double u[TOP_LINKS];
+                int any = 0;
+                for (size_t k = 0; k < nt; k++)
+                    u[k] = NAN;
+                for (; i < ls.n && at(&ls, i, 0) == t; i++) {
+                    size_t link = (size_t)at(&ls, i, 1);
+                    for (size_t k = 0; k < nt; k++)
+                        if (top[k] == link && t > last_t[k]) {
+                            u[k] = (at(&ls, i, 2) - last_b[k]) / (at(&links, link, 0) * (t - last_t[k]));
+                            last_t[k] = t;
+                            last_b[k] = at(&ls, i, 2);
+                            any = 1;
+                        }
+                }
+                if (!any)
+                    continue;
+                fprintf(d, "%.9g", t);
+                for (size_t k = 0; k < nt; k++)
+                    fprintf(d, " %.9g", u[k]);
+                fputc('\n', d);
+                points++;
+            }
+            free(last_t);
+            free(last_b);
+            script_begin(g, plots[p].title, "simulated time (s)", "utilisation");
+            size_t o = (size_t)snprintf(cmd, sizeof cmd, "set yrange [0:*]\nplot");
+            for (size_t k = 0; k < nt && o < sizeof cmd; k++) {
+                char lname[64] = "";
+                H5E_BEGIN_TRY
+                {
+                    // the link's name, for the legend
+                    hid_t dd = H5Dopen2(f, "/links", H5P_DEFAULT);
+                    if (dd >= 0) {
+                        hid_t mt = H5Tcreate(H5T_COMPOUND, 32), st = H5Tcopy(H5T_C_S1);
+                        H5Tset_size(st, 32);
+                        H5Tinsert(mt, "name", 0, st);
+                        hid_t fs = H5Dget_space(dd);
+                        hsize_t start = top[k], count = 1;
+                        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+                        hid_t ms = H5Screate_simple(1, &count, NULL);
+                        char buf[33] = "";
+                        if (H5Dread(dd, mt, ms, fs, H5P_DEFAULT, buf) >= 0)
+                            snprintf(lname, sizeof lname, "%s", buf);
+                        H5Sclose(ms);
+                        H5Sclose(fs);
+                        H5Tclose(st);
+                        H5Tclose(mt);
+                        H5Dclose(dd);
+                    }
+                }
+                H5E_END_TRY;
+                for (char *c = lname; *c; c++)
+                    if (*c == '\'' || *c == '"')
+                        *c = '_';
+                o += (size_t)snprintf(cmd + o, sizeof cmd - o, "%s '%s' using 1:%zu with lines lw 2 title '%s'",
+                                      k ? "," : "", k ? "" : "data/links.dat", k + 2, lname);
+            }
+        }
+        if (points == 0) { // nothing to draw: an empty frame that says so
+            fprintf(d, "0 0\n");
+            snprintf(cmd, sizeof cmd, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot [0:1][0:1] NaN "
+                                      "notitle");
+        }
+        script_end(g, name, cmd);
+        int bad = fclose(d) != 0;
+        bad |= fclose(g) != 0;
+        if (bad)
+            rc = fail(err, len, dir, "cannot write the data or script of %s", name);
+        if (rc == KS_OK)
+            rc = render(dir, gnuplot, name, err, len);
+    }
+    if (rc == KS_OK) { // index.html: the summary, then every plot
+        char hpath[4096], tmp[4200];
+        snprintf(hpath, sizeof hpath, "%s/index.html", dir);
+        snprintf(tmp, sizeof tmp, "%s.part", hpath);
+        FILE *hf = fopen(tmp, "w");
+        if (!hf) {
+            rc = fail(err, len, dir, "cannot write index.html");
+        } else {
+            fprintf(hf, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata report</title>\n"
+                        "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td{padding:2px 8px}"
+                        "img{max-width:100%%}</style></head><body>\n<h1>kvstrata report</h1>\n<p>Result: ");
+            for (const char *c = h5; *c; c++)
+                fputs(*c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : (char[]){*c, 0}, hf);
+            fputs("</p>\n<h2>Summary</h2>\n<table>\n", hf);
+            H5E_BEGIN_TRY
+            {
+                hid_t g = H5Gopen2(f, "/summary", H5P_DEFAULT);
+                if (g >= 0) {
+                    hsize_t idx = 0; // in creation order where the file tracks it, else by name
+                    if (H5Aiterate2(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, summary_row, hf) < 0) {
+                        idx = 0;
+                        H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_row, hf);
+                    }
+                    H5Gclose(g);
+                }
+            }
+            H5E_END_TRY;
+            fputs("</table>\n", hf);
+            for (int p = 0; p < N_PLOTS; p++)
+                fprintf(hf, "<h2>%s</h2>\n<p>%s</p>\n<img src=\"%s.png\" alt=\"%s\"> <a href=\"%s.svg\">SVG</a>\n",
+                        plots[p].title, plots[p].caption, plots[p].name, plots[p].title, plots[p].name);
+            fputs("</body></html>\n", hf);
+            if (fclose(hf) != 0 || rename(tmp, hpath) != 0) {
+                unlink(tmp);
+                rc = fail(err, len, dir, "cannot write index.html");
+            }
+        }
+    }
+    free(req.v);
+    free(steps.v);
+    free(tiers.v);
+    free(links.v);
+    free(ls.v);
+    H5Fclose(f);
+    return rc;
+}

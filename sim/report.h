@@ -1,0 +1,21 @@
+// report.h - plots of a run's result file: gnuplot scripts, PNG and SVG
+// images, and an index.html that shows the summary and the plots.
+//
+// From a result (results/README.md): the TPOT distribution over requests
+// (/requests), step time, batch size, hit rate per tier and tier occupancy
+// over time (/steps, all GPUs binned by time), and the utilisation of the
+// busiest links over time (/link_samples). Data go to DIR/data/*.dat, the
+// scripts to DIR/plots/*.gp, the images to DIR/*.png and DIR/*.svg; gnuplot
+// (Debian gnuplot-nox) renders them. Every image index.html references
+// exists when ks_report_write returns KS_OK.
+#ifndef KS_REPORT_H
+#define KS_REPORT_H
+
+#include <stddef.h>
+
+// Writes the report of result file `h5` into directory `dir` (created if
+// missing). KS_OK, or a status with "FILE: reason" in err. gnuplot is the
+// program run ("gnuplot" when NULL).
+int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *err, size_t len);
+
+#endif
