@@ -522,3 +522,114 @@ int ks_luatab_load(const char *file, const char *lua_dirs, struct ks_luatab **ou
     *out = c.root;
     return KS_OK;
 }
+
+// ---- fields that are functions to call ---------------------------------------
+
+// Appends the argument to the list that is upvalue 1.
+static int collect(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    lua_settop(L, 1);
+    lua_seti(L, lua_upvalueindex(1), luaL_len(L, lua_upvalueindex(1)) + 1);
+    return 0;
+}
+
+// Arguments: the NULL-terminated names, the file's name, the returned table.
+// Replaces each named function field by the list it builds.
+static int call_fields(lua_State *L)
+{
+    const char *const *names = lua_touserdata(L, 1);
+    const char *file = lua_tostring(L, 2);
+    for (; names && *names; names++) {
+        if (lua_getfield(L, 3, *names) != LUA_TFUNCTION) {
+            lua_pop(L, 1);
+            continue;
+        }
+        lua_newtable(L);                 // f list
+        lua_pushvalue(L, -2);            // f list f
+        lua_pushvalue(L, -2);            // f list f list
+        lua_pushcclosure(L, collect, 1); // f list f add
+        lua_call(L, 1, 1);               // f list ret
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            lua_Integer have = luaL_len(L, -2), n = luaL_len(L, -1);
+            for (lua_Integer i = 1; i <= n; i++) {
+                lua_geti(L, -1, i);
+                lua_seti(L, -3, have + i);
+            }
+        } else if (!lua_isnil(L, -1)) {
+            return luaL_error(L, "%s: %s: the function returned a %s; expected a list of tables or nothing", file,
+                              *names, luaL_typename(L, -1));
+        }
+        lua_pop(L, 1);              // f list
+        lua_setfield(L, 3, *names); // f
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+int ks_luatab_load_calling(const char *file, const char *lua_dirs, const char *const *calls,
+                           struct ks_luatab **out, char *err, size_t len)
+{
+    *out = NULL;
+    char *text = read_text(file);
+    if (!text) {
+        snprintf(err, len, "%s: cannot read the file", file);
+        return KS_EINVAL;
+    }
+    struct conv c = {.file = file, .lua_dirs = lua_dirs, .root = ks_luatab_new(NULL, KS_LUATAB_OTHER, file)};
+    lua_State *L = c.root ? luaL_newstate() : NULL;
+    if (!L) {
+        free(text);
+        ks_luatab_free(c.root);
+        snprintf(err, len, "%s: out of memory", file);
+        return KS_ENOMEM;
+    }
+    lua_pushcfunction(L, msghandler);
+    int h = lua_gettop(L);
+    lua_pushcfunction(L, setup);
+    lua_pushlightuserdata(L, &c);
+    int rc = lua_pcall(L, 1, 0, h);
+    if (rc == LUA_OK && (rc = luaL_loadfilex(L, file, "t")) == LUA_OK)
+        rc = lua_pcall(L, 0, 1, h);
+    int st = KS_OK, table = h + 1;
+    if (rc == LUA_OK && !lua_istable(L, table)) {
+        snprintf(err, len, "%s: the file returns %s; expected a table (end it with `return { ... }`)", file,
+                 lua_isnoneornil(L, table) ? "nothing" : luaL_typename(L, table));
+        st = KS_EINVAL;
+    }
+    if (rc == LUA_OK && st == KS_OK) {
+        lua_pushcfunction(L, call_fields);
+        lua_pushlightuserdata(L, (void *)calls);
+        lua_pushstring(L, file);
+        lua_pushvalue(L, table);
+        rc = lua_pcall(L, 3, 0, h);
+    }
+    if (rc == LUA_OK && st == KS_OK) {
+        lua_pushcfunction(L, convert);
+        lua_pushlightuserdata(L, &c);
+        lua_pushvalue(L, table);
+        if (lua_pcall(L, 2, 0, h) != LUA_OK || c.oom) {
+            snprintf(err, len, "%s: out of memory while reading the table", file);
+            st = KS_ENOMEM;
+        }
+    }
+    if (rc != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        snprintf(err, len, "%s", msg ? msg : "unknown Lua error");
+        st = rc == LUA_ERRMEM ? KS_ENOMEM : KS_EINVAL;
+    }
+    lua_close(L);
+    if (st == KS_OK) {
+        struct linemap m = {0};
+        scan_lines(text, &m);
+        char path[1024] = "";
+        if (!m.oom)
+            place(c.root, path, 0, sizeof path, &m);
+        linemap_fini(&m);
+        *out = c.root;
+    } else {
+        ks_luatab_free(c.root);
+    }
+    free(text);
+    return st;
+}

@@ -48,6 +48,15 @@ struct ks_luatab {
 // fails, or returns no table, or KS_ENOMEM.
 int ks_luatab_load(const char *file, const char *lua_dirs, struct ks_luatab **out, char *err, size_t len);
 
+// As ks_luatab_load, and before the table is converted, each top-level
+// field named in `calls` (NULL-terminated) that holds a function is called,
+// still under lua_pcall, with one argument: a function that appends its
+// argument to a list. The field then holds that list, followed by the
+// elements of the list the function returns, if it returns one. A field
+// that holds no function is left as it is. Sweep files use it for `points`.
+int ks_luatab_load_calling(const char *file, const char *lua_dirs, const char *const *calls,
+                           struct ks_luatab **out, char *err, size_t len);
+
 // A new node (key may be NULL) with file "--set" or the given file, line 0;
 // NULL when out of memory.
 struct ks_luatab *ks_luatab_new(const char *key, enum ks_luatab_type type, const char *file);

@@ -27,7 +27,7 @@ endfunction()
 
 # help and version: exit 0, usage on stdout, only commands that exist
 ks_cli_test(help --stdout-has "Usage: kvstrata" --stdout-has "bench cache" --stdout-has "info"
-            --stdout-lacks "sweep" --stderr-empty -- --help)
+            --stdout-has "sweep" --stdout-lacks "frobnicate" --stderr-empty -- --help)
 ks_cli_test(help_short --stdout-has "Usage: kvstrata" -- -h)
 ks_cli_test(version --stdout-has "kvstrata ${PROJECT_VERSION}" -- --version)
 ks_cli_test(help_bench --stdout-has "Usage: kvstrata bench" --stdout-has "cache" -- bench --help)
@@ -38,7 +38,8 @@ ks_cli_test(help_info --stdout-has "Usage: kvstrata info" --stdout-has "--json" 
 # usage errors: exit 2, nothing on stdout, the culprit named on stderr
 ks_cli_test(no_command --exit 2 --stdout-empty --stderr-has "Usage: kvstrata" --)
 ks_cli_test(unknown_command --exit 2 --stdout-empty --stderr-has "frobnicate" -- frobnicate)
-ks_cli_test(unlisted_command --exit 2 --stdout-empty --stderr-has "'sweep'" -- sweep)
+# a command DESIGN.md names that is not built yet (update when `validate` lands)
+ks_cli_test(unlisted_command --exit 2 --stdout-empty --stderr-has "'validate'" -- validate)
 ks_cli_test(unknown_subcommand --exit 2 --stdout-empty --stderr-has "'frob'" -- bench frob)
 ks_cli_test(missing_subcommand --exit 2 --stdout-empty --stderr-has "cache" -- bench)
 ks_cli_test(unknown_top_option --exit 2 --stdout-empty --stderr-has "--frob" -- --frob)
