@@ -16,6 +16,7 @@
 #include "report_cmd.h"
 #include "run_cmd.h"
 #include "scenario_cmd.h"
+#include "slo_search_cmd.h"
 #include "sweep_cmd.h"
 #include "trace_stats_cmd.h"
 #include "trace_model_cmd.h"
@@ -69,6 +70,7 @@ static const struct ks_cli_cmd *const commands[] = {
     &info_cmd,
     &ks_scenario_check_cmd,
     &ks_sweep_cmd,
+    &ks_plan_cmd,
     &ks_trace_stats_cmd,
     &ks_trace_record_cmd,
     &ks_trace_model_cmd,

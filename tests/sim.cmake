@@ -95,3 +95,8 @@ ks_cli_test(run_bad_kernel_time --exit 2 --stdout-empty --stderr-has "kernel_tim
 # L3 capacity from the drives: 1 MiB on one drive, one GPU: 8 pages of 128 KiB in /tiers
 add_test(NAME run_ssd_capacity COMMAND sh -c
          "$<TARGET_FILE:kvstrata> run ${ks_ts}/closed_form.lua --set cache.l3=ssd --set platform.ssd.bytes=1MiB -o ${CMAKE_CURRENT_BINARY_DIR}/ssd_bytes.h5 > /dev/null && ${CMAKE_CURRENT_SOURCE_DIR}/h5_rows.sh ${CMAKE_CURRENT_BINARY_DIR}/ssd_bytes.h5 /tiers | awk -F, '$2 == 2 { n++; ok = $3 == 8 } END { exit !(n == 1 && ok) }'")
+# plan: bisection for the smallest HBM bandwidth with P99 TPOT <= 1 ms: at
+# least 536.870912 GB/s (the closed form), within the 2% tolerance above it
+ks_cli_test(plan_closed_form --json --ge answer 5.36870912e11 --le answer 5.476e11 --has points --is goal smallest
+            -- plan ${ks_ts}/plan_hbm.lua -o ${CMAKE_CURRENT_BINARY_DIR}/plan_hbm --json)
+ks_cli_test(plan_bad --exit 2 --stdout-empty --stderr-has "search" -- plan ${ks_ts}/closed_form.lua)
