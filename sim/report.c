@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -491,5 +492,285 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
     free(links.v);
     free(ls.v);
     H5Fclose(f);
+    return rc;
+}
+
+// ---- sweeps -------------------------------------------------------------------
+
+
+struct spoint {
+    const char **val; // [n_cols] the point's value of each axis column (borrowed from the manifest)
+    double m[8];      // the metrics below
+};
+
+static const char *const metrics[] = {"throughput_tokens", "tpot_p50", "tpot_p99", "ttft_p99", "hit_rate_l1",
+                                      "stall_fraction"};
+static const char *const metric_label[] = {"output tokens/s", "P50 TPOT (s)", "P99 TPOT (s)", "P99 TTFT (s)",
+                                           "L1 hit rate", "stall fraction"};
+enum { N_METRICS = sizeof metrics / sizeof metrics[0] };
+
+// A value as a number: plain, or "N%" as N / 100; NAN when it is not one.
+static double as_number(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s)
+        return NAN;
+    if (*end == '%' && end[1] == '\0')
+        return v / 100;
+    return *end == '\0' ? v : NAN;
+}
+
+static void html_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputs(*s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '&' ? "&amp;" : (char[]){*s, 0}, f);
+}
+
+int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot, char *err, size_t len)
+{
+    if (!gnuplot)
+        gnuplot = "gnuplot";
+    char path[4200];
+    snprintf(path, sizeof path, "%s/sweep.json", sweep_dir);
+    json_error_t je;
+    json_t *man = json_load_file(path, 0, &je);
+    if (!man)
+        return fail(err, len, path, "cannot be read as a sweep manifest (%s)", je.text);
+    json_t *cols = json_object_get(man, "columns"), *pts = json_object_get(man, "points");
+    size_t nc = json_array_size(cols), np = json_array_size(pts), n = 0;
+    struct spoint *sp = calloc(np ? np : 1, sizeof *sp);
+    const char **vals = calloc((np ? np : 1) * (nc ? nc : 1), sizeof *vals);
+    int rc = !json_is_array(cols) || !json_is_array(pts) ? fail(err, len, path, "no columns or points") : KS_OK;
+    if (rc == KS_OK && (!sp || !vals))
+        rc = fail(err, len, path, "out of memory");
+    for (size_t i = 0; rc == KS_OK && i < np; i++) { // the complete points and their summaries
+        json_t *p = json_array_get(pts, i);
+        const char *id = json_string_value(json_object_get(p, "id"));
+        const char *status = json_string_value(json_object_get(p, "status"));
+        if (!id || !status || strcmp(status, "complete") != 0)
+            continue;
+        char jp[4200];
+        snprintf(jp, sizeof jp, "%s/points/%s.json", sweep_dir, id);
+        json_t *sum = json_load_file(jp, 0, &je);
+        if (!sum)
+            continue; // not there after all: left out, like any incomplete point
+        sp[n].val = vals + n * (nc ? nc : 1);
+        json_t *v = json_object_get(p, "values");
+        for (size_t c = 0; c < nc; c++) {
+            const char *s = json_string_value(json_object_get(v, json_string_value(json_array_get(cols, c))));
+            sp[n].val[c] = s ? s : "";
+        }
+        for (int k = 0; k < N_METRICS; k++) {
+            json_t *x = json_object_get(sum, metrics[k]);
+            sp[n].m[k] = json_is_number(x) ? json_number_value(x) : NAN;
+        }
+        json_decref(sum);
+        n++;
+    }
+    if (rc == KS_OK && n == 0)
+        rc = fail(err, len, sweep_dir, "no complete point to plot");
+    char plots[4200], data[4200];
+    snprintf(plots, sizeof plots, "%s/plots", dir);
+    snprintf(data, sizeof data, "%s/data", dir);
+    if (rc == KS_OK && ((mkdir(dir, 0755) != 0 && errno != EEXIST) || (mkdir(plots, 0755) != 0 && errno != EEXIST) ||
+                        (mkdir(data, 0755) != 0 && errno != EEXIST)))
+        rc = fail(err, len, dir, "cannot create the report folder: %s", strerror(errno));
+    char **names = calloc(nc * N_METRICS + 1, sizeof *names);
+    size_t n_names = 0;
+    if (rc == KS_OK && !names)
+        rc = fail(err, len, dir, "out of memory");
+    // one plot per axis and metric: a line per combination of the other axes
+    for (size_t c = 0; rc == KS_OK && c < nc; c++) {
+        int numeric = 1;
+        for (size_t i = 0; i < n; i++)
+            numeric &= !isnan(as_number(sp[i].val[c]));
+        for (int k = 0; rc == KS_OK && k < N_METRICS; k++) {
+            char name[64], dpath[4300], gpath[4300];
+            snprintf(name, sizeof name, "axis%zu_%s", c, metrics[k]);
+            snprintf(dpath, sizeof dpath, "%s/data/%s.dat", dir, name);
+            snprintf(gpath, sizeof gpath, "%s/plots/%s.gp", dir, name);
+            FILE *d = fopen(dpath, "w"), *g = fopen(gpath, "w");
+            if (!d || !g) {
+                if (d)
+                    fclose(d);
+                if (g)
+                    fclose(g);
+                rc = fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
+                break;
+            }
+            // series: the distinct values of the other columns, in order of first appearance
+            char cmd[8192];
+            size_t o = (size_t)snprintf(cmd, sizeof cmd, "plot");
+            int *done = calloc(n, sizeof *done);
+            int block = 0;
+            for (size_t i = 0; done && i < n; i++) {
+                if (done[i])
+                    continue;
+                char label[256] = "";
+                size_t lo = 0;
+                for (size_t c2 = 0; c2 < nc; c2++)
+                    if (c2 != c)
+                        lo += (size_t)snprintf(label + lo, lo < sizeof label ? sizeof label - lo : 0, "%s%s=%s",
+                                               lo ? " " : "", json_string_value(json_array_get(cols, c2)),
+                                               sp[i].val[c2]);
+                for (char *q = label; *q; q++)
+                    if (*q == '\'' || *q == '"')
+                        *q = '_';
+                for (size_t j = i; j < n; j++) {
+                    int same = 1;
+                    for (size_t c2 = 0; c2 < nc; c2++)
+                        same &= c2 == c || strcmp(sp[j].val[c2], sp[i].val[c2]) == 0;
+                    if (!same)
+                        continue;
+                    done[j] = 1;
+                    double x = numeric ? as_number(sp[j].val[c]) : 0;
+                    if (!numeric) { // categorical: the value's index among the distinct values
+                        size_t idx = 0;
+                        for (size_t q = 0; q < n; q++) {
+                            int first = 1;
+                            for (size_t r = 0; r < q; r++)
+                                first &= strcmp(sp[r].val[c], sp[q].val[c]) != 0;
+                            if (!first)
+                                continue;
+                            if (strcmp(sp[q].val[c], sp[j].val[c]) == 0)
+                                break;
+                            idx++;
+                        }
+                        x = (double)idx;
+                    }
+                    fprintf(d, "%.9g %.9g\n", x, sp[j].m[k]);
+                }
+                fputs("\n\n", d);
+                o += (size_t)snprintf(cmd + o, o < sizeof cmd ? sizeof cmd - o : 0,
+                                      "%s 'data/%s.dat' index %d using 1:2 with linespoints lw 2 title '%s'",
+                                      block ? "," : "", name, block, nc > 1 ? label : metrics[k]);
+                block++;
+            }
+            free(done);
+            const char *axis = json_string_value(json_array_get(cols, c));
+            script_begin(g, metrics[k], axis, metric_label[k]);
+            if (!numeric) { // the distinct values as tics
+                fputs("set xtics (", g);
+                size_t idx = 0;
+                for (size_t q = 0; q < n; q++) {
+                    int first = 1;
+                    for (size_t r = 0; r < q; r++)
+                        first &= strcmp(sp[r].val[c], sp[q].val[c]) != 0;
+                    if (first)
+                        fprintf(g, "%s\"%s\" %zu", idx ? ", " : "", sp[q].val[c], idx), idx++;
+                }
+                fputs(")\nset offsets 0.5, 0.5, 0, 0\n", g);
+            }
+            script_end(g, name, cmd);
+            int bad = fclose(d) != 0;
+            bad |= fclose(g) != 0;
+            if (bad)
+                rc = fail(err, len, dir, "cannot write the data or script of %s", name);
+            if (rc == KS_OK)
+                rc = render(dir, gnuplot, name, err, len);
+            if (rc == KS_OK && !(names[n_names++] = strdup(name)))
+                rc = fail(err, len, dir, "out of memory");
+        }
+    }
+    // P99 TPOT against throughput, and the Pareto frontier
+    if (rc == KS_OK) {
+        char dpath[4300], gpath[4300];
+        snprintf(dpath, sizeof dpath, "%s/data/frontier.dat", dir);
+        snprintf(gpath, sizeof gpath, "%s/plots/frontier.gp", dir);
+        FILE *d = fopen(dpath, "w"), *g = fopen(gpath, "w");
+        if (!d || !g) {
+            rc = fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                fprintf(d, "%.9g %.9g\n", sp[i].m[0], sp[i].m[2]);
+            fputs("\n\n", d);
+            // frontier: no other point has more throughput and less P99 TPOT; by throughput
+            size_t *fr = calloc(n, sizeof *fr), nf = 0;
+            for (size_t i = 0; fr && i < n; i++) {
+                int dominated = 0;
+                for (size_t j = 0; j < n; j++)
+                    dominated |= j != i && sp[j].m[0] >= sp[i].m[0] && sp[j].m[2] <= sp[i].m[2] &&
+                                 (sp[j].m[0] > sp[i].m[0] || sp[j].m[2] < sp[i].m[2]);
+                if (!dominated && !isnan(sp[i].m[0]) && !isnan(sp[i].m[2]))
+                    fr[nf++] = i;
+            }
+            for (size_t a = 1; fr && a < nf; a++)
+                for (size_t b = a; b > 0 && sp[fr[b - 1]].m[0] > sp[fr[b]].m[0]; b--) {
+                    size_t t = fr[b];
+                    fr[b] = fr[b - 1];
+                    fr[b - 1] = t;
+                }
+            for (size_t a = 0; fr && a < nf; a++)
+                fprintf(d, "%.9g %.9g\n", sp[fr[a]].m[0], sp[fr[a]].m[2]);
+            free(fr);
+            script_begin(g, "P99 TPOT against throughput", "output tokens/s", "P99 TPOT (s)");
+            script_end(g, "frontier", "plot 'data/frontier.dat' index 0 using 1:2 with points pt 7 ps 1.2 title "
+                                      "'points', '' index 1 using 1:2 with linespoints lw 2 title 'Pareto frontier'");
+            int bad = fclose(d) != 0;
+            bad |= fclose(g) != 0;
+            d = g = NULL;
+            if (bad)
+                rc = fail(err, len, dir, "cannot write the frontier's data or script");
+            if (rc == KS_OK)
+                rc = render(dir, gnuplot, "frontier", err, len);
+            if (rc == KS_OK && !(names[n_names++] = strdup("frontier")))
+                rc = fail(err, len, dir, "out of memory");
+        }
+        if (d)
+            fclose(d);
+        if (g)
+            fclose(g);
+    }
+    if (rc == KS_OK) { // index.html: the points, then every plot
+        char hpath[4300], tmp[4400];
+        snprintf(hpath, sizeof hpath, "%s/index.html", dir);
+        snprintf(tmp, sizeof tmp, "%s.part", hpath);
+        FILE *hf = fopen(tmp, "w");
+        if (!hf) {
+            rc = fail(err, len, dir, "cannot write index.html");
+        } else {
+            fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata sweep report</title>\n"
+                  "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td,th{padding:2px 8px}"
+                  "img{max-width:100%}</style></head><body>\n<h1>kvstrata sweep report</h1>\n<p>Sweep: ",
+                  hf);
+            html_text(hf, sweep_dir);
+            fprintf(hf, " (%zu complete points of %zu)</p>\n<table>\n<tr>", n, np);
+            for (size_t c = 0; c < nc; c++) {
+                fputs("<th>", hf);
+                html_text(hf, json_string_value(json_array_get(cols, c)));
+                fputs("</th>", hf);
+            }
+            for (int k = 0; k < N_METRICS; k++)
+                fprintf(hf, "<th>%s</th>", metrics[k]);
+            fputs("</tr>\n", hf);
+            for (size_t i = 0; i < n; i++) {
+                fputs("<tr>", hf);
+                for (size_t c = 0; c < nc; c++) {
+                    fputs("<td>", hf);
+                    html_text(hf, sp[i].val[c]);
+                    fputs("</td>", hf);
+                }
+                for (int k = 0; k < N_METRICS; k++)
+                    fprintf(hf, "<td>%.6g</td>", sp[i].m[k]);
+                fputs("</tr>\n", hf);
+            }
+            fputs("</table>\n", hf);
+            for (size_t i = 0; i < n_names; i++)
+                fprintf(hf, "<h2>%s</h2>\n<img src=\"%s.png\" alt=\"%s\"> <a href=\"%s.svg\">SVG</a>\n", names[i],
+                        names[i], names[i], names[i]);
+            fputs("</body></html>\n", hf);
+            if (fclose(hf) != 0 || rename(tmp, hpath) != 0) {
+                unlink(tmp);
+                rc = fail(err, len, dir, "cannot write index.html");
+            }
+        }
+    }
+    for (size_t i = 0; names && i < n_names; i++)
+        free(names[i]);
+    free(names);
+    free(sp);
+    free(vals);
+    json_decref(man);
     return rc;
 }

@@ -8,6 +8,8 @@
 // scripts to DIR/plots/*.gp, the images to DIR/*.png and DIR/*.svg; gnuplot
 // (Debian gnuplot-nox) renders them. Every image index.html references
 // exists when ks_report_write returns KS_OK.
+//
+// A sweep report (ks_report_sweep) plots the sweep's summaries the same way.
 #ifndef KS_REPORT_H
 #define KS_REPORT_H
 
@@ -17,5 +19,14 @@
 // missing). KS_OK, or a status with "FILE: reason" in err. gnuplot is the
 // program run ("gnuplot" when NULL).
 int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *err, size_t len);
+
+// Writes the report of a sweep folder (kvstrata sweep -o SWEEP_DIR: its
+// sweep.json and each complete point's JSON summary) into `dir`: for each
+// axis, each metric (throughput, TPOT P50/P99, TTFT P99, L1 hit rate, stall
+// fraction) against the axis, one line per combination of the other axes;
+// and P99 TPOT against throughput over all points with their Pareto
+// frontier (the points no other point beats on both). KS_OK, or a status
+// with the reason in err.
+int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot, char *err, size_t len);
 
 #endif

@@ -1,8 +1,9 @@
-// report_cmd.c - `kvstrata report RESULT.h5 -o DIR`: plots and an
-// index.html of one run's result (report.h).
+// report_cmd.c - `kvstrata report RESULT.h5|SWEEP_DIR -o DIR`: plots and an
+// index.html of one run's result or of a sweep (report.h).
 #include "report_cmd.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "report.h"
 #include "status.h"
@@ -11,7 +12,7 @@ static int run_report(const struct ks_cli_cmd *cmd, int argc, char **argv)
 {
     const char *file = NULL, *out = NULL, *gnuplot = "gnuplot";
     const struct ks_cli_opt opts[] = {
-        {.name = "result", .kind = KS_CLI_ARG, .out = &file, .arg = "RESULT.h5"},
+        {.name = "result", .kind = KS_CLI_ARG, .out = &file, .arg = "RESULT.h5|SWEEP_DIR"},
         {.name = "output", .kind = KS_CLI_STRING, .out = &out, .arg = "DIR", .short_name = 'o',
          .help = "folder for index.html, the images, their data and scripts (required)", .hide_default = 1},
         {.name = "gnuplot", .kind = KS_CLI_STRING, .out = &gnuplot, .arg = "PROGRAM",
@@ -23,7 +24,10 @@ static int run_report(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (!out)
         return ks_cli_usage_error(cmd, "-o DIR is required");
     static char err[1024];
-    if (ks_report_write(file, out, gnuplot, err, sizeof err) != KS_OK)
+    struct stat st;
+    int sweep = stat(file, &st) == 0 && S_ISDIR(st.st_mode);
+    if ((sweep ? ks_report_sweep(file, out, gnuplot, err, sizeof err) : ks_report_write(file, out, gnuplot, err, sizeof err)) !=
+        KS_OK)
         return ks_cli_fail(cmd, "%s", err);
     printf("%s/index.html\n", out);
     return KS_EXIT_OK;
@@ -31,13 +35,18 @@ static int run_report(const struct ks_cli_cmd *cmd, int argc, char **argv)
 
 const struct ks_cli_cmd ks_report_cmd = {
     .name = "report",
-    .summary = "Plot a run's result: TPOT, step time, batch, hit rates, occupancy, links (PNG, SVG, HTML)",
+    .summary = "Plot a run's result or a sweep: TPOT, hit rates, occupancy, links; metrics by axis (PNG, SVG, HTML)",
     .about = "Reads RESULT.h5 (kvstrata run -o) and writes DIR/index.html with the run's summary\n"
              "and six plots, each as PNG and SVG: the TPOT distribution over requests, decode\n"
              "step time and stall, batch size, hit rate per tier, tier occupancy (all over\n"
              "simulated time, binned in 100 intervals) and the utilisation of the six busiest\n"
              "links. The data behind each plot are in DIR/data, the gnuplot scripts in\n"
              "DIR/plots (gnuplot from the Debian package gnuplot-nox renders them). Prints the\n"
-             "path of index.html.\n",
+             "path of index.html.\n"
+             "Given a sweep folder (kvstrata sweep -o SWEEP_DIR), plots each metric\n"
+             "(throughput, TPOT P50/P99, TTFT P99, L1 hit rate, stall fraction) against\n"
+             "each axis, one line per combination of the other axes, and P99 TPOT against\n"
+             "throughput over all complete points with their Pareto frontier, and lists\n"
+             "the points in index.html.\n",
     .run = run_report,
 };

@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# tests/report_check.sh KVSTRATA SCENARIO [ARGS...]: runs the scenario, renders
-# its report, and checks that every image index.html references exists, is
-# not empty and is what its name says (PNG signature, SVG root element), and
-# that each plot has its data file. Skips (77) without gnuplot.
+# tests/report_check.sh KVSTRATA run SCENARIO [ARGS...]
+# tests/report_check.sh KVSTRATA sweep SWEEP.lua IMAGES
+# Runs the scenario (or the sweep), renders its report, and checks that every
+# image index.html references exists, is not empty and is what its name says
+# (PNG signature, SVG root element) and has its data file; a run's report has
+# 12 images, a sweep's IMAGES. Skips (77) without gnuplot.
 set -euo pipefail
-ks=$1 sc=$2
-shift 2
+ks=$1 mode=$2 input=$3
+shift 3
 command -v gnuplot > /dev/null || { echo "report_check: no gnuplot (Debian gnuplot-nox): skipped"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$ks" run "$sc" "$@" -o "$dir/run.h5" > /dev/null
-"$ks" report "$dir/run.h5" -o "$dir/report" > "$dir/out"
+if [ "$mode" = run ]; then
+    "$ks" run "$input" "$@" -o "$dir/run.h5" > /dev/null
+    src=$dir/run.h5 want=12
+else
+    "$ks" sweep "$input" -o "$dir/sweep" -j 2 > /dev/null
+    src=$dir/sweep want=$1
+fi
+"$ks" report "$src" -o "$dir/report" > "$dir/out"
 [ "$(cat "$dir/out")" = "$dir/report/index.html" ] || { echo "report_check: printed $(cat "$dir/out")" >&2; exit 1; }
 imgs=$(grep -o 'src="[^"]*"' "$dir/report/index.html" | sed 's/src="\(.*\)"/\1/')
 svgs=$(grep -o 'href="[^"]*\.svg"' "$dir/report/index.html" | sed 's/href="\(.*\)"/\1/')
@@ -26,6 +34,6 @@ for f in $imgs $svgs; do
     [ -s "$dir/report/data/$(basename "${f%.*}").dat" ] || { echo "report_check: no data for $f" >&2; exit 1; }
     n=$((n + 1))
 done
-[ "$n" -eq 12 ] || { echo "report_check: $n images referenced, expected 6 PNG + 6 SVG" >&2; exit 1; }
-grep -q "<td>tpot_p99</td>" "$dir/report/index.html" || { echo "report_check: no summary table" >&2; exit 1; }
-echo "report_check: index.html and its 12 images are valid"
+[ "$n" -eq "$want" ] || { echo "report_check: $n images referenced, expected $want" >&2; exit 1; }
+grep -q "tpot_p99</t[dh]>" "$dir/report/index.html" || { echo "report_check: no summary table" >&2; exit 1; }
+echo "report_check: index.html and its $n images are valid"
