@@ -499,9 +499,11 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
 
 
 struct spoint {
-    const char **val; // [n_cols] the point's value of each axis column (borrowed from the manifest)
+    const char **val; // [n_cols] the point's value of each axis column (owned unless no_value)
     double m[8];      // the metrics below
 };
+
+static const char no_value[] = ""; // a value strdup could not copy (not freed)
 
 static const char *const metrics[] = {"throughput_tokens", "tpot_p50", "tpot_p99", "ttft_p99", "hit_rate_l1",
                                       "stall_fraction"};
@@ -557,9 +559,16 @@ int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot,
             continue; // not there after all: left out, like any incomplete point
         sp[n].val = vals + n * (nc ? nc : 1);
         json_t *v = json_object_get(p, "values");
-        for (size_t c = 0; c < nc; c++) {
-            const char *s = json_string_value(json_object_get(v, json_string_value(json_array_get(cols, c))));
-            sp[n].val[c] = s ? s : "";
+        for (size_t c = 0; c < nc; c++) { // a value as written: a string, or a number
+            const json_t *x = json_object_get(v, json_string_value(json_array_get(cols, c)));
+            char num[64] = "";
+            if (json_is_number(x))
+                snprintf(num, sizeof num, "%.15g", json_number_value(x));
+            sp[n].val[c] = strdup(json_is_string(x) ? json_string_value(x) : num);
+            if (!sp[n].val[c]) {
+                rc = fail(err, len, path, "out of memory");
+                sp[n].val[c] = no_value;
+            }
         }
         for (int k = 0; k < N_METRICS; k++) {
             json_t *x = json_object_get(sum, metrics[k]);
@@ -769,6 +778,10 @@ int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot,
     for (size_t i = 0; names && i < n_names; i++)
         free(names[i]);
     free(names);
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < nc; c++)
+            if (sp[i].val[c] != no_value)
+                free((char *)sp[i].val[c]);
     free(sp);
     free(vals);
     json_decref(man);

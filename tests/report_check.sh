@@ -36,4 +36,10 @@ for f in $imgs $svgs; do
 done
 [ "$n" -eq "$want" ] || { echo "report_check: $n images referenced, expected $want" >&2; exit 1; }
 grep -q "tpot_p99</t[dh]>" "$dir/report/index.html" || { echo "report_check: no summary table" >&2; exit 1; }
+if [ "$mode" = sweep ]; then # one line per value of the other axis, labelled with it
+    for g in "$dir"/report/plots/axis*_tpot_p99.gp; do
+        grep -q "index 1 using" "$g" && grep -Eq "title '[^=']+=[^']+'" "$g" ||
+            { echo "report_check: $(basename "$g") lacks one labelled line per other-axis value" >&2; exit 1; }
+    done
+fi
 echo "report_check: index.html and its $n images are valid"
