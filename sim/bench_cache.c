@@ -39,6 +39,8 @@
 
 #include "cache.h"
 #include "json.h"
+#include "luatab.h"
+#include "scenario.h"
 #include "rng.h"
 
 enum {
@@ -61,7 +63,26 @@ struct settings {
     double l1, l2, l3; // tier sizes, fractions of the blocks
     int policy;    // index into policy_names
     int check, json;
+    const char *lua; // a Lua file whose table's `evict` function replaces the policy
 };
+
+struct lua_policy {
+    struct ks_luafn *fn;
+    int failed;
+    char err[512];
+};
+
+// The eviction callback that calls the Lua function (as kvstrata run does).
+static double lua_score(void *ud, const struct ks_block_view *b)
+{
+    struct lua_policy *lp = ud;
+    static const char *const names[] = {"heat", "last", "now", "refs", "tier", "req", "pos", "group", "id"};
+    const double v[] = {b->heat, b->last, b->now, b->refs, b->tier, b->req, b->pos, b->group, b->id};
+    double out = 0;
+    if (!lp->failed && ks_luafn_call(lp->fn, names, v, sizeof v / sizeof v[0], &out, lp->err, sizeof lp->err) != KS_OK)
+        lp->failed = 1;
+    return lp->failed ? 0 : out;
+}
 
 struct stream {
     struct ks_access *acc; // [off[steps]] every step's accesses, one after another
@@ -253,7 +274,7 @@ static int report(const struct ks_cli_cmd *cmd, const struct settings *o, const 
     FIG(ks_json_set_int, "blocks", o->blocks, "blocks in the request");
     FIG(ks_json_set_int, "topk", o->topk, "attention slots per step (top-k)");
     FIG(ks_json_set_int, "steps", o->steps, "decode steps");
-    FIG(ks_json_set_str, "policy", policy_names[o->policy], "eviction policy");
+    FIG(ks_json_set_str, "policy", o->lua ? "lua" : policy_names[o->policy], "eviction policy");
     FIG(ks_json_set_int, "samples", o->samples, "blocks sampled per victim (0 = exact scan)");
     FIG(ks_json_set_int, "window", o->window, "prefetch window, blocks");
     FIG(ks_json_set_real, "l1", o->l1, "L1 pages / blocks");
@@ -290,6 +311,10 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
          .max = KS_NONE - 1},
         {.name = "policy", .kind = KS_CLI_CHOICE, .out = &o.policy, .help = "eviction policy",
          .choices = policy_names},
+        {.name = "lua", .kind = KS_CLI_STRING, .out = &o.lua, .arg = "FILE.lua",
+         .help = "evict by the function `evict` of the table FILE.lua returns (its cost against the built-in "
+                 "policies); replaces --policy",
+         .hide_default = 1},
         {.name = "samples", .kind = KS_CLI_U32, .out = &o.samples, .arg = "S",
          .help = "blocks sampled per eviction victim; 0 = exact scan (belady is always exact)"},
         {.name = "l1", .kind = KS_CLI_REAL, .out = &o.l1, .arg = "FRACTION",
@@ -329,6 +354,15 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     p.evict_samples = o.samples;
     p.prefetch_window = o.window;
     p.evict = policy_of[o.policy];
+    static struct lua_policy lp;
+    if (o.lua) {
+        static char lerr[1024];
+        if (!(lp.fn = ks_luafn_load(o.lua, ks_scenario_lua_dirs(), "evict", lerr, sizeof lerr)))
+            return ks_cli_fail(cmd, "%s", lerr);
+        p.evict = KS_EVICT_CALLBACK;
+        p.evict_fn = lua_score;
+        p.evict_ud = &lp;
+    }
     p.seed = o.seed ^ UINT64_C(0x9e3779b97f4a7c15); // not the stream's sequence
 
     struct stream s;
@@ -363,9 +397,12 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (rc == 0 && ks_cache_stats(c)->accesses != accesses)
         rc = ks_cli_fail(cmd, "the manager counted %" PRIu64 " accesses, the stream has %" PRIu64,
                          ks_cache_stats(c)->accesses, accesses);
+    if (rc == 0 && lp.failed)
+        rc = ks_cli_fail(cmd, "%s: evict: %s", o.lua, lp.err);
     if (rc == 0)
         rc = report(cmd, &o, c, accesses, wall);
     ks_cache_free(c);
+    ks_luafn_free(lp.fn);
     return rc;
 }
 

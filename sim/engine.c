@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "luatab.h"
 #include "platform.h"
 #include "rng.h"
 #include "sparse.h"
@@ -116,6 +117,9 @@ struct sim {
     uint64_t admit_blocks;  // blocks of admitted requests one GPU may hold
     uint64_t l1_pages;      // L1 pages per GPU
     struct ks_sparse *sparse; // the sparse-attention policy
+    struct ks_luafn *lua_evict; // cache.evict as a Lua function, or NULL
+    int lua_failed;
+    char lua_err[512];
     char err[256];
 };
 
@@ -196,6 +200,27 @@ static void transfer(struct sim *m, struct route *rt, sg_host_t from, sg_host_t 
             bins[b] += bytes * (hi - lo) / (end - start);
         }
     }
+}
+
+// The cache managers' eviction callback when cache.evict is a Lua function:
+// the block's fields as a table; the lowest score is evicted first. After a
+// Lua error every score is 0 and the run fails at the end of the step.
+static double lua_score(void *ud, const struct ks_block_view *b)
+{
+    struct sim *m = ud;
+    static const char *const names[] = {"heat", "last", "now", "refs", "tier", "req", "pos", "group", "id"};
+    const double v[] = {b->heat, b->last, b->now, b->refs, b->tier, b->req, b->pos, b->group, b->id};
+    double out = 0;
+    if (m->lua_failed)
+        return 0;
+    if (ks_luafn_call(m->lua_evict, names, v, sizeof v / sizeof v[0], &out, m->lua_err, sizeof m->lua_err) != KS_OK ||
+        !isfinite(out)) {
+        if (isfinite(out) == 0 && !m->lua_err[0])
+            snprintf(m->lua_err, sizeof m->lua_err, "returned %g; a score is a finite number", out);
+        m->lua_failed = 1;
+        return 0;
+    }
+    return out;
 }
 
 // ---- records ----------------------------------------------------------------
@@ -919,6 +944,12 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     uint64_t budget = (uint64_t)fmax(link_step, (double)m->block_bytes[KS_L1] * s->cache.migration_batch);
     if (st == KS_OK)
         st = ks_cache_plan(c, budget, &plan);
+    if (st == KS_OK && m->lua_failed) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "cache.evict (Lua): %s", m->lua_err);
+        fail(m, msg, KS_EINVAL);
+        return -1;
+    }
     if (st != KS_OK) {
         fail(m, "a decode step", st);
         return -1;
@@ -1265,6 +1296,16 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         ks_run_result_fini(r);
         return KS_EINVAL;
     }
+    if (s->cache.evict == KS_EVICT_CALLBACK) {
+        if (!(m.lua_evict = ks_luafn_load(s->file, ks_scenario_lua_dirs(), "cache.evict", err, len))) {
+            ks_sparse_free(m.sparse);
+            ks_workload_free(m.wl);
+            ks_run_result_fini(r);
+            return KS_EINVAL;
+        }
+        cp.evict_fn = lua_score;
+        cp.evict_ud = &m;
+    }
     initialised = 1;
     int argc = 4;
     char *argv[] = {"kvstrata", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS, "--log=root.thres:critical", NULL};
@@ -1274,6 +1315,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     if ((st = ks_platform_load(&pp, err, len)) != KS_OK) {
         ks_workload_free(m.wl);
         ks_sparse_free(m.sparse);
+        ks_luafn_free(m.lua_evict);
         ks_run_result_fini(r);
         return st;
     }
@@ -1388,6 +1430,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     free(m.link_bins);
     ks_workload_free(m.wl);
     ks_sparse_free(m.sparse);
+    ks_luafn_free(m.lua_evict);
     if (st == KS_OK && m.err[0])
         st = KS_EINVAL;
     if (st != KS_OK && err[0] == '\0')

@@ -633,3 +633,129 @@ int ks_luatab_load_calling(const char *file, const char *lua_dirs, const char *c
     free(text);
     return st;
 }
+
+// ---- a function kept alive ------------------------------------------------
+
+struct ks_luafn {
+    lua_State *L;
+    int fn, arg; // registry references: the function, the table it is called with
+    int handler; // registry reference: the message handler
+};
+
+// Under lua_pcall: walks the returned table (at 1) along the dotted path
+// (lightuserdata at 2) and leaves the value found on the stack.
+static int find_path(lua_State *L)
+{
+    const char *path = lua_touserdata(L, 2);
+    lua_pushvalue(L, 1);
+    while (*path) {
+        size_t k = strcspn(path, ".");
+        if (!lua_istable(L, -1))
+            return luaL_error(L, "no table on the way to the field");
+        lua_pushlstring(L, path, k);
+        lua_gettable(L, -2);
+        lua_remove(L, -2);
+        path += k + (path[k] == '.');
+    }
+    return 1;
+}
+
+struct ks_luafn *ks_luafn_load(const char *file, const char *lua_dirs, const char *path, char *err, size_t len)
+{
+    struct ks_luafn *f = calloc(1, sizeof *f);
+    lua_State *L = f ? luaL_newstate() : NULL;
+    if (!L) {
+        free(f);
+        snprintf(err, len, "%s: out of memory", file);
+        return NULL;
+    }
+    f->L = L;
+    struct conv c = {.file = file, .lua_dirs = lua_dirs};
+    lua_pushcfunction(L, msghandler);
+    int h = lua_gettop(L);
+    lua_pushcfunction(L, setup);
+    lua_pushlightuserdata(L, &c);
+    int rc = lua_pcall(L, 1, 0, h);
+    if (rc == LUA_OK)
+        rc = luaL_loadfilex(L, file, "t");
+    if (rc == LUA_OK)
+        rc = lua_pcall(L, 0, 1, h);
+    if (rc == LUA_OK) {
+        lua_pushcfunction(L, find_path);
+        lua_insert(L, -2);
+        lua_pushlightuserdata(L, (void *)path);
+        rc = lua_pcall(L, 2, 1, h);
+    }
+    if (rc != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        snprintf(err, len, "%s: %s: %s", file, path, msg ? msg : "unknown Lua error");
+        ks_luafn_free(f);
+        return NULL;
+    }
+    if (!lua_isfunction(L, -1)) {
+        snprintf(err, len, "%s: %s is a %s, not a function", file, path, luaL_typename(L, -1));
+        ks_luafn_free(f);
+        return NULL;
+    }
+    f->fn = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L);
+    f->arg = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, h);
+    f->handler = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_settop(L, 0);
+    return f;
+}
+
+struct call {
+    const struct ks_luafn *f;
+    const char *const *names;
+    const double *values;
+    size_t n;
+};
+
+// Under lua_pcall: fills the argument table and calls the function.
+static int invoke(lua_State *L)
+{
+    const struct call *c = lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->f->fn);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->f->arg);
+    for (size_t i = 0; i < c->n; i++) {
+        lua_pushnumber(L, c->values[i]);
+        lua_setfield(L, -2, c->names[i]);
+    }
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+int ks_luafn_call(struct ks_luafn *f, const char *const *names, const double *values, size_t n, double *out,
+                  char *err, size_t len)
+{
+    lua_State *L = f->L;
+    struct call c = {.f = f, .names = names, .values = values, .n = n};
+    lua_rawgeti(L, LUA_REGISTRYINDEX, f->handler);
+    lua_pushcfunction(L, invoke);
+    lua_pushlightuserdata(L, &c);
+    int rc = lua_pcall(L, 1, 1, 1);
+    int st = KS_OK;
+    if (rc != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        snprintf(err, len, "%s", msg ? msg : "unknown Lua error");
+        st = rc == LUA_ERRMEM ? KS_ENOMEM : KS_EINVAL;
+    } else if (!lua_isnumber(L, -1)) {
+        snprintf(err, len, "the function returned a %s; expected a number", luaL_typename(L, -1));
+        st = KS_EINVAL;
+    } else {
+        *out = lua_tonumber(L, -1);
+    }
+    lua_settop(L, 0);
+    return st;
+}
+
+void ks_luafn_free(struct ks_luafn *f)
+{
+    if (!f)
+        return;
+    if (f->L)
+        lua_close(f->L);
+    free(f);
+}

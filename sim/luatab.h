@@ -73,4 +73,22 @@ struct ks_luatab *ks_luatab_find(const struct ks_luatab *t, const char *path);
 // The type's name as Lua says it ("number", "string", "table"...).
 const char *ks_luatab_type_name(const struct ks_luatab *t);
 
+// A function a Lua file's table holds (a scenario's cache.evict), kept with
+// its own Lua state for calls during a simulation. Every call runs under
+// lua_pcall: a Lua error becomes a status and a message, never a longjmp.
+struct ks_luafn;
+
+// Runs `file` as ks_luatab_load does and keeps the function at the dotted
+// `path` of the table it returns. NULL with the reason in err.
+struct ks_luafn *ks_luafn_load(const char *file, const char *lua_dirs, const char *path, char *err, size_t len);
+
+// Calls the function with one table argument whose fields names[i] hold
+// values[i] (the same table each call: the function must not keep it) and
+// stores its number result in *out. KS_OK, KS_EINVAL (a Lua error, or no
+// number returned) or KS_ENOMEM, with the message in err.
+int ks_luafn_call(struct ks_luafn *f, const char *const *names, const double *values, size_t n, double *out,
+                  char *err, size_t len);
+
+void ks_luafn_free(struct ks_luafn *f);
+
 #endif

@@ -68,7 +68,8 @@ static const char *const policies[] = {"dense", "window", "stride", "random", "t
                                        "trace", "model", NULL}; // enum ks_sparse_policy
 static const char *const synth_presets[] = {"stable", "drifting", "noisy", NULL};
 static const char *const l3s[] = {"ssd", "remote", "none", NULL};
-static const char *const evicts[] = {"heat", "lru", "lfu", "belady", NULL}; // order of enum ks_evict_policy
+// order of enum ks_evict_policy; the last is shown for a Lua function, never typed
+static const char *const evicts[] = {"heat", "lru", "lfu", "belady", "lua function", NULL};
 static const char *const compressions[] = {"none", "int8", NULL};
 static const char *const routers[] = {"round_robin", "least_loaded", "prefix_affinity", NULL}; // enum ks_router
 static const char *const prefill_modes[] = {"colocated", "disaggregated", NULL}; // enum ks_prefill_mode
@@ -884,7 +885,17 @@ static int convert(struct ctx *x, const struct field *f, const struct ks_luatab 
         *(char **)p = dup_checked(x, n->s);
         return 0;
     case T_CHOICE:
-        return get_choice(x, n, label, f->choices, (int *)p);
+        if (f->choices == evicts && n->type == KS_LUATAB_OTHER && n->s && strcmp(n->s, "function") == 0) {
+            *(int *)p = KS_EVICT_CALLBACK; // a Lua policy: the engine fetches the function itself
+            return 0;
+        }
+        if (get_choice(x, n, label, f->choices, (int *)p) != 0)
+            return -1;
+        if (f->choices == evicts && *(int *)p == KS_EVICT_CALLBACK) {
+            REPORT_AT(x, n, label, "a Lua policy is a function: evict = function(b) return b.heat end");
+            return -1;
+        }
+        return 0;
     case T_U32:
     case T_U64:
         if (get_u64(x, n, label, f->unit, &u) != 0 || in_range(x, f, n, label, (double)u) != 0)
@@ -1231,6 +1242,11 @@ static void check_consistency(struct ctx *x)
 }
 
 // ---- the public functions ------------------------------------------------
+
+const char *ks_scenario_lua_dirs(void)
+{
+    return KS_LUA_DIRS;
+}
 
 void ks_scenario_free(struct ks_scenario *s)
 {

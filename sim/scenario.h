@@ -217,6 +217,10 @@ struct ks_scenario_params {
     int max_errors;           // errors reported before giving up; 0 = 20
 };
 
+// The folders `require` searches from a scenario (the source tree's lua/,
+// then the installed one), ';'-separated.
+const char *ks_scenario_lua_dirs(void);
+
 // Loads, validates and resolves `file` into *out (freed with
 // ks_scenario_free). Returns KS_OK; KS_EINVAL with every error, one per line,
 // in err; or KS_ENOMEM. params may be NULL.

@@ -25,3 +25,12 @@ ks_cli_test(policy_trace_not_trace --exit 1 --stdout-empty --stderr-has "not a k
             -o ${CMAKE_CURRENT_BINARY_DIR}/policy_bad.h5)
 set_tests_properties(cli_policy_trace_not_trace PROPERTIES DEPENDS cli_run_closed_form)
 ks_cli_test(trace_record_needs_output --exit 2 --stdout-empty --stderr-has "-o TRACE.h5" -- trace record ${ks_pol})
+# cache.evict as a Lua function: LRU written in Lua equals the built-in lru
+add_test(NAME policy_lua_lru_is_lru COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/same_summary.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/tests/scenarios/lua_lru.lua -- ${ks_pol} --set sparse.policy=random --set cache.evict=lru)
+ks_cli_test(policy_lua_bad --exit 1 --stdout-empty --stderr-has "cache.evict (Lua): the function returned a string"
+            -- run ${PROJECT_SOURCE_DIR}/tests/scenarios/lua_bad.lua -o ${CMAKE_CURRENT_BINARY_DIR}/lua_bad.h5)
+ks_cli_test(policy_lua_named --exit 2 --stdout-empty --stderr-has "a Lua policy is a function"
+            -- run ${ks_pol} --set "cache.evict=lua function")
+ks_cli_test(bench_cache_lua --json --is policy lua --gt accesses_per_s 0
+            -- bench cache --blocks 20000 --topk 32 --steps 500 --lua ${PROJECT_SOURCE_DIR}/tests/scenarios/lua_lru_policy.lua --json)
