@@ -120,7 +120,7 @@ struct sim {
     struct ks_luafn *lua_evict; // cache.evict as a Lua function, or NULL
     int lua_failed;
     char lua_err[512];
-    char err[256];
+    char err[1024];
 };
 
 // A session's progress (sessions of more than one turn).
@@ -300,7 +300,15 @@ static void lane(int argc, char **argv)
         // one batched copy: its fixed cost, then the bytes over the route
         if (s->platform.copy_overhead > 0)
             sg_actor_sleep_for(s->platform.copy_overhead);
-        transfer(g->sim, &g->routes[b->src][b->dst], tier_host(g, b->src), tier_host(g, b->dst), (double)b->bytes);
+        // an SSD request also holds the drive for its per-request time (the
+        // profile's op_time, calib/fit.h): as that many more bytes at the
+        // drive's rate, which SimGrid then shares like the rest
+        double bytes = (double)b->bytes;
+        if (s->cache.l3 == KS_L3_SSD && b->src == KS_L3)
+            bytes += s->platform.ssd.read_op_time * s->platform.ssd.read_bw;
+        else if (s->cache.l3 == KS_L3_SSD && b->dst == KS_L3)
+            bytes += s->platform.ssd.write_op_time * s->platform.ssd.write_bw;
+        transfer(g->sim, &g->routes[b->src][b->dst], tier_host(g, b->src), tier_host(g, b->dst), bytes);
 
         sg_mutex_lock(g->mu);
         int st = ks_cache_confirm(g->cache, b);

@@ -10,6 +10,7 @@
 
 #include "bench_cache.h"
 #include "bench_kernels.h"
+#include "calib_cmd.h"
 #include "cli.h"
 #include "device.h"
 #include "json.h"
@@ -74,6 +75,9 @@ static const struct ks_cli_cmd *const commands[] = {
     &ks_trace_stats_cmd,
     &ks_trace_record_cmd,
     &ks_trace_model_cmd,
+    &ks_calib_host_cmd,
+    &ks_calib_check_cmd,
+    &ks_calib_gpu_cmd,
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -167,6 +167,8 @@ static const struct field fields[] = {
     {"sparse.preset", T_CHOICE, CN, OFF(sparse.preset), "drifting", 0, 0, synth_presets, 0},
     {"sparse.attention_layers", T_U32, CN, OFF(sparse.attention_layers), "4", 1, 0, NULL, 0},
     {"sparse.switch_prob", T_REAL, KS_UNIT_FRACTION, OFF(sparse.switch_prob), "0.05", 0, 1, NULL, 0},
+    {"platform.ssd.read_op_time", T_REAL, TM, OFF(platform.ssd.read_op_time), "0s", 0, 0, NULL, 1},
+    {"platform.ssd.write_op_time", T_REAL, TM, OFF(platform.ssd.write_op_time), "0s", 0, 0, NULL, 1},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."

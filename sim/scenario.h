@@ -65,6 +65,8 @@ struct ks_scenario_ssd {
     double write_bw; // bytes/s per drive
     double lat;      // seconds per request
     uint64_t bytes;  // capacity per drive; 0: not given (L3 then holds what the admitted requests need)
+    double read_op_time;  // seconds of device time each read holds besides its bytes (calib/fit.h); 0: none
+    double write_op_time; // the same for writes
 };
 
 struct ks_scenario_network {

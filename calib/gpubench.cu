@@ -1,0 +1,249 @@
+// gpubench.cu - gpubench.h on the CUDA runtime. Every CUDA call is checked
+// (KS_CUDA_CHECK records file and line for ks_kernel_error); resources are
+// released on every path through one cleanup block per function.
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda_util.cuh"
+#include "gpubench.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int bad_args(size_t bytes, int repeat)
+{
+    return bytes == 0 || repeat <= 0 || repeat > KS_GPU_BENCH_MAX_REPEAT;
+}
+
+struct bufs {
+    void *dev, *dev2, *host;
+    int pinned;
+    cudaStream_t s1, s2;
+};
+
+static void bufs_free(struct bufs *b)
+{
+    if (b->dev)
+        (void)cudaFree(b->dev);
+    if (b->dev2)
+        (void)cudaFree(b->dev2);
+    if (b->host) {
+        if (b->pinned)
+            (void)cudaFreeHost(b->host);
+        else
+            free(b->host);
+    }
+    if (b->s1)
+        (void)cudaStreamDestroy(b->s1);
+    if (b->s2)
+        (void)cudaStreamDestroy(b->s2);
+    memset(b, 0, sizeof *b);
+}
+
+static int time_copy(struct bufs *b, enum ks_gpu_dir dir, size_t bytes, int repeat, double *t)
+{
+    void *dst = dir == KS_GPU_H2D ? b->dev : dir == KS_GPU_D2H ? b->host : b->dev2;
+    const void *src = dir == KS_GPU_H2D ? b->host : b->dev;
+    cudaMemcpyKind kind = dir == KS_GPU_H2D   ? cudaMemcpyHostToDevice
+                          : dir == KS_GPU_D2H ? cudaMemcpyDeviceToHost
+                                              : cudaMemcpyDeviceToDevice;
+    for (int r = -1; r < repeat; r++) { // r = -1: untimed first touch
+        double t0 = now_s();
+        KS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, b->s1));
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
+        if (r >= 0)
+            t[r] = now_s() - t0;
+    }
+    return KS_KERNEL_OK;
+}
+
+static int setup_copy(struct bufs *b, enum ks_gpu_dir dir, int pinned, size_t bytes)
+{
+    b->pinned = pinned;
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking));
+    KS_CUDA_CHECK(cudaMalloc(&b->dev, bytes));
+    KS_CUDA_CHECK(cudaMemset(b->dev, 0x3c, bytes));
+    if (dir == KS_GPU_D2D) {
+        KS_CUDA_CHECK(cudaMalloc(&b->dev2, bytes));
+        return KS_KERNEL_OK;
+    }
+    if (pinned) {
+        KS_CUDA_CHECK(cudaHostAlloc(&b->host, bytes, cudaHostAllocDefault));
+    } else {
+        b->host = malloc(bytes);
+        if (!b->host)
+            return KS_KERNEL_EINVAL;
+    }
+    memset(b->host, 0x5a, bytes);
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_gpu_bench_copy(enum ks_gpu_dir dir, int pinned, size_t bytes, int repeat, double *seconds)
+{
+    *seconds = 0;
+    if (bad_args(bytes, repeat))
+        return KS_KERNEL_EINVAL;
+    double t[KS_GPU_BENCH_MAX_REPEAT];
+    struct bufs b;
+    memset(&b, 0, sizeof b);
+    int st = setup_copy(&b, dir, pinned, bytes);
+    if (st == KS_KERNEL_OK)
+        st = time_copy(&b, dir, bytes, repeat, t);
+    if (st == KS_KERNEL_OK)
+        *seconds = median(t, repeat);
+    bufs_free(&b);
+    return st;
+}
+
+// Copies n blocks: block i from src[i] (mapped host memory) to dst + i * words.
+// Grid: (n, GATHER_SPLIT) blocks of GATHER_THREADS threads; blockIdx.y takes
+// one GATHER_SPLIT-th of the block's 16-byte words.
+// src: [n] device-visible pointers, each to `words` uint4; dst: [n * words] uint4.
+enum { GATHER_THREADS = 256, GATHER_SPLIT = 16 };
+
+__global__ void gather_blocks(const uint4 *const *src, uint4 *dst, size_t words)
+{
+    const uint4 *s = src[blockIdx.x];
+    uint4 *d = dst + (size_t)blockIdx.x * words;
+    size_t per = (words + GATHER_SPLIT - 1) / GATHER_SPLIT;
+    size_t lo = (size_t)blockIdx.y * per, hi = lo + per < words ? lo + per : words;
+    for (size_t i = lo + threadIdx.x; i < hi; i += GATHER_THREADS)
+        d[i] = s[i];
+}
+
+static int time_blocks(struct bufs *b, size_t block, int n, int repeat, const uint4 **dsrc, char *const *hsrc,
+                       double *t1, double *t2)
+{
+    for (int r = -1; r < repeat; r++) {
+        double t0 = now_s();
+        for (int i = 0; i < n; i++)
+            KS_CUDA_CHECK(cudaMemcpyAsync((char *)b->dev + (size_t)i * block, hsrc[i], block, cudaMemcpyHostToDevice,
+                                          b->s1));
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
+        if (r >= 0)
+            t1[r] = now_s() - t0;
+    }
+    dim3 grid((unsigned)n, GATHER_SPLIT);
+    for (int r = -1; r < repeat; r++) {
+        double t0 = now_s();
+        gather_blocks<<<grid, GATHER_THREADS, 0, b->s1>>>(dsrc, (uint4 *)b->dev2, block / sizeof(uint4));
+        KS_CUDA_CHECK_LAUNCH();
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
+        if (r >= 0)
+            t2[r] = now_s() - t0;
+    }
+    return KS_KERNEL_OK;
+}
+
+static int setup_blocks(struct bufs *b, size_t block, int n, char **hsrc, const uint4 **hptr, const uint4 ***dsrc)
+{
+    // a pool of 4n blocks; block i of the batch sits at slot (7 i + 3) mod 4n: scattered, distinct
+    size_t slots = 4 * (size_t)n, pool = slots * block;
+    b->pinned = 1;
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking));
+    KS_CUDA_CHECK(cudaHostAlloc(&b->host, pool, cudaHostAllocMapped));
+    memset(b->host, 0x5a, pool);
+    KS_CUDA_CHECK(cudaMalloc(&b->dev, (size_t)n * block));
+    KS_CUDA_CHECK(cudaMalloc(&b->dev2, (size_t)n * block));
+    KS_CUDA_CHECK(cudaMalloc((void **)dsrc, (size_t)n * sizeof **dsrc));
+    void *dev_host = NULL;
+    KS_CUDA_CHECK(cudaHostGetDevicePointer(&dev_host, b->host, 0));
+    for (int i = 0; i < n; i++) {
+        size_t off = ((7 * (size_t)i + 3) % slots) * block;
+        hsrc[i] = (char *)b->host + off;
+        hptr[i] = (const uint4 *)((char *)dev_host + off);
+    }
+    KS_CUDA_CHECK(cudaMemcpy((void *)*dsrc, hptr, (size_t)n * sizeof *hptr, cudaMemcpyHostToDevice));
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *single_s, double *gather_s)
+{
+    *single_s = *gather_s = 0;
+    if (bad_args(block, repeat) || block % 16 || n <= 0 || n > 1024)
+        return KS_KERNEL_EINVAL;
+    double t1[KS_GPU_BENCH_MAX_REPEAT], t2[KS_GPU_BENCH_MAX_REPEAT];
+    char **hsrc = (char **)calloc((size_t)n, sizeof *hsrc);
+    const uint4 **hptr = (const uint4 **)calloc((size_t)n, sizeof *hptr);
+    const uint4 **dsrc = NULL;
+    struct bufs b;
+    memset(&b, 0, sizeof b);
+    int st = hsrc && hptr ? KS_KERNEL_OK : KS_KERNEL_EINVAL;
+    if (st == KS_KERNEL_OK)
+        st = setup_blocks(&b, block, n, hsrc, hptr, &dsrc);
+    if (st == KS_KERNEL_OK)
+        st = time_blocks(&b, block, n, repeat, dsrc, hsrc, t1, t2);
+    if (st == KS_KERNEL_OK) {
+        *single_s = median(t1, repeat);
+        *gather_s = median(t2, repeat);
+    }
+    if (dsrc)
+        (void)cudaFree((void *)dsrc);
+    bufs_free(&b);
+    free(hsrc);
+    free(hptr);
+    return st;
+}
+
+static int time_bidir(struct bufs *b, size_t bytes, int repeat, double *t)
+{
+    char *h_up = (char *)b->host, *h_down = h_up + bytes;
+    for (int r = -1; r < repeat; r++) {
+        double t0 = now_s();
+        KS_CUDA_CHECK(cudaMemcpyAsync(b->dev, h_up, bytes, cudaMemcpyHostToDevice, b->s1));
+        KS_CUDA_CHECK(cudaMemcpyAsync(h_down, b->dev2, bytes, cudaMemcpyDeviceToHost, b->s2));
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s2));
+        if (r >= 0)
+            t[r] = now_s() - t0;
+    }
+    return KS_KERNEL_OK;
+}
+
+static int setup_bidir(struct bufs *b, size_t bytes)
+{
+    b->pinned = 1;
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking));
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s2, cudaStreamNonBlocking));
+    KS_CUDA_CHECK(cudaHostAlloc(&b->host, 2 * bytes, cudaHostAllocDefault));
+    memset(b->host, 0x5a, 2 * bytes);
+    KS_CUDA_CHECK(cudaMalloc(&b->dev, bytes));
+    KS_CUDA_CHECK(cudaMalloc(&b->dev2, bytes));
+    KS_CUDA_CHECK(cudaMemset(b->dev2, 0x3c, bytes));
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_gpu_bench_bidir(size_t bytes, int repeat, double *seconds)
+{
+    *seconds = 0;
+    if (bad_args(bytes, repeat))
+        return KS_KERNEL_EINVAL;
+    double t[KS_GPU_BENCH_MAX_REPEAT];
+    struct bufs b;
+    memset(&b, 0, sizeof b);
+    int st = setup_bidir(&b, bytes);
+    if (st == KS_KERNEL_OK)
+        st = time_bidir(&b, bytes, repeat, t);
+    if (st == KS_KERNEL_OK)
+        *seconds = median(t, repeat);
+    bufs_free(&b);
+    return st;
+}

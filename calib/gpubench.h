@@ -1,0 +1,43 @@
+// gpubench.h - host <-> GPU and on-GPU copy benchmarks for `kvstrata calib gpu`.
+//
+// Every figure is wall-clock time on the host's monotonic clock from just
+// before the copy is issued to the return of the stream synchronisation
+// after it: what a runtime that issues a copy and waits for it pays,
+// per-copy overhead included. A point is the median over `repeat` timed
+// runs after one untimed one. Each function allocates what it times and
+// frees it before returning. In a build without CUDA every function returns
+// KS_KERNEL_ENODEV.
+#ifndef KS_GPUBENCH_H
+#define KS_GPUBENCH_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ks_gpu_dir { KS_GPU_H2D, KS_GPU_D2H, KS_GPU_D2D };
+
+#define KS_GPU_BENCH_MAX_REPEAT 64
+
+// One cudaMemcpyAsync of `bytes` in direction dir; host memory pinned
+// (cudaHostAlloc) or pageable (malloc); ignored for D2D. Median seconds.
+// KS_KERNEL_OK, EINVAL (bytes 0, repeat out of 1..KS_GPU_BENCH_MAX_REPEAT), ENODEV, ECUDA.
+int ks_gpu_bench_copy(enum ks_gpu_dir dir, int pinned, size_t bytes, int repeat, double *seconds);
+
+// n blocks of `block` bytes (a multiple of 16) at scattered places of a pinned
+// host pool moved to the device: *single_s, one cudaMemcpyAsync per block on
+// one stream and one synchronisation at the end; *gather_s, one kernel that
+// reads the n blocks through mapped pinned memory (zero copy) and writes them
+// contiguously. Medians, seconds for all n blocks.
+int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *single_s, double *gather_s);
+
+// One host-to-device and one device-to-host copy of `bytes` each (pinned), on
+// two streams at once. Median seconds until both are done.
+int ks_gpu_bench_bidir(size_t bytes, int repeat, double *seconds);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

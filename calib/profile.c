@@ -1,0 +1,312 @@
+// profile.c - the profile writer of profile.h.
+#define _POSIX_C_SOURCE 200809L // mkstemp, fdopen, fsync
+
+#include "profile.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "luatab.h"
+#include "scenario.h"
+#include "status.h"
+
+#if !defined(KS_PROFILE_SRC_DIR) || !defined(KS_PROFILE_INSTALL_DIR)
+#error "the build defines KS_PROFILE_SRC_DIR and KS_PROFILE_INSTALL_DIR"
+#endif
+
+enum { PATH_LEN = 256 };
+
+static int file_exists(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+char *ks_calib_profile_find(const char *spec)
+{
+    size_t n = strlen(spec);
+    if (strchr(spec, '/') || (n > 4 && strcmp(spec + n - 4, ".lua") == 0)) {
+        char *p = file_exists(spec) ? malloc(n + 1) : NULL;
+        if (p)
+            memcpy(p, spec, n + 1);
+        return p;
+    }
+    const char *dirs[] = {KS_PROFILE_SRC_DIR, KS_PROFILE_INSTALL_DIR};
+    for (size_t i = 0; i < 2; i++) {
+        size_t m = strlen(dirs[i]) + n + 6;
+        char *p = malloc(m);
+        if (!p)
+            return NULL;
+        snprintf(p, m, "%s/%s.lua", dirs[i], spec);
+        if (file_exists(p))
+            return p;
+        free(p);
+    }
+    return NULL;
+}
+
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\%03u", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static int is_name(const char *k)
+{
+    if (!isalpha((unsigned char)k[0]) && k[0] != '_')
+        return 0;
+    for (; *k; k++)
+        if (!isalnum((unsigned char)*k) && *k != '_')
+            return 0;
+    return 1;
+}
+
+static void put_key(FILE *f, const char *k)
+{
+    if (k[0] == '[') // "[n]": an integer key, written as Lua writes it
+        fputs(k, f);
+    else if (is_name(k))
+        fputs(k, f);
+    else {
+        fputc('[', f);
+        put_string(f, k);
+        fputc(']', f);
+    }
+    fputs(" = ", f);
+}
+
+static void indent(FILE *f, int depth)
+{
+    for (int i = 0; i < depth; i++)
+        fputs("  ", f);
+}
+
+static void put_figure(FILE *f, const struct ks_calib_figure *g, const char *key, int depth)
+{
+    indent(f, depth);
+    put_key(f, key);
+    fputs("{value = ", f);
+    char *end;
+    (void)strtod(g->value, &end);
+    if (g->value[0] && !*end && !isspace((unsigned char)g->value[0])) // a plain number: no quotes
+        fputs(g->value, f);
+    else
+        put_string(f, g->value);
+    fputs(", source = ", f);
+    put_string(f, g->source);
+    fputs(", kind = ", f);
+    put_string(f, g->kind);
+    fputs("},\n", f);
+}
+
+static const struct ks_calib_figure *replacement(const struct ks_calib_profile *p, const char *path)
+{
+    for (size_t i = 0; i < p->n_figs; i++)
+        if (strcmp(p->figs[i].path, path) == 0)
+            return &p->figs[i];
+    return NULL;
+}
+
+static void join(char *buf, size_t len, const char *prefix, const char *key)
+{
+    snprintf(buf, len, "%s%s%s", prefix, prefix[0] ? "." : "", key);
+}
+
+// Writes the fields of table t (at dotted path `prefix`), replacing and
+// adding figures. -1 when a value cannot be written back.
+static int put_fields(FILE *f, const struct ks_calib_profile *p, const struct ks_luatab *t, const char *prefix,
+                      int depth, char *err, size_t len)
+{
+    char path[PATH_LEN];
+    for (const struct ks_luatab *c = t->child; c; c = c->next) {
+        if (depth == 1 && (!strcmp(c->key, "name") || !strcmp(c->key, "part") || !strcmp(c->key, "notes")))
+            continue;
+        join(path, sizeof path, prefix, c->key);
+        const struct ks_calib_figure *g = replacement(p, path);
+        if (g) {
+            put_figure(f, g, c->key, depth);
+            continue;
+        }
+        indent(f, depth);
+        put_key(f, c->key);
+        switch (c->type) {
+        case KS_LUATAB_BOOL:
+            fputs(c->b ? "true" : "false", f);
+            break;
+        case KS_LUATAB_INT:
+            fprintf(f, "%lld", (long long)c->i);
+            break;
+        case KS_LUATAB_REAL:
+            fprintf(f, "%.17g", c->d);
+            break;
+        case KS_LUATAB_STRING:
+            put_string(f, c->s);
+            break;
+        case KS_LUATAB_TABLE: {
+            // a figure {value, source, kind} stays on one line; other tables open up
+            const struct ks_luatab *v = ks_luatab_get(c, "value");
+            int figure = v && v->type != KS_LUATAB_TABLE && ks_luatab_get(c, "source");
+            fputs(figure ? "{" : "{\n", f);
+            if (figure) {
+                const char *keys[] = {"value", "source", "kind"};
+                for (int i = 0; i < 3; i++) {
+                    const struct ks_luatab *x = ks_luatab_get(c, keys[i]);
+                    if (!x)
+                        continue;
+                    fprintf(f, "%s%s = ", i ? ", " : "", keys[i]);
+                    if (x->type == KS_LUATAB_STRING)
+                        put_string(f, x->s);
+                    else if (x->type == KS_LUATAB_INT)
+                        fprintf(f, "%lld", (long long)x->i);
+                    else if (x->type == KS_LUATAB_REAL)
+                        fprintf(f, "%.17g", x->d);
+                    else
+                        fputs(x->b ? "true" : "false", f);
+                }
+            } else {
+                if (put_fields(f, p, c, path, depth + 1, err, len) != 0)
+                    return -1;
+                indent(f, depth);
+            }
+            fputc('}', f);
+            break;
+        }
+        default:
+            snprintf(err, len, "%s: a %s cannot be written into a profile", path, ks_luatab_type_name(c));
+            return -1;
+        }
+        fputs(",\n", f);
+    }
+    // figures this table lacks: those directly under it
+    for (size_t i = 0; i < p->n_figs; i++) {
+        const char *fp = p->figs[i].path, *rest = fp;
+        size_t pl = strlen(prefix);
+        if (pl) {
+            if (strncmp(fp, prefix, pl) != 0 || fp[pl] != '.')
+                continue;
+            rest = fp + pl + 1;
+        }
+        if (strchr(rest, '.') || ks_luatab_get(t, rest))
+            continue;
+        put_figure(f, &p->figs[i], rest, depth);
+    }
+    // tables this one lacks that new figures live in (one level: "ssd.x" without an ssd table)
+    for (size_t i = 0; depth == 1 && i < p->n_figs; i++) {
+        const char *dot = strchr(p->figs[i].path, '.');
+        if (!dot || strchr(dot + 1, '.'))
+            continue;
+        char table[64];
+        snprintf(table, sizeof table, "%.*s", (int)(dot - p->figs[i].path), p->figs[i].path);
+        if (ks_luatab_get(t, table))
+            continue;
+        int first = 1; // written once, at its first figure
+        for (size_t j = 0; j < i; j++)
+            first &= !(strncmp(p->figs[j].path, table, strlen(table)) == 0 && p->figs[j].path[strlen(table)] == '.');
+        if (!first)
+            continue;
+        indent(f, depth);
+        fprintf(f, "%s = {\n", table);
+        for (size_t j = i; j < p->n_figs; j++)
+            if (strncmp(p->figs[j].path, table, strlen(table)) == 0 && p->figs[j].path[strlen(table)] == '.')
+                put_figure(f, &p->figs[j], p->figs[j].path + strlen(table) + 1, depth + 1);
+        indent(f, depth);
+        fputs("},\n", f);
+    }
+    return 0;
+}
+
+int ks_calib_profile_write(const struct ks_calib_profile *p, const char *out, char *err, size_t len)
+{
+    struct ks_luatab *base = NULL;
+    int st = ks_luatab_load(p->base_file, NULL, &base, err, len);
+    if (st != KS_OK)
+        return st;
+    size_t n = strlen(out);
+    char *tmp = malloc(n + 16);
+    if (!tmp) {
+        ks_luatab_free(base);
+        snprintf(err, len, "out of memory");
+        return KS_ENOMEM;
+    }
+    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", out);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        snprintf(err, len, "%s: cannot create a file there", out);
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+        ks_luatab_free(base);
+        return KS_EIO;
+    }
+    if (p->comment) {
+        for (const char *c = p->comment; *c;) {
+            size_t k = strcspn(c, "\n");
+            fprintf(f, "-- %.*s\n", (int)k, c);
+            c += k + (c[k] == '\n');
+        }
+    }
+    fputs("return {\n", f);
+    const char *meta[][2] = {{"name", p->name}, {"part", p->part}, {"notes", p->notes}};
+    for (int i = 0; i < 3; i++) {
+        fprintf(f, "  %s = ", meta[i][0]);
+        put_string(f, meta[i][1] ? meta[i][1] : "");
+        fputs(",\n", f);
+    }
+    int bad = put_fields(f, p, base, "", 1, err, len) != 0;
+    fputs("}\n", f);
+    ks_luatab_free(base);
+    if (bad) {
+        fclose(f);
+        unlink(tmp);
+        free(tmp);
+        return KS_EINVAL;
+    }
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0 || ferror(f)) {
+        fclose(f);
+        unlink(tmp);
+        free(tmp);
+        snprintf(err, len, "%s: cannot write the file", out);
+        return KS_EIO;
+    }
+    if (fclose(f) != 0) {
+        unlink(tmp);
+        free(tmp);
+        snprintf(err, len, "%s: cannot write the file", out);
+        return KS_EIO;
+    }
+    char why[4096];
+    st = ks_scenario_check_profile(tmp, NULL, why, sizeof why);
+    if (st != KS_OK) {
+        unlink(tmp);
+        free(tmp);
+        snprintf(err, len, "the written profile does not pass the check: %s", why);
+        return KS_EINVAL;
+    }
+    if (rename(tmp, out) != 0) {
+        unlink(tmp);
+        free(tmp);
+        snprintf(err, len, "%s: cannot rename the file into place", out);
+        return KS_EIO;
+    }
+    free(tmp);
+    return KS_OK;
+}

@@ -1,0 +1,43 @@
+// profile.h - writes a calibration profile: a base profile's figures, with
+// some replaced or added by measured ones.
+//
+// The base profile file is read through the Lua binding (sim/luatab) and
+// written back field by field in its own order, every figure with its
+// source and kind as the base gives them, except the figures named in the
+// replacement list, which take the new value, source and kind (figures the
+// base lacks are added at the end of their table). name, part and notes are
+// the new profile's. The result goes to a temporary file in the target's
+// directory, is checked by the scenario loader's profile check, and is
+// renamed over the target: a failure leaves no file and no half-written one.
+#ifndef KS_CALIB_PROFILE_H
+#define KS_CALIB_PROFILE_H
+
+#include <stddef.h>
+
+struct ks_calib_figure {
+    const char *path;   // relative to the profile: "dram_bw", "ssd.read_bw"
+    const char *value;  // as written in a profile, with its unit: "12.5GBps"
+    const char *source; // how it was obtained
+    const char *kind;   // "measured", ...
+};
+
+struct ks_calib_profile {
+    const char *base_file;      // the profile whose other figures are kept
+    const char *name, *part, *notes;
+    const char *comment;        // lines written as Lua comments at the top (may be NULL)
+    const struct ks_calib_figure *figs;
+    size_t n_figs;
+};
+
+// Writes p to out. KS_OK, or a status with the reason in err: KS_EINVAL (the
+// base profile cannot be read, or the result does not pass the profile
+// check), KS_EIO (the file cannot be written), KS_ENOMEM.
+int ks_calib_profile_write(const struct ks_calib_profile *p, const char *out, char *err, size_t len);
+
+// The profile file for a name or a path: `spec` itself when it names a file
+// (contains '/' or ends in ".lua"), else spec.lua under the source tree's
+// calib/profiles, then the installed profile directory. A heap path (the
+// caller frees it), or NULL when none exists.
+char *ks_calib_profile_find(const char *spec);
+
+#endif
