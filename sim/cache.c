@@ -513,6 +513,13 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
 
         if (at != KS_AT_L1 && at != KS_AT_INFLIGHT && add_cand(c, id, req, KS_CLASS_MISS) != KS_OK)
             return KS_ENOMEM;
+        if (c->p.prefetch_fn && (entering || rising)) {
+            struct ks_block_view v;
+            ks_evict_view(c, id, &v);
+            w = c->p.prefetch_fn(c->p.prefetch_ud, &v, entering);
+            if (w > 1024)
+                w = 1024;
+        }
         if (w && (entering || rising) && lookahead(c, s, req, j + 1, j + 1 + w, !entering) != KS_OK)
             return KS_ENOMEM;
     }

@@ -72,6 +72,12 @@ struct ks_block_view {
 // Returns a score; the block with the lowest score is evicted first.
 typedef double (*ks_evict_score_fn)(void *ud, const struct ks_block_view *b);
 
+// A prefetch rule: for an access that enters a block's region (a miss, or
+// the first use of a prefetched block; entering = 1) or raises its heat
+// (entering = 0), how many of the following blocks to prefetch (at most
+// 1024). Replaces prefetch_window when set.
+typedef uint32_t (*ks_prefetch_fn)(void *ud, const struct ks_block_view *b, int entering);
+
 struct ks_cache_params {
     uint32_t n_blocks;               // virtual block ids (table entries)
     uint32_t tier_blocks[KS_TIERS];  // pages per tier, blocks; 0 = tier absent (L1 required)
@@ -86,6 +92,8 @@ struct ks_cache_params {
     enum ks_evict_policy evict;
     ks_evict_score_fn evict_fn;      // KS_EVICT_CALLBACK only
     void *evict_ud;                  // passed to evict_fn
+    ks_prefetch_fn prefetch_fn;      // NULL: prefetch_window blocks
+    void *prefetch_ud;               // passed to prefetch_fn
     uint64_t seed;                   // sampling randomness
     int debug;                       // check every invariant after each plan, confirm and abort;
                                      // a broken one aborts the process with its message

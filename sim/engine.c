@@ -118,7 +118,9 @@ struct sim {
     uint64_t l1_pages;      // L1 pages per GPU
     struct ks_sparse *sparse; // the sparse-attention policy
     struct ks_luafn *lua_evict; // cache.evict as a Lua function, or NULL
+    struct ks_luafn *lua_prefetch; // cache.prefetch_window as a Lua function, or NULL
     int lua_failed;
+    const char *lua_what; // the field whose function failed
     char lua_err[512];
     char err[1024];
 };
@@ -218,9 +220,33 @@ static double lua_score(void *ud, const struct ks_block_view *b)
         if (isfinite(out) == 0 && !m->lua_err[0])
             snprintf(m->lua_err, sizeof m->lua_err, "returned %g; a score is a finite number", out);
         m->lua_failed = 1;
+        m->lua_what = "evict";
         return 0;
     }
     return out;
+}
+
+// The cache managers' prefetch rule when cache.prefetch_window is a Lua
+// function: the accessed block's fields and `entering`; the result, rounded
+// and clamped to 0..1024, is how many following blocks to prefetch.
+static uint32_t lua_prefetch(void *ud, const struct ks_block_view *b, int entering)
+{
+    struct sim *m = ud;
+    static const char *const names[] = {"heat", "last", "now", "refs", "tier", "req", "pos", "group", "id",
+                                        "entering"};
+    const double v[] = {b->heat, b->last, b->now, b->refs, b->tier, b->req, b->pos, b->group, b->id, entering};
+    double out = 0;
+    if (m->lua_failed)
+        return 0;
+    if (ks_luafn_call(m->lua_prefetch, names, v, sizeof v / sizeof v[0], &out, m->lua_err, sizeof m->lua_err) != KS_OK ||
+        !isfinite(out)) {
+        if (isfinite(out) == 0 && !m->lua_err[0])
+            snprintf(m->lua_err, sizeof m->lua_err, "returned %g; a window is a finite number", out);
+        m->lua_failed = 1;
+        m->lua_what = "prefetch_window";
+        return 0;
+    }
+    return out <= 0 ? 0 : out >= 1024 ? 1024 : (uint32_t)lround(out);
 }
 
 // ---- records ----------------------------------------------------------------
@@ -954,7 +980,7 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
         st = ks_cache_plan(c, budget, &plan);
     if (st == KS_OK && m->lua_failed) {
         char msg[600];
-        snprintf(msg, sizeof msg, "cache.evict (Lua): %s", m->lua_err);
+        snprintf(msg, sizeof msg, "cache.%s (Lua): %s", m->lua_what, m->lua_err);
         fail(m, msg, KS_EINVAL);
         return -1;
     }
@@ -1314,6 +1340,17 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         cp.evict_fn = lua_score;
         cp.evict_ud = &m;
     }
+    if (s->cache.prefetch_lua) {
+        if (!(m.lua_prefetch = ks_luafn_load(s->file, ks_scenario_lua_dirs(), "cache.prefetch_window", err, len))) {
+            ks_luafn_free(m.lua_evict);
+            ks_sparse_free(m.sparse);
+            ks_workload_free(m.wl);
+            ks_run_result_fini(r);
+            return KS_EINVAL;
+        }
+        cp.prefetch_fn = lua_prefetch;
+        cp.prefetch_ud = &m;
+    }
     initialised = 1;
     int argc = 4;
     char *argv[] = {"kvstrata", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS, "--log=root.thres:critical", NULL};
@@ -1324,6 +1361,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         ks_workload_free(m.wl);
         ks_sparse_free(m.sparse);
         ks_luafn_free(m.lua_evict);
+        ks_luafn_free(m.lua_prefetch);
         ks_run_result_fini(r);
         return st;
     }
@@ -1439,6 +1477,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     ks_workload_free(m.wl);
     ks_sparse_free(m.sparse);
     ks_luafn_free(m.lua_evict);
+    ks_luafn_free(m.lua_prefetch);
     if (st == KS_OK && m.err[0])
         st = KS_EINVAL;
     if (st != KS_OK && err[0] == '\0')

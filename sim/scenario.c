@@ -900,6 +900,12 @@ static int convert(struct ctx *x, const struct field *f, const struct ks_luatab 
         return 0;
     case T_U32:
     case T_U64:
+        if (f->off == OFF(cache.prefetch_window) && n->type == KS_LUATAB_OTHER && n->s &&
+            strcmp(n->s, "function") == 0) { // a Lua prefetch rule: the engine fetches the function itself
+            x->s->cache.prefetch_lua = 1;
+            *(uint32_t *)p = 0;
+            return 0;
+        }
         if (get_u64(x, n, label, f->unit, &u) != 0 || in_range(x, f, n, label, (double)u) != 0)
             return -1;
         if (f->type == T_U32)

@@ -174,7 +174,8 @@ struct ks_scenario_cache {
     enum ks_l3_kind l3;
     enum ks_evict_policy evict;
     uint32_t heat_half_life;         // steps
-    uint32_t prefetch_window;        // blocks
+    uint32_t prefetch_window;        // blocks (0 when prefetch_lua)
+    int prefetch_lua;                // cache.prefetch_window is a Lua function (the engine calls it)
     uint32_t migration_batch;        // blocks per batch
     enum ks_compression compression; // of blocks in L2 and L3
 };

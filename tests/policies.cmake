@@ -34,3 +34,10 @@ ks_cli_test(policy_lua_named --exit 2 --stdout-empty --stderr-has "a Lua policy 
             -- run ${ks_pol} --set "cache.evict=lua function")
 ks_cli_test(bench_cache_lua --json --is policy lua --gt accesses_per_s 0
             -- bench cache --blocks 20000 --topk 32 --steps 500 --lua ${PROJECT_SOURCE_DIR}/tests/scenarios/lua_lru_policy.lua --json)
+# the prefetch rule as a Lua function: a constant 4 equals prefetch_window = 4
+# (and differs from no prefetch: prefetch_accuracy 0.136 against 0)
+add_test(NAME policy_lua_prefetch_is_window COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/same_summary.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/tests/scenarios/lua_prefetch.lua -- ${ks_pol} --set sparse.policy=random
+         --set sparse.budget_tokens=256 --set cache.prefetch_window=4)
+ks_cli_test(policy_lua_prefetch_prefetches --json --gt prefetch_accuracy 0.05
+            -- run ${PROJECT_SOURCE_DIR}/tests/scenarios/lua_prefetch.lua -o ${CMAKE_CURRENT_BINARY_DIR}/lua_prefetch.h5 --json)
