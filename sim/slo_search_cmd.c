@@ -221,6 +221,8 @@ static int simulate(const struct plan *p, const char *exe, const char *dir, size
         return KS_EINVAL;
     }
     json_error_t je;
+    if (isatty(STDERR_FILENO)) // progress: one line per point, a run can take minutes
+        fprintf(stderr, "plan: point %zu simulated, %s = %g\n", k, p->field, x);
     json_t *o = json_load_file(js, 0, &je);
     if (!o) {
         snprintf(err, len, "%s: %s", js, je.text);
