@@ -39,8 +39,7 @@
 
 #include "cache.h"
 #include "json.h"
-#include "luatab.h"
-#include "scenario.h"
+#include "luapolicy.h"
 #include "rng.h"
 
 enum {
@@ -65,24 +64,6 @@ struct settings {
     int check, json;
     const char *lua; // a Lua file whose table's `evict` function replaces the policy
 };
-
-struct lua_policy {
-    struct ks_luafn *fn;
-    int failed;
-    char err[512];
-};
-
-// The eviction callback that calls the Lua function (as kvstrata run does).
-static double lua_score(void *ud, const struct ks_block_view *b)
-{
-    struct lua_policy *lp = ud;
-    static const char *const names[] = {"heat", "last", "now", "refs", "tier", "req", "pos", "group", "id"};
-    const double v[] = {b->heat, b->last, b->now, b->refs, b->tier, b->req, b->pos, b->group, b->id};
-    double out = 0;
-    if (!lp->failed && ks_luafn_call(lp->fn, names, v, sizeof v / sizeof v[0], &out, lp->err, sizeof lp->err) != KS_OK)
-        lp->failed = 1;
-    return lp->failed ? 0 : out;
-}
 
 struct stream {
     struct ks_access *acc; // [off[steps]] every step's accesses, one after another
@@ -354,13 +335,13 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     p.evict_samples = o.samples;
     p.prefetch_window = o.window;
     p.evict = policy_of[o.policy];
-    static struct lua_policy lp;
+    static struct ks_luapolicy lp;
     if (o.lua) {
         static char lerr[1024];
-        if (!(lp.fn = ks_luafn_load(o.lua, ks_scenario_lua_dirs(), "evict", lerr, sizeof lerr)))
+        if (ks_luapolicy_init(&lp, o.lua, "evict", NULL, lerr, sizeof lerr) != KS_OK)
             return ks_cli_fail(cmd, "%s", lerr);
         p.evict = KS_EVICT_CALLBACK;
-        p.evict_fn = lua_score;
+        p.evict_fn = ks_luapolicy_evict;
         p.evict_ud = &lp;
     }
     p.seed = o.seed ^ UINT64_C(0x9e3779b97f4a7c15); // not the stream's sequence
@@ -402,7 +383,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (rc == 0)
         rc = report(cmd, &o, c, accesses, wall);
     ks_cache_free(c);
-    ks_luafn_free(lp.fn);
+    ks_luapolicy_fini(&lp);
     return rc;
 }
 

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "luatab.h"
+#include "luapolicy.h"
 #include "platform.h"
 #include "rng.h"
 #include "sparse.h"
@@ -117,11 +117,7 @@ struct sim {
     uint64_t admit_blocks;  // blocks of admitted requests one GPU may hold
     uint64_t l1_pages;      // L1 pages per GPU
     struct ks_sparse *sparse; // the sparse-attention policy
-    struct ks_luafn *lua_evict; // cache.evict as a Lua function, or NULL
-    struct ks_luafn *lua_prefetch; // cache.prefetch_window as a Lua function, or NULL
-    int lua_failed;
-    const char *lua_what; // the field whose function failed
-    char lua_err[512];
+    struct ks_luapolicy lua; // cache.evict, cache.prefetch_window as Lua functions
     char err[1024];
 };
 
@@ -202,51 +198,6 @@ static void transfer(struct sim *m, struct route *rt, sg_host_t from, sg_host_t 
             bins[b] += bytes * (hi - lo) / (end - start);
         }
     }
-}
-
-// The cache managers' eviction callback when cache.evict is a Lua function:
-// the block's fields as a table; the lowest score is evicted first. After a
-// Lua error every score is 0 and the run fails at the end of the step.
-static double lua_score(void *ud, const struct ks_block_view *b)
-{
-    struct sim *m = ud;
-    static const char *const names[] = {"heat", "last", "now", "refs", "tier", "req", "pos", "group", "id"};
-    const double v[] = {b->heat, b->last, b->now, b->refs, b->tier, b->req, b->pos, b->group, b->id};
-    double out = 0;
-    if (m->lua_failed)
-        return 0;
-    if (ks_luafn_call(m->lua_evict, names, v, sizeof v / sizeof v[0], &out, m->lua_err, sizeof m->lua_err) != KS_OK ||
-        !isfinite(out)) {
-        if (isfinite(out) == 0 && !m->lua_err[0])
-            snprintf(m->lua_err, sizeof m->lua_err, "returned %g; a score is a finite number", out);
-        m->lua_failed = 1;
-        m->lua_what = "evict";
-        return 0;
-    }
-    return out;
-}
-
-// The cache managers' prefetch rule when cache.prefetch_window is a Lua
-// function: the accessed block's fields and `entering`; the result, rounded
-// and clamped to 0..1024, is how many following blocks to prefetch.
-static uint32_t lua_prefetch(void *ud, const struct ks_block_view *b, int entering)
-{
-    struct sim *m = ud;
-    static const char *const names[] = {"heat", "last", "now", "refs", "tier", "req", "pos", "group", "id",
-                                        "entering"};
-    const double v[] = {b->heat, b->last, b->now, b->refs, b->tier, b->req, b->pos, b->group, b->id, entering};
-    double out = 0;
-    if (m->lua_failed)
-        return 0;
-    if (ks_luafn_call(m->lua_prefetch, names, v, sizeof v / sizeof v[0], &out, m->lua_err, sizeof m->lua_err) != KS_OK ||
-        !isfinite(out)) {
-        if (isfinite(out) == 0 && !m->lua_err[0])
-            snprintf(m->lua_err, sizeof m->lua_err, "returned %g; a window is a finite number", out);
-        m->lua_failed = 1;
-        m->lua_what = "prefetch_window";
-        return 0;
-    }
-    return out <= 0 ? 0 : out >= 1024 ? 1024 : (uint32_t)lround(out);
 }
 
 // ---- records ----------------------------------------------------------------
@@ -934,6 +885,7 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     uint32_t now = g->step;
     int st = ks_cache_step(c, g->step++);
     int belady = s->cache.evict == KS_EVICT_BELADY;
+    int per_layer = ks_sparse_per_layer(m->sparse);
     double kv_bytes = 0, attn = 0; // attn: measured kernel seconds, all layers
     const struct ks_kernel_time *kt = &s->platform.kernel_time;
     for (uint32_t i = 0; st == KS_OK && i < g->n_act; i++) {
@@ -941,7 +893,6 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
         if (a->generated == 0)
             continue; // still in prefill
         uint32_t nb = blocks_of(m, a->ctx), step = a->generated - 1; // the request's decode step
-        int per_layer = ks_sparse_per_layer(m->sparse);
         uint32_t k = 0;
         for (uint32_t l = 0; st == KS_OK && l < s->model.layers; l++) {
             if (l == 0 || per_layer) {
@@ -978,9 +929,9 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     uint64_t budget = (uint64_t)fmax(link_step, (double)m->block_bytes[KS_L1] * s->cache.migration_batch);
     if (st == KS_OK)
         st = ks_cache_plan(c, budget, &plan);
-    if (st == KS_OK && m->lua_failed) {
+    if (st == KS_OK && m->lua.failed) {
         char msg[600];
-        snprintf(msg, sizeof msg, "cache.%s (Lua): %s", m->lua_what, m->lua_err);
+        snprintf(msg, sizeof msg, "cache.%s (Lua): %s", m->lua.failed, m->lua.err);
         fail(m, msg, KS_EINVAL);
         return -1;
     }
@@ -1330,26 +1281,22 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         ks_run_result_fini(r);
         return KS_EINVAL;
     }
-    if (s->cache.evict == KS_EVICT_CALLBACK) {
-        if (!(m.lua_evict = ks_luafn_load(s->file, ks_scenario_lua_dirs(), "cache.evict", err, len))) {
-            ks_sparse_free(m.sparse);
-            ks_workload_free(m.wl);
-            ks_run_result_fini(r);
-            return KS_EINVAL;
-        }
-        cp.evict_fn = lua_score;
-        cp.evict_ud = &m;
+    int lua_evict = s->cache.evict == KS_EVICT_CALLBACK;
+    if ((lua_evict || s->cache.prefetch_lua) &&
+        ks_luapolicy_init(&m.lua, s->file, lua_evict ? "cache.evict" : NULL,
+                          s->cache.prefetch_lua ? "cache.prefetch_window" : NULL, err, len) != KS_OK) {
+        ks_sparse_free(m.sparse);
+        ks_workload_free(m.wl);
+        ks_run_result_fini(r);
+        return KS_EINVAL;
+    }
+    if (lua_evict) {
+        cp.evict_fn = ks_luapolicy_evict;
+        cp.evict_ud = &m.lua;
     }
     if (s->cache.prefetch_lua) {
-        if (!(m.lua_prefetch = ks_luafn_load(s->file, ks_scenario_lua_dirs(), "cache.prefetch_window", err, len))) {
-            ks_luafn_free(m.lua_evict);
-            ks_sparse_free(m.sparse);
-            ks_workload_free(m.wl);
-            ks_run_result_fini(r);
-            return KS_EINVAL;
-        }
-        cp.prefetch_fn = lua_prefetch;
-        cp.prefetch_ud = &m;
+        cp.prefetch_fn = ks_luapolicy_prefetch;
+        cp.prefetch_ud = &m.lua;
     }
     initialised = 1;
     int argc = 4;
@@ -1360,8 +1307,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     if ((st = ks_platform_load(&pp, err, len)) != KS_OK) {
         ks_workload_free(m.wl);
         ks_sparse_free(m.sparse);
-        ks_luafn_free(m.lua_evict);
-        ks_luafn_free(m.lua_prefetch);
+        ks_luapolicy_fini(&m.lua);
         ks_run_result_fini(r);
         return st;
     }
@@ -1476,8 +1422,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     free(m.link_bins);
     ks_workload_free(m.wl);
     ks_sparse_free(m.sparse);
-    ks_luafn_free(m.lua_evict);
-    ks_luafn_free(m.lua_prefetch);
+    ks_luapolicy_fini(&m.lua);
     if (st == KS_OK && m.err[0])
         st = KS_EINVAL;
     if (st != KS_OK && err[0] == '\0')

@@ -94,9 +94,12 @@ static double at(const struct table *t, size_t row, size_t col)
 
 // ---- the summary table ------------------------------------------------------
 
-struct html {
-    FILE *f;
-};
+// Writes s escaped for HTML text.
+static void html_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputs(*s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '&' ? "&amp;" : (char[]){*s, 0}, f);
+}
 
 static herr_t summary_row(hid_t loc, const char *name, const H5A_info_t *info, void *ud)
 {
@@ -108,8 +111,7 @@ static herr_t summary_row(hid_t loc, const char *name, const H5A_info_t *info, v
         size_t n = H5Tget_size(t);
         char *s = calloc(n + 1, 1);
         if (s && H5Aread(a, t, s) >= 0)
-            for (const char *c = s; *c; c++) // escape for HTML
-                fputs(*c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : (char[]){*c, 0}, f);
+            html_text(f, s);
         free(s);
     } else {
         double v = 0;
@@ -459,8 +461,7 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
             fprintf(hf, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata report</title>\n"
                         "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td{padding:2px 8px}"
                         "img{max-width:100%%}</style></head><body>\n<h1>kvstrata report</h1>\n<p>Result: ");
-            for (const char *c = h5; *c; c++)
-                fputs(*c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : (char[]){*c, 0}, hf);
+            html_text(hf, h5);
             fputs("</p>\n<h2>Summary</h2>\n<table>\n", hf);
             H5E_BEGIN_TRY
             {
@@ -523,10 +524,27 @@ static double as_number(const char *s)
     return *end == '\0' ? v : NAN;
 }
 
-static void html_text(FILE *f, const char *s)
+
+// Whether point q is the first with its value of column c.
+static int first_of(const struct spoint *sp, size_t q, size_t c)
 {
-    for (; *s; s++)
-        fputs(*s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '&' ? "&amp;" : (char[]){*s, 0}, f);
+    for (size_t r = 0; r < q; r++)
+        if (strcmp(sp[r].val[c], sp[q].val[c]) == 0)
+            return 0;
+    return 1;
+}
+
+// The index of value v among column c's distinct values, in order of first appearance.
+static size_t category(const struct spoint *sp, size_t n, size_t c, const char *v)
+{
+    size_t idx = 0;
+    for (size_t q = 0; q < n; q++)
+        if (first_of(sp, q, c)) {
+            if (strcmp(sp[q].val[c], v) == 0)
+                break;
+            idx++;
+        }
+    return idx;
 }
 
 int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot, char *err, size_t len)
@@ -634,20 +652,8 @@ int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot,
                         continue;
                     done[j] = 1;
                     double x = numeric ? as_number(sp[j].val[c]) : 0;
-                    if (!numeric) { // categorical: the value's index among the distinct values
-                        size_t idx = 0;
-                        for (size_t q = 0; q < n; q++) {
-                            int first = 1;
-                            for (size_t r = 0; r < q; r++)
-                                first &= strcmp(sp[r].val[c], sp[q].val[c]) != 0;
-                            if (!first)
-                                continue;
-                            if (strcmp(sp[q].val[c], sp[j].val[c]) == 0)
-                                break;
-                            idx++;
-                        }
-                        x = (double)idx;
-                    }
+                    if (!numeric) // categorical: the value's index among the distinct values
+                        x = (double)category(sp, n, c, sp[j].val[c]);
                     fprintf(d, "%.9g %.9g\n", x, sp[j].m[k]);
                 }
                 fputs("\n\n", d);
@@ -661,14 +667,9 @@ int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot,
             script_begin(g, metrics[k], axis, metric_label[k]);
             if (!numeric) { // the distinct values as tics
                 fputs("set xtics (", g);
-                size_t idx = 0;
-                for (size_t q = 0; q < n; q++) {
-                    int first = 1;
-                    for (size_t r = 0; r < q; r++)
-                        first &= strcmp(sp[r].val[c], sp[q].val[c]) != 0;
-                    if (first)
+                for (size_t q = 0, idx = 0; q < n; q++)
+                    if (first_of(sp, q, c))
                         fprintf(g, "%s\"%s\" %zu", idx ? ", " : "", sp[q].val[c], idx), idx++;
-                }
                 fputs(")\nset offsets 0.5, 0.5, 0, 0\n", g);
             }
             script_end(g, name, cmd);

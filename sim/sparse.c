@@ -399,7 +399,8 @@ uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer
             snprintf(r->err, sizeof r->err, "access model: out of memory");
             return 0;
         }
-        uint32_t cap = ks_sparse_max(sp, nb);
+        // the caller's buffers hold ks_sparse_max, at least this layer's bound
+        uint32_t cap = ks_accessmodel_max_selected(sp->model, layer % sp->model_layers, nb);
         int n = ks_accessmodel_next(sp->model, *st, nb, out, mass, cap);
         if (n < 0) {
             snprintf(r->err, sizeof r->err, "access model, step %u layer %u: %s", step, layer, ks_status_str(n));
