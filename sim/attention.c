@@ -89,12 +89,6 @@ void ks_attention_seq_free(struct ks_attention_seq *q)
     free(q);
 }
 
-size_t ks_attention_seq_bytes(const struct ks_attention_seq *q)
-{
-    size_t per = (size_t)q->kv_heads * q->head_dim * sizeof(float) * (q->p.score == KS_SCORE_QUEST ? 2 : 1);
-    return (size_t)q->cap * (per + sizeof *q->slot_of + sizeof *q->score) + q->ws_bytes;
-}
-
 static int grow(struct ks_attention_seq *q, uint32_t need)
 {
     if (need <= q->cap)

@@ -48,7 +48,4 @@ void ks_attention_seq_free(struct ks_attention_seq *q);
 int ks_attention_seq_select(struct ks_attention_seq *q, const struct ks_synth_step *st, uint32_t *blocks,
                             float *mass, uint32_t cap, uint32_t *n);
 
-// Summaries held, bytes (for memory accounting).
-size_t ks_attention_seq_bytes(const struct ks_attention_seq *q);
-
 #endif

@@ -221,21 +221,6 @@ int ks_sparse_per_layer(const struct ks_sparse *sp)
     return sp->policy >= KS_SPARSE_TOPK;
 }
 
-uint32_t ks_sparse_max(const struct ks_sparse *sp, uint32_t nb)
-{
-    struct ks_selector rule;
-    ks_select_init(&rule, &sp->s->sparse, sp->s->cache.block_size);
-    uint32_t m = sp->policy == KS_SPARSE_MIXED || sp->policy < KS_SPARSE_TOPK ? ks_select_max(&rule, nb) : 0;
-    ks_select_fini(&rule);
-    uint32_t c = sp->cap < nb ? sp->cap : nb;
-    for (uint32_t l = 0; sp->model && l < sp->model_layers; l++) {
-        uint32_t x = ks_accessmodel_max_selected(sp->model, l, nb);
-        if (x > c)
-            c = x;
-    }
-    return m > c ? m : c;
-}
-
 struct ks_sparse_req *ks_sparse_open(struct ks_sparse *sp, uint64_t id, uint32_t prompt)
 {
     struct ks_sparse_req *r = calloc(1, sizeof *r);
@@ -399,7 +384,7 @@ uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer
             snprintf(r->err, sizeof r->err, "access model: out of memory");
             return 0;
         }
-        // the caller's buffers hold ks_sparse_max, at least this layer's bound
+        // the caller's buffers hold nb blocks; the model writes at most nb (distinct blocks)
         uint32_t cap = ks_accessmodel_max_selected(sp->model, layer % sp->model_layers, nb);
         int n = ks_accessmodel_next(sp->model, *st, nb, out, mass, cap);
         if (n < 0) {

@@ -42,9 +42,6 @@ void ks_sparse_free(struct ks_sparse *sp);
 // 1 when the selection differs by layer (the caller must ask per layer).
 int ks_sparse_per_layer(const struct ks_sparse *sp);
 
-// Upper bound of the blocks one selection returns from nb blocks.
-uint32_t ks_sparse_max(const struct ks_sparse *sp, uint32_t nb);
-
 // A request's selection state: id is its run-wide request id, prompt its
 // prompt tokens (synthetic attention generates that context). NULL when out
 // of memory.
@@ -53,8 +50,9 @@ void ks_sparse_close(struct ks_sparse_req *r);
 
 // The blocks request r reads at its decode step `step` (from 0, called in
 // increasing order) in `layer`, out of nb blocks of context, into out
-// (capacity ks_sparse_max) with their masses; returns the count (0 on
-// failure, with a reason in ks_sparse_error). rng drives the random rules.
+// (capacity nb: a block is selected at most once) with their masses;
+// returns the count (0 on failure, with a reason in ks_sparse_error). rng
+// drives the random rules.
 uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
                           uint32_t *out, float *mass);
 
