@@ -868,11 +868,32 @@ static void set_origin(struct ctx *x, int i, const struct ks_luatab *n, const ch
 }
 
 // Converts one field from its node into the struct; 0 or -1 (reported).
+// The fields a Lua function may stand for (a policy the engine calls): a
+// function there sets what says so, and the engine fetches the function
+// from the scenario file itself.
+static int lua_function(struct ctx *x, const struct field *f, const struct ks_luatab *n)
+{
+    if (n->type != KS_LUATAB_OTHER || !n->s || strcmp(n->s, "function") != 0)
+        return 0;
+    if (f->off == OFF(cache.evict)) {
+        x->s->cache.evict = KS_EVICT_CALLBACK;
+        return 1;
+    }
+    if (f->off == OFF(cache.prefetch_window)) {
+        x->s->cache.prefetch_lua = 1;
+        x->s->cache.prefetch_window = 0;
+        return 1;
+    }
+    return 0; // a function elsewhere: refused as the field's type says
+}
+
 static int convert(struct ctx *x, const struct field *f, const struct ks_luatab *n, const char *label)
 {
     void *p = (char *)x->s + f->off;
     double v = 0;
     uint64_t u = 0;
+    if (lua_function(x, f, n))
+        return 0;
     switch (f->type) {
     case T_STR:
         if (strcmp(f->path, "workload.arrival.file") == 0 || strcmp(f->path, "sparse.file") == 0 ||
@@ -887,10 +908,6 @@ static int convert(struct ctx *x, const struct field *f, const struct ks_luatab 
         *(char **)p = dup_checked(x, n->s);
         return 0;
     case T_CHOICE:
-        if (f->choices == evicts && n->type == KS_LUATAB_OTHER && n->s && strcmp(n->s, "function") == 0) {
-            *(int *)p = KS_EVICT_CALLBACK; // a Lua policy: the engine fetches the function itself
-            return 0;
-        }
         if (get_choice(x, n, label, f->choices, (int *)p) != 0)
             return -1;
         if (f->choices == evicts && *(int *)p == KS_EVICT_CALLBACK) {
@@ -900,12 +917,6 @@ static int convert(struct ctx *x, const struct field *f, const struct ks_luatab 
         return 0;
     case T_U32:
     case T_U64:
-        if (f->off == OFF(cache.prefetch_window) && n->type == KS_LUATAB_OTHER && n->s &&
-            strcmp(n->s, "function") == 0) { // a Lua prefetch rule: the engine fetches the function itself
-            x->s->cache.prefetch_lua = 1;
-            *(uint32_t *)p = 0;
-            return 0;
-        }
         if (get_u64(x, n, label, f->unit, &u) != 0 || in_range(x, f, n, label, (double)u) != 0)
             return -1;
         if (f->type == T_U32)
