@@ -42,6 +42,7 @@ struct job {
     uint32_t layer;  // needed: the first layer whose compute waits for it
     uint8_t needed;  // decode waits for it
     uint8_t running; // a lane has it
+    uint8_t landed;  // its bytes have arrived (confirmed at the step's end)
 };
 
 // A request waiting for admission on its GPU.
@@ -112,10 +113,7 @@ struct sim {
     size_t n_links;
     double *link_bytes;
     double *link_bins; // [n_links][KS_ENGINE_LINK_SAMPLES + 1] bytes carried in each sampling interval
-    uint64_t block_bytes[KS_TIERS];
-    uint64_t token_bytes;   // KV bytes of one token, all layers
-    uint64_t admit_blocks;  // blocks of admitted requests one GPU may hold
-    uint64_t l1_pages;      // L1 pages per GPU
+    struct ks_engine_sizing z; // block sizes, admission bound, L1 pages
     struct ks_sparse *sparse; // the sparse-attention policy
     struct ks_luapolicy lua; // cache.evict, cache.prefetch_window as Lua functions
     char err[1024];
@@ -238,11 +236,12 @@ static sg_host_t tier_host(const struct gpu *g, unsigned tier)
     return tier == KS_L1 ? g->host : tier == KS_L2 ? g->cpu : g->l3;
 }
 
-static int job_pending(const struct gpu *g, uint32_t batch_id)
+// Whether the batch `batch_id` of this step is still on its way.
+static int job_unlanded(const struct gpu *g, uint32_t batch_id)
 {
     for (uint32_t i = 0; i < g->n_jobs; i++)
         if (g->jobs[i].b->id == batch_id)
-            return 1;
+            return !g->jobs[i].landed;
     return 0;
 }
 
@@ -252,7 +251,7 @@ static int next_job(const struct gpu *g)
     int best = -1;
     for (uint32_t i = 0; i < g->n_jobs; i++) {
         const struct job *j = &g->jobs[i];
-        if (j->running || (j->b->after != KS_NONE && job_pending(g, j->b->after)))
+        if (j->running || j->landed || (j->b->after != KS_NONE && job_unlanded(g, j->b->after)))
             continue;
         if (best < 0 || j->b->klass < g->jobs[best].b->klass)
             best = (int)i;
@@ -288,16 +287,9 @@ static void lane(int argc, char **argv)
         transfer(g->sim, &g->routes[b->src][b->dst], tier_host(g, b->src), tier_host(g, b->dst), bytes);
 
         sg_mutex_lock(g->mu);
-        int st = ks_cache_confirm(g->cache, b);
-        if (st != KS_OK) {
-            fail(g->sim, "confirming a migration batch", st);
-            g->failed = 1;
-        }
         for (uint32_t i = 0; i < g->n_jobs; i++)
-            if (g->jobs[i].b == b) {
-                g->jobs[i] = g->jobs[--g->n_jobs];
-                break;
-            }
+            if (g->jobs[i].b == b)
+                g->jobs[i].landed = 1; // decode confirms it at the step's end
         sg_cond_notify_all(g->done);
         sg_cond_notify_all(g->work);
         sg_mutex_unlock(g->mu);
@@ -374,7 +366,7 @@ static void prefill_worker(int argc, char **argv)
         double t = prefill_time(m->s, in.spec.prompt_tokens, 0);
         sg_actor_sleep_for(t);
         m->r->prefill_time += t;
-        double bytes = (double)in.spec.prompt_tokens * (double)m->token_bytes;
+        double bytes = (double)in.spec.prompt_tokens * (double)m->z.token_bytes;
         transfer(m, &in.g->routes[POOL][KS_L2], m->pool_host, in.g->cpu, bytes);
         m->r->kv_sent += (uint64_t)bytes;
         in.g->incoming--;
@@ -651,7 +643,7 @@ static uint32_t admit(struct gpu *g)
         const struct queued *q = &g->pending[k];
         const struct ks_request_spec *sp = &q->spec;
         uint64_t full = (uint64_t)blocks_of(m, (uint64_t)sp->prompt_tokens + sp->output_tokens) * s->model.layers;
-        if (g->n_act > 0 && g->active_blocks + full > m->admit_blocks)
+        if (g->n_act > 0 && g->active_blocks + full > m->z.admit_blocks)
             break; // FIFO: later requests wait behind this one
         if (g->n_act == g->cap_act) {
             uint32_t cap = g->cap_act ? 2 * g->cap_act : 64;
@@ -843,7 +835,7 @@ static void sample(struct gpu *g)
 static int has_needed(const struct gpu *g, uint32_t layer)
 {
     for (uint32_t i = 0; i < g->n_jobs; i++)
-        if (g->jobs[i].needed && g->jobs[i].layer <= layer)
+        if (g->jobs[i].needed && !g->jobs[i].landed && g->jobs[i].layer <= layer)
             return 1;
     return 0;
 }
@@ -913,7 +905,7 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
                     tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
                 }
                 // KV bytes this selection reads: in every layer, or in this one
-                kv_bytes += (double)tokens * (double)m->token_bytes / (per_layer ? s->model.layers : 1);
+                kv_bytes += (double)tokens * (double)m->z.token_bytes / (per_layer ? s->model.layers : 1);
                 if (kt->n)
                     attn += kernel_time(kt, k) * (per_layer ? 1 : s->model.layers);
             }
@@ -921,12 +913,10 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
         }
     }
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
-    uint64_t reserve = (uint64_t)g->n_act * s->model.layers, quarter = m->l1_pages / 4;
-    ks_cache_set_reserve(c, (uint32_t)(reserve < quarter ? reserve : quarter));
+    ks_cache_set_reserve(c, ks_engine_reserve(s, &m->z, g->n_act));
     double step_start = simgrid_get_clock(), stall_before = m->r->stall;
     struct ks_plan plan;
-    double link_step = (double)s->platform.pcie_bw * (s->platform.hbm_bw > 0 ? kv_bytes / s->platform.hbm_bw : 0);
-    uint64_t budget = (uint64_t)fmax(link_step, (double)m->block_bytes[KS_L1] * s->cache.migration_batch);
+    uint64_t budget = ks_engine_budget(s, &m->z, kv_bytes);
     if (st == KS_OK)
         st = ks_cache_plan(c, budget, &plan);
     if (st == KS_OK && m->lua.failed) {
@@ -996,6 +986,32 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
         sg_actor_sleep_for(layer_time * run);
         done += run;
     }
+    // the step ends when all its batches have landed (prefetches and
+    // demotions included, waited for as stall); they are confirmed then, in
+    // plan order, so the next step's accesses and this step's new blocks
+    // meet a mapping (pages included) that does not depend on the copies'
+    // timing: the runtime (kernels/runtime.h) does the same, and the two
+    // make the same decisions
+    double t_end = simgrid_get_clock();
+    sg_mutex_lock(g->mu);
+    for (;;) {
+        uint32_t landed = 0;
+        for (uint32_t i = 0; i < g->n_jobs; i++)
+            landed += g->jobs[i].landed;
+        if (landed == g->n_jobs || g->failed)
+            break;
+        sg_cond_wait(g->done, g->mu);
+    }
+    for (uint32_t i = 0; i < g->n_jobs && !g->failed; i++)
+        if ((st = ks_cache_confirm(c, g->jobs[i].b)) != KS_OK) {
+            fail(m, "confirming a migration batch", st);
+            g->failed = 1;
+        }
+    g->n_jobs = 0;
+    sg_mutex_unlock(g->mu);
+    m->r->stall += simgrid_get_clock() - t_end;
+    if (g->failed)
+        return -1;
     m->r->busy += layer_time * s->model.layers;
     m->r->steps++;
     g->last_step = simgrid_get_clock() - step_start;
@@ -1181,42 +1197,46 @@ static uint64_t dtype_bytes(enum ks_dtype d)
     return 2;
 }
 
-// Sizes one GPU's cache manager from the scenario.
-static int cache_params(struct sim *m, struct ks_cache_params *cp, char *err, size_t len)
+int ks_engine_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct ks_engine_sizing *z, char *err,
+                   size_t len)
 {
-    const struct ks_scenario *s = m->s;
     ks_cache_params_default(cp);
-    uint64_t bb = m->block_bytes[KS_L1];
+    uint64_t tb = (uint64_t)s->model.kv_heads * s->model.head_dim * 2 * dtype_bytes(s->model.dtype);
+    z->token_bytes = tb * s->model.layers;
+    z->block_bytes[KS_L1] = tb * s->cache.block_size;
+    uint64_t low = s->cache.compression == KS_COMPRESSION_INT8 ? (z->block_bytes[KS_L1] + 1) / 2 : z->block_bytes[KS_L1];
+    z->block_bytes[KS_L2] = z->block_bytes[KS_L3] = low;
+    uint64_t bb = z->block_bytes[KS_L1];
     double hbm_free = (double)s->platform.hbm_bytes - (double)s->model.weight_bytes;
     double l1 = s->cache.l1.is_share ? hbm_free : s->cache.l1.value;
     double l2 = s->cache.l2.is_share ? s->cache.l2.value * (double)s->platform.l2 : s->cache.l2.value;
     l2 /= s->platform.gpus_per_node; // host DRAM is shared by the node's GPUs
-    uint64_t l1p = (uint64_t)(l1 / (double)bb), l2p = (uint64_t)(l2 / (double)m->block_bytes[KS_L2]);
+    uint64_t l1p = (uint64_t)(l1 / (double)bb), l2p = (uint64_t)(l2 / (double)z->block_bytes[KS_L2]);
     if (l1p == 0) {
         snprintf(err, len, "cache.l1: less than one %llu-byte block per GPU", (unsigned long long)bb);
         return KS_EINVAL;
     }
     // admission: the batch's blocks may exceed L1 by the share's inverse
-    m->admit_blocks = s->cache.l1.is_share && s->cache.l1.value > 0 ? (uint64_t)((double)l1p / s->cache.l1.value)
+    z->admit_blocks = s->cache.l1.is_share && s->cache.l1.value > 0 ? (uint64_t)((double)l1p / s->cache.l1.value)
                                                                      : l1p + l2p;
     // L3: the node's drives (or the remote pool) shared by its GPUs; without
     // a capacity, room for twice what the admitted requests can hold
-    uint64_t l3p = s->cache.l3 == KS_L3_NONE ? 0 : 2 * m->admit_blocks + 1024;
+    uint64_t l3p = s->cache.l3 == KS_L3_NONE ? 0 : 2 * z->admit_blocks + 1024;
     double l3_bytes = s->cache.l3 == KS_L3_SSD      ? (double)s->platform.ssd.bytes * s->platform.ssd.count
                       : s->cache.l3 == KS_L3_REMOTE ? (double)s->platform.remote.bytes / s->platform.nodes
                                                     : 0;
     if (l3_bytes > 0)
-        l3p = (uint64_t)(l3_bytes / s->platform.gpus_per_node / (double)m->block_bytes[KS_L3]);
+        l3p = (uint64_t)(l3_bytes / s->platform.gpus_per_node / (double)z->block_bytes[KS_L3]);
     uint64_t cap = KS_PAGE_MAX;
     cp->tier_blocks[KS_L1] = (uint32_t)(l1p < cap ? l1p : cap);
-    m->l1_pages = cp->tier_blocks[KS_L1];
+    z->l1_pages = cp->tier_blocks[KS_L1];
     cp->tier_blocks[KS_L2] = (uint32_t)(l2p < cap ? l2p : cap);
     cp->tier_blocks[KS_L3] = (uint32_t)(l3p < cap ? l3p : cap);
     uint64_t ids = (uint64_t)cp->tier_blocks[0] + cp->tier_blocks[1] + cp->tier_blocks[2] +
                    (uint64_t)KS_CHUNK * s->model.layers * 64; // room for partly used chunks
     cp->n_blocks = (uint32_t)(ids < (UINT32_C(1) << 31) - KS_CHUNK ? ids : (UINT32_C(1) << 31) - KS_CHUNK);
     for (int t = 0; t < KS_TIERS; t++)
-        cp->block_bytes[t] = (uint32_t)m->block_bytes[t];
+        cp->block_bytes[t] = (uint32_t)z->block_bytes[t];
     cp->groups = s->model.layers;
     cp->heat_half_life = s->cache.heat_half_life;
     cp->prefetch_window = s->cache.prefetch_window;
@@ -1224,6 +1244,18 @@ static int cache_params(struct sim *m, struct ks_cache_params *cp, char *err, si
     cp->evict = s->cache.evict;
     cp->seed = s->seed;
     return KS_OK;
+}
+
+uint32_t ks_engine_reserve(const struct ks_scenario *s, const struct ks_engine_sizing *z, uint32_t n_act)
+{
+    uint64_t reserve = (uint64_t)n_act * s->model.layers, quarter = z->l1_pages / 4;
+    return (uint32_t)(reserve < quarter ? reserve : quarter);
+}
+
+uint64_t ks_engine_budget(const struct ks_scenario *s, const struct ks_engine_sizing *z, double kv_bytes)
+{
+    double link_step = (double)s->platform.pcie_bw * (s->platform.hbm_bw > 0 ? kv_bytes / s->platform.hbm_bw : 0);
+    return (uint64_t)fmax(link_step, (double)z->block_bytes[KS_L1] * s->cache.migration_batch);
 }
 
 static void spawn(const char *name, sg_host_t host, void (*fn)(int, char **), void *arg, int daemon)
@@ -1260,14 +1292,8 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     }
     ks_hist_init(r->ttft);
     ks_hist_init(r->tpot);
-    uint64_t tb = (uint64_t)s->model.kv_heads * s->model.head_dim * 2 * dtype_bytes(s->model.dtype);
-    m.token_bytes = tb * s->model.layers;
-    m.block_bytes[KS_L1] = tb * s->cache.block_size;
-    uint64_t low = s->cache.compression == KS_COMPRESSION_INT8 ? (m.block_bytes[KS_L1] + 1) / 2 : m.block_bytes[KS_L1];
-    m.block_bytes[KS_L2] = m.block_bytes[KS_L3] = low;
-
     struct ks_cache_params cp;
-    int st = cache_params(&m, &cp, err, len);
+    int st = ks_engine_size(s, &cp, &m.z, err, len);
     if (st != KS_OK) {
         ks_run_result_fini(r);
         return st;
@@ -1389,7 +1415,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
             ks_cache_tier_view(g->cache, t, &v);
             r->tiers[r->n_tiers++] = (struct ks_tier_record){
                 .gpu = i, .tier = t, .capacity = v.cap, .used = v.used, .peak = v.peak,
-                .block_bytes = m.block_bytes[t], .mig_in = v.mig_in, .mig_out = v.mig_out,
+                .block_bytes = m.z.block_bytes[t], .mig_in = v.mig_in, .mig_out = v.mig_out,
                 .alloc_fails = v.alloc_fails};
         }
         if (g->cache)

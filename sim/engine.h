@@ -7,8 +7,11 @@
 //               by prefix affinity (scenario field `router`);
 //   decode      (one per GPU) admits requests while L1 can hold their share
 //               of the batch, prefills them, then runs decode steps: select
-//               blocks, report the accesses, plan migrations, wait only for
-//               the batches that carry blocks needed now, compute;
+//               blocks, report the accesses, plan migrations, wait layer
+//               by layer only for the batches that carry blocks that layer
+//               needs, compute; the step ends when all its batches have
+//               landed (the rest of the wait counts as stall), so the next
+//               step meets a mapping that does not depend on copy timing;
 //   lane        (KS_ENGINE_LANES per GPU, the staging pool) execute migration
 //               batches in priority order, each one SimGrid transfer from the
 //               source tier's host to the destination tier's host, and
@@ -118,6 +121,30 @@ struct ks_run_result {
     double prefill_time;      // seconds of prefill compute (on decode GPUs or the pool)
     uint64_t kv_sent;         // disaggregated: prompt KV bytes sent by the prefill pool
 };
+
+// How a scenario sizes one GPU: what the engine and the runtime
+// (kernels/runtime.h) share so that both drive the same cache manager.
+struct ks_engine_sizing {
+    uint64_t block_bytes[KS_TIERS]; // bytes of one block of one layer in each tier (compression shrinks L2, L3)
+    uint64_t token_bytes;           // KV bytes of one token, all layers
+    uint64_t admit_blocks;          // blocks of admitted requests (at full length) one GPU may hold
+    uint64_t l1_pages;              // L1 pages per GPU
+};
+
+// Fills the cache manager's parameters (cp->seed is the scenario's; GPU i
+// of a cluster adds i) and *z. KS_OK, or KS_EINVAL with the reason in err
+// (L1 smaller than one block).
+int ks_engine_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct ks_engine_sizing *z, char *err,
+                   size_t len);
+
+// A decode step's L1 reserve (ks_cache_set_reserve) for n_act admitted
+// requests: one page per request and layer, at most a quarter of L1.
+uint32_t ks_engine_reserve(const struct ks_scenario *s, const struct ks_engine_sizing *z, uint32_t n_act);
+
+// A decode step's prefetch budget (ks_cache_plan) when its selections read
+// kv_bytes: what the host link carries while HBM reads them, at least one
+// full migration batch.
+uint64_t ks_engine_budget(const struct ks_scenario *s, const struct ks_engine_sizing *z, double kv_bytes);
 
 // Runs the scenario. KS_OK with *r filled (release with ks_run_result_fini),
 // or a status with the reason in err.

@@ -22,6 +22,7 @@
 #include "trace_stats_cmd.h"
 #include "trace_model_cmd.h"
 #include "trace_record_cmd.h"
+#include "validate_cmd.h"
 
 #ifndef KS_VERSION
 #error "the build defines KS_VERSION"
@@ -78,6 +79,7 @@ static const struct ks_cli_cmd *const commands[] = {
     &ks_calib_host_cmd,
     &ks_calib_check_cmd,
     &ks_calib_gpu_cmd,
+    &ks_validate_cmd,
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

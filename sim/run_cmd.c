@@ -81,12 +81,7 @@ static const struct ks_field tier_fields[] = {
     {"alloc_fails", KS_F_U64, offsetof(struct ks_tier_record, alloc_fails), "page requests that found it full"},
 };
 
-struct summary {
-    json_t *fig, *notes;
-    int err;
-};
-
-static void num(struct summary *s, const char *key, double v, const char *note)
+static void num(struct ks_run_summary *s, const char *key, double v, const char *note)
 {
     s->err |= ks_json_set_num(s->fig, key, v);
     s->err |= ks_json_set_str(s->notes, key, note);
@@ -97,7 +92,7 @@ static double ratio(double a, double b)
     return b > 0 ? a / b : 0;
 }
 
-static void summarise(struct summary *s, const struct ks_scenario *sc, const struct ks_run_result *r)
+void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, const struct ks_run_result *r)
 {
     const struct ks_cache_stats *c = &r->cache;
     s->err |= ks_json_set_str(s->fig, "name", sc->name);
@@ -142,8 +137,8 @@ static void summarise(struct summary *s, const struct ks_scenario *sc, const str
     num(s, "wall_s", r->wall_s, "wall-clock seconds the simulation took");
 }
 
-static int write_result(const char *path, const struct summary *s, const struct ks_run_result *r, char *err,
-                        size_t len)
+int ks_run_write(const char *path, const struct ks_run_summary *s, const struct ks_run_result *r, char *err,
+                 size_t len)
 {
     struct ks_results *h = ks_results_open(path, err, len);
     if (!h)
@@ -240,11 +235,11 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         ks_scenario_free(sc);
         return ks_cli_fail(cmd, "%s: %s", file, err);
     }
-    struct summary s = {.fig = json_object(), .notes = json_object()};
+    struct ks_run_summary s = {.fig = json_object(), .notes = json_object()};
     int rc = -1;
     if (s.fig && s.notes) {
-        summarise(&s, sc, &r);
-        if (!s.err && (st = write_result(path, &s, &r, err, sizeof err)) != KS_OK) {
+        ks_run_summarise(&s, sc, &r);
+        if (!s.err && (st = ks_run_write(path, &s, &r, err, sizeof err)) != KS_OK) {
             json_decref(s.fig);
             json_decref(s.notes);
             ks_run_result_fini(&r);

@@ -9,6 +9,9 @@
 #   KS_CMAKE_ARGS="..."   more CMake arguments (e.g. -DKS_CUDA=OFF)
 #   KS_JOBS=N             parallel build and test jobs (default: nproc)
 #   KS_TEST=0             install, configure and build only
+#   KS_TARGETS="..."      build only these targets (default: all), e.g.
+#                         tsan_tests: what the tests labelled tsan need
+#                         (with KS_TEST=0; then ctest -L LABEL yourself)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -44,5 +47,9 @@ done
 args+=(${KS_CMAKE_ARGS:-})
 
 cmake -S . -B "$build" "${args[@]}"
-cmake --build "$build" -j "$jobs"
+targets=()
+for t in ${KS_TARGETS:-}; do
+    targets+=(--target "$t")
+done
+cmake --build "$build" -j "$jobs" ${targets[@]+"${targets[@]}"}
 [ "${KS_TEST:-1}" = 0 ] || ctest --test-dir "$build" --output-on-failure -j "$jobs"

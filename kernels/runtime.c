@@ -1,0 +1,1217 @@
+// runtime.c - the real runtime in CPU mode (see runtime.h).
+//
+// Threads: the decode thread (the caller) owns the cache manager; every call
+// into it is made there. Lanes only copy bytes: they take a batch, move its
+// blocks between arenas and the L3 file, and mark it landed. The job list,
+// its flags and the error string are guarded by rt.mu.
+#define _GNU_SOURCE // O_DIRECT
+
+#include "runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "rng.h"
+#include "sparse.h"
+#include "workload.h"
+
+#define ALIGN 4096
+#define RING_DEPTH 64 // io_uring entries per lane
+
+struct active {
+    uint32_t req, ctx, generated, prefilled;
+    struct ks_sparse_req *sr;
+    struct ks_request_spec spec;
+    double admitted, first_token, last_token, tpot_sum, tpot_max;
+    uint32_t *sel;   // [layers][cap_blocks] this step's selection per layer (layer 0 only when shared)
+    float *mass;     // [layers][cap_blocks]
+    uint32_t *n_sel; // [layers]
+};
+
+struct job {
+    struct ks_batch *b;
+    uint32_t layer;  // needed: the first layer that waits for it
+    uint8_t needed, running, landed;
+};
+
+struct rt;
+
+struct lane {
+    struct rt *rt;
+    pthread_t th;
+    struct io_uring ring;
+    int ring_ok, started;
+    struct iovec iov[RING_DEPTH][2];
+};
+
+struct rt {
+    const struct ks_scenario *s;
+    struct ks_run_result *r;
+    struct ks_runtime_extra *x;
+    struct ks_engine_sizing z;
+    struct ks_cache *c;
+    struct ks_workload *wl;
+    struct ks_sparse *sp;
+    struct ks_rng rng;
+    // memory
+    size_t half;           // bytes of K (or V) of one block
+    size_t elems;          // fp16 elements of K (or V) of one block
+    uint32_t l1p, scratch; // L1 pages; scratch pages after them
+    uint16_t *l1k, *l1v;   // [l1p + scratch][elems]
+    unsigned char *l2;     // [l2 pages][2 * half]
+    int l3fd;
+    char l3path[4096];
+    unsigned char *tmpl;   // one block of fp16 data, written into every new block
+    // lanes and jobs
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    int quit, lane_failed;
+    char lane_err[256];
+    struct lane lanes[KS_ENGINE_LANES];
+    struct job *jobs;
+    uint32_t n_jobs, cap_jobs;
+    uint32_t *job_of; // [n_blocks] this step's job of a block in flight + 1; 0: none
+    uint32_t n_ids;
+    // requests
+    struct active *act;
+    uint32_t n_act, cap_act;
+    struct ks_request_spec *pending;
+    uint32_t n_pending, cap_pending;
+    struct ks_request_spec drawn; // the workload's next request, drawn
+    int have_drawn, wl_done;
+    uint64_t in_flight;
+    uint32_t prefix_req[64];
+    uint64_t active_blocks;
+    uint32_t step, cap_blocks;
+    // kernel buffers, for up to cap_seqs sequences
+    uint32_t cap_seqs;
+    float *q, *out, *acc_mass;
+    uint32_t *seq_len, *table, *ksel, *kn_sel, *acc_blocks, *n_acc, *missing, *n_missing;
+    void *ws;
+    size_t ws_bytes;
+    struct ks_access *acc; // [cap_blocks] one request's accesses in one layer
+    // clock
+    double t0, paused, pause_at;
+    double next_sample, last_step, last_stall;
+    char err[1024];
+};
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double rt_now(const struct rt *t)
+{
+    return mono() - t->t0 - t->paused;
+}
+
+static void pause_clock(struct rt *t)
+{
+    t->pause_at = mono();
+}
+
+static void resume_clock(struct rt *t)
+{
+    t->paused += mono() - t->pause_at;
+}
+
+static int fail(struct rt *t, int st, const char *fmt, const char *what)
+{
+    if (!t->err[0])
+        snprintf(t->err, sizeof t->err, fmt, what, ks_status_str(st));
+    return st == KS_OK ? KS_EINVAL : st;
+}
+
+static uint32_t blocks_of(const struct rt *t, uint64_t tokens)
+{
+    return (uint32_t)((tokens + t->s->cache.block_size - 1) / t->s->cache.block_size);
+}
+
+int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len)
+{
+    const char *no = NULL;
+    if (s->platform.nodes * s->platform.gpus_per_node != 1)
+        no = "platform: the runtime runs one node with one GPU (nodes = 1, gpus_per_node = 1)";
+    else if (s->workload.arrival.kind != KS_ARRIVAL_CLOSED || s->workload.requests == 0)
+        no = "workload: the runtime needs closed arrivals and a request count (workload.requests)";
+    else if (s->workload.sessions.turns > 1)
+        no = "workload.sessions: the runtime runs single-turn requests";
+    else if (s->prefill.mode != KS_PREFILL_COLOCATED)
+        no = "prefill.mode: the runtime prefills colocated";
+    else if (s->model.dtype != KS_DTYPE_FP16)
+        no = "model.dtype: the runtime's kernels read fp16 KV";
+    else if (s->cache.compression != KS_COMPRESSION_NONE)
+        no = "cache.compression: the runtime keeps fp16 blocks in every tier";
+    else if (s->cache.l3 == KS_L3_REMOTE)
+        no = "cache.l3: the runtime has no remote memory (ssd or none)";
+    else if (s->cache.evict == KS_EVICT_BELADY || s->cache.evict == KS_EVICT_CALLBACK || s->cache.prefetch_lua)
+        no = "cache: the runtime runs the built-in eviction (heat, lru, lfu) and prefetch window";
+    else if (s->cache.l3 == KS_L3_SSD &&
+             ((uint64_t)s->cache.block_size * s->model.kv_heads * s->model.head_dim * 2) % ALIGN != 0)
+        no = "cache.block_size: with an SSD tier the K (or V) half of a block must be a multiple of 4096 bytes "
+             "(block_size * kv_heads * head_dim * 2 bytes) for O_DIRECT";
+    if (no)
+        snprintf(why, len, "%s", no);
+    return no == NULL;
+}
+
+// ---- pages -------------------------------------------------------------------
+
+static uint16_t *page_k(const struct rt *t, uint32_t page)
+{
+    return t->l1k + (size_t)page * t->elems;
+}
+
+static uint16_t *page_v(const struct rt *t, uint32_t page)
+{
+    return t->l1v + (size_t)page * t->elems;
+}
+
+static unsigned char *page_l2(const struct rt *t, uint32_t page)
+{
+    return t->l2 + (size_t)page * 2 * t->half;
+}
+
+static off_t page_l3(const struct rt *t, uint32_t page)
+{
+    return (off_t)page * (off_t)(2 * t->half);
+}
+
+static int full_io(ssize_t got, size_t want, const char *what, char *err, size_t len)
+{
+    if (got == (ssize_t)want)
+        return KS_OK;
+    snprintf(err, len, "%s: %s", what, got < 0 ? strerror(errno) : "short transfer");
+    return KS_EIO;
+}
+
+// Writes the template block into page `page` of `tier` (a new block's KV).
+static int fill_page(struct rt *t, unsigned tier, uint32_t page)
+{
+    if (tier == KS_L1) {
+        memcpy(page_k(t, page), t->tmpl, t->half);
+        memcpy(page_v(t, page), t->tmpl + t->half, t->half);
+    } else if (tier == KS_L2) {
+        memcpy(page_l2(t, page), t->tmpl, 2 * t->half);
+    } else {
+        ssize_t n = pwrite(t->l3fd, t->tmpl, 2 * t->half, page_l3(t, page));
+        char msg[256];
+        if (full_io(n, 2 * t->half, "writing a new block to the L3 file", msg, sizeof msg) != KS_OK) {
+            snprintf(t->err, sizeof t->err, "%s", msg);
+            return KS_EIO;
+        }
+    }
+    return KS_OK;
+}
+
+// Fills blocks [from, to) of every layer of req: they were just created.
+static int fill_new(struct rt *t, uint32_t req, uint32_t from, uint32_t to)
+{
+    for (uint32_t l = 0; l < t->s->model.layers; l++)
+        for (uint32_t b = from; b < to; b++) {
+            struct ks_loc loc;
+            int st = ks_cache_locate(t->c, req, l, b, &loc);
+            if (st != KS_OK)
+                return fail(t, st, "%s: %s", "locating a new block");
+            if ((st = fill_page(t, loc.tier, loc.page)) != KS_OK)
+                return st;
+        }
+    return KS_OK;
+}
+
+// ---- lanes -------------------------------------------------------------------
+
+// Reads or writes one block between memory (two halves, or one L2 page) and
+// the L3 file through the lane's ring.
+static void prep_file(struct lane *ln, struct io_uring_sqe *sqe, int write, unsigned slot, void *a, void *b,
+                      size_t half, off_t off)
+{
+    struct rt *t = ln->rt;
+    struct iovec *iov = ln->iov[slot];
+    iov[0] = (struct iovec){.iov_base = a, .iov_len = half};
+    iov[1] = (struct iovec){.iov_base = b, .iov_len = half};
+    if (write)
+        io_uring_prep_writev(sqe, t->l3fd, iov, 2, (unsigned long long)off);
+    else
+        io_uring_prep_readv(sqe, t->l3fd, iov, 2, (unsigned long long)off);
+}
+
+// The two halves of block i's page in a memory tier.
+static void halves(const struct rt *t, unsigned tier, uint32_t page, void **k, void **v)
+{
+    if (tier == KS_L1) {
+        *k = page_k(t, page);
+        *v = page_v(t, page);
+    } else {
+        *k = page_l2(t, page);
+        *v = page_l2(t, page) + t->half;
+    }
+}
+
+static int copy_batch(struct lane *ln, const struct ks_batch *b, char *err, size_t len)
+{
+    struct rt *t = ln->rt;
+    if (b->src != KS_L3 && b->dst != KS_L3) {
+        for (uint32_t i = 0; i < b->n; i++) {
+            void *sk, *sv, *dk, *dv;
+            halves(t, b->src, b->src_pages[i], &sk, &sv);
+            halves(t, b->dst, b->dst_pages[i], &dk, &dv);
+            memcpy(dk, sk, t->half);
+            memcpy(dv, sv, t->half);
+        }
+        return KS_OK;
+    }
+    if (!ln->ring_ok) {
+        snprintf(err, len, "no io_uring for the L3 file");
+        return KS_EIO;
+    }
+    int write = b->dst == KS_L3;
+    unsigned mem = write ? b->src : b->dst;
+    for (uint32_t i = 0; i < b->n;) {
+        unsigned k = 0;
+        for (; k < RING_DEPTH && i + k < b->n; k++) {
+            uint32_t mp = write ? b->src_pages[i + k] : b->dst_pages[i + k];
+            uint32_t fp = write ? b->dst_pages[i + k] : b->src_pages[i + k];
+            void *a, *c;
+            halves(t, mem, mp, &a, &c);
+            struct io_uring_sqe *sqe = io_uring_get_sqe(&ln->ring);
+            if (!sqe) {
+                snprintf(err, len, "io_uring: no submission entry");
+                return KS_EIO;
+            }
+            prep_file(ln, sqe, write, k, a, c, t->half, page_l3(t, fp));
+        }
+        int n = io_uring_submit_and_wait(&ln->ring, k);
+        if (n < 0) {
+            snprintf(err, len, "io_uring submit: %s", strerror(-n));
+            return KS_EIO;
+        }
+        for (unsigned d = 0; d < k; d++) {
+            struct io_uring_cqe *cqe;
+            int w = io_uring_wait_cqe(&ln->ring, &cqe);
+            if (w < 0) {
+                snprintf(err, len, "io_uring wait: %s", strerror(-w));
+                return KS_EIO;
+            }
+            int res = cqe->res;
+            io_uring_cqe_seen(&ln->ring, cqe);
+            if (res != (int)(2 * t->half)) {
+                snprintf(err, len, "%s the L3 file: %s", write ? "writing" : "reading",
+                         res < 0 ? strerror(-res) : "short transfer");
+                return KS_EIO;
+            }
+        }
+        i += k;
+    }
+    return KS_OK;
+}
+
+static int job_unlanded(const struct rt *t, uint32_t batch_id)
+{
+    for (uint32_t i = 0; i < t->n_jobs; i++)
+        if (t->jobs[i].b->id == batch_id)
+            return !t->jobs[i].landed;
+    return 0;
+}
+
+// The most urgent batch whose `after` has landed, or -1 (the engine's rule).
+static int next_job(const struct rt *t)
+{
+    int best = -1;
+    for (uint32_t i = 0; i < t->n_jobs; i++) {
+        const struct job *j = &t->jobs[i];
+        if (j->running || j->landed || (j->b->after != KS_NONE && job_unlanded(t, j->b->after)))
+            continue;
+        if (best < 0 || j->b->klass < t->jobs[best].b->klass)
+            best = (int)i;
+    }
+    return best;
+}
+
+static void *lane_main(void *arg)
+{
+    struct lane *ln = arg;
+    struct rt *t = ln->rt;
+    char err[256];
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        int k;
+        while (!t->quit && (k = next_job(t)) < 0)
+            pthread_cond_wait(&t->work, &t->mu);
+        if (t->quit)
+            break;
+        t->jobs[k].running = 1;
+        const struct ks_batch *b = t->jobs[k].b;
+        pthread_mutex_unlock(&t->mu);
+        double t0 = mono();
+        err[0] = '\0';
+        int st = copy_batch(ln, b, err, sizeof err);
+        double dt = mono() - t0;
+        pthread_mutex_lock(&t->mu);
+        t->x->copy_seconds += dt;
+        t->x->copy_bytes += (uint64_t)b->n * 2 * t->half;
+        for (uint32_t i = 0; i < t->n_jobs; i++)
+            if (t->jobs[i].b == b)
+                t->jobs[i].landed = 1;
+        if (st != KS_OK && !t->lane_failed) {
+            t->lane_failed = 1;
+            snprintf(t->lane_err, sizeof t->lane_err, "%s", err);
+        }
+        pthread_cond_broadcast(&t->done);
+        pthread_cond_broadcast(&t->work);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+// ---- requests ----------------------------------------------------------------
+
+static void record(struct rt *t, const struct active *a, int finished)
+{
+    struct ks_run_result *r = t->r;
+    if (r->n_rec == r->cap_rec) {
+        size_t cap = r->cap_rec ? 2 * r->cap_rec : 1024;
+        struct ks_request_record *p = realloc(r->rec, cap * sizeof *p);
+        if (!p)
+            return;
+        r->rec = p;
+        r->cap_rec = cap;
+    }
+    uint32_t steps = a->generated > 1 ? a->generated - 1 : 0;
+    r->rec[r->n_rec++] = (struct ks_request_record){
+        .id = a->spec.id, .session = a->spec.session, .turn = a->spec.turn, .gpu = 0,
+        .prompt = a->spec.prompt_tokens, .output = a->spec.output_tokens, .generated = a->generated,
+        .arrival = a->spec.arrival, .admitted = a->admitted, .first_token = a->generated ? a->first_token : -1,
+        .finish = finished ? a->last_token : -1, .tpot_mean = steps ? a->tpot_sum / steps : 0,
+        .tpot_max = a->tpot_max};
+}
+
+// The router of closed arrivals: releases requests while fewer than the
+// concurrency are in flight (the engine's router, run where the engine's
+// decode actor would let it run).
+static int release(struct rt *t)
+{
+    const struct ks_scenario *s = t->s;
+    while (!t->wl_done && t->in_flight < s->workload.arrival.concurrency) {
+        if (!t->have_drawn) {
+            int st = ks_workload_next(t->wl, &t->drawn);
+            if (st < 0)
+                return fail(t, st, "%s: %s", "reading the workload");
+            if (st == 0) {
+                t->wl_done = 1;
+                break;
+            }
+            t->have_drawn = 1;
+        }
+        if (t->n_pending == t->cap_pending) {
+            uint32_t cap = t->cap_pending ? 2 * t->cap_pending : 64;
+            struct ks_request_spec *p = realloc(t->pending, cap * sizeof *p);
+            if (!p)
+                return fail(t, KS_ENOMEM, "%s: %s", "queueing a request");
+            t->pending = p;
+            t->cap_pending = cap;
+        }
+        t->drawn.arrival = rt_now(t);
+        t->pending[t->n_pending++] = t->drawn;
+        t->have_drawn = 0;
+        t->r->arrived++;
+        t->in_flight++;
+    }
+    return KS_OK;
+}
+
+// The engine's place_prompt: a shared prefix from its group's request, the
+// rest grown into L1 (or lower tiers when L1 is full); new blocks get KV.
+static int place_prompt(struct rt *t, struct active *a, uint32_t *cached)
+{
+    const struct ks_scenario *s = t->s;
+    struct ks_cache *c = t->c;
+    int st = ks_cache_req_new(c, &a->req);
+    if (st != KS_OK)
+        return st;
+    uint32_t shared = 0;
+    const struct ks_request_spec *sp = &a->spec;
+    if (sp->prefix_group != KS_NONE && sp->prefix_group < 64 && sp->prefix_tokens >= s->cache.block_size) {
+        uint32_t pb = sp->prefix_tokens / s->cache.block_size;
+        uint32_t *pr = &t->prefix_req[sp->prefix_group];
+        int existed = *pr != KS_NONE;
+        if (!existed) {
+            if ((st = ks_cache_req_new(c, pr)) != KS_OK)
+                return st;
+            if ((st = ks_cache_req_grow(c, *pr, pb, KS_L1, NULL)) != KS_OK) {
+                ks_cache_req_free(c, *pr);
+                *pr = KS_NONE;
+                return st;
+            }
+            if ((st = fill_new(t, *pr, 0, pb)) != KS_OK)
+                return st;
+        }
+        if (ks_cache_req_len(c, *pr) >= pb && ks_cache_req_share(c, a->req, *pr, pb) == KS_OK) {
+            shared = pb;
+            if (existed)
+                *cached = pb * s->cache.block_size;
+        }
+    }
+    uint32_t want = blocks_of(t, sp->prompt_tokens);
+    if (want <= shared)
+        return KS_OK;
+    if ((st = ks_cache_req_grow(c, a->req, want - shared, KS_L1, NULL)) != KS_OK)
+        return st;
+    return fill_new(t, a->req, shared, want);
+}
+
+static int alloc_sel(struct rt *t, struct active *a)
+{
+    size_t n = (size_t)t->s->model.layers * t->cap_blocks;
+    a->sel = malloc(n * sizeof *a->sel);
+    a->mass = malloc(n * sizeof *a->mass);
+    a->n_sel = calloc(t->s->model.layers, sizeof *a->n_sel);
+    return a->sel && a->mass && a->n_sel ? KS_OK : KS_ENOMEM;
+}
+
+static void free_active(struct active *a)
+{
+    ks_sparse_close(a->sr);
+    free(a->sel);
+    free(a->mass);
+    free(a->n_sel);
+    a->sr = NULL;
+    a->sel = NULL;
+    a->mass = NULL;
+    a->n_sel = NULL;
+}
+
+// The engine's admit: the oldest pending request, one per iteration, when
+// its blocks fit the admission bound. Its prompt KV is written with the
+// clock stopped.
+static int admit(struct rt *t)
+{
+    const struct ks_scenario *s = t->s;
+    if (t->n_pending == 0)
+        return KS_OK;
+    const struct ks_request_spec *sp = &t->pending[0];
+    uint64_t full = (uint64_t)blocks_of(t, (uint64_t)sp->prompt_tokens + sp->output_tokens) * s->model.layers;
+    if (t->n_act > 0 && t->active_blocks + full > t->z.admit_blocks)
+        return KS_OK;
+    if (t->n_act == t->cap_act) {
+        uint32_t cap = t->cap_act ? 2 * t->cap_act : 64;
+        struct active *p = realloc(t->act, cap * sizeof *p);
+        if (!p)
+            return fail(t, KS_ENOMEM, "%s: %s", "admitting a request");
+        t->act = p;
+        t->cap_act = cap;
+    }
+    struct active *a = &t->act[t->n_act];
+    *a = (struct active){.req = KS_NONE, .spec = *sp, .ctx = sp->prompt_tokens, .admitted = rt_now(t)};
+    uint32_t cached = 0;
+    pause_clock(t);
+    int st = place_prompt(t, a, &cached);
+    resume_clock(t);
+    if (t->err[0])
+        return KS_EIO;
+    if (st != KS_OK) {
+        if (a->req != KS_NONE)
+            ks_cache_req_free(t->c, a->req);
+        if (t->n_act == 0)
+            return fail(t, st, "%s: %s", "placing a prompt in an empty GPU");
+        return KS_OK; // the tiers are full: wait for requests to finish
+    }
+    if (!(a->sr = ks_sparse_open(t->sp, sp->id, sp->prompt_tokens)) || alloc_sel(t, a) != KS_OK) {
+        ks_cache_req_free(t->c, a->req);
+        free_active(a);
+        return fail(t, KS_ENOMEM, "%s: %s", "admitting a request");
+    }
+    a->prefilled = cached;
+    t->n_act++;
+    t->active_blocks += full;
+    t->r->admitted++;
+    memmove(t->pending, t->pending + 1, (t->n_pending - 1) * sizeof *t->pending);
+    t->n_pending--;
+    if (t->n_act > t->r->peak_batch)
+        t->r->peak_batch = t->n_act;
+    return KS_OK;
+}
+
+// The engine's prefill_chunk, token accounting only: the prompt's KV was
+// written at admission. *decoding: whether any request is past its prefill.
+static void prefill_chunk(struct rt *t, int *decoding)
+{
+    uint32_t budget = t->s->prefill.chunk ? t->s->prefill.chunk : UINT32_MAX;
+    *decoding = 0;
+    for (uint32_t i = 0; i < t->n_act; i++)
+        *decoding |= t->act[i].generated > 0;
+    while (budget > 0) {
+        struct active *a = NULL;
+        for (uint32_t i = 0; i < t->n_act; i++) {
+            struct active *x = &t->act[i];
+            if (x->prefilled < x->spec.prompt_tokens && (!a || x->admitted < a->admitted))
+                a = x;
+        }
+        if (!a)
+            break;
+        uint32_t take = a->spec.prompt_tokens - a->prefilled;
+        if (take > budget)
+            take = budget;
+        a->prefilled += take;
+        budget -= take;
+    }
+}
+
+static void finish(struct rt *t, uint32_t i)
+{
+    struct active *a = &t->act[i];
+    record(t, a, 1);
+    t->r->finished++;
+    t->active_blocks -=
+        (uint64_t)blocks_of(t, (uint64_t)a->spec.prompt_tokens + a->spec.output_tokens) * t->s->model.layers;
+    ks_cache_req_free(t->c, a->req);
+    free_active(a);
+    t->act[i] = t->act[--t->n_act];
+    t->in_flight--;
+}
+
+// The engine's emit: a token for every active request (the first from
+// prefill); a new block gets its KV.
+static int emit(struct rt *t, double now, int from_prefill)
+{
+    for (uint32_t i = 0; i < t->n_act;) {
+        struct active *a = &t->act[i];
+        if (from_prefill != (a->generated == 0) || a->prefilled < a->spec.prompt_tokens) {
+            i++;
+            continue;
+        }
+        if (a->generated == 0) {
+            a->first_token = now;
+            ks_hist_add(t->r->ttft, now - a->spec.arrival);
+        } else {
+            double d = now - a->last_token;
+            ks_hist_add(t->r->tpot, d);
+            a->tpot_sum += d;
+            if (d > a->tpot_max)
+                a->tpot_max = d;
+        }
+        a->ctx++;
+        uint32_t have = ks_cache_req_len(t->c, a->req), need = blocks_of(t, a->ctx);
+        if (need > have) {
+            if (ks_cache_req_grow(t->c, a->req, need - have, KS_L1, NULL) != KS_OK)
+                t->r->unplanned++;
+            else if (fill_new(t, a->req, have, need) != KS_OK)
+                return KS_EIO;
+        }
+        a->generated++;
+        a->last_token = now;
+        t->r->tokens++;
+        if (a->generated >= a->spec.output_tokens)
+            finish(t, i);
+        else
+            i++;
+    }
+    return KS_OK;
+}
+
+static void sample(struct rt *t)
+{
+    struct ks_run_result *r = t->r;
+    double now = rt_now(t);
+    if (now < t->next_sample)
+        return;
+    double every = t->s->duration / KS_ENGINE_SAMPLES;
+    while (t->next_sample <= now)
+        t->next_sample += every;
+    if (r->n_samples == r->cap_samples) {
+        size_t cap = r->cap_samples ? 2 * r->cap_samples : 4096;
+        struct ks_step_record *p = realloc(r->samples, cap * sizeof *p);
+        if (!p)
+            return;
+        r->samples = p;
+        r->cap_samples = cap;
+    }
+    const struct ks_cache_stats *cs = ks_cache_stats(t->c);
+    struct ks_step_record *x = &r->samples[r->n_samples++];
+    *x = (struct ks_step_record){.t = now, .batch = t->n_act, .pending = t->n_pending,
+                                 .step_time = t->last_step, .stall = t->last_stall};
+    for (unsigned k = 0; k < KS_TIERS; k++) {
+        struct ks_tier_view v;
+        ks_cache_tier_view(t->c, k, &v);
+        x->occupancy[k] = v.used;
+        x->found[k] = cs->found[k];
+        for (unsigned u = 0; u < KS_TIERS; u++) {
+            if (u < k)
+                x->bytes_up += cs->mig_bytes[k][u];
+            else if (u > k)
+                x->bytes_down += cs->mig_bytes[k][u];
+        }
+    }
+}
+
+// ---- decode --------------------------------------------------------------------
+
+static uint32_t first_layer(const struct ks_cache *c, const struct ks_batch *b)
+{
+    uint32_t l = UINT32_MAX;
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint32_t g = ks_cache_block_group(c, b->blocks[i]);
+        if (g < l)
+            l = g;
+    }
+    return l;
+}
+
+// Waits (mu held) until no needed batch for layers <= layer is on its way,
+// or job j (>= 0) has landed. Returns KS_EIO when a lane failed.
+static int wait_landed(struct rt *t, uint32_t layer, int j)
+{
+    for (;;) {
+        if (t->lane_failed)
+            return KS_EIO;
+        int busy = j >= 0 ? !t->jobs[j].landed : 0;
+        for (uint32_t i = 0; !busy && j < 0 && i < t->n_jobs; i++)
+            busy = t->jobs[i].needed && !t->jobs[i].landed && t->jobs[i].layer <= layer;
+        if (!busy)
+            return KS_OK;
+        pthread_cond_wait(&t->done, &t->mu);
+    }
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int grow_seqs(struct rt *t, uint32_t n)
+{
+    if (n <= t->cap_seqs)
+        return KS_OK;
+    const struct ks_scenario *s = t->s;
+    size_t qe = (size_t)s->model.q_heads * s->model.head_dim, mb = t->cap_blocks;
+    free(t->q); free(t->out); free(t->acc_mass); free(t->seq_len); free(t->table); free(t->ksel);
+    free(t->kn_sel); free(t->acc_blocks); free(t->n_acc); free(t->missing); free(t->n_missing); free(t->ws);
+    t->q = malloc(n * qe * sizeof *t->q);
+    t->out = malloc(n * qe * sizeof *t->out);
+    t->acc_mass = malloc(n * mb * sizeof *t->acc_mass);
+    t->seq_len = malloc(n * sizeof *t->seq_len);
+    t->table = malloc(n * mb * sizeof *t->table);
+    t->ksel = malloc(n * mb * sizeof *t->ksel);
+    t->kn_sel = malloc(n * sizeof *t->kn_sel);
+    t->acc_blocks = malloc(n * mb * sizeof *t->acc_blocks);
+    t->n_acc = malloc(n * sizeof *t->n_acc);
+    t->missing = malloc(n * mb * sizeof *t->missing);
+    t->n_missing = malloc(n * sizeof *t->n_missing);
+    struct ks_decode_params p = {.n_seqs = n, .q_heads = s->model.q_heads, .kv_heads = s->model.kv_heads,
+                                 .head_dim = s->model.head_dim, .block_size = s->cache.block_size,
+                                 .max_blocks = t->cap_blocks, .max_sel = t->cap_blocks, .report_cap = t->cap_blocks};
+    t->ws_bytes = ks_decode_workspace(&p, 1);
+    t->ws = malloc(t->ws_bytes ? t->ws_bytes : 1);
+    t->cap_seqs = n;
+    if (!t->q || !t->out || !t->acc_mass || !t->seq_len || !t->table || !t->ksel || !t->kn_sel ||
+        !t->acc_blocks || !t->n_acc || !t->missing || !t->n_missing || !t->ws)
+        return KS_ENOMEM;
+    struct ks_rng r;
+    ks_rng_seed(&r, t->s->seed ^ 0x9e3779b97f4a7c15ull);
+    for (size_t i = 0; i < n * qe; i++)
+        t->q[i] = (float)(2 * ks_rng_unit(&r) - 1);
+    return KS_OK;
+}
+
+// Where the kernel reads block b of request a in layer l: its L1 page, or a
+// scratch page it is copied into (*scratch counts the scratch pages used).
+// A block in flight is read at its destination once its batch has landed.
+static int page_for(struct rt *t, const struct active *a, uint32_t l, uint32_t b, uint32_t *scratch,
+                    uint32_t *page, struct ks_loc *loc)
+{
+    int st = ks_cache_locate(t->c, a->req, l, b, loc);
+    if (st != KS_OK)
+        return st;
+    unsigned tier = loc->tier;
+    uint32_t pg = loc->page;
+    uint32_t j = loc->id < t->n_ids ? t->job_of[loc->id] : 0;
+    if (j && loc->state != KS_BLK_RESIDENT) {
+        const struct ks_batch *bt = t->jobs[j - 1].b;
+        pthread_mutex_lock(&t->mu);
+        st = wait_landed(t, 0, (int)(j - 1));
+        pthread_mutex_unlock(&t->mu);
+        if (st != KS_OK)
+            return st;
+        for (uint32_t i = 0; i < bt->n; i++)
+            if (bt->blocks[i] == loc->id) {
+                tier = bt->dst;
+                pg = bt->dst_pages[i];
+            }
+        t->x->reads_inflight++;
+    }
+    t->x->reads++;
+    if (tier == KS_L1) {
+        *page = pg;
+        return KS_OK;
+    }
+    // not in L1: into a scratch page of the L1 arrays
+    uint32_t sp = t->l1p + (*scratch)++;
+    t->x->reads_scratch++;
+    if (tier == KS_L2) {
+        memcpy(page_k(t, sp), page_l2(t, pg), t->half);
+        memcpy(page_v(t, sp), page_l2(t, pg) + t->half, t->half);
+    } else {
+        struct iovec iov[2] = {{page_k(t, sp), t->half}, {page_v(t, sp), t->half}};
+        char msg[256];
+        if (full_io(preadv(t->l3fd, iov, 2, page_l3(t, pg)), 2 * t->half, "reading a block from the L3 file", msg,
+                    sizeof msg) != KS_OK) {
+            snprintf(t->err, sizeof t->err, "%s", msg);
+            return KS_EIO;
+        }
+    }
+    *page = sp;
+    return KS_OK;
+}
+
+// Runs the sparse kernel in layer l over the n sequences packed in the
+// kernel buffers.
+static int launch(struct rt *t, uint32_t n, uint32_t l)
+{
+    const struct ks_scenario *s = t->s;
+    struct ks_decode_params p = {
+        .n_seqs = n, .q_heads = s->model.q_heads, .kv_heads = s->model.kv_heads, .head_dim = s->model.head_dim,
+        .block_size = s->cache.block_size, .n_pages = t->l1p + t->scratch, .max_blocks = t->cap_blocks,
+        .scale = 1.0f / sqrtf((float)s->model.head_dim), .q = t->q, .seq_len = t->seq_len,
+        .block_table = t->table, .k = t->l1k, .v = t->l1v, .max_sel = t->cap_blocks, .sel = t->ksel,
+        .n_sel = t->kn_sel, .out = t->out, .report_cap = t->cap_blocks, .acc_blocks = t->acc_blocks,
+        .acc_mass = t->acc_mass, .n_acc = t->n_acc, .missing = t->missing, .n_missing = t->n_missing,
+        .workspace = t->ws, .workspace_bytes = t->ws_bytes};
+    int st = ks_sparse_decode_ref(&p);
+    if (st != KS_KERNEL_OK) {
+        snprintf(t->err, sizeof t->err, "the sparse decode kernel refused layer %u: %s", l, ks_kernel_status_str(st));
+        return KS_EINVAL;
+    }
+    t->x->kernel_launches++;
+    for (uint32_t i = 0; i < n; i++)
+        if (t->n_acc[i] != t->kn_sel[i] || t->n_missing[i] != 0) {
+            snprintf(t->err, sizeof t->err, "the kernel's access report disagrees with the selection (layer %u)", l);
+            return KS_EINVAL;
+        }
+    return KS_OK;
+}
+
+// One layer's attention for every decoding request, in as few launches as
+// the scratch pages allow.
+static int attend(struct rt *t, uint32_t l, int per_layer)
+{
+    uint32_t n = 0, scratch = 0;
+    struct ks_loc *locs = NULL;
+    size_t n_locs = 0, cap_locs = 0;
+    int st = KS_OK;
+    for (uint32_t i = 0; st == KS_OK && i <= t->n_act; i++) {
+        const struct active *a = i < t->n_act ? &t->act[i] : NULL;
+        if (a && a->generated == 0)
+            continue;
+        uint32_t k = a ? a->n_sel[per_layer ? l : 0] : 0;
+        // launch what is packed when the batch ends or this request could
+        // overflow the scratch pages
+        if (n > 0 && (!a || scratch + k > t->scratch)) {
+            if ((st = launch(t, n, l)) != KS_OK)
+                break;
+            for (size_t v = 0; v < n_locs; v++)
+                if (ks_cache_validate(t->c, &locs[v]) != KS_OK)
+                    t->x->stale_refused++;
+            n = 0;
+            scratch = 0;
+            n_locs = 0;
+        }
+        if (!a)
+            break;
+        const uint32_t *sel = a->sel + (size_t)(per_layer ? l : 0) * t->cap_blocks;
+        uint32_t *ks = t->ksel + (size_t)n * t->cap_blocks;
+        memcpy(ks, sel, k * sizeof *ks);
+        qsort(ks, k, sizeof *ks, cmp_u32); // the kernel reads its selection in ascending order
+        if (n_locs + k > cap_locs) {
+            size_t cap = cap_locs ? 2 * cap_locs : 1024;
+            while (cap < n_locs + k)
+                cap *= 2;
+            struct ks_loc *p = realloc(locs, cap * sizeof *p);
+            if (!p) {
+                st = fail(t, KS_ENOMEM, "%s: %s", "a layer's reads");
+                break;
+            }
+            locs = p;
+            cap_locs = cap;
+        }
+        uint32_t *row = t->table + (size_t)n * t->cap_blocks;
+        for (uint32_t j = 0; st == KS_OK && j < k; j++)
+            st = page_for(t, a, l, ks[j], &scratch, &row[ks[j]], &locs[n_locs++]);
+        t->seq_len[n] = a->ctx;
+        t->kn_sel[n] = k;
+        n++;
+    }
+    free(locs);
+    if (st != KS_OK && !t->err[0])
+        fail(t, st, "%s: %s", "reading a layer's blocks");
+    return st;
+}
+
+// A decode step, the engine's decode_step with real copies and kernels.
+static int decode_step(struct rt *t)
+{
+    const struct ks_scenario *s = t->s;
+    struct ks_cache *c = t->c;
+    int st = ks_cache_step(c, t->step++);
+    int per_layer = ks_sparse_per_layer(t->sp);
+    double kv_bytes = 0;
+    uint32_t decoding = 0;
+    for (uint32_t i = 0; st == KS_OK && i < t->n_act; i++) {
+        struct active *a = &t->act[i];
+        if (a->generated == 0)
+            continue;
+        decoding++;
+        uint32_t nb = blocks_of(t, a->ctx), step = a->generated - 1, k = 0;
+        uint32_t *sel = a->sel;
+        float *mass = a->mass;
+        for (uint32_t l = 0; st == KS_OK && l < s->model.layers; l++) {
+            if (l == 0 || per_layer) {
+                sel = a->sel + (size_t)l * t->cap_blocks;
+                mass = a->mass + (size_t)l * t->cap_blocks;
+                pause_clock(t);
+                k = ks_sparse_select(a->sr, step, l, nb, &t->rng, sel, mass);
+                resume_clock(t);
+                if (k == 0 && ks_sparse_error(a->sr)[0]) {
+                    snprintf(t->err, sizeof t->err, "%s", ks_sparse_error(a->sr));
+                    return KS_EINVAL;
+                }
+                a->n_sel[l] = k;
+                uint64_t tokens = 0;
+                for (uint32_t j = 0; j < k; j++) {
+                    uint64_t end = (uint64_t)(sel[j] + 1) * s->cache.block_size;
+                    tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
+                }
+                kv_bytes += (double)tokens * (double)t->z.token_bytes / (per_layer ? s->model.layers : 1);
+            }
+            // the accesses, with the selection's masses, in one report per
+            // request and layer as the engine makes them
+            for (uint32_t j = 0; j < k; j++)
+                t->acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = KS_NONE};
+            st = ks_cache_access(c, a->req, l, t->acc, k, NULL, NULL);
+        }
+    }
+    if (st != KS_OK)
+        return fail(t, st, "%s: %s", "a decode step's accesses");
+    ks_cache_set_reserve(c, ks_engine_reserve(s, &t->z, t->n_act));
+    double step_start = rt_now(t), stall = 0;
+    struct ks_plan plan;
+    if ((st = ks_cache_plan(c, ks_engine_budget(s, &t->z, kv_bytes), &plan)) != KS_OK)
+        return fail(t, st, "%s: %s", "planning migrations");
+    if (decoding > t->cap_seqs && grow_seqs(t, decoding + 16) != KS_OK)
+        return fail(t, KS_ENOMEM, "%s: %s", "kernel buffers");
+    pthread_mutex_lock(&t->mu);
+    if (plan.n > t->cap_jobs) {
+        struct job *p = realloc(t->jobs, plan.n * sizeof *p);
+        if (!p) {
+            pthread_mutex_unlock(&t->mu);
+            return fail(t, KS_ENOMEM, "%s: %s", "queueing migration batches");
+        }
+        t->jobs = p;
+        t->cap_jobs = plan.n;
+    }
+    for (uint32_t i = 0; i < plan.n; i++) {
+        struct ks_batch *b = plan.batch[i];
+        int needed = b->klass == KS_CLASS_MISS;
+        t->jobs[i] = (struct job){.b = b, .needed = (uint8_t)needed, .layer = needed ? first_layer(c, b) : 0};
+        for (uint32_t j = 0; j < b->n; j++)
+            if (b->blocks[j] < t->n_ids)
+                t->job_of[b->blocks[j]] = i + 1;
+    }
+    t->n_jobs = plan.n;
+    pthread_cond_broadcast(&t->work);
+    pthread_mutex_unlock(&t->mu);
+    // layer by layer: wait only for the batches carrying this layer's misses
+    for (uint32_t l = 0; l < s->model.layers; l++) {
+        double w0 = rt_now(t);
+        pthread_mutex_lock(&t->mu);
+        st = wait_landed(t, l, -1);
+        pthread_mutex_unlock(&t->mu);
+        stall += rt_now(t) - w0;
+        if (st != KS_OK)
+            break;
+        if ((st = attend(t, l, per_layer)) != KS_OK)
+            break;
+    }
+    // the step's end: every batch landed, then confirmed in plan order
+    double w0 = rt_now(t);
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        uint32_t landed = 0;
+        for (uint32_t i = 0; i < t->n_jobs; i++)
+            landed += t->jobs[i].landed;
+        if (landed == t->n_jobs || t->lane_failed)
+            break;
+        pthread_cond_wait(&t->done, &t->mu);
+    }
+    int lane_failed = t->lane_failed;
+    pthread_mutex_unlock(&t->mu);
+    stall += rt_now(t) - w0;
+    for (uint32_t i = 0; i < t->n_jobs; i++) {
+        const struct ks_batch *b = t->jobs[i].b;
+        for (uint32_t j = 0; j < b->n; j++)
+            if (b->blocks[j] < t->n_ids)
+                t->job_of[b->blocks[j]] = 0;
+    }
+    if (lane_failed) {
+        snprintf(t->err, sizeof t->err, "a migration lane failed: %s", t->lane_err);
+        return KS_EIO;
+    }
+    if (st != KS_OK)
+        return st == KS_EIO && !t->err[0] ? fail(t, st, "%s: %s", "a decode step") : st;
+    for (uint32_t i = 0; i < t->n_jobs; i++)
+        if ((st = ks_cache_confirm(c, t->jobs[i].b)) != KS_OK)
+            return fail(t, st, "%s: %s", "confirming a migration batch");
+    t->n_jobs = 0;
+    t->r->stall += stall;
+    t->r->steps++;
+    t->last_step = rt_now(t) - step_start;
+    t->last_stall = stall;
+    t->r->busy += t->last_step - stall;
+    return KS_OK;
+}
+
+// ---- setup ---------------------------------------------------------------------
+
+static int open_l3(struct rt *t, const char *dir, uint32_t pages, char *err, size_t len)
+{
+    snprintf(t->l3path, sizeof t->l3path, "%s/ks_runtime_l3_XXXXXX", dir);
+    int fd = mkostemp(t->l3path, O_DIRECT);
+    if (fd < 0) {
+        snprintf(err, len, "%s: cannot create the L3 file: %s", dir, strerror(errno));
+        t->l3path[0] = '\0';
+        return KS_EIO;
+    }
+    t->l3fd = fd;
+    if (ftruncate(fd, (off_t)pages * (off_t)(2 * t->half)) != 0) {
+        snprintf(err, len, "%s: cannot size the L3 file: %s", t->l3path, strerror(errno));
+        return KS_EIO;
+    }
+    // O_DIRECT must work here: one aligned write and read of the template
+    ssize_t w = pwrite(fd, t->tmpl, 2 * t->half, 0);
+    if (full_io(w, 2 * t->half, "the L3 file refuses O_DIRECT", err, len) != KS_OK)
+        return KS_EIO;
+    return KS_OK;
+}
+
+static void *aligned(size_t bytes)
+{
+    void *p = NULL;
+    size_t n = (bytes + ALIGN - 1) / ALIGN * ALIGN;
+    return posix_memalign(&p, ALIGN, n ? n : ALIGN) == 0 ? p : NULL;
+}
+
+static void teardown(struct rt *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->quit = 1;
+    pthread_cond_broadcast(&t->work);
+    pthread_mutex_unlock(&t->mu);
+    for (int i = 0; i < KS_ENGINE_LANES; i++) {
+        if (t->lanes[i].started)
+            pthread_join(t->lanes[i].th, NULL);
+        if (t->lanes[i].ring_ok)
+            io_uring_queue_exit(&t->lanes[i].ring);
+    }
+    for (uint32_t i = 0; i < t->n_act; i++)
+        free_active(&t->act[i]);
+    free(t->act);
+    free(t->pending);
+    free(t->jobs);
+    free(t->job_of);
+    free(t->acc);
+    free(t->l1k);
+    free(t->l1v);
+    free(t->l2);
+    free(t->tmpl);
+    free(t->q); free(t->out); free(t->acc_mass); free(t->seq_len); free(t->table); free(t->ksel);
+    free(t->kn_sel); free(t->acc_blocks); free(t->n_acc); free(t->missing); free(t->n_missing); free(t->ws);
+    if (t->l3fd >= 0) {
+        close(t->l3fd);
+        unlink(t->l3path);
+    }
+    ks_cache_free(t->c);
+    ks_workload_free(t->wl);
+    ks_sparse_free(t->sp);
+    pthread_mutex_destroy(&t->mu);
+    pthread_cond_destroy(&t->work);
+    pthread_cond_destroy(&t->done);
+}
+
+int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *p, struct ks_run_result *r,
+                   struct ks_runtime_extra *x, char *err, size_t len)
+{
+    memset(r, 0, sizeof *r);
+    struct ks_runtime_extra xs;
+    if (!x)
+        x = &xs;
+    memset(x, 0, sizeof *x);
+    if (!ks_runtime_supports(s, err, len))
+        return KS_EINVAL;
+    struct rt *t = calloc(1, sizeof *t);
+    r->ttft = malloc(sizeof *r->ttft);
+    r->tpot = malloc(sizeof *r->tpot);
+    if (!t || !r->ttft || !r->tpot) {
+        free(t);
+        ks_run_result_fini(r);
+        snprintf(err, len, "out of memory");
+        return KS_ENOMEM;
+    }
+    ks_hist_init(r->ttft);
+    ks_hist_init(r->tpot);
+    *t = (struct rt){.s = s, .r = r, .x = x, .l3fd = -1, .step = 1};
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->work, NULL);
+    pthread_cond_init(&t->done, NULL);
+    memset(t->prefix_req, 0xff, sizeof t->prefix_req);
+    struct ks_cache_params cp;
+    int st = ks_engine_size(s, &cp, &t->z, err, len);
+    t->half = (size_t)t->z.block_bytes[KS_L1] / 2;
+    t->elems = t->half / 2;
+    t->l1p = cp.tier_blocks[KS_L1];
+    t->cap_blocks = blocks_of(t, s->model.max_context) + 1;
+    t->scratch = t->cap_blocks;
+    t->n_ids = cp.n_blocks;
+    if (st == KS_OK && !(t->c = ks_cache_new(&cp, err, len)))
+        st = KS_EINVAL;
+    if (st == KS_OK && !(t->wl = ks_workload_new(s, err, len)))
+        st = KS_EINVAL;
+    if (st == KS_OK && !(t->sp = ks_sparse_new(s, err, len)))
+        st = KS_EINVAL;
+    if (st == KS_OK) {
+        size_t l1 = (size_t)(t->l1p + t->scratch) * t->half;
+        t->l1k = aligned(l1);
+        t->l1v = aligned(l1);
+        t->l2 = aligned((size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
+        t->tmpl = aligned(2 * t->half);
+        t->job_of = calloc(t->n_ids, sizeof *t->job_of);
+        t->acc = malloc(t->cap_blocks * sizeof *t->acc);
+        if (!t->l1k || !t->l1v || !t->l2 || !t->tmpl || !t->job_of || !t->acc) {
+            snprintf(err, len, "out of memory for the tiers (L1 %u pages, L2 %u pages of %zu bytes)", t->l1p,
+                     cp.tier_blocks[KS_L2], 2 * t->half);
+            st = KS_ENOMEM;
+        }
+    }
+    if (st == KS_OK) {
+        // touch every page now, so page faults do not land in decode steps
+        memset(t->l1k, 0, (size_t)(t->l1p + t->scratch) * t->half);
+        memset(t->l1v, 0, (size_t)(t->l1p + t->scratch) * t->half);
+        memset(t->l2, 0, (size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
+        struct ks_rng g;
+        ks_rng_seed(&g, s->seed + 77);
+        uint16_t *h = (uint16_t *)t->tmpl;
+        for (size_t i = 0; i < t->half; i++) // K then V: 2 * half bytes of fp16
+            h[i] = ks_half_from_float((float)(2 * ks_rng_unit(&g) - 1));
+    }
+    if (st == KS_OK && s->cache.l3 == KS_L3_SSD && cp.tier_blocks[KS_L3] > 0)
+        st = open_l3(t, p && p->dir ? p->dir : "/var/tmp", cp.tier_blocks[KS_L3], err, len);
+    if (st == KS_OK && grow_seqs(t, 16) != KS_OK) {
+        snprintf(err, len, "out of memory for the kernel's buffers");
+        st = KS_ENOMEM;
+    }
+    for (int i = 0; st == KS_OK && i < KS_ENGINE_LANES; i++) {
+        struct lane *ln = &t->lanes[i];
+        ln->rt = t;
+        if (t->l3fd >= 0) {
+            int e = io_uring_queue_init(RING_DEPTH, &ln->ring, 0);
+            if (e < 0) {
+                snprintf(err, len, "io_uring_queue_init: %s", strerror(-e));
+                st = KS_EIO;
+                break;
+            }
+            ln->ring_ok = 1;
+        }
+        if (pthread_create(&ln->th, NULL, lane_main, ln) != 0) {
+            snprintf(err, len, "cannot start a migration lane");
+            st = KS_ENOMEM;
+            break;
+        }
+        ln->started = 1;
+    }
+    if (st != KS_OK) {
+        teardown(t);
+        free(t);
+        ks_run_result_fini(r);
+        return st;
+    }
+    ks_rng_seed(&t->rng, s->seed * 1000003u); // the engine's GPU 0
+    double w0 = mono();
+    t->t0 = w0;
+    int tty = p && p->progress;
+    uint64_t shown = 0;
+    while (st == KS_OK) {
+        if (rt_now(t) >= s->duration)
+            break; // the run's duration, in the runtime's clock
+        if ((st = admit(t)) != KS_OK)
+            break;
+        if (t->n_act == 0) {
+            if (t->wl_done && !t->have_drawn && t->n_pending == 0)
+                break;
+            // an idle GPU: the router runs before anything else
+            uint64_t before = t->r->arrived;
+            if ((st = release(t)) != KS_OK)
+                break;
+            if (t->r->arrived == before && t->n_pending == 0)
+                break; // nothing left to release
+            continue;
+        }
+        // the router runs once the decoder yields in this iteration: the
+        // released requests join the queue behind this iteration's admission
+        if ((st = release(t)) != KS_OK)
+            break;
+        int decoding;
+        prefill_chunk(t, &decoding);
+        if (decoding && (st = decode_step(t)) != KS_OK)
+            break;
+        double now = rt_now(t);
+        if (decoding && (st = emit(t, now, 0)) != KS_OK)
+            break;
+        if ((st = emit(t, now, 1)) != KS_OK)
+            break;
+        sample(t);
+        if (tty && t->r->finished != shown) {
+            shown = t->r->finished;
+            fprintf(stderr, "\rruntime: %llu of %llu requests finished, %llu tokens, %.1fs ",
+                    (unsigned long long)shown, (unsigned long long)s->workload.requests,
+                    (unsigned long long)t->r->tokens, rt_now(t));
+            fflush(stderr);
+        }
+    }
+    if (tty)
+        fputs("\r\033[K", stderr);
+    r->sim_time = rt_now(t);
+    r->wall_s = mono() - w0;
+    x->paused = t->paused;
+    for (uint32_t i = 0; i < t->n_act; i++)
+        record(t, &t->act[i], 0);
+    r->tiers = calloc(KS_TIERS, sizeof *r->tiers);
+    for (unsigned k = 0; r->tiers && k < KS_TIERS; k++) {
+        struct ks_tier_view v;
+        ks_cache_tier_view(t->c, k, &v);
+        r->tiers[r->n_tiers++] = (struct ks_tier_record){
+            .gpu = 0, .tier = k, .capacity = v.cap, .used = v.used, .peak = v.peak,
+            .block_bytes = t->z.block_bytes[k], .mig_in = v.mig_in, .mig_out = v.mig_out,
+            .alloc_fails = v.alloc_fails};
+    }
+    if (t->c) {
+        r->cache = *ks_cache_stats(t->c);
+        r->unplanned += r->cache.unplanned;
+    }
+    if (st != KS_OK)
+        snprintf(err, len, "%s", t->err[0] ? t->err : ks_status_str(st));
+    teardown(t);
+    free(t);
+    return st;
+}

@@ -1,0 +1,86 @@
+// runtime.h - the real runtime: a scenario's decode steps executed for real
+// on this machine by the same cache manager the simulator drives.
+//
+// CPU mode (the only mode built so far): L1 and L2 are RAM arenas allocated
+// once ([pages][block] fp16 K and V; L1 keeps K and V in two arrays, the
+// layout the attention kernels read), L3 a file on disk opened with O_DIRECT
+// and read and written through io_uring. KS_ENGINE_LANES migration threads
+// execute the cache manager's batches (memcpy between arenas, O_DIRECT reads
+// and writes for L3); the decode thread attends with the C reference sparse
+// decode kernel (kernels/decode.h) over the blocks the scenario's sparse
+// policy selects, layer by layer, waiting only for the batches that carry
+// blocks the layer needs. The block contents are real fp16 data written when
+// a block is created; the kernel reads every selected block from the page
+// the cache manager maps it to.
+//
+// It makes the engine's decisions (sim/engine.h), call for call, so that a
+// run of the simulator and a run of the runtime on the same scenario and
+// seed see the same accesses and the same hit rates:
+//   - admission, chunked prefill accounting, token emission and request
+//     release follow the engine's rules and order (closed arrivals: a
+//     request finished in one iteration frees its slot for the next);
+//   - per step: ks_cache_step, ks_cache_access per request and layer with
+//     the sparse policy's selection and masses (the heat map is fed the
+//     selection's masses, as in the simulator; the kernel's own access
+//     report is checked against the selection), the same reserve and
+//     prefetch budget (ks_engine_reserve, ks_engine_budget), ks_cache_plan;
+//   - a step ends when all its batches have landed, and they are confirmed
+//     then, in plan order: the mapping a step starts from does not depend on
+//     the copies' timing.
+// Reading rule (the safety argument): a batch may write into the pages of a
+// batch that has landed but is not confirmed yet, so the decode thread never
+// reads a block that is in flight from its source page: it waits for the
+// block's batch to land and reads the destination page (an L2 or L3 block
+// is first copied into a scratch page of the L1 arrays). A block that is not
+// in flight is read from its page, which no batch of the step writes. Every
+// read is located first and validated after (ks_cache_validate); the count
+// of refused reads is reported (it stays 0 when the rule holds).
+//
+// Time: a monotonic clock that stops while the runtime does work the
+// simulator does not model as decode time: writing a prompt's KV at
+// admission (the simulator's prefill stands for it; validation scenarios
+// make prefill free) and computing a selection (synthetic queries, keys and
+// scoring stand in for the model's own forward pass). It runs through the
+// cache manager's calls, the lanes' copies, the waits for needed blocks and
+// the attention kernel.
+//
+// Supported scenarios: one node with one GPU, closed arrivals with a
+// request count, single-turn requests, colocated prefill, fp16 KV without
+// compression, an L3 SSD or none, eviction heat/lru/lfu; anything else is
+// refused with the reason. With an L3, half a block (its K or its V) must be
+// a multiple of 4096 bytes (O_DIRECT).
+#ifndef KS_RUNTIME_H
+#define KS_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "scenario.h"
+
+struct ks_runtime_params {
+    const char *dir; // folder of the L3 file (disk-backed, O_DIRECT); NULL: /var/tmp
+    int progress;    // a progress line on stderr
+};
+
+// What the runtime counts besides struct ks_run_result.
+struct ks_runtime_extra {
+    uint64_t kernel_launches;  // sparse decode kernel calls
+    uint64_t reads;            // selected blocks the kernel read
+    uint64_t reads_inflight;   // of them: in flight when located, read from their destination
+    uint64_t reads_scratch;    // of them: not in L1, copied into a scratch page first
+    uint64_t stale_refused;    // reads ks_cache_validate refused (0 when the reading rule holds)
+    double paused;             // seconds the clock stood still (prompt KV, selections)
+    double copy_seconds;       // lane time spent copying, all lanes
+    uint64_t copy_bytes;       // bytes the lanes copied
+};
+
+// Non-zero when the runtime can run s; else 0 with the reason in why.
+int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len);
+
+// Runs s for real. KS_OK with *r filled (release with ks_run_result_fini)
+// and *x (may be NULL) filled; or a status with the reason in err.
+int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *p, struct ks_run_result *r,
+                   struct ks_runtime_extra *x, char *err, size_t len);
+
+#endif

@@ -1,0 +1,29 @@
+# The cache manager driven from several threads the way a runtime drives it:
+# one mutex around every call into the manager, page copies outside it,
+# readers that check their reads with ks_cache_locate + ks_cache_validate.
+# Labelled tsan (ks_tsan_test): .ci/run builds and runs them under
+# ThreadSanitizer.
+
+ks_add_test(runtime_stale_reads test_stale_reads.c)
+target_link_libraries(runtime_stale_reads PRIVATE Threads::Threads)
+ks_tsan_test(runtime_stale_reads)
+
+# The runtime on a scenario with all three tiers busy: every request
+# finishes, in-flight blocks are read at their destination, no read is
+# refused, and two runs make the same cache decisions (under TSan too).
+ks_add_test(runtime_run test_runtime.c)
+target_link_libraries(runtime_run PRIVATE ks_runtime)
+target_compile_definitions(runtime_run PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+ks_tsan_test(runtime_run)
+
+# kvstrata validate: the runtime and the simulator make identical decisions
+# (the command fails otherwise) and the report carries every row.
+add_test(NAME cli_validate_tiny
+  COMMAND sh -c "set -e; out=$(\"$1\" validate \"$2\" --json --dir /var/tmp); \
+echo \"$out\" | jq -e '.hit_rates_identical == true and .runtime_stale_refused == 0 and (.rows | length) == 15 \
+and ([.rows[] | select(.metric == \"tpot_p50\") | .goal] == [0.05])' > /dev/null"
+  sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/tests/scenarios/runtime_tiny.lua)
+add_test(NAME cli_validate_refuses
+  COMMAND sh -c "\"$1\" validate \"$2\" 2> err.txt; rc=$?; [ $rc -ne 0 ] && grep -q 'runtime cannot run this scenario: platform' err.txt"
+  sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/scenarios/default.lua)
+set_tests_properties(cli_validate_refuses PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
