@@ -790,7 +790,9 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
         .n_sel = t->kn_sel, .out = t->out, .report_cap = t->cap_blocks, .acc_blocks = t->acc_blocks,
         .acc_mass = t->acc_mass, .n_acc = t->n_acc, .missing = t->missing, .n_missing = t->n_missing,
         .workspace = t->ws, .workspace_bytes = t->ws_bytes};
+    double t0 = mono();
     int st = ks_sparse_decode_ref(&p);
+    t->x->kernel_seconds += mono() - t0;
     if (st != KS_KERNEL_OK) {
         snprintf(t->err, sizeof t->err, "the sparse decode kernel refused layer %u: %s", l, ks_kernel_status_str(st));
         return KS_EINVAL;

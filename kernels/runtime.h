@@ -71,6 +71,7 @@ struct ks_runtime_extra {
     uint64_t reads_scratch;    // of them: not in L1, copied into a scratch page first
     uint64_t stale_refused;    // reads ks_cache_validate refused (0 when the reading rule holds)
     double paused;             // seconds the clock stood still (prompt KV, selections)
+    double kernel_seconds;     // decode thread time in the attention kernel
     double copy_seconds;       // lane time spent copying, all lanes
     uint64_t copy_bytes;       // bytes the lanes copied
 };

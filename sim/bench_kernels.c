@@ -1047,6 +1047,44 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     return rc;
 }
 
+int ks_bench_kernel_table(const struct ks_bench_shape *sh, const uint32_t *blocks, size_t n, double *seconds,
+                          char *err, size_t len)
+{
+    struct settings o = {.kv_heads = sh->kv_heads, .q_heads = sh->q_heads, .head_dim = sh->head_dim,
+                         .block_size = sh->block_size, .context = sh->context, .repeat = sh->repeat,
+                         .seed = sh->seed, .n_bat = 1, .n_blk = n};
+    if (n == 0 || n > MAX_LIST || sh->repeat == 0 || sh->context % sh->block_size ||
+        blocks[n - 1] > sh->context / sh->block_size) {
+        snprintf(err, len, "kernel table: 1 to %d block counts, each at most context / block_size", MAX_LIST);
+        return KS_KERNEL_EINVAL;
+    }
+    o.run[K_SPARSE] = 1;
+    o.bat[0] = sh->batch;
+    memcpy(o.blk, blocks, n * sizeof *blocks);
+    struct pool pool;
+    int st = pool_init(&pool, &o, 0);
+    double *times = malloc(o.repeat * sizeof *times);
+    struct ks_rng rng;
+    ks_rng_seed(&rng, o.seed ^ UINT64_C(0x5851f42d4c957f2d));
+    for (size_t i = 0; st == KS_KERNEL_OK && i < n; i++) {
+        struct point pt = {0};
+        struct result r = {.kernel = K_SPARSE, .blocks = blocks[i], .batch = sh->batch};
+        if (!times)
+            st = KS_KERNEL_EINVAL;
+        if (st == KS_KERNEL_OK)
+            st = point_init(&pt, &pool, &o, K_SPARSE, sh->batch, blocks[i], NULL, &rng);
+        if (st == KS_KERNEL_OK)
+            st = point_time(&pt, o.repeat, times, &r);
+        point_free(&pt);
+        seconds[i] = r.median;
+    }
+    if (st != KS_KERNEL_OK)
+        snprintf(err, len, "timing the sparse decode kernel: %s", ks_kernel_status_str(st));
+    pool_free(&pool);
+    free(times);
+    return st;
+}
+
 const struct ks_cli_cmd ks_bench_kernels_cmd = {
     .name = "bench kernels",
     .summary = "Time the attention kernels against selected blocks, batch and head shape",

@@ -4,8 +4,27 @@
 #ifndef KS_BENCH_KERNELS_H
 #define KS_BENCH_KERNELS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "cli.h"
 
 extern const struct ks_cli_cmd ks_bench_kernels_cmd;
+
+// The head shape, context and sampling of a kernel-time table.
+struct ks_bench_shape {
+    uint32_t kv_heads, q_heads, head_dim, block_size;
+    uint32_t context; // tokens per sequence, a multiple of block_size
+    uint32_t batch;   // sequences per call
+    uint32_t repeat;  // timed samples per point (median)
+    uint64_t seed;
+};
+
+// The reference sparse decode kernel timed as `bench kernels --backend ref
+// --kernels sparse` times it: seconds[i] per call (one layer of the whole
+// batch) with blocks[i] selected blocks per sequence (ascending, at most
+// 32 of them). KS_KERNEL_OK, or a kernel status with the reason in err.
+int ks_bench_kernel_table(const struct ks_bench_shape *sh, const uint32_t *blocks, size_t n, double *seconds,
+                          char *err, size_t len);
 
 #endif

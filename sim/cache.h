@@ -23,7 +23,14 @@
 // only when the last request that maps it is freed.
 //
 // Ordering of batches: a batch whose `after` is not KS_NONE moves blocks into
-// pages that the batch `after` is vacating; confirm `after` first.
+// pages that the batch `after` is vacating; confirm `after` first. Readers:
+// ks_cache_validate refuses a read only once a migration of the block has
+// been confirmed, so a caller that starts a dependent batch as soon as its
+// `after` has landed (before confirming it) must not read a block in flight
+// from its source page: read it at its destination once its batch has
+// landed (the runtime's rule, kernels/runtime.h). A caller that starts
+// dependent batches only after confirming `after` may read in-flight blocks
+// at their source and validate (tests/test_stale_reads.c races exactly that).
 #ifndef KS_CACHE_H
 #define KS_CACHE_H
 

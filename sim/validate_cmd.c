@@ -13,10 +13,12 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_kernels.h"
 #include "engine.h"
 #include "json.h"
 #include "run_cmd.h"
@@ -69,13 +71,60 @@ static int add_row(json_t *rows, const struct row *w)
     return e;
 }
 
+// Replaces the scenario's kernel-time table by one measured now, on this
+// machine, for its head shape (the profile's block counts and batch, or
+// 4..128 blocks at batch 8 when it has none): a CPU whose speed drifts over
+// minutes is then compared with a table of the same minute.
+static int measure_kernels(struct ks_scenario *sc, char *err, size_t len)
+{
+    struct ks_kernel_time *kt = &sc->platform.kernel_time;
+    static const uint32_t def[] = {4, 8, 16, 32, 64, 128};
+    uint32_t ctx_blocks = sc->model.max_context / sc->cache.block_size, blocks[32];
+    size_t n = 0;
+    const uint32_t *from = kt->n ? kt->blocks : def;
+    size_t from_n = kt->n ? kt->n : sizeof def / sizeof def[0];
+    for (size_t i = 0; i < from_n && n < 32; i++)
+        if (from[i] >= 1 && from[i] <= ctx_blocks)
+            blocks[n++] = from[i];
+    if (n < 2) {
+        snprintf(err, len, "model.max_context holds fewer than two of the table's block counts");
+        return KS_EINVAL;
+    }
+    struct ks_bench_shape sh = {.kv_heads = sc->model.kv_heads, .q_heads = sc->model.q_heads,
+                                .head_dim = sc->model.head_dim, .block_size = sc->cache.block_size,
+                                .context = ctx_blocks * sc->cache.block_size, .batch = kt->n ? kt->batch : 8,
+                                .repeat = 9, .seed = sc->seed};
+    double sec[32];
+    if (ks_bench_kernel_table(&sh, blocks, n, sec, err, len) != 0)
+        return KS_EINVAL;
+    uint32_t *b = malloc(n * sizeof *b);
+    double *t = malloc(n * sizeof *t);
+    char *src = malloc(256);
+    if (!b || !t || !src) {
+        free(b);
+        free(t);
+        free(src);
+        snprintf(err, len, "out of memory");
+        return KS_ENOMEM;
+    }
+    memcpy(b, blocks, n * sizeof *b);
+    memcpy(t, sec, n * sizeof *t);
+    snprintf(src, 256, "kvstrata validate --measure-kernels: the reference sparse kernel timed just before the run "
+                       "(batch %u, median of 9 samples)", sh.batch);
+    free(kt->blocks);
+    free(kt->seconds);
+    free(kt->source);
+    *kt = (struct ks_kernel_time){.n = (uint32_t)n, .batch = sh.batch, .blocks = b, .seconds = t, .source = src};
+    return KS_OK;
+}
+
 static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
 {
     const char *file = NULL, *dir = "/var/tmp", *out = NULL, *seed_text = NULL;
     const char *sets[MAX_SETS + 1];
     struct ks_cli_strings set = {.v = sets, .cap = MAX_SETS};
     static const char *const devices[] = {"cpu", "gpu", NULL};
-    int device = 0, json = 0;
+    int device = 0, json = 0, measure = 0;
     const struct ks_cli_opt opts[] = {
         {.name = "scenario", .kind = KS_CLI_ARG, .out = &file, .arg = "SCENARIO.lua"},
         {.name = "device", .kind = KS_CLI_CHOICE, .out = &device, .choices = devices,
@@ -88,6 +137,8 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
          .help = "folder of the runtime's L3 file (disk-backed; O_DIRECT)"},
         {.name = "output", .kind = KS_CLI_STRING, .out = &out, .arg = "DIR", .short_name = 'o',
          .help = "write DIR/NAME_sim.h5 and DIR/NAME_runtime.h5 (the layout of `run`)", .hide_default = 1},
+        {.name = "measure-kernels", .kind = KS_CLI_FLAG, .out = &measure,
+         .help = "time the reference kernel for the scenario's shape now and use that table"},
         {.name = "json", .kind = KS_CLI_FLAG, .out = &json, .help = "print one JSON object on stdout"},
     };
     int status;
@@ -115,6 +166,10 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (out && mkdir(out, 0777) != 0 && errno != EEXIST) {
         ks_scenario_free(sc);
         return ks_cli_fail(cmd, "-o %s: cannot make the folder", out);
+    }
+    if (measure && (st = measure_kernels(sc, err, sizeof err)) != KS_OK) {
+        ks_scenario_free(sc);
+        return ks_cli_fail(cmd, "--measure-kernels: %s", err);
     }
     // the runtime first, on a quiet process; then the simulator
     struct ks_run_result real, sim;
@@ -186,6 +241,11 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         e |= ks_json_set_num(o, "runtime_reads_scratch", (double)x.reads_scratch);
         e |= ks_json_set_num(o, "runtime_stale_refused", (double)x.stale_refused);
         e |= ks_json_set_num(o, "runtime_paused_s", x.paused);
+        e |= ks_json_set_num(o, "runtime_kernel_s", x.kernel_seconds);
+        e |= ks_json_set_num(o, "runtime_busy_s", real.busy);
+        e |= ks_json_set_num(o, "runtime_stall_s", real.stall);
+        e |= ks_json_set_num(o, "sim_busy_s", sim.busy);
+        e |= ks_json_set_num(o, "sim_stall_s", sim.stall);
         e |= ks_json_set_num(o, "runtime_copy_gbps", x.copy_seconds > 0 ? x.copy_bytes / x.copy_seconds / 1e9 : 0);
         e |= ks_json_set_num(o, "runtime_wall_s", real.wall_s);
     }
@@ -212,6 +272,9 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
                    (unsigned long long)x.reads_inflight, (unsigned long long)x.reads_scratch,
                    (unsigned long long)x.stale_refused, x.paused,
                    x.copy_seconds > 0 ? x.copy_bytes / x.copy_seconds / 1e9 : 0, real.wall_s);
+            printf("decode time: simulator %.3fs computing + %.3fs stalled; runtime %.3fs kernel + %.3fs other "
+                   "work + %.3fs stalled\n",
+                   sim.busy, sim.stall, x.kernel_seconds, real.busy - x.kernel_seconds, real.stall);
         }
     }
     json_decref(o);

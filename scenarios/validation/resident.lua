@@ -19,6 +19,6 @@ return {
     output_tokens = {kind = "constant", value = 48},
   },
   sparse = {policy = "topk", budget_tokens = 384, sink_blocks = 1, window_blocks = 2, preset = "drifting"},
-  cache = {block_size = 16, l1 = "100%", l2 = "10%", l3 = "none", evict = "heat",
+  cache = {block_size = 16, l1 = "100%", l2 = "64MB", l3 = "none", evict = "heat",
            prefetch_window = 4, migration_batch = 32},
 }
