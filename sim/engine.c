@@ -276,14 +276,16 @@ static void lane(int argc, char **argv)
         // one batched copy: its fixed cost, then the bytes over the route
         if (s->platform.copy_overhead > 0)
             sg_actor_sleep_for(s->platform.copy_overhead);
-        // an SSD request also holds the drive for its per-request time (the
-        // profile's op_time, calib/fit.h): as that many more bytes at the
-        // drive's rate, which SimGrid then shares like the rest
+        // each block of a batch is its own SSD request (its page sits
+        // anywhere in the file), and a request holds the drive for its
+        // per-request time (the profile's op_time, calib/fit.h) besides its
+        // bytes: as that many more bytes at the drive's rate, which SimGrid
+        // then shares like the rest
         double bytes = (double)b->bytes;
         if (s->cache.l3 == KS_L3_SSD && b->src == KS_L3)
-            bytes += s->platform.ssd.read_op_time * s->platform.ssd.read_bw;
+            bytes += b->n * s->platform.ssd.read_op_time * s->platform.ssd.read_bw;
         else if (s->cache.l3 == KS_L3_SSD && b->dst == KS_L3)
-            bytes += s->platform.ssd.write_op_time * s->platform.ssd.write_bw;
+            bytes += b->n * s->platform.ssd.write_op_time * s->platform.ssd.write_bw;
         transfer(g->sim, &g->routes[b->src][b->dst], tier_host(g, b->src), tier_host(g, b->dst), bytes);
 
         sg_mutex_lock(g->mu);

@@ -10,7 +10,7 @@ return {
   name = "noisy_selection",
   seed = 1,
   duration = "600s",
-  platform = {profile = "devvm_cpu_runtime", nodes = 1, gpus_per_node = 1, hbm_bytes = "40MB"},
+  platform = {profile = "devvm_cpu_runtime", nodes = 1, gpus_per_node = 1, hbm_bytes = "24MB"},
   model = {layers = 8, kv_heads = 2, q_heads = 8, head_dim = 64, dtype = "fp16",
            weight_bytes = 0, max_context = 4096},
   workload = {

@@ -9,7 +9,7 @@ return {
   name = "prefetch_heavy",
   seed = 1,
   duration = "600s",
-  platform = {profile = "devvm_cpu_runtime", nodes = 1, gpus_per_node = 1, hbm_bytes = "32MB"},
+  platform = {profile = "devvm_cpu_runtime", nodes = 1, gpus_per_node = 1, hbm_bytes = "24MB"},
   model = {layers = 8, kv_heads = 2, q_heads = 8, head_dim = 64, dtype = "fp16",
            weight_bytes = 0, max_context = 4096},
   workload = {

@@ -9,7 +9,7 @@ return {
   name = "ssd_bound",
   seed = 1,
   duration = "600s",
-  platform = {profile = "devvm_cpu_runtime", nodes = 1, gpus_per_node = 1, hbm_bytes = "40MB"},
+  platform = {profile = "devvm_cpu_runtime", nodes = 1, gpus_per_node = 1, hbm_bytes = "24MB"},
   model = {layers = 8, kv_heads = 2, q_heads = 8, head_dim = 64, dtype = "fp16",
            weight_bytes = 0, max_context = 4096},
   workload = {
@@ -18,7 +18,7 @@ return {
     prompt_tokens = {kind = "uniform", min = 1024, max = 3072},
     output_tokens = {kind = "constant", value = 48},
   },
-  sparse = {policy = "topk", budget_tokens = 384, sink_blocks = 1, window_blocks = 2, preset = "drifting"},
-  cache = {block_size = 16, l1 = "50%", l2 = "16MB", l3 = "ssd", evict = "heat",
+  sparse = {policy = "topk", budget_tokens = 1024, sink_blocks = 1, window_blocks = 2, preset = "drifting"},
+  cache = {block_size = 16, l1 = "50%", l2 = "8MB", l3 = "ssd", evict = "heat",
            prefetch_window = 4, migration_batch = 32},
 }

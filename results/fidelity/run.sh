@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# results/fidelity/run.sh - the fidelity table: `kvstrata validate` on the six
+# validation scenarios (scenarios/validation/), each RUNS times (default 3),
+# one after another on a machine left otherwise idle.
+#
+# Usage: results/fidelity/run.sh [--runs N] [--kvstrata BIN] [--dir DIR] [--measure-kernels]
+# Writes results/fidelity/NAME.json (one validate --json object per run, in
+# a JSON array) and prints the table (markdown) on stdout: per scenario the
+# L1/L2/L3 hit rates (identical in both, or the script fails), TPOT mean,
+# P50 and P99 (simulator; runtime median over the runs) with the range of
+# the simulator's relative error over the runs, and the stall fractions.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+runs=3 bin=build/kvstrata dir=/var/tmp extra=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) runs=$2; shift 2 ;;
+        --kvstrata) bin=$2; shift 2 ;;
+        --dir) dir=$2; shift 2 ;;
+        --measure-kernels) extra+=(--measure-kernels); shift ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+command -v jq > /dev/null || { echo "run.sh: jq is needed (apt-get install jq)" >&2; exit 2; }
+out=results/fidelity
+scenarios=(resident l2_bound ssd_bound prefetch_heavy shared_prefix noisy_selection)
+for s in "${scenarios[@]}"; do
+    echo "run.sh: $s ($runs runs)" >&2
+    tmp=$(mktemp)
+    for ((i = 0; i < runs; i++)); do
+        "$bin" validate "scenarios/validation/$s.lua" --dir "$dir" --json ${extra[@]+"${extra[@]}"} >> "$tmp"
+    done
+    jq -s . "$tmp" > "$out/$s.json"
+    rm -f "$tmp"
+done
+# the table
+pct() { awk -v x="$1" 'BEGIN { printf "%+.1f%%", 100 * x }'; }
+echo "| scenario | L1 / L2 / L3 hit rate (identical) | TPOT mean sim / runtime (ms), error | TPOT P50 sim / runtime (ms), error (goal 5%) | TPOT P99 sim / runtime (ms), error (goal 10%) | stall fraction sim / runtime |"
+echo "| --- | --- | --- | --- | --- | --- |"
+for s in "${scenarios[@]}"; do
+    f=$out/$s.json
+    jq -e 'all(.[]; .hit_rates_identical)' "$f" > /dev/null || { echo "run.sh: $s: hit rates differ" >&2; exit 1; }
+    row() { # metric -> "sim / runtime-median, error min..max"
+        jq -r --arg m "$1" '[.[] | .rows[] | select(.metric == $m)] as $r
+            | ($r | map(.runtime) | sort | .[(length - 1) / 2 | floor]) as $med
+            | ($r | map(.rel_error) | sort) as $e
+            | "\($r[0].simulator * 1000 * 100 | round / 100) / \($med * 1000 * 100 | round / 100), \($e[0] * 1000 | round / 10)% .. \($e[-1] * 1000 | round / 10)%"' "$f"
+    }
+    hits=$(jq -r '.[0].rows | map(select(.metric | startswith("hit_rate"))) | map(.simulator * 10000 | round / 10000 | tostring) | join(" / ")' "$f")
+    stall=$(jq -r '[.[] | .rows[] | select(.metric == "stall_fraction")] as $r | "\($r[0].simulator * 1000 | round / 1000) / \($r | map(.runtime) | sort | .[(length - 1) / 2 | floor] * 1000 | round / 1000)"' "$f")
+    echo "| $s | $hits | $(row tpot_mean) | $(row tpot_p50) | $(row tpot_p99) | $stall |"
+done
