@@ -1196,6 +1196,8 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     r->sim_time = rt_now(t);
     r->wall_s = mono() - w0;
     x->paused = t->paused;
+    r->copy_seconds = x->copy_seconds;
+    r->copy_bytes = x->copy_bytes;
     for (uint32_t i = 0; i < t->n_act; i++)
         record(t, &t->act[i], 0);
     r->tiers = calloc(KS_TIERS, sizeof *r->tiers);

@@ -274,6 +274,7 @@ static void lane(int argc, char **argv)
         sg_mutex_unlock(g->mu);
 
         // one batched copy: its fixed cost, then the bytes over the route
+        double t_copy = simgrid_get_clock();
         if (s->platform.copy_overhead > 0)
             sg_actor_sleep_for(s->platform.copy_overhead);
         // each block of a batch is its own SSD request (its page sits
@@ -289,6 +290,8 @@ static void lane(int argc, char **argv)
         transfer(g->sim, &g->routes[b->src][b->dst], tier_host(g, b->src), tier_host(g, b->dst), bytes);
 
         sg_mutex_lock(g->mu);
+        g->sim->r->copy_seconds += simgrid_get_clock() - t_copy;
+        g->sim->r->copy_bytes += b->bytes;
         for (uint32_t i = 0; i < g->n_jobs; i++)
             if (g->jobs[i].b == b)
                 g->jobs[i].landed = 1; // decode confirms it at the step's end

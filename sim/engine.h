@@ -120,6 +120,8 @@ struct ks_run_result {
     double host_time;         // seconds of host costs in decode steps, all GPUs
     double prefill_time;      // seconds of prefill compute (on decode GPUs or the pool)
     uint64_t kv_sent;         // disaggregated: prompt KV bytes sent by the prefill pool
+    double copy_seconds;      // migration batches: time from a lane taking one to its landing, summed
+    uint64_t copy_bytes;      // migration batches: their bytes, summed
 };
 
 // How a scenario sizes one GPU: what the engine and the runtime

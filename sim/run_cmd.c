@@ -129,6 +129,8 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
         "decode GPU time spent on host costs (scheduling, table rebuilds)");
     num(s, "prefill_seconds", r->prefill_time, "seconds of prefill compute, all GPUs (or the prefill pool)");
     num(s, "kv_sent_bytes", (double)r->kv_sent, "prompt KV bytes the prefill pool sent (disaggregated)");
+    num(s, "copy_bandwidth", ratio((double)r->copy_bytes, r->copy_seconds),
+        "bytes/s a migration batch achieved while it ran (bytes over lane time, all batches)");
     if (sc->slo.tpot_p99 > 0) {
         num(s, "slo_tpot_p99", sc->slo.tpot_p99, "objective, seconds");
         s->err |= json_object_set_new(s->fig, "slo_met", json_boolean(ks_hist_quantile(r->tpot, 0.99) <= sc->slo.tpot_p99));

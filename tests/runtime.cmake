@@ -20,7 +20,7 @@ ks_tsan_test(runtime_run)
 # (the command fails otherwise) and the report carries every row.
 add_test(NAME cli_validate_tiny
   COMMAND sh -c "set -e; out=$(\"$1\" validate \"$2\" --json --dir /var/tmp); \
-echo \"$out\" | jq -e '.hit_rates_identical == true and .runtime_stale_refused == 0 and (.rows | length) == 15 \
+echo \"$out\" | jq -e '.hit_rates_identical == true and .runtime_stale_refused == 0 and (.rows | length) == 16 \
 and ([.rows[] | select(.metric == \"tpot_p50\") | .goal] == [0.05])' > /dev/null"
   sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/tests/scenarios/runtime_tiny.lua)
 add_test(NAME cli_validate_refuses
