@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +29,10 @@ struct ks_ssd {
     int fd;
     uint64_t bytes;
     struct ks_rng rng;
+    unsigned char *pool; // the requests' pages (see scatter), kept for the next point
+    size_t pool_len;
+    struct iovec *iov;   // each request's pieces, qd x pieces
+    size_t iov_cap;
     char path[4096];
 };
 
@@ -131,29 +137,84 @@ struct ks_ssd *ks_ssd_open(const char *dir, uint64_t file_bytes, uint64_t seed, 
     return s;
 }
 
-// Queues one request at a random aligned offset, into (or from) slot `slot`
-// of buf (qd slots of p->bytes).
-static void queue_one(struct ks_ssd *s, struct io_uring *ring, const struct ks_ssd_point *p, unsigned char *base,
-                      unsigned slot)
+// NOTE: each request reads into (writes from) 4 KiB pages no two of which are
+// neighbours in physical memory. How many physically contiguous pieces a
+// request's memory has decides how fast the development VM's virtual disk is:
+// the host serves each piece (virtio descriptor) separately, and the same
+// reads at the same moment ran at 0.5-0.7 GB/s into ordinary pages and at
+// 2.7-3.9 GB/s into one 2 MiB huge page (calib/README.md). Buffers from
+// malloc got whatever the guest's page allocator handed out, now scattered,
+// now contiguous (runs of points in `calib host` read 2-3x faster than fio,
+// which never happened again with scattered pages; fio's own 256 MiB buffer
+// was found in runs of 3.3 pages, and fio then read 1.1 GB/s), so the figure
+// depended on the allocator's state. Scattered pages on purpose
+// are what fio's and a runtime's ordinary buffers mostly get, and the same on
+// every run: a pool of twice the pages is faulted in order, and a request
+// takes every other page of it, one iovec each (readv), so that no two of its
+// pages were neighbours in the pool. Requests above 4 MiB (1024 iovecs, the
+// kernel's limit) take the fewest pieces of whole pages that divide them.
+#define MAX_PIECES 1024
+
+static size_t piece_bytes(size_t bytes)
 {
-    void *buf = base + (size_t)slot * p->bytes;
+    size_t piece = ALIGN; // bytes is a multiple of ALIGN: piece = bytes ends the loop at the latest
+    while (bytes / piece > MAX_PIECES || bytes % piece)
+        piece += ALIGN;
+    return piece;
+}
+
+static int scatter(struct ks_ssd *s, const struct ks_ssd_point *p)
+{
+    size_t piece = piece_bytes(p->bytes), pieces = p->bytes / piece, n = (size_t)p->qd * pieces;
+    if (2 * n * piece > s->pool_len) {
+        if (s->pool)
+            munmap(s->pool, s->pool_len);
+        s->pool_len = 0;
+        s->pool = mmap(NULL, 2 * n * piece, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (s->pool == MAP_FAILED) {
+            s->pool = NULL;
+            return -1;
+        }
+        s->pool_len = 2 * n * piece;
+        (void)madvise(s->pool, s->pool_len, MADV_NOHUGEPAGE); // a huge page is one contiguous piece
+        for (size_t off = 0; off < s->pool_len; off += ALIGN)
+            s->pool[off] = 0; // fault in, in order
+    }
+    if (n > s->iov_cap) {
+        struct iovec *v = realloc(s->iov, n * sizeof *v);
+        if (!v)
+            return -1;
+        s->iov = v;
+        s->iov_cap = n;
+    }
+    for (size_t i = 0; i < n; i++)
+        s->iov[i] = (struct iovec){.iov_base = s->pool + 2 * i * piece, .iov_len = piece};
+    return 0;
+}
+
+// Queues one request at a random aligned offset, into (or from) slot `slot`'s
+// pieces (scatter).
+static void queue_one(struct ks_ssd *s, struct io_uring *ring, const struct ks_ssd_point *p, unsigned slot)
+{
+    size_t pieces = p->bytes / piece_bytes(p->bytes);
+    const struct iovec *v = s->iov + (size_t)slot * pieces;
     struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
     KS_ASSERT(sqe); // the ring has an entry per request in flight
     uint64_t slots = s->bytes / p->bytes;
     uint64_t off = (uint64_t)ks_rng_below(&s->rng, (uint32_t)(slots > UINT32_MAX ? UINT32_MAX : slots)) * p->bytes;
     if (p->op == KS_SSD_READ)
-        io_uring_prep_read(sqe, s->fd, buf, (unsigned)p->bytes, off);
+        io_uring_prep_readv(sqe, s->fd, v, (unsigned)pieces, off);
     else
-        io_uring_prep_write(sqe, s->fd, buf, (unsigned)p->bytes, off);
+        io_uring_prep_writev(sqe, s->fd, v, (unsigned)pieces, off);
     io_uring_sqe_set_data64(sqe, slot);
 }
 
-static int run_ring(struct ks_ssd *s, struct io_uring *ring, const struct ks_ssd_point *p, unsigned char *buf,
-                    struct ks_ssd_result *r, char *err, size_t len)
+static int run_ring(struct ks_ssd *s, struct io_uring *ring, const struct ks_ssd_point *p, struct ks_ssd_result *r,
+                    char *err, size_t len)
 {
     unsigned freed[KS_SSD_MAX_QD]; // slots whose request completed in this batch
     for (unsigned i = 0; i < p->qd; i++)
-        queue_one(s, ring, p, buf, i);
+        queue_one(s, ring, p, i);
     int rc = io_uring_submit(ring);
     if (rc < 0) {
         snprintf(err, len, "io_uring_submit: %s", strerror(-rc));
@@ -174,6 +235,17 @@ static int run_ring(struct ks_ssd *s, struct io_uring *ring, const struct ks_ssd
         }
         double now = now_s();
         unsigned seen = 0;
+        // NOTE: the window runs from one reaped batch to another and counts the
+        // completions in (t0, t1]: the rest of the batch that ends the warm-up
+        // was done by t0 and is not counted; the whole batch that closes the
+        // window was done by t1 and is. The development VM's virtio disk
+        // completes requests in batches (all qd at once at 4-64 KiB and QD 8-32;
+        // up to 32 at once at 4 MiB x QD 64), so counting only the first
+        // completion of the closing batch, as this loop once did, lost up to
+        // qd - 1 requests of a window: little at 4 KiB (hundreds of batches a
+        // window), up to half at 4 MiB x QD 64 (~26 requests in 0.15 s).
+        int closes = 0;  // this batch closes the window
+        int opened = 0;  // the window opened in this batch
         do { // every completion ready now
             if (cqe->res != (int)p->bytes && !bad) {
                 bad = 1;
@@ -190,20 +262,26 @@ static int run_ring(struct ks_ssd *s, struct io_uring *ring, const struct ks_ssd
             done++;
             if (!timing && done == p->qd) { // warm-up over: the window opens
                 timing = 1;
+                opened = 1;
                 t0 = now;
-            } else if (timing && !stopped) {
+            } else if (timing && !stopped && !opened) {
                 counted++;
-                if (now >= t0 + p->seconds) {
-                    stopped = 1;
-                    t1 = now;
-                }
+                // at least `seconds` and at least qd completions: every request
+                // slot turned over once, or a window shorter than one request's
+                // time (4 MiB x QD 64 takes ~0.45 s here) measures its phase
+                if (now >= t0 + p->seconds && counted >= p->qd)
+                    closes = 1;
             }
         } while (seen < p->qd && io_uring_peek_cqe(ring, &cqe) == 0);
+        if (closes) {
+            stopped = 1;
+            t1 = now;
+        }
         inflight -= seen;
         if (stopped || bad)
             continue;
         for (unsigned i = 0; i < seen; i++)
-            queue_one(s, ring, p, buf, freed[i]);
+            queue_one(s, ring, p, freed[i]);
         rc = io_uring_submit(ring);
         if (rc < 0) {
             snprintf(err, len, "io_uring_submit: %s", strerror(-rc));
@@ -228,27 +306,28 @@ int ks_ssd_run(struct ks_ssd *s, const struct ks_ssd_point *p, struct ks_ssd_res
         snprintf(err, len, "bad point: %zu bytes, queue depth %u", p->bytes, p->qd);
         return KS_EINVAL;
     }
-    // NOTE: a buffer per request in flight, as fio and a real runtime have: reads
-    // that all land in one buffer find it in the CPU cache, which a virtual
-    // disk served from the host's page cache turns into a faster "drive"
-    unsigned char *buf = aligned_alloc(ALIGN, (size_t)p->qd * p->bytes);
-    if (!buf) {
-        snprintf(err, len, "out of memory");
+    // NOTE: a buffer per request in flight, as fio and a real runtime have: an
+    // earlier version that read every request into one buffer ran up to 3x
+    // faster than fio (a small buffer's few pages were more often contiguous:
+    // scattered_alloc)
+    if (scatter(s, p) != 0) {
+        snprintf(err, len, "out of memory (%zu bytes of request buffers, twice)", (size_t)p->qd * p->bytes);
         return KS_EIO;
     }
-    if (p->op == KS_SSD_WRITE)
-        fill_random(&s->rng, buf, (size_t)p->qd * p->bytes);
+    if (p->op == KS_SSD_WRITE) {
+        size_t piece = piece_bytes(p->bytes);
+        for (size_t i = 0; i < (size_t)p->qd * (p->bytes / piece); i++)
+            fill_random(&s->rng, s->iov[i].iov_base, piece);
+    }
     struct io_uring ring;
     int rc = io_uring_queue_init(p->qd, &ring, 0);
     if (rc < 0) {
         snprintf(err, len, "io_uring_queue_init: %s%s", strerror(-rc),
                  rc == -EPERM || rc == -ENOSYS ? " (io_uring is disabled on this system)" : "");
-        free(buf);
         return KS_EIO;
     }
-    int st = run_ring(s, &ring, p, buf, r, err, len);
-    io_uring_queue_exit(&ring); // waits for requests still in flight before buf goes
-    free(buf);
+    int st = run_ring(s, &ring, p, r, err, len);
+    io_uring_queue_exit(&ring); // waits for requests still in flight: the pool is reused
     return st;
 }
 
@@ -262,6 +341,9 @@ int ks_ssd_close(struct ks_ssd *s, char *err, size_t len)
         st = KS_EIO;
     }
     close(s->fd);
+    if (s->pool)
+        munmap(s->pool, s->pool_len);
+    free(s->iov);
     if (unlink(s->path) != 0 && st == KS_OK) {
         snprintf(err, len, "removing %s: %s", s->path, strerror(errno));
         st = KS_EIO;

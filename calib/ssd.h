@@ -7,10 +7,16 @@
 // the device). ks_ssd_run times one point: qd requests of `bytes` at random
 // offsets (aligned to `bytes`) kept in flight, a closed loop: each
 // completion issues the next request. The first qd completions are a
-// warm-up; the point counts the completions from then until `seconds` later
-// (qd requests in flight all along) and drains the rest untimed. Each
-// request in flight has its own page-aligned buffer (qd x bytes in all; the
-// data read is not looked at). ks_ssd_close fsyncs, closes and unlinks the file.
+// warm-up; the window opens at the batch of completions that ends it and
+// closes at the first batch at least `seconds` and at least qd completions
+// later, and counts the completions in between, the closing batch's whole
+// (qd requests in flight all along); the rest drain untimed. Each
+// request in flight has its own memory: 4 KiB pages of which no two are
+// neighbours in physical memory, one iovec each (readv / writev), because
+// on a virtual disk the number of physically contiguous pieces changes the
+// speed several-fold (ssd.c); 2 x qd x bytes of memory, kept for the next
+// point; the data read is not looked at. ks_ssd_close fsyncs, closes and
+// unlinks the file and frees that memory.
 #ifndef KS_SSD_H
 #define KS_SSD_H
 
@@ -25,7 +31,7 @@ struct ks_ssd_point {
     enum ks_ssd_op op;
     size_t bytes;    // per request, a multiple of 4096
     unsigned qd;     // requests in flight, 1..KS_SSD_MAX_QD
-    double seconds;  // timed window, at least
+    double seconds;  // timed window, at least (and at least qd completions long)
 };
 #define KS_SSD_MAX_QD 256
 
