@@ -1,94 +1,94 @@
 -- devvm_epyc_host.lua - measured host profile, written by kvstrata calib host.
 -- Command: kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua
--- Machine: vm, AMD EPYC, 2 cores; --dir on ext4 on /dev/vda; 2026-11-29T13:37:28Z
--- DRAM fit (all cores): lat 0 us, bw 7.89 GB/s, worst residual 37.0%
--- SSD read fit: lat 61.1 us, op 5.34 us, bw 461.1 MB/s, worst residual 94.2%
--- SSD write fit: lat 73.8 us, op 14.2 us, bw 511.4 MB/s, worst residual 32.9%
--- Measured SSD points (op bytes qd MB/s IOPS us/request):
---   read     4096  1     54.5    13309      75.1
---   read     4096  2     99.5    24302      82.3
---   read     4096  4      8.0     1953    2048.3
---   read     4096  8    185.4    45273     176.7
---   read     4096 16    199.3    48667     328.8
---   read     4096 32    246.4    60161     531.9
---   read     4096 64    296.4    72362     884.4
---   read    16384  1     12.1      737    1356.0
---   read    16384  2    216.4    13210     151.4
---   read    16384  4    269.6    16458     243.0
---   read    16384  8    316.0    19290     414.7
---   read    16384 16    431.7    26348     607.3
---   read    16384 32    150.6     9194    3480.4
---   read    16384 64    385.1    23503    2723.0
---   read    65536  1    301.0     4593     217.7
---   read    65536  2    416.9     6361     314.4
---   read    65536  4    640.3     9770     409.4
---   read    65536  8    265.3     4048    1976.3
---   read    65536 16    508.5     7759    2062.0
---   read    65536 32    505.6     7715    4148.0
---   read    65536 64    398.7     6084   10520.1
---   read   262144  1    341.5     1303     767.7
---   read   262144  2    354.0     1350    1481.2
---   read   262144  4    357.3     1363    2934.6
---   read   262144  8    551.3     2103    3803.9
---   read   262144 16    398.5     1520   10524.2
---   read   262144 32    381.2     1454   22004.6
---   read   262144 64    432.8     1651   38762.9
---   read  1048576  1    380.7      363    2754.0
---   read  1048576  2    532.2      508    3940.5
---   read  1048576  4    380.0      362   11037.8
---   read  1048576  8    433.5      413   19352.1
---   read  1048576 16    399.4      381   42010.9
---   read  1048576 32    486.4      464   68985.0
---   read  1048576 64    381.9      364  175708.4
---   read  4194304  1    357.3       85   11737.5
---   read  4194304  2    407.1       97   20605.0
---   read  4194304  4    385.4       92   43529.9
---   read  4194304  8    388.6       93   86347.6
---   read  4194304 16    383.7       91  174877.6
---   read  4194304 32    638.0      152  210380.1
---   read  4194304 64    507.7      121  528690.3
---   write    4096  1     45.5    11100      90.1
---   write    4096  2     81.1    19807     101.0
---   write    4096  4    105.6    25776     155.2
---   write    4096  8    131.6    32131     249.0
---   write    4096 16    150.9    36844     434.3
---   write    4096 32    167.8    40979     780.9
---   write    4096 64    179.3    43773    1462.1
---   write   16384  1    128.5     7845     127.5
---   write   16384  2    195.0    11899     168.1
---   write   16384  4    206.3    12589     317.7
---   write   16384  8    259.4    15835     505.2
---   write   16384 16    252.7    15426    1037.2
---   write   16384 32    312.9    19099    1675.5
---   write   16384 64    405.0    24722    2588.8
---   write   65536  1    219.5     3350     298.5
---   write   65536  2    361.8     5520     362.3
---   write   65536  4    350.7     5351     747.5
---   write   65536  8    381.7     5824    1373.5
---   write   65536 16    461.3     7039    2272.9
---   write   65536 32    501.7     7655    4180.0
---   write   65536 64    456.2     6961    9193.7
---   write  262144  1    468.9     1789     559.1
---   write  262144  2    400.2     1527    1310.2
---   write  262144  4    506.4     1932    2070.6
---   write  262144  8    457.9     1747    4579.8
---   write  262144 16    443.7     1692    9453.7
---   write  262144 32    473.9     1808   17700.2
---   write  262144 64    659.8     2517   25428.6
---   write 1048576  1    370.2      353    2832.1
---   write 1048576  2    530.7      506    3951.9
---   write 1048576  4    579.0      552    7243.7
---   write 1048576  8    605.1      577   13863.1
---   write 1048576 16    502.0      479   33419.0
---   write 1048576 32    486.2      464   69018.5
---   write 1048576 64    560.3      534  119764.3
---   write 4194304  1    427.0      102    9822.1
---   write 4194304  2    531.7      127   15777.6
---   write 4194304  4    419.0      100   40042.0
---   write 4194304  8    413.7       99   81101.9
---   write 4194304 16    473.7      113  141662.4
---   write 4194304 32    562.2      134  238753.4
---   write 4194304 64    523.1      125  513179.7
+-- Machine: vm, AMD EPYC, 2 cores; --dir on ext4 on /dev/vda; 2026-11-29T15:23:07Z
+-- DRAM fit (all cores): lat 5.38 us, bw 8.481 GB/s, worst residual 34.2%
+-- SSD read fit: lat 31.6 us, op 6.91 us, bw 558.4 MB/s, worst residual 23.4%
+-- SSD write fit: lat 43.3 us, op 8.35 us, bw 645.8 MB/s, worst residual 13.2%
+-- Measured SSD points (op bytes qd MB/s IOPS us/request; slowest-fastest window MB/s):
+--   read     4096  1     92.3    22525      44.4; 0.1-96.1
+--   read     4096  2    104.5    25502      78.4; 14.5-153.2
+--   read     4096  4    197.7    48255      82.9; 166.8-203.7
+--   read     4096  8    195.1    47635     167.9; 20.5-224.3
+--   read     4096 16    234.1    57156     279.9; 31.7-239.3
+--   read     4096 32    271.1    66199     483.4; 266.4-284.9
+--   read     4096 64    299.8    73190     874.4; 145.7-319.7
+--   read    16384  1    256.7    15668      63.8; 56.0-262.5
+--   read    16384  2    382.6    23354      85.6; 349.4-384.9
+--   read    16384  4    320.3    19547     204.6; 166.8-393.1
+--   read    16384  8    395.9    24162     331.1; 363.9-439.7
+--   read    16384 16    436.2    26621     601.0; 403.5-450.1
+--   read    16384 32    476.0    29051    1101.5; 430.0-528.5
+--   read    16384 64    469.7    28666    2232.6; 460.8-583.6
+--   read    65536  1    376.1     5738     174.3; 348.4-450.6
+--   read    65536  2    428.9     6544     305.6; 418.0-447.0
+--   read    65536  4    523.6     7989     500.7; 492.7-538.1
+--   read    65536  8    535.4     8169     979.3; 494.8-570.3
+--   read    65536 16    559.8     8542    1873.0; 520.2-628.0
+--   read    65536 32    465.4     7101    4506.5; 439.5-545.6
+--   read    65536 64    485.9     7415    8631.7; 453.1-498.4
+--   read   262144  1    533.1     2034     491.8; 514.4-576.2
+--   read   262144  2    573.9     2189     913.5; 536.4-599.9
+--   read   262144  4    579.7     2212    1808.7; 549.7-603.7
+--   read   262144  8    528.9     2018    3965.1; 473.0-533.9
+--   read   262144 16    522.2     1992    8032.5; 501.6-546.3
+--   read   262144 32    530.6     2024   15810.9; 491.2-574.5
+--   read   262144 64    528.8     2017   31726.5; 480.3-538.5
+--   read  1048576  1    566.6      540    1850.6; 536.2-570.8
+--   read  1048576  2    538.2      513    3896.9; 492.6-576.6
+--   read  1048576  4    536.8      512    7813.7; 524.4-553.8
+--   read  1048576  8    530.4      506   15814.6; 518.8-551.6
+--   read  1048576 16    538.3      513   31165.2; 483.4-600.2
+--   read  1048576 32    547.4      522   61300.1; 519.9-595.9
+--   read  1048576 64    553.8      528  121174.2; 480.3-573.6
+--   read  4194304  1    537.3      128    7805.6; 516.3-557.4
+--   read  4194304  2    561.3      134   14945.4; 523.8-602.4
+--   read  4194304  4    624.0      149   26887.3; 542.4-656.7
+--   read  4194304  8    542.0      129   61912.0; 523.3-571.8
+--   read  4194304 16    543.3      130  123530.5; 516.5-572.7
+--   read  4194304 32    528.6      126  253915.8; 516.4-583.4
+--   read  4194304 64    564.4      135  475615.4; 530.6-613.3
+--   write    4096  1     76.6    18701      53.5; 41.7-79.0
+--   write    4096  2    111.9    27331      73.2; 81.8-140.4
+--   write    4096  4    164.4    40132      99.7; 118.0-170.2
+--   write    4096  8    196.8    48040     166.5; 179.3-210.2
+--   write    4096 16    223.5    54569     293.2; 201.3-235.5
+--   write    4096 32    240.6    58745     544.7; 237.5-282.6
+--   write    4096 64    301.3    73563     870.0; 286.2-313.2
+--   write   16384  1    221.5    13521      74.0; 197.9-260.0
+--   write   16384  2    258.5    15778     126.8; 218.3-339.4
+--   write   16384  4    358.2    21861     183.0; 331.6-391.9
+--   write   16384  8    384.0    23438     341.3; 363.7-394.6
+--   write   16384 16    439.4    26817     596.6; 422.8-456.3
+--   write   16384 32    453.1    27656    1157.1; 390.9-485.3
+--   write   16384 64    505.0    30820    2076.6; 467.3-575.6
+--   write   65536  1    390.3     5955     167.9; 352.5-452.6
+--   write   65536  2    487.9     7445     268.6; 428.4-648.0
+--   write   65536  4    516.8     7885     507.3; 471.3-534.3
+--   write   65536  8    584.3     8915     897.3; 551.4-590.5
+--   write   65536 16    655.3     9999    1600.1; 486.4-718.8
+--   write   65536 32    521.3     7954    4023.0; 474.9-534.7
+--   write   65536 64    579.0     8835    7244.3; 541.2-597.5
+--   write  262144  1    586.5     2237     447.0; 514.6-593.3
+--   write  262144  2    602.8     2300     869.7; 572.1-656.8
+--   write  262144  4    647.4     2470    1619.7; 598.2-654.8
+--   write  262144  8    616.0     2350    3404.7; 587.4-649.4
+--   write  262144 16    563.1     2148    7448.4; 556.4-625.3
+--   write  262144 32    631.3     2408   13287.2; 554.9-681.9
+--   write  262144 64    640.4     2443   26197.6; 617.2-666.8
+--   write 1048576  1    665.0      634    1576.7; 655.9-678.6
+--   write 1048576  2    652.1      622    3216.2; 599.8-684.1
+--   write 1048576  4    553.9      528    7572.6; 541.0-606.1
+--   write 1048576  8    620.8      592   13512.9; 582.0-642.2
+--   write 1048576 16    630.9      602   26592.9; 603.9-666.4
+--   write 1048576 32    683.5      652   49090.0; 634.8-717.1
+--   write 1048576 64    659.6      629  101742.2; 574.1-670.5
+--   write 4194304  1    591.8      141    7087.4; 537.4-658.9
+--   write 4194304  2    662.2      158   12668.0; 640.0-707.2
+--   write 4194304  4    660.3      157   25410.4; 644.6-667.9
+--   write 4194304  8    665.9      159   50389.7; 656.6-786.2
+--   write 4194304 16    709.1      169   94637.1; 669.3-766.2
+--   write 4194304 32    620.1      148  216458.1; 615.1-679.9
+--   write 4194304 64    660.1      157  406687.6; 601.3-670.4
 return {
   name = "devvm_epyc_host",
   part = "host vm (AMD EPYC, 2 cores, 24 GiB), drive ext4 on /dev/vda; GPU figures from /work/main/calib/profiles/h200_sxm_pcie5.lua",
@@ -100,15 +100,15 @@ return {
   copy_overhead = {value = "6us", source = "fixed cost per cudaMemcpyAsync: 5-7 us (DualPath, arXiv 2602.21548, sec. 5.2)", kind = "measured (published)"},
   nvlink_bw = {value = "450GBps", source = "NVLink 4 (H100/H200 SXM): 900 GB/s total per GPU, 450 GB/s per direction (NVIDIA datasheet)", kind = "datasheet"},
   gpus_per_switch = {value = 2, source = "HGX 8-GPU baseboard with two GPUs behind each PCIe switch uplink; not from a measured source", kind = "assumed"},
-  l2 = {value = 25276063744, source = "MemTotal of /proc/meminfo on vm, 2026-11-29T13:37:28Z (all of it; the runtime gets less)", kind = "measured"},
-  dram_bw = {value = "7.889886247GBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T13:37:28Z: memcpy of 64 KiB to 1024 MiB from memory out of cache, 2 threads at once, bytes copied per second (memory traffic is twice that); fit t = lat + threads * size / bw: lat 0 us, worst residual 37.0%; one thread: 6.38 GB/s (lat 1.72 us, worst residual 30.9%)", kind = "measured"},
+  l2 = {value = 25276063744, source = "MemTotal of /proc/meminfo on vm, 2026-11-29T15:23:07Z (all of it; the runtime gets less)", kind = "measured"},
+  dram_bw = {value = "8.480501854GBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: memcpy of 64 KiB to 1024 MiB from memory out of cache, 2 threads at once, bytes copied per second (memory traffic is twice that); fit t = lat + threads * size / bw: lat 5.38 us, worst residual 34.2%; one thread: 5.15 GB/s (lat 2.94 us, worst residual 30.7%)", kind = "measured"},
   ssd = {
-    count = {value = 1, source = "the one device that holds /var/tmp (ext4 on /dev/vda) on vm, 2026-11-29T13:37:28Z", kind = "measured"},
-    read_bw = {value = "461.0808555MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T13:37:28Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 61.1 us, op 5.34 us, bw 461.1 MB/s; worst residual 94.2% (4 KiB, qd 4)", kind = "measured"},
-    write_bw = {value = "511.3818953MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T13:37:28Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 73.8 us (the profile has one ssd.lat, the reads'), op 14.2 us, bw 511.4 MB/s; worst residual 32.9% (256 KiB, qd 64)", kind = "measured"},
-    lat = {value = "61.0593959us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T13:37:28Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 61.1 us, op 5.34 us, bw 461.1 MB/s; worst residual 94.2% (4 KiB, qd 4)", kind = "measured"},
-    read_op_time = {value = "5.343931703us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T13:37:28Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 61.1 us, op 5.34 us, bw 461.1 MB/s; worst residual 94.2% (4 KiB, qd 4)", kind = "measured"},
-    write_op_time = {value = "14.15568518us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T13:37:28Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 73.8 us (the profile has one ssd.lat, the reads'), op 14.2 us, bw 511.4 MB/s; worst residual 32.9% (256 KiB, qd 64)", kind = "measured"},
+    count = {value = 1, source = "the one device that holds /var/tmp (ext4 on /dev/vda) on vm, 2026-11-29T15:23:07Z", kind = "measured"},
+    read_bw = {value = "558.4003741MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 31.6 us, op 6.91 us, bw 558.4 MB/s; worst residual 23.4% (4 KiB, qd 2)", kind = "measured"},
+    write_bw = {value = "645.7709504MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 43.3 us (the profile has one ssd.lat, the reads'), op 8.35 us, bw 645.8 MB/s; worst residual 13.2% (1024 KiB, qd 4)", kind = "measured"},
+    lat = {value = "31.61206622us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 31.6 us, op 6.91 us, bw 558.4 MB/s; worst residual 23.4% (4 KiB, qd 2)", kind = "measured"},
+    read_op_time = {value = "6.909857119us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 31.6 us, op 6.91 us, bw 558.4 MB/s; worst residual 23.4% (4 KiB, qd 2)", kind = "measured"},
+    write_op_time = {value = "8.354162238us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 43.3 us (the profile has one ssd.lat, the reads'), op 8.35 us, bw 645.8 MB/s; worst residual 13.2% (1024 KiB, qd 4)", kind = "measured"},
   },
   network = {
     topology = {value = "fat_tree", source = "a fat-tree cluster network is the common choice; not a measured figure", kind = "assumed"},

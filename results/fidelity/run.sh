@@ -3,21 +3,24 @@
 # validation scenarios (scenarios/validation/), each RUNS times (default 3),
 # one after another on a machine left otherwise idle.
 #
-# Usage: results/fidelity/run.sh [--runs N] [--kvstrata BIN] [--dir DIR] [--measure-kernels]
+# Usage: results/fidelity/run.sh [--runs N] [--kvstrata BIN] [--dir DIR] [--measure-kernels] [--table-only]
 # Writes results/fidelity/NAME.json (one validate --json object per run, in
 # a JSON array) and prints the table (markdown) on stdout: per scenario the
 # L1/L2/L3 hit rates (identical in both, or the script fails), TPOT mean,
 # P50 and P99 (simulator; runtime median over the runs) with the range of
-# the simulator's relative error over the runs, and the stall fractions.
+# the simulator's relative error over the runs, the runtime's own spread of
+# P50 over the runs (slowest / fastest - 1: the machine's noise floor), and
+# the stall fractions. --table-only prints the table of the JSON files there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-runs=3 bin=build/kvstrata dir=/var/tmp extra=()
+runs=3 bin=build/kvstrata dir=/var/tmp extra=() table_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) runs=$2; shift 2 ;;
         --kvstrata) bin=$2; shift 2 ;;
         --dir) dir=$2; shift 2 ;;
         --measure-kernels) extra+=(--measure-kernels); shift ;;
+        --table-only) table_only=1; shift ;;
         -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -26,6 +29,7 @@ command -v jq > /dev/null || { echo "run.sh: jq is needed (apt-get install jq)" 
 out=results/fidelity
 scenarios=(resident l2_bound ssd_bound prefetch_heavy shared_prefix noisy_selection)
 for s in "${scenarios[@]}"; do
+    [ "$table_only" = 0 ] || break
     echo "run.sh: $s ($runs runs)" >&2
     tmp=$(mktemp)
     for ((i = 0; i < runs; i++)); do
@@ -36,8 +40,8 @@ for s in "${scenarios[@]}"; do
 done
 # the table
 pct() { awk -v x="$1" 'BEGIN { printf "%+.1f%%", 100 * x }'; }
-echo "| scenario | L1 / L2 / L3 hit rate (identical) | TPOT mean sim / runtime (ms), error | TPOT P50 sim / runtime (ms), error (goal 5%) | TPOT P99 sim / runtime (ms), error (goal 10%) | stall fraction sim / runtime |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| scenario | L1 / L2 / L3 hit rate (identical) | TPOT mean sim / runtime (ms), error | TPOT P50 sim / runtime (ms), error (goal 5%) | TPOT P99 sim / runtime (ms), error (goal 10%) | runtime P50 spread over the runs | stall fraction sim / runtime |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 for s in "${scenarios[@]}"; do
     f=$out/$s.json
     jq -e 'all(.[]; .hit_rates_identical)' "$f" > /dev/null || { echo "run.sh: $s: hit rates differ" >&2; exit 1; }
@@ -49,5 +53,6 @@ for s in "${scenarios[@]}"; do
     }
     hits=$(jq -r '.[0].rows | map(select(.metric | startswith("hit_rate"))) | map(.simulator * 10000 | round / 10000 | tostring) | join(" / ")' "$f")
     stall=$(jq -r '[.[] | .rows[] | select(.metric == "stall_fraction")] as $r | "\($r[0].simulator * 1000 | round / 1000) / \($r | map(.runtime) | sort | .[(length - 1) / 2 | floor] * 1000 | round / 1000)"' "$f")
-    echo "| $s | $hits | $(row tpot_mean) | $(row tpot_p50) | $(row tpot_p99) | $stall |"
+    spread=$(jq -r '[.[] | .rows[] | select(.metric == "tpot_p50") | .runtime] | "\((max / min - 1) * 1000 | round / 10)%"' "$f")
+    echo "| $s | $hits | $(row tpot_mean) | $(row tpot_p50) | $(row tpot_p99) | $spread | $stall |"
 done
