@@ -38,8 +38,10 @@ ks_cli_test(help_info --stdout-has "Usage: kvstrata info" --stdout-has "--json" 
 # usage errors: exit 2, nothing on stdout, the culprit named on stderr
 ks_cli_test(no_command --exit 2 --stdout-empty --stderr-has "Usage: kvstrata" --)
 ks_cli_test(unknown_command --exit 2 --stdout-empty --stderr-has "frobnicate" -- frobnicate)
-# a command DESIGN.md names that is not built yet (update when `validate` lands)
-ks_cli_test(unlisted_command --exit 2 --stdout-empty --stderr-has "'validate'" -- validate)
+# validate: a scenario is required; the GPU mode is refused with the reason
+ks_cli_test(validate_no_scenario --exit 2 --stdout-empty --stderr-has "SCENARIO.lua" -- validate)
+ks_cli_test(validate_gpu_refused --exit 1 --stdout-empty --stderr-has "GPU mode is not built"
+            -- validate x.lua --device gpu)
 ks_cli_test(unknown_subcommand --exit 2 --stdout-empty --stderr-has "'frob'" -- bench frob)
 ks_cli_test(missing_subcommand --exit 2 --stdout-empty --stderr-has "cache" -- bench)
 ks_cli_test(unknown_top_option --exit 2 --stdout-empty --stderr-has "--frob" -- --frob)
