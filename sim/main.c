@@ -1,6 +1,11 @@
 // main.c - the kvstrata command: finds the command named by the first words
 // of argv and runs it; also `info`, the build and device report.
 //
+// Built a second time with KS_DEVICE_TOOL as `kvstrata-device`: `info` and
+// `bench kernels` alone, linked without the simulator's libraries (SimGrid,
+// Lua, HDF5, liburing) and with jansson static, so that the binary built
+// here runs on a GPU machine that has none of them (kernels/device_check.sh).
+//
 // Commands are named by one or two words ("info", "bench cache"); a first
 // word shared by several commands is a group, whose --help lists them. Only
 // commands that exist are listed. Exit status: 0 success, 1 failure,
@@ -8,12 +13,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench_cache.h"
 #include "bench_kernels.h"
-#include "calib_cmd.h"
 #include "cli.h"
 #include "device.h"
 #include "json.h"
+#ifndef KS_DEVICE_TOOL
+#include "bench_cache.h"
+#include "calib_cmd.h"
 #include "report_cmd.h"
 #include "run_cmd.h"
 #include "scenario_cmd.h"
@@ -23,6 +29,7 @@
 #include "trace_model_cmd.h"
 #include "trace_record_cmd.h"
 #include "validate_cmd.h"
+#endif
 
 #ifndef KS_VERSION
 #error "the build defines KS_VERSION"
@@ -65,6 +72,10 @@ static const struct ks_cli_cmd info_cmd = {
 };
 
 static const struct ks_cli_cmd *const commands[] = {
+#ifdef KS_DEVICE_TOOL
+    &ks_bench_kernels_cmd,
+    &info_cmd,
+#else
     &ks_run_cmd,
     &ks_report_cmd,
     &ks_bench_cache_cmd,
@@ -80,6 +91,7 @@ static const struct ks_cli_cmd *const commands[] = {
     &ks_calib_check_cmd,
     &ks_calib_gpu_cmd,
     &ks_validate_cmd,
+#endif
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

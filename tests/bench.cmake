@@ -68,3 +68,13 @@ add_test(NAME cli_bench_kernels_profile
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bench_profile_check.sh $<TARGET_FILE:kvstrata> --backend ref
          --kernels sparse,dense ${ks_bench_tiny})
 set_tests_properties(cli_bench_kernels_profile PROPERTIES TIMEOUT 300)
+
+# kvstrata-device (the binary kernels/device_check.sh carries to a GPU
+# machine) runs on its own: no simulator library, and bench kernels works
+if(TARGET kvstrata-device)
+  add_test(NAME device_tool_bench
+    COMMAND sh -c "set -e; ldd \"$1\" | grep -Eq 'simgrid|hdf5|lua|jansson|uring' && exit 1; \
+\"$1\" bench kernels --backend ref --kernels sparse --blocks 4 --batch 1 --repeat 1 --kv-heads 2 --q-heads 8 \
+--head-dim 64 --block-size 16 --context 256 --json | jq -e '.backend == \"ref\" and .n_points == 1' > /dev/null"
+    sh $<TARGET_FILE:kvstrata-device>)
+endif()
