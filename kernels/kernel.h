@@ -62,6 +62,20 @@ int ks_devbuf_sync(void);
 // caller's next synchronisation (ks_devbuf_sync).
 struct CUstream_st;
 
+// Streams, pinned host memory and asynchronous copies (the runtime's GPU
+// mode). ks_stream_new: *s receives a new non-blocking stream. ks_copy_async
+// enqueues a copy of `bytes` between any two of device memory and pinned
+// host memory (the direction comes from unified addressing) on s;
+// ks_stream_sync waits for everything enqueued on s. ks_pinned_alloc: *ptr
+// receives page-locked host memory (page-aligned, fit for O_DIRECT), freed
+// with ks_pinned_free. Each returns KS_KERNEL_OK, ENODEV or ECUDA.
+int ks_stream_new(struct CUstream_st **s);
+void ks_stream_free(struct CUstream_st *s);
+int ks_stream_sync(struct CUstream_st *s);
+int ks_copy_async(void *dst, const void *src, size_t bytes, struct CUstream_st *s);
+int ks_pinned_alloc(void **ptr, size_t bytes);
+void ks_pinned_free(void *ptr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,3 +65,54 @@ extern "C" int ks_devbuf_sync(void)
     KS_CUDA_CHECK(cudaDeviceSynchronize());
     return KS_KERNEL_OK;
 }
+
+extern "C" int ks_stream_new(struct CUstream_st **s)
+{
+    cudaStream_t st = NULL;
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    *s = st;
+    return KS_KERNEL_OK;
+}
+
+static int stream_release(cudaStream_t s)
+{
+    KS_CUDA_CHECK(cudaStreamDestroy(s));
+    return KS_KERNEL_OK;
+}
+
+extern "C" void ks_stream_free(struct CUstream_st *s)
+{
+    if (s)
+        (void)stream_release(s); // a failure is recorded for ks_kernel_error
+}
+
+extern "C" int ks_stream_sync(struct CUstream_st *s)
+{
+    KS_CUDA_CHECK(cudaStreamSynchronize(s));
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_copy_async(void *dst, const void *src, size_t bytes, struct CUstream_st *s)
+{
+    if (bytes)
+        KS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_pinned_alloc(void **ptr, size_t bytes)
+{
+    KS_CUDA_CHECK(cudaHostAlloc(ptr, bytes ? bytes : 1, cudaHostAllocDefault));
+    return KS_KERNEL_OK;
+}
+
+static int pinned_release(void *ptr)
+{
+    KS_CUDA_CHECK(cudaFreeHost(ptr));
+    return KS_KERNEL_OK;
+}
+
+extern "C" void ks_pinned_free(void *ptr)
+{
+    if (ptr)
+        (void)pinned_release(ptr);
+}

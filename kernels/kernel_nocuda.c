@@ -38,6 +38,41 @@ int ks_devbuf_sync(void)
     return KS_KERNEL_ENODEV;
 }
 
+int ks_stream_new(struct CUstream_st **s)
+{
+    *s = NULL;
+    return KS_KERNEL_ENODEV;
+}
+
+void ks_stream_free(struct CUstream_st *s)
+{
+    (void)s;
+}
+
+int ks_stream_sync(struct CUstream_st *s)
+{
+    (void)s;
+    return KS_KERNEL_ENODEV;
+}
+
+int ks_copy_async(void *dst, const void *src, size_t bytes, struct CUstream_st *s)
+{
+    (void)dst, (void)src, (void)bytes, (void)s;
+    return KS_KERNEL_ENODEV;
+}
+
+int ks_pinned_alloc(void **ptr, size_t bytes)
+{
+    (void)bytes;
+    *ptr = NULL;
+    return KS_KERNEL_ENODEV;
+}
+
+void ks_pinned_free(void *ptr)
+{
+    (void)ptr;
+}
+
 static int nodev(int st)
 {
     return st == KS_KERNEL_OK ? KS_KERNEL_ENODEV : st;

@@ -21,12 +21,14 @@
 #include <unistd.h>
 
 #include "decode.h"
+#include "kernel.h"
 #include "rng.h"
 #include "sparse.h"
 #include "workload.h"
 
 #define ALIGN 4096
 #define RING_DEPTH 64 // io_uring entries per lane
+#define KS_ENOSYS_ 1  // copy_batch_gpu: not a GPU copy (L2 <-> L3), take the CPU path
 
 struct active {
     uint32_t req, ctx, generated, prefilled;
@@ -52,6 +54,8 @@ struct lane {
     struct io_uring ring;
     int ring_ok, started;
     struct iovec iov[RING_DEPTH][2];
+    struct CUstream_st *stream; // GPU mode: the lane's copies
+    unsigned char *stage;       // GPU mode: pinned, RING_DEPTH blocks between the L3 file and L1
 };
 
 struct rt {
@@ -72,6 +76,9 @@ struct rt {
     int l3fd;
     char l3path[4096];
     unsigned char *tmpl;   // one block of fp16 data, written into every new block
+    int gpu;               // GPU mode: L1 and the kernel buffers on the device, L2 pinned
+    struct CUstream_st *ds; // GPU mode: the decode stream
+    unsigned char *dstage; // GPU mode: pinned, one block read from the L3 file for a scratch page
     // lanes and jobs
     pthread_mutex_t mu;
     pthread_cond_t work, done;
@@ -99,6 +106,10 @@ struct rt {
     uint32_t *seq_len, *table, *ksel, *kn_sel, *acc_blocks, *n_acc, *missing, *n_missing;
     void *ws;
     size_t ws_bytes;
+    // GPU mode: device copies of the kernel buffers (the host ones are built, then uploaded)
+    float *d_q, *d_out, *d_acc_mass;
+    uint32_t *d_seq_len, *d_table, *d_ksel, *d_kn_sel, *d_acc_blocks, *d_n_acc, *d_missing, *d_n_missing;
+    void *d_ws;
     struct ks_access *acc; // [cap_blocks] one request's accesses in one layer
     // clock
     double t0, paused, pause_at;
@@ -133,6 +144,13 @@ static int fail(struct rt *t, int st, const char *fmt, const char *what)
     if (!t->err[0])
         snprintf(t->err, sizeof t->err, fmt, what, ks_status_str(st));
     return st == KS_OK ? KS_EINVAL : st;
+}
+
+// A failed CUDA call: its reason (ks_kernel_error) into err. KS_EIO.
+static int cuda_fail(char *err, size_t len, const char *what, int st)
+{
+    snprintf(err, len, "%s: %s (%s)", what, ks_kernel_status_str(st), ks_kernel_error());
+    return KS_EIO;
 }
 
 static uint32_t blocks_of(const struct rt *t, uint64_t tokens)
@@ -201,7 +219,13 @@ static int full_io(ssize_t got, size_t want, const char *what, char *err, size_t
 // Writes the template block into page `page` of `tier` (a new block's KV).
 static int fill_page(struct rt *t, unsigned tier, uint32_t page)
 {
-    if (tier == KS_L1) {
+    if (tier == KS_L1 && t->gpu) {
+        int st = ks_devbuf_upload(page_k(t, page), t->tmpl, t->half);
+        if (st == KS_KERNEL_OK)
+            st = ks_devbuf_upload(page_v(t, page), t->tmpl + t->half, t->half);
+        if (st != KS_KERNEL_OK)
+            return cuda_fail(t->err, sizeof t->err, "writing a new block to L1", st);
+    } else if (tier == KS_L1) {
         memcpy(page_k(t, page), t->tmpl, t->half);
         memcpy(page_v(t, page), t->tmpl + t->half, t->half);
     } else if (tier == KS_L2) {
@@ -261,9 +285,96 @@ static void halves(const struct rt *t, unsigned tier, uint32_t page, void **k, v
     }
 }
 
+// GPU mode: moves a batch with the lane's stream; an L3 block goes through
+// the lane's pinned stage (O_DIRECT file I/O there, then one copy per half).
+static int copy_batch_gpu(struct lane *ln, const struct ks_batch *b, char *err, size_t len)
+{
+    struct rt *t = ln->rt;
+    int st = KS_KERNEL_OK;
+    if (b->src != KS_L3 && b->dst != KS_L3) {
+        for (uint32_t i = 0; st == KS_KERNEL_OK && i < b->n; i++) {
+            void *sk, *sv, *dk, *dv;
+            halves(t, b->src, b->src_pages[i], &sk, &sv);
+            halves(t, b->dst, b->dst_pages[i], &dk, &dv);
+            st = ks_copy_async(dk, sk, t->half, ln->stream);
+            if (st == KS_KERNEL_OK)
+                st = ks_copy_async(dv, sv, t->half, ln->stream);
+        }
+        if (st == KS_KERNEL_OK)
+            st = ks_stream_sync(ln->stream);
+        return st == KS_KERNEL_OK ? KS_OK : cuda_fail(err, len, "a migration copy", st);
+    }
+    if (b->src == KS_L2 || b->dst == KS_L2)
+        return KS_ENOSYS_; // host memory on both sides: the CPU path
+    int write = b->dst == KS_L3;
+    size_t bb = 2 * t->half;
+    for (uint32_t i = 0; i < b->n; i += RING_DEPTH) {
+        uint32_t k = b->n - i < RING_DEPTH ? b->n - i : RING_DEPTH;
+        if (write) { // L1 -> stage -> file
+            for (uint32_t j = 0; st == KS_KERNEL_OK && j < k; j++) {
+                st = ks_copy_async(ln->stage + j * bb, page_k(t, b->src_pages[i + j]), t->half, ln->stream);
+                if (st == KS_KERNEL_OK)
+                    st = ks_copy_async(ln->stage + j * bb + t->half, page_v(t, b->src_pages[i + j]), t->half,
+                                       ln->stream);
+            }
+            if (st == KS_KERNEL_OK)
+                st = ks_stream_sync(ln->stream);
+            if (st != KS_KERNEL_OK)
+                return cuda_fail(err, len, "copying blocks out of L1", st);
+        }
+        for (uint32_t j = 0; j < k; j++) {
+            struct io_uring_sqe *sqe = io_uring_get_sqe(&ln->ring);
+            if (!sqe) {
+                snprintf(err, len, "io_uring: no submission entry");
+                return KS_EIO;
+            }
+            uint32_t fp = write ? b->dst_pages[i + j] : b->src_pages[i + j];
+            prep_file(ln, sqe, write, j, ln->stage + j * bb, ln->stage + j * bb + t->half, t->half, page_l3(t, fp));
+        }
+        int n = io_uring_submit_and_wait(&ln->ring, k);
+        if (n < 0) {
+            snprintf(err, len, "io_uring submit: %s", strerror(-n));
+            return KS_EIO;
+        }
+        for (uint32_t d = 0; d < k; d++) {
+            struct io_uring_cqe *cqe;
+            int w = io_uring_wait_cqe(&ln->ring, &cqe);
+            if (w < 0) {
+                snprintf(err, len, "io_uring wait: %s", strerror(-w));
+                return KS_EIO;
+            }
+            int res = cqe->res;
+            io_uring_cqe_seen(&ln->ring, cqe);
+            if (res != (int)bb) {
+                snprintf(err, len, "%s the L3 file: %s", write ? "writing" : "reading",
+                         res < 0 ? strerror(-res) : "short transfer");
+                return KS_EIO;
+            }
+        }
+        if (!write) { // stage -> L1
+            for (uint32_t j = 0; st == KS_KERNEL_OK && j < k; j++) {
+                st = ks_copy_async(page_k(t, b->dst_pages[i + j]), ln->stage + j * bb, t->half, ln->stream);
+                if (st == KS_KERNEL_OK)
+                    st = ks_copy_async(page_v(t, b->dst_pages[i + j]), ln->stage + j * bb + t->half, t->half,
+                                       ln->stream);
+            }
+            if (st == KS_KERNEL_OK)
+                st = ks_stream_sync(ln->stream);
+            if (st != KS_KERNEL_OK)
+                return cuda_fail(err, len, "copying blocks into L1", st);
+        }
+    }
+    return KS_OK;
+}
+
 static int copy_batch(struct lane *ln, const struct ks_batch *b, char *err, size_t len)
 {
     struct rt *t = ln->rt;
+    if (t->gpu) {
+        int st = copy_batch_gpu(ln, b, err, len);
+        if (st != KS_ENOSYS_)
+            return st;
+    }
     if (b->src != KS_L3 && b->dst != KS_L3) {
         for (uint32_t i = 0; i < b->n; i++) {
             void *sk, *sv, *dk, *dv;
@@ -692,6 +803,19 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static void free_device_buffers(struct rt *t)
+{
+    void *d[] = {t->d_q, t->d_out, t->d_acc_mass, t->d_seq_len, t->d_table, t->d_ksel, t->d_kn_sel,
+                 t->d_acc_blocks, t->d_n_acc, t->d_missing, t->d_n_missing, t->d_ws};
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        ks_devbuf_free(d[i]);
+    t->d_q = t->d_out = t->d_acc_mass = NULL;
+    t->d_seq_len = t->d_table = t->d_ksel = t->d_kn_sel = t->d_acc_blocks = t->d_n_acc = NULL;
+    t->d_missing = t->d_n_missing = NULL;
+    t->d_ws = NULL;
+}
+
+// (Re)sizes the kernel buffers for n sequences (host, and device in GPU mode).
 static int grow_seqs(struct rt *t, uint32_t n)
 {
     if (n <= t->cap_seqs)
@@ -724,7 +848,27 @@ static int grow_seqs(struct rt *t, uint32_t n)
     ks_rng_seed(&r, t->s->seed ^ 0x9e3779b97f4a7c15ull);
     for (size_t i = 0; i < n * qe; i++)
         t->q[i] = (float)(2 * ks_rng_unit(&r) - 1);
-    return KS_OK;
+    if (!t->gpu)
+        return KS_OK;
+    free_device_buffers(t);
+    int st = KS_KERNEL_OK;
+#define DEV(ptr, bytes) do { if (st == KS_KERNEL_OK) st = ks_devbuf_alloc((void **)&(ptr), (bytes)); } while (0)
+    DEV(t->d_q, n * qe * sizeof *t->q);
+    DEV(t->d_out, n * qe * sizeof *t->out);
+    DEV(t->d_acc_mass, n * mb * sizeof *t->acc_mass);
+    DEV(t->d_seq_len, n * sizeof *t->seq_len);
+    DEV(t->d_table, n * mb * sizeof *t->table);
+    DEV(t->d_ksel, n * mb * sizeof *t->ksel);
+    DEV(t->d_kn_sel, n * sizeof *t->kn_sel);
+    DEV(t->d_acc_blocks, n * mb * sizeof *t->acc_blocks);
+    DEV(t->d_n_acc, n * sizeof *t->n_acc);
+    DEV(t->d_missing, n * mb * sizeof *t->missing);
+    DEV(t->d_n_missing, n * sizeof *t->n_missing);
+    DEV(t->d_ws, t->ws_bytes ? t->ws_bytes : 1);
+#undef DEV
+    if (st == KS_KERNEL_OK)
+        st = ks_devbuf_upload(t->d_q, t->q, n * qe * sizeof *t->q);
+    return st == KS_KERNEL_OK ? KS_OK : cuda_fail(t->err, sizeof t->err, "the kernel's device buffers", st);
 }
 
 // Where the kernel reads block b of request a in layer l: its L1 page, or a
@@ -761,6 +905,26 @@ static int page_for(struct rt *t, const struct active *a, uint32_t l, uint32_t b
     // not in L1: into a scratch page of the L1 arrays
     uint32_t sp = t->l1p + (*scratch)++;
     t->x->reads_scratch++;
+    if (t->gpu) {
+        const unsigned char *src = tier == KS_L2 ? page_l2(t, pg) : t->dstage;
+        if (tier == KS_L3) {
+            char msg[256];
+            if (full_io(pread(t->l3fd, t->dstage, 2 * t->half, page_l3(t, pg)), 2 * t->half,
+                        "reading a block from the L3 file", msg, sizeof msg) != KS_OK) {
+                snprintf(t->err, sizeof t->err, "%s", msg);
+                return KS_EIO;
+            }
+        }
+        st = ks_copy_async(page_k(t, sp), src, t->half, t->ds);
+        if (st == KS_KERNEL_OK)
+            st = ks_copy_async(page_v(t, sp), src + t->half, t->half, t->ds);
+        if (st == KS_KERNEL_OK)
+            st = ks_stream_sync(t->ds);
+        if (st != KS_KERNEL_OK)
+            return cuda_fail(t->err, sizeof t->err, "copying a block into a scratch page", st);
+        *page = sp;
+        return KS_OK;
+    }
     if (tier == KS_L2) {
         memcpy(page_k(t, sp), page_l2(t, pg), t->half);
         memcpy(page_v(t, sp), page_l2(t, pg) + t->half, t->half);
@@ -791,7 +955,35 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
         .acc_mass = t->acc_mass, .n_acc = t->n_acc, .missing = t->missing, .n_missing = t->n_missing,
         .workspace = t->ws, .workspace_bytes = t->ws_bytes};
     double t0 = mono();
-    int st = ks_sparse_decode_ref(&p);
+    int st;
+    if (t->gpu) {
+        // the step's inputs up, the kernel on the decode stream, the report's counts down
+        size_t rows = (size_t)n * t->cap_blocks * sizeof(uint32_t);
+        st = ks_copy_async(t->d_seq_len, t->seq_len, n * sizeof *t->seq_len, t->ds);
+        if (st == KS_KERNEL_OK)
+            st = ks_copy_async(t->d_table, t->table, rows, t->ds);
+        if (st == KS_KERNEL_OK)
+            st = ks_copy_async(t->d_ksel, t->ksel, rows, t->ds);
+        if (st == KS_KERNEL_OK)
+            st = ks_copy_async(t->d_kn_sel, t->kn_sel, n * sizeof *t->kn_sel, t->ds);
+        p.q = t->d_q, p.seq_len = t->d_seq_len, p.block_table = t->d_table, p.sel = t->d_ksel;
+        p.n_sel = t->d_kn_sel, p.out = t->d_out, p.acc_blocks = t->d_acc_blocks, p.acc_mass = t->d_acc_mass;
+        p.n_acc = t->d_n_acc, p.missing = t->d_missing, p.n_missing = t->d_n_missing, p.workspace = t->d_ws;
+        if (st == KS_KERNEL_OK)
+            st = ks_sparse_decode_cuda(&p, t->ds);
+        if (st == KS_KERNEL_OK)
+            st = ks_copy_async(t->n_acc, t->d_n_acc, n * sizeof *t->n_acc, t->ds);
+        if (st == KS_KERNEL_OK)
+            st = ks_copy_async(t->n_missing, t->d_n_missing, n * sizeof *t->n_missing, t->ds);
+        if (st == KS_KERNEL_OK)
+            st = ks_stream_sync(t->ds);
+        if (st != KS_KERNEL_OK && st != KS_KERNEL_EINVAL) {
+            t->x->kernel_seconds += mono() - t0;
+            return cuda_fail(t->err, sizeof t->err, "the CUDA sparse decode kernel", st);
+        }
+    } else {
+        st = ks_sparse_decode_ref(&p);
+    }
     t->x->kernel_seconds += mono() - t0;
     if (st != KS_KERNEL_OK) {
         snprintf(t->err, sizeof t->err, "the sparse decode kernel refused layer %u: %s", l, ks_kernel_status_str(st));
@@ -1026,7 +1218,12 @@ static void teardown(struct rt *t)
             pthread_join(t->lanes[i].th, NULL);
         if (t->lanes[i].ring_ok)
             io_uring_queue_exit(&t->lanes[i].ring);
+        ks_stream_free(t->lanes[i].stream);
+        ks_pinned_free(t->lanes[i].stage);
     }
+    free_device_buffers(t);
+    ks_stream_free(t->ds);
+    ks_pinned_free(t->dstage);
     for (uint32_t i = 0; i < t->n_act; i++)
         free_active(&t->act[i]);
     free(t->act);
@@ -1034,9 +1231,15 @@ static void teardown(struct rt *t)
     free(t->jobs);
     free(t->job_of);
     free(t->acc);
-    free(t->l1k);
-    free(t->l1v);
-    free(t->l2);
+    if (t->gpu) {
+        ks_devbuf_free(t->l1k);
+        ks_devbuf_free(t->l1v);
+        ks_pinned_free(t->l2);
+    } else {
+        free(t->l1k);
+        free(t->l1v);
+        free(t->l2);
+    }
     free(t->tmpl);
     free(t->q); free(t->out); free(t->acc_mass); free(t->seq_len); free(t->table); free(t->ksel);
     free(t->kn_sel); free(t->acc_blocks); free(t->n_acc); free(t->missing); free(t->n_missing); free(t->ws);
@@ -1092,11 +1295,29 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         st = KS_EINVAL;
     if (st == KS_OK && !(t->sp = ks_sparse_new(s, err, len)))
         st = KS_EINVAL;
+    t->gpu = p && p->gpu;
+    if (st == KS_OK && t->gpu) {
+        // L1 a device pool, L2 pinned host memory, each allocated once
+        size_t l1 = (size_t)(t->l1p + t->scratch) * t->half;
+        int cs = ks_devbuf_alloc((void **)&t->l1k, l1);
+        if (cs == KS_KERNEL_OK)
+            cs = ks_devbuf_alloc((void **)&t->l1v, l1);
+        if (cs == KS_KERNEL_OK)
+            cs = ks_pinned_alloc((void **)&t->l2, (size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
+        if (cs == KS_KERNEL_OK)
+            cs = ks_pinned_alloc((void **)&t->dstage, 2 * t->half);
+        if (cs == KS_KERNEL_OK)
+            cs = ks_stream_new(&t->ds);
+        if (cs != KS_KERNEL_OK)
+            st = cuda_fail(err, len, "GPU mode: the tiers", cs);
+    }
     if (st == KS_OK) {
         size_t l1 = (size_t)(t->l1p + t->scratch) * t->half;
-        t->l1k = aligned(l1);
-        t->l1v = aligned(l1);
-        t->l2 = aligned((size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
+        if (!t->gpu) {
+            t->l1k = aligned(l1);
+            t->l1v = aligned(l1);
+            t->l2 = aligned((size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
+        }
         t->tmpl = aligned(2 * t->half);
         t->job_of = calloc(t->n_ids, sizeof *t->job_of);
         t->acc = malloc(t->cap_blocks * sizeof *t->acc);
@@ -1108,8 +1329,11 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     }
     if (st == KS_OK) {
         // touch every page now, so page faults do not land in decode steps
-        memset(t->l1k, 0, (size_t)(t->l1p + t->scratch) * t->half);
-        memset(t->l1v, 0, (size_t)(t->l1p + t->scratch) * t->half);
+        // (device memory needs no touching; every block is written when made)
+        if (!t->gpu) {
+            memset(t->l1k, 0, (size_t)(t->l1p + t->scratch) * t->half);
+            memset(t->l1v, 0, (size_t)(t->l1p + t->scratch) * t->half);
+        }
         memset(t->l2, 0, (size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
         struct ks_rng g;
         ks_rng_seed(&g, s->seed + 77);
@@ -1120,7 +1344,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     if (st == KS_OK && s->cache.l3 == KS_L3_SSD && cp.tier_blocks[KS_L3] > 0)
         st = open_l3(t, p && p->dir ? p->dir : "/var/tmp", cp.tier_blocks[KS_L3], err, len);
     if (st == KS_OK && grow_seqs(t, 16) != KS_OK) {
-        snprintf(err, len, "out of memory for the kernel's buffers");
+        snprintf(err, len, "%s", t->err[0] ? t->err : "out of memory for the kernel's buffers");
         st = KS_ENOMEM;
     }
     for (int i = 0; st == KS_OK && i < KS_ENGINE_LANES; i++) {
@@ -1134,6 +1358,15 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
                 break;
             }
             ln->ring_ok = 1;
+        }
+        if (t->gpu) {
+            int cs = ks_stream_new(&ln->stream);
+            if (cs == KS_KERNEL_OK && t->l3fd >= 0)
+                cs = ks_pinned_alloc((void **)&ln->stage, (size_t)RING_DEPTH * 2 * t->half);
+            if (cs != KS_KERNEL_OK) {
+                st = cuda_fail(err, len, "GPU mode: a lane's stream and stage", cs);
+                break;
+            }
         }
         if (pthread_create(&ln->th, NULL, lane_main, ln) != 0) {
             snprintf(err, len, "cannot start a migration lane");

@@ -1,17 +1,27 @@
 // runtime.h - the real runtime: a scenario's decode steps executed for real
 // on this machine by the same cache manager the simulator drives.
 //
-// CPU mode (the only mode built so far): L1 and L2 are RAM arenas allocated
-// once ([pages][block] fp16 K and V; L1 keeps K and V in two arrays, the
-// layout the attention kernels read), L3 a file on disk opened with O_DIRECT
-// and read and written through io_uring. KS_ENGINE_LANES migration threads
-// execute the cache manager's batches (memcpy between arenas, O_DIRECT reads
-// and writes for L3); the decode thread attends with the C reference sparse
-// decode kernel (kernels/decode.h) over the blocks the scenario's sparse
-// policy selects, layer by layer, waiting only for the batches that carry
-// blocks the layer needs. The block contents are real fp16 data written when
-// a block is created; the kernel reads every selected block from the page
-// the cache manager maps it to.
+// CPU mode: L1 and L2 are RAM arenas allocated once ([pages][block] fp16 K and
+// V; L1 keeps K and V in two arrays, the layout the attention kernels read),
+// L3 a file on disk opened with O_DIRECT and read and written through
+// io_uring. KS_ENGINE_LANES migration threads execute the cache manager's
+// batches (memcpy between arenas, O_DIRECT reads and writes for L3); the
+// decode thread attends with the C reference sparse decode kernel
+// (kernels/decode.h) over the blocks the scenario's sparse policy selects,
+// layer by layer, waiting only for the batches that carry blocks the layer
+// needs. The block contents are real fp16 data written when a block is
+// created; the kernel reads every selected block from the page the cache
+// manager maps it to.
+//
+// GPU mode (params.gpu): L1 is device memory and L2 pinned host memory, each
+// allocated once; every lane has its own CUDA stream (one cudaMemcpyAsync
+// per half block, then a stream sync before it marks the batch landed) and,
+// with an L3, a pinned stage through which O_DIRECT file I/O meets device
+// memory; the decode thread uploads each layer's block table and selection
+// and runs the CUDA sparse decode kernel on its own stream. Decisions,
+// waits, reading rule and clock are those of CPU mode. NOTE: GPU mode is
+// compiled (sm_80, sm_90) but has never run: no GPU has been available to
+// this project; tests/test_runtime.c checks it against CPU mode where one is.
 //
 // It makes the engine's decisions (sim/engine.h), call for call, so that a
 // run of the simulator and a run of the runtime on the same scenario and
@@ -61,6 +71,7 @@
 struct ks_runtime_params {
     const char *dir; // folder of the L3 file (disk-backed, O_DIRECT); NULL: /var/tmp
     int progress;    // a progress line on stderr
+    int gpu;         // GPU mode (see above); needs the CUDA kernels and a device
 };
 
 // What the runtime counts besides struct ks_run_result.

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bench_kernels.h"
+#include "device.h"
 #include "engine.h"
 #include "json.h"
 #include "run_cmd.h"
@@ -128,7 +129,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
     const struct ks_cli_opt opts[] = {
         {.name = "scenario", .kind = KS_CLI_ARG, .out = &file, .arg = "SCENARIO.lua"},
         {.name = "device", .kind = KS_CLI_CHOICE, .out = &device, .choices = devices,
-         .help = "where the runtime runs (gpu: not built yet)"},
+         .help = "where the runtime runs: cpu (RAM arenas, reference kernels) or gpu (CUDA)"},
         {.name = "set", .kind = KS_CLI_STRINGS, .out = &set, .arg = "PATH=VALUE",
          .help = "override a field of the scenario (repeatable)"},
         {.name = "seed", .kind = KS_CLI_STRING, .out = &seed_text, .arg = "N",
@@ -144,8 +145,9 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
     int status;
     if (!ks_cli_parse(cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &status))
         return status;
-    if (device == 1)
-        return ks_cli_fail(cmd, "--device gpu: the runtime's GPU mode is not built yet; --device cpu runs it here");
+    if (device == 1 && ks_device_count() <= 0)
+        return ks_cli_fail(cmd, "--device gpu: no GPU answers here (%s); --device cpu runs the runtime on this CPU",
+                           ks_device_error());
     static char err[ERR_LEN], seed_set[64];
     if (seed_text) {
         uint64_t seed;
@@ -174,7 +176,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
     // the runtime first, on a quiet process; then the simulator
     struct ks_run_result real, sim;
     struct ks_runtime_extra x;
-    struct ks_runtime_params rp = {.dir = dir, .progress = isatty(STDERR_FILENO)};
+    struct ks_runtime_params rp = {.dir = dir, .progress = isatty(STDERR_FILENO), .gpu = device == 1};
     if ((st = ks_runtime_run(sc, &rp, &real, &x, err, sizeof err)) != KS_OK) {
         ks_scenario_free(sc);
         return ks_cli_fail(cmd, "%s: runtime: %s", file, err);
@@ -233,7 +235,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         e |= add_row(arr, &rows[i]);
     if (!e) {
         e |= ks_json_set_str(o, "scenario", sc->name);
-        e |= ks_json_set_str(o, "device", "cpu");
+        e |= ks_json_set_str(o, "device", devices[device]);
         e |= ks_json_set_num(o, "seed", (double)sc->seed);
         e |= json_object_set(o, "rows", arr);
         e |= ks_json_set_bool(o, "hit_rates_identical", same);
@@ -254,7 +256,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         if (json) {
             e |= ks_json_print(stdout, o);
         } else {
-            printf("%s (seed %llu, device cpu)\n", sc->name, (unsigned long long)sc->seed);
+            printf("%s (seed %llu, device %s)\n", sc->name, (unsigned long long)sc->seed, devices[device]);
             printf("%-22s %16s %16s %10s  %s\n", "metric", "simulator", "runtime", "error", "");
             for (size_t i = 0; i < n_rows; i++) {
                 const struct row *w = &rows[i];
@@ -293,8 +295,10 @@ const struct ks_cli_cmd ks_validate_cmd = {
     .name = "validate",
     .summary = "Run a scenario on the real runtime and in the simulator; compare them",
     .about = "Runs SCENARIO.lua twice with the same seed and profile: on the real runtime\n"
-             "(CPU mode: RAM arenas for L1 and L2, an O_DIRECT file in --dir for L3,\n"
-             "migration threads, the reference attention kernels) and in the simulator.\n"
+             "(--device cpu: RAM arenas for L1 and L2, an O_DIRECT file in --dir for L3,\n"
+             "migration threads, the reference attention kernels; --device gpu: L1 in\n"
+             "device memory, L2 pinned, a CUDA stream per migration lane, the CUDA\n"
+             "kernel; never run on a GPU so far) and in the simulator.\n"
              "Prints them side by side: accesses, hit rates per tier, migrated bytes,\n"
              "steps and tokens (identical by construction: the same cache manager sees\n"
              "the same accesses; a difference fails the command), then TPOT mean/P50/P99\n"

@@ -40,7 +40,7 @@ ks_cli_test(no_command --exit 2 --stdout-empty --stderr-has "Usage: kvstrata" --
 ks_cli_test(unknown_command --exit 2 --stdout-empty --stderr-has "frobnicate" -- frobnicate)
 # validate: a scenario is required; the GPU mode is refused with the reason
 ks_cli_test(validate_no_scenario --exit 2 --stdout-empty --stderr-has "SCENARIO.lua" -- validate)
-ks_cli_test(validate_gpu_refused --exit 1 --stdout-empty --stderr-has "GPU mode is not built"
+ks_cli_test(validate_gpu_refused --exit 1 --stdout-empty --stderr-has "no GPU answers here"
             -- validate x.lua --device gpu)
 ks_cli_test(unknown_subcommand --exit 2 --stdout-empty --stderr-has "'frob'" -- bench frob)
 ks_cli_test(missing_subcommand --exit 2 --stdout-empty --stderr-has "cache" -- bench)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "device.h"
 #include "runtime.h"
 #include "scenario.h"
 #include "status.h"
@@ -46,13 +47,43 @@ static int direct_dir(void)
     return 0;
 }
 
-static void run_once(const struct ks_scenario *s, struct ks_run_result *r, struct ks_runtime_extra *x)
+static void run_mode(const struct ks_scenario *s, struct ks_run_result *r, struct ks_runtime_extra *x, int gpu)
 {
     char err[1024] = "";
-    struct ks_runtime_params p = {.dir = dir};
+    struct ks_runtime_params p = {.dir = dir, .gpu = gpu};
     int st = ks_runtime_run(s, &p, r, x, err, sizeof err);
     if (st != KS_OK)
         fail_msg("runtime: %s", err);
+}
+
+static void run_once(const struct ks_scenario *s, struct ks_run_result *r, struct ks_runtime_extra *x)
+{
+    run_mode(s, r, x, 0);
+}
+
+// GPU mode (where a GPU answers): the same decisions as CPU mode, every
+// block read, none refused.
+static void gpu_mode_same_decisions(void **state)
+{
+    (void)state;
+    if (ks_device_count() <= 0) {
+        printf("no GPU (%s): GPU mode not run\n", ks_device_error());
+        skip();
+    }
+    struct ks_scenario *s = NULL;
+    char err[4096];
+    if (ks_scenario_load(TINY, NULL, &s, err, sizeof err) != KS_OK)
+        fail_msg("%s", err);
+    struct ks_run_result a, b;
+    struct ks_runtime_extra xa, xb;
+    run_mode(s, &a, &xa, 0);
+    run_mode(s, &b, &xb, 1);
+    assert_memory_equal(&a.cache, &b.cache, sizeof a.cache);
+    assert_int_equal(xb.reads, b.cache.accesses);
+    assert_int_equal(xb.stale_refused, 0);
+    ks_run_result_fini(&a);
+    ks_run_result_fini(&b);
+    ks_scenario_free(s);
 }
 
 static void tiers_and_determinism(void **state)
@@ -118,6 +149,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tiers_and_determinism),
         cmocka_unit_test(refuses_what_it_cannot_run),
+        cmocka_unit_test(gpu_mode_same_decisions),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(dir);
