@@ -285,6 +285,33 @@ static void halves(const struct rt *t, unsigned tier, uint32_t page, void **k, v
     }
 }
 
+// Submits the k block requests prepared on the lane's ring and waits for
+// all of them; each must move a whole block. KS_OK or KS_EIO.
+static int ring_run(struct lane *ln, unsigned k, int write, char *err, size_t len)
+{
+    int n = io_uring_submit_and_wait(&ln->ring, k);
+    if (n < 0) {
+        snprintf(err, len, "io_uring submit: %s", strerror(-n));
+        return KS_EIO;
+    }
+    for (unsigned d = 0; d < k; d++) {
+        struct io_uring_cqe *cqe;
+        int w = io_uring_wait_cqe(&ln->ring, &cqe);
+        if (w < 0) {
+            snprintf(err, len, "io_uring wait: %s", strerror(-w));
+            return KS_EIO;
+        }
+        int res = cqe->res;
+        io_uring_cqe_seen(&ln->ring, cqe);
+        if (res != (int)(2 * ln->rt->half)) {
+            snprintf(err, len, "%s the L3 file: %s", write ? "writing" : "reading",
+                     res < 0 ? strerror(-res) : "short transfer");
+            return KS_EIO;
+        }
+    }
+    return KS_OK;
+}
+
 // GPU mode: moves a batch with the lane's stream; an L3 block goes through
 // the lane's pinned stage (O_DIRECT file I/O there, then one copy per half).
 static int copy_batch_gpu(struct lane *ln, const struct ks_batch *b, char *err, size_t len)
@@ -331,26 +358,8 @@ static int copy_batch_gpu(struct lane *ln, const struct ks_batch *b, char *err, 
             uint32_t fp = write ? b->dst_pages[i + j] : b->src_pages[i + j];
             prep_file(ln, sqe, write, j, ln->stage + j * bb, ln->stage + j * bb + t->half, t->half, page_l3(t, fp));
         }
-        int n = io_uring_submit_and_wait(&ln->ring, k);
-        if (n < 0) {
-            snprintf(err, len, "io_uring submit: %s", strerror(-n));
+        if (ring_run(ln, k, write, err, len) != KS_OK)
             return KS_EIO;
-        }
-        for (uint32_t d = 0; d < k; d++) {
-            struct io_uring_cqe *cqe;
-            int w = io_uring_wait_cqe(&ln->ring, &cqe);
-            if (w < 0) {
-                snprintf(err, len, "io_uring wait: %s", strerror(-w));
-                return KS_EIO;
-            }
-            int res = cqe->res;
-            io_uring_cqe_seen(&ln->ring, cqe);
-            if (res != (int)bb) {
-                snprintf(err, len, "%s the L3 file: %s", write ? "writing" : "reading",
-                         res < 0 ? strerror(-res) : "short transfer");
-                return KS_EIO;
-            }
-        }
         if (!write) { // stage -> L1
             for (uint32_t j = 0; st == KS_KERNEL_OK && j < k; j++) {
                 st = ks_copy_async(page_k(t, b->dst_pages[i + j]), ln->stage + j * bb, t->half, ln->stream);
@@ -405,26 +414,8 @@ static int copy_batch(struct lane *ln, const struct ks_batch *b, char *err, size
             }
             prep_file(ln, sqe, write, k, a, c, t->half, page_l3(t, fp));
         }
-        int n = io_uring_submit_and_wait(&ln->ring, k);
-        if (n < 0) {
-            snprintf(err, len, "io_uring submit: %s", strerror(-n));
+        if (ring_run(ln, k, write, err, len) != KS_OK)
             return KS_EIO;
-        }
-        for (unsigned d = 0; d < k; d++) {
-            struct io_uring_cqe *cqe;
-            int w = io_uring_wait_cqe(&ln->ring, &cqe);
-            if (w < 0) {
-                snprintf(err, len, "io_uring wait: %s", strerror(-w));
-                return KS_EIO;
-            }
-            int res = cqe->res;
-            io_uring_cqe_seen(&ln->ring, cqe);
-            if (res != (int)(2 * t->half)) {
-                snprintf(err, len, "%s the L3 file: %s", write ? "writing" : "reading",
-                         res < 0 ? strerror(-res) : "short transfer");
-                return KS_EIO;
-            }
-        }
         i += k;
     }
     return KS_OK;
