@@ -13,7 +13,8 @@
 # libraries are (about 20 MB). There:
 #   bash kernels/device_check.sh --run "$OUT"
 # writes into the folder (8 files at most, what the device tool brings back):
-#   machine.txt      date, nvidia-smi -q, `info`
+#   calib_gpu.lua    calib gpu: HBM, PCIe pinned/pageable, per-copy overhead, batched vs
+#                    single copies, both directions (the measured H200 profile of issue 5)
 #   kernel_cuda.txt  the CUDA kernels against the C references (test_kernel_cuda.c)
 #   runtime.txt      the runtime's test: GPU mode against CPU mode (test_runtime.c)
 #   sanitizer.txt    compute-sanitizer memcheck on both tests, racecheck on the runtime's
@@ -23,8 +24,8 @@
 #   kernel_time.lua  that run's sparse decode times as a profile kernel_time table
 #   validate.txt     validate --device gpu on l2_bound and ssd_bound (JSON, one a line),
 #                    H200 datasheet profile, prefill free (as in the CPU profile)
-#   log.txt          everything else the commands printed
-# and exits non-zero if a test failed. It needs about 5 minutes of device time;
+#   log.txt          date, nvidia-smi -q, `info`, and everything else the commands printed
+# and exits non-zero if a test failed. It needs about 6 minutes of device time;
 # commit what comes back under results/ with the date and the machine.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +66,7 @@ case "${1:-}" in
     # kvstrata finds its profiles where it was built (KS_PROFILE_SRC_DIR)
     src=$(strings "$b/kvstrata" | grep -m1 '/calib/profiles$' | sed 's,/calib/profiles$,,')
     if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
-    { date -u +%FT%TZ; nvidia-smi -q 2>&1 | head -60; "$dev/kvstrata-device" info; } > "$out/machine.txt" 2>&1
+    { date -u +%FT%TZ; nvidia-smi -q 2>&1 | head -60; "$dev/kvstrata-device" info; } > "$log" 2>&1
     "$dev/kvstrata-device" info
     rc=0
     timeout 300 "$dev/kernel_cuda" > "$out/kernel_cuda.txt" 2>&1 || rc=$?
@@ -84,6 +85,9 @@ case "${1:-}" in
     timeout 400 "$dev/kvstrata-device" bench kernels --backend cuda --json --profile "$out/kernel_time.lua" \
         > "$out/bench.json" 2>> "$log" || { echo "bench kernels failed"; rc=1; }
     grep -o '"goal_ratio": [^,]*, "goal_met": [^,]*' "$out/bench.json"
+    timeout 300 "${run_b[@]}" "$b/kvstrata" calib gpu -o "$out/calib_gpu.lua" >> "$log" 2>&1 ||
+        { echo "calib gpu failed"; rc=1; }
+    grep -E "^-- .*(hbm|pcie|overhead)" "$out/calib_gpu.lua" 2>/dev/null | head -6
     for s in l2_bound ssd_bound; do
         timeout 300 "${run_b[@]}" "$b/kvstrata" validate "scenarios/validation/$s.lua" --device gpu --dir "$PWD" --json \
             --set platform.profile=h200_sxm_pcie5 --set platform.hbm_bytes=24MB \
