@@ -40,12 +40,6 @@ struct active {
     uint32_t *n_sel; // [layers]
 };
 
-struct job {
-    struct ks_batch *b;
-    uint32_t layer;  // needed: the first layer that waits for it
-    uint8_t needed, running, landed;
-};
-
 struct rt;
 
 struct lane {
@@ -85,7 +79,7 @@ struct rt {
     int quit, lane_failed;
     char lane_err[256];
     struct lane lanes[KS_ENGINE_LANES];
-    struct job *jobs;
+    struct ks_engine_job *jobs;
     uint32_t n_jobs, cap_jobs;
     uint32_t *job_of; // [n_blocks] this step's job of a block in flight + 1; 0: none
     uint32_t n_ids;
@@ -111,6 +105,8 @@ struct rt {
     uint32_t *d_seq_len, *d_table, *d_ksel, *d_kn_sel, *d_acc_blocks, *d_n_acc, *d_missing, *d_n_missing;
     void *d_ws;
     struct ks_access *acc; // [cap_blocks] one request's accesses in one layer
+    struct ks_loc *locs;   // [cap_locs] a launch's located reads, validated after it
+    size_t cap_locs;
     // clock
     double t0, paused, pause_at;
     double next_sample, last_step, last_stall;
@@ -421,28 +417,6 @@ static int copy_batch(struct lane *ln, const struct ks_batch *b, char *err, size
     return KS_OK;
 }
 
-static int job_unlanded(const struct rt *t, uint32_t batch_id)
-{
-    for (uint32_t i = 0; i < t->n_jobs; i++)
-        if (t->jobs[i].b->id == batch_id)
-            return !t->jobs[i].landed;
-    return 0;
-}
-
-// The most urgent batch whose `after` has landed, or -1 (the engine's rule).
-static int next_job(const struct rt *t)
-{
-    int best = -1;
-    for (uint32_t i = 0; i < t->n_jobs; i++) {
-        const struct job *j = &t->jobs[i];
-        if (j->running || j->landed || (j->b->after != KS_NONE && job_unlanded(t, j->b->after)))
-            continue;
-        if (best < 0 || j->b->klass < t->jobs[best].b->klass)
-            best = (int)i;
-    }
-    return best;
-}
-
 static void *lane_main(void *arg)
 {
     struct lane *ln = arg;
@@ -451,7 +425,7 @@ static void *lane_main(void *arg)
     pthread_mutex_lock(&t->mu);
     for (;;) {
         int k;
-        while (!t->quit && (k = next_job(t)) < 0)
+        while (!t->quit && (k = ks_engine_next_job(t->jobs, t->n_jobs)) < 0)
             pthread_cond_wait(&t->work, &t->mu);
         if (t->quit)
             break;
@@ -483,22 +457,13 @@ static void *lane_main(void *arg)
 
 static void record(struct rt *t, const struct active *a, int finished)
 {
-    struct ks_run_result *r = t->r;
-    if (r->n_rec == r->cap_rec) {
-        size_t cap = r->cap_rec ? 2 * r->cap_rec : 1024;
-        struct ks_request_record *p = realloc(r->rec, cap * sizeof *p);
-        if (!p)
-            return;
-        r->rec = p;
-        r->cap_rec = cap;
-    }
     uint32_t steps = a->generated > 1 ? a->generated - 1 : 0;
-    r->rec[r->n_rec++] = (struct ks_request_record){
+    ks_run_result_add_request(t->r, &(struct ks_request_record){
         .id = a->spec.id, .session = a->spec.session, .turn = a->spec.turn, .gpu = 0,
         .prompt = a->spec.prompt_tokens, .output = a->spec.output_tokens, .generated = a->generated,
         .arrival = a->spec.arrival, .admitted = a->admitted, .first_token = a->generated ? a->first_token : -1,
         .finish = finished ? a->last_token : -1, .tpot_mean = steps ? a->tpot_sum / steps : 0,
-        .tpot_max = a->tpot_max};
+        .tpot_max = a->tpot_max});
 }
 
 // The router of closed arrivals: releases requests while fewer than the
@@ -726,51 +691,23 @@ static int emit(struct rt *t, double now, int from_prefill)
 
 static void sample(struct rt *t)
 {
-    struct ks_run_result *r = t->r;
     double now = rt_now(t);
     if (now < t->next_sample)
         return;
     double every = t->s->duration / KS_ENGINE_SAMPLES;
     while (t->next_sample <= now)
         t->next_sample += every;
-    if (r->n_samples == r->cap_samples) {
-        size_t cap = r->cap_samples ? 2 * r->cap_samples : 4096;
-        struct ks_step_record *p = realloc(r->samples, cap * sizeof *p);
-        if (!p)
-            return;
-        r->samples = p;
-        r->cap_samples = cap;
-    }
-    const struct ks_cache_stats *cs = ks_cache_stats(t->c);
-    struct ks_step_record *x = &r->samples[r->n_samples++];
-    *x = (struct ks_step_record){.t = now, .batch = t->n_act, .pending = t->n_pending,
-                                 .step_time = t->last_step, .stall = t->last_stall};
-    for (unsigned k = 0; k < KS_TIERS; k++) {
-        struct ks_tier_view v;
-        ks_cache_tier_view(t->c, k, &v);
-        x->occupancy[k] = v.used;
-        x->found[k] = cs->found[k];
-        for (unsigned u = 0; u < KS_TIERS; u++) {
-            if (u < k)
-                x->bytes_up += cs->mig_bytes[k][u];
-            else if (u > k)
-                x->bytes_down += cs->mig_bytes[k][u];
-        }
-    }
+    struct ks_step_record *x = ks_run_result_add_step(t->r, t->c);
+    if (!x)
+        return;
+    x->t = now;
+    x->batch = t->n_act;
+    x->pending = t->n_pending;
+    x->step_time = t->last_step;
+    x->stall = t->last_stall;
 }
 
 // ---- decode --------------------------------------------------------------------
-
-static uint32_t first_layer(const struct ks_cache *c, const struct ks_batch *b)
-{
-    uint32_t l = UINT32_MAX;
-    for (uint32_t i = 0; i < b->n; i++) {
-        uint32_t g = ks_cache_block_group(c, b->blocks[i]);
-        if (g < l)
-            l = g;
-    }
-    return l;
-}
 
 // Waits (mu held) until no needed batch for layers <= layer is on its way,
 // or job j (>= 0) has landed. Returns KS_EIO when a lane failed.
@@ -779,9 +716,7 @@ static int wait_landed(struct rt *t, uint32_t layer, int j)
     for (;;) {
         if (t->lane_failed)
             return KS_EIO;
-        int busy = j >= 0 ? !t->jobs[j].landed : 0;
-        for (uint32_t i = 0; !busy && j < 0 && i < t->n_jobs; i++)
-            busy = t->jobs[i].needed && !t->jobs[i].landed && t->jobs[i].layer <= layer;
+        int busy = j >= 0 ? !t->jobs[j].landed : ks_engine_needed_unlanded(t->jobs, t->n_jobs, layer);
         if (!busy)
             return KS_OK;
         pthread_cond_wait(&t->done, &t->mu);
@@ -994,8 +929,8 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
 static int attend(struct rt *t, uint32_t l, int per_layer)
 {
     uint32_t n = 0, scratch = 0;
-    struct ks_loc *locs = NULL;
-    size_t n_locs = 0, cap_locs = 0;
+    struct ks_loc *locs = t->locs;
+    size_t n_locs = 0;
     int st = KS_OK;
     for (uint32_t i = 0; st == KS_OK && i <= t->n_act; i++) {
         const struct active *a = i < t->n_act ? &t->act[i] : NULL;
@@ -1020,8 +955,8 @@ static int attend(struct rt *t, uint32_t l, int per_layer)
         uint32_t *ks = t->ksel + (size_t)n * t->cap_blocks;
         memcpy(ks, sel, k * sizeof *ks);
         qsort(ks, k, sizeof *ks, cmp_u32); // the kernel reads its selection in ascending order
-        if (n_locs + k > cap_locs) {
-            size_t cap = cap_locs ? 2 * cap_locs : 1024;
+        if (n_locs + k > t->cap_locs) {
+            size_t cap = t->cap_locs ? 2 * t->cap_locs : 1024;
             while (cap < n_locs + k)
                 cap *= 2;
             struct ks_loc *p = realloc(locs, cap * sizeof *p);
@@ -1029,8 +964,8 @@ static int attend(struct rt *t, uint32_t l, int per_layer)
                 st = fail(t, KS_ENOMEM, "%s: %s", "a layer's reads");
                 break;
             }
-            locs = p;
-            cap_locs = cap;
+            locs = t->locs = p;
+            t->cap_locs = cap;
         }
         uint32_t *row = t->table + (size_t)n * t->cap_blocks;
         for (uint32_t j = 0; st == KS_OK && j < k; j++)
@@ -1039,7 +974,6 @@ static int attend(struct rt *t, uint32_t l, int per_layer)
         t->kn_sel[n] = k;
         n++;
     }
-    free(locs);
     if (st != KS_OK && !t->err[0])
         fail(t, st, "%s: %s", "reading a layer's blocks");
     return st;
@@ -1099,7 +1033,7 @@ static int decode_step(struct rt *t)
         return fail(t, KS_ENOMEM, "%s: %s", "kernel buffers");
     pthread_mutex_lock(&t->mu);
     if (plan.n > t->cap_jobs) {
-        struct job *p = realloc(t->jobs, plan.n * sizeof *p);
+        struct ks_engine_job *p = realloc(t->jobs, plan.n * sizeof *p);
         if (!p) {
             pthread_mutex_unlock(&t->mu);
             return fail(t, KS_ENOMEM, "%s: %s", "queueing migration batches");
@@ -1109,8 +1043,7 @@ static int decode_step(struct rt *t)
     }
     for (uint32_t i = 0; i < plan.n; i++) {
         struct ks_batch *b = plan.batch[i];
-        int needed = b->klass == KS_CLASS_MISS;
-        t->jobs[i] = (struct job){.b = b, .needed = (uint8_t)needed, .layer = needed ? first_layer(c, b) : 0};
+        t->jobs[i] = ks_engine_job_of(c, b);
         for (uint32_t j = 0; j < b->n; j++)
             if (b->blocks[j] < t->n_ids)
                 t->job_of[b->blocks[j]] = i + 1;
@@ -1133,14 +1066,8 @@ static int decode_step(struct rt *t)
     // the step's end: every batch landed, then confirmed in plan order
     double w0 = rt_now(t);
     pthread_mutex_lock(&t->mu);
-    for (;;) {
-        uint32_t landed = 0;
-        for (uint32_t i = 0; i < t->n_jobs; i++)
-            landed += t->jobs[i].landed;
-        if (landed == t->n_jobs || t->lane_failed)
-            break;
+    while (!ks_engine_all_landed(t->jobs, t->n_jobs) && !t->lane_failed)
         pthread_cond_wait(&t->done, &t->mu);
-    }
     int lane_failed = t->lane_failed;
     pthread_mutex_unlock(&t->mu);
     stall += rt_now(t) - w0;
@@ -1222,6 +1149,7 @@ static void teardown(struct rt *t)
     free(t->jobs);
     free(t->job_of);
     free(t->acc);
+    free(t->locs);
     if (t->gpu) {
         ks_devbuf_free(t->l1k);
         ks_devbuf_free(t->l1v);

@@ -37,14 +37,6 @@ struct active {
     double admitted, first_token, last_token, tpot_sum, tpot_max;
 };
 
-struct job {
-    struct ks_batch *b;
-    uint32_t layer;  // needed: the first layer whose compute waits for it
-    uint8_t needed;  // decode waits for it
-    uint8_t running; // a lane has it
-    uint8_t landed;  // its bytes have arrived (confirmed at the step's end)
-};
-
 // A request waiting for admission on its GPU.
 struct queued {
     struct ks_request_spec spec;
@@ -66,7 +58,7 @@ struct gpu {
     struct ks_rng rng;
     sg_mutex_t mu;
     sg_cond_t work, done, arrive;
-    struct job *jobs;
+    struct ks_engine_job *jobs;
     uint32_t n_jobs, cap_jobs;
     struct queued *pending;          // released to this GPU, not admitted yet
     uint32_t n_pending, cap_pending;
@@ -200,9 +192,8 @@ static void transfer(struct sim *m, struct route *rt, sg_host_t from, sg_host_t 
 
 // ---- records ----------------------------------------------------------------
 
-static void record(struct sim *m, const struct gpu *g, const struct active *a, int finished)
+void ks_run_result_add_request(struct ks_run_result *r, const struct ks_request_record *rec)
 {
-    struct ks_run_result *r = m->r;
     if (r->n_rec == r->cap_rec) {
         size_t cap = r->cap_rec ? 2 * r->cap_rec : 1024;
         struct ks_request_record *p = realloc(r->rec, cap * sizeof *p);
@@ -211,8 +202,41 @@ static void record(struct sim *m, const struct gpu *g, const struct active *a, i
         r->rec = p;
         r->cap_rec = cap;
     }
+    r->rec[r->n_rec++] = *rec;
+}
+
+struct ks_step_record *ks_run_result_add_step(struct ks_run_result *r, const struct ks_cache *c)
+{
+    if (r->n_samples == r->cap_samples) {
+        size_t cap = r->cap_samples ? 2 * r->cap_samples : 4096;
+        struct ks_step_record *p = realloc(r->samples, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        r->samples = p;
+        r->cap_samples = cap;
+    }
+    const struct ks_cache_stats *cs = ks_cache_stats(c);
+    struct ks_step_record *x = &r->samples[r->n_samples++];
+    *x = (struct ks_step_record){0};
+    for (unsigned t = 0; t < KS_TIERS; t++) {
+        struct ks_tier_view v;
+        ks_cache_tier_view(c, t, &v);
+        x->occupancy[t] = v.used;
+        x->found[t] = cs->found[t];
+        for (unsigned u = 0; u < KS_TIERS; u++) {
+            if (u < t)
+                x->bytes_up += cs->mig_bytes[t][u];
+            else if (u > t)
+                x->bytes_down += cs->mig_bytes[t][u];
+        }
+    }
+    return x;
+}
+
+static void record(struct sim *m, const struct gpu *g, const struct active *a, int finished)
+{
     uint32_t steps = a->generated > 1 ? a->generated - 1 : 0;
-    r->rec[r->n_rec++] = (struct ks_request_record){
+    ks_run_result_add_request(m->r, &(struct ks_request_record){
         .id = a->spec.id,
         .session = a->spec.session,
         .turn = a->spec.turn,
@@ -226,7 +250,7 @@ static void record(struct sim *m, const struct gpu *g, const struct active *a, i
         .finish = finished ? a->last_token : -1,
         .tpot_mean = steps ? a->tpot_sum / steps : 0,
         .tpot_max = a->tpot_max,
-    };
+    });
 }
 
 // ---- migration lanes ---------------------------------------------------------
@@ -236,27 +260,54 @@ static sg_host_t tier_host(const struct gpu *g, unsigned tier)
     return tier == KS_L1 ? g->host : tier == KS_L2 ? g->cpu : g->l3;
 }
 
-// Whether the batch `batch_id` of this step is still on its way.
-static int job_unlanded(const struct gpu *g, uint32_t batch_id)
+// Whether the batch `batch_id` is still on its way.
+static int job_unlanded(const struct ks_engine_job *jobs, uint32_t n, uint32_t batch_id)
 {
-    for (uint32_t i = 0; i < g->n_jobs; i++)
-        if (g->jobs[i].b->id == batch_id)
-            return !g->jobs[i].landed;
+    for (uint32_t i = 0; i < n; i++)
+        if (jobs[i].b->id == batch_id)
+            return !jobs[i].landed;
     return 0;
 }
 
-// The most urgent batch whose `after` has landed, or -1.
-static int next_job(const struct gpu *g)
+int ks_engine_next_job(const struct ks_engine_job *jobs, uint32_t n)
 {
     int best = -1;
-    for (uint32_t i = 0; i < g->n_jobs; i++) {
-        const struct job *j = &g->jobs[i];
-        if (j->running || j->landed || (j->b->after != KS_NONE && job_unlanded(g, j->b->after)))
+    for (uint32_t i = 0; i < n; i++) {
+        const struct ks_engine_job *j = &jobs[i];
+        if (j->running || j->landed || (j->b->after != KS_NONE && job_unlanded(jobs, n, j->b->after)))
             continue;
-        if (best < 0 || j->b->klass < g->jobs[best].b->klass)
+        if (best < 0 || j->b->klass < jobs[best].b->klass)
             best = (int)i;
     }
     return best;
+}
+
+int ks_engine_needed_unlanded(const struct ks_engine_job *jobs, uint32_t n, uint32_t layer)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (jobs[i].needed && !jobs[i].landed && jobs[i].layer <= layer)
+            return 1;
+    return 0;
+}
+
+int ks_engine_all_landed(const struct ks_engine_job *jobs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!jobs[i].landed)
+            return 0;
+    return 1;
+}
+
+struct ks_engine_job ks_engine_job_of(const struct ks_cache *c, struct ks_batch *b)
+{
+    int needed = b->klass == KS_CLASS_MISS;
+    uint32_t l = UINT32_MAX;
+    for (uint32_t i = 0; needed && i < b->n; i++) {
+        uint32_t g = ks_cache_block_group(c, b->blocks[i]);
+        if (g < l)
+            l = g;
+    }
+    return (struct ks_engine_job){.b = b, .needed = (uint8_t)needed, .layer = needed ? l : 0};
 }
 
 static void lane(int argc, char **argv)
@@ -267,7 +318,7 @@ static void lane(int argc, char **argv)
     for (;;) {
         sg_mutex_lock(g->mu);
         int k;
-        while ((k = next_job(g)) < 0)
+        while ((k = ks_engine_next_job(g->jobs, g->n_jobs)) < 0)
             sg_cond_wait(g->work, g->mu);
         g->jobs[k].running = 1;
         struct ks_batch *b = g->jobs[k].b;
@@ -811,50 +862,20 @@ static void sample(struct gpu *g)
     double every = m->s->duration / KS_ENGINE_SAMPLES;
     while (g->next_sample <= now)
         g->next_sample += every;
-    if (r->n_samples == r->cap_samples) {
-        size_t cap = r->cap_samples ? 2 * r->cap_samples : 4096;
-        struct ks_step_record *p = realloc(r->samples, cap * sizeof *p);
-        if (!p)
-            return; // a missing sample loses a point of a time series, nothing else
-        r->samples = p;
-        r->cap_samples = cap;
-    }
-    const struct ks_cache_stats *cs = ks_cache_stats(g->cache);
-    struct ks_step_record *x = &r->samples[r->n_samples++];
-    *x = (struct ks_step_record){.t = now, .gpu = g->index, .batch = g->n_act, .pending = g->n_pending,
-                                 .step_time = g->last_step, .stall = g->last_stall};
-    for (unsigned t = 0; t < KS_TIERS; t++) {
-        struct ks_tier_view v;
-        ks_cache_tier_view(g->cache, t, &v);
-        x->occupancy[t] = v.used;
-        x->found[t] = cs->found[t];
-        for (unsigned u = 0; u < KS_TIERS; u++) {
-            if (u < t)
-                x->bytes_up += cs->mig_bytes[t][u];
-            else if (u > t)
-                x->bytes_down += cs->mig_bytes[t][u];
-        }
-    }
+    struct ks_step_record *x = ks_run_result_add_step(r, g->cache);
+    if (!x)
+        return;
+    x->t = now;
+    x->gpu = g->index;
+    x->batch = g->n_act;
+    x->pending = g->n_pending;
+    x->step_time = g->last_step;
+    x->stall = g->last_stall;
 }
 
 static int has_needed(const struct gpu *g, uint32_t layer)
 {
-    for (uint32_t i = 0; i < g->n_jobs; i++)
-        if (g->jobs[i].needed && !g->jobs[i].landed && g->jobs[i].layer <= layer)
-            return 1;
-    return 0;
-}
-
-// The first layer any block of the batch belongs to.
-static uint32_t first_layer(const struct ks_cache *c, const struct ks_batch *b)
-{
-    uint32_t l = UINT32_MAX;
-    for (uint32_t i = 0; i < b->n; i++) {
-        uint32_t g = ks_cache_block_group(c, b->blocks[i]);
-        if (g < l)
-            l = g;
-    }
-    return l;
+    return ks_engine_needed_unlanded(g->jobs, g->n_jobs, layer);
 }
 
 // Seconds of one layer of the measured attention kernel for one sequence
@@ -937,7 +958,7 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     for (uint32_t i = 0; i < plan.n; i++) {
         if (g->n_jobs == g->cap_jobs) {
             uint32_t cap = g->cap_jobs ? 2 * g->cap_jobs : 64;
-            struct job *p = realloc(g->jobs, cap * sizeof *p);
+            struct ks_engine_job *p = realloc(g->jobs, cap * sizeof *p);
             if (!p) {
                 fail(m, "queueing a migration batch", KS_ENOMEM);
                 return -1;
@@ -945,9 +966,7 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
             g->jobs = p;
             g->cap_jobs = cap;
         }
-        int needed = plan.batch[i]->klass == KS_CLASS_MISS;
-        g->jobs[g->n_jobs++] = (struct job){
-            .b = plan.batch[i], .needed = (uint8_t)needed, .layer = needed ? first_layer(c, plan.batch[i]) : 0};
+        g->jobs[g->n_jobs++] = ks_engine_job_of(c, plan.batch[i]);
     }
     if (plan.n)
         sg_cond_notify_all(g->work);
@@ -999,14 +1018,8 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     // make the same decisions
     double t_end = simgrid_get_clock();
     sg_mutex_lock(g->mu);
-    for (;;) {
-        uint32_t landed = 0;
-        for (uint32_t i = 0; i < g->n_jobs; i++)
-            landed += g->jobs[i].landed;
-        if (landed == g->n_jobs || g->failed)
-            break;
+    while (!ks_engine_all_landed(g->jobs, g->n_jobs) && !g->failed)
         sg_cond_wait(g->done, g->mu);
-    }
     for (uint32_t i = 0; i < g->n_jobs && !g->failed; i++)
         if ((st = ks_cache_confirm(c, g->jobs[i].b)) != KS_OK) {
             fail(m, "confirming a migration batch", st);

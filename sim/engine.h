@@ -133,6 +133,38 @@ struct ks_engine_sizing {
     uint64_t l1_pages;              // L1 pages per GPU
 };
 
+// A migration batch queued for a GPU's lanes (engine and runtime alike).
+struct ks_engine_job {
+    struct ks_batch *b;
+    uint32_t layer;  // needed: the first layer whose compute waits for it
+    uint8_t needed;  // decode waits for it
+    uint8_t running; // a lane has it
+    uint8_t landed;  // its bytes have arrived (confirmed at the step's end)
+};
+
+// The job for batch b of a plan: needed when it carries misses, then from
+// the first layer (group) any of its blocks belongs to.
+struct ks_engine_job ks_engine_job_of(const struct ks_cache *c, struct ks_batch *b);
+
+// The most urgent job that is neither running nor landed and whose `after`
+// batch has landed, or -1.
+int ks_engine_next_job(const struct ks_engine_job *jobs, uint32_t n);
+
+// Whether a needed job for a layer up to `layer` has not landed yet.
+int ks_engine_needed_unlanded(const struct ks_engine_job *jobs, uint32_t n, uint32_t layer);
+
+// Whether every job has landed.
+int ks_engine_all_landed(const struct ks_engine_job *jobs, uint32_t n);
+
+// Appends one request record to r (a record that finds no memory is lost:
+// one row of /requests, nothing else).
+void ks_run_result_add_request(struct ks_run_result *r, const struct ks_request_record *rec);
+
+// A new /steps record in r with the cache's occupancy, accesses found per
+// tier and bytes migrated so far filled in; NULL when out of memory (the
+// time series loses a point, nothing else).
+struct ks_step_record *ks_run_result_add_step(struct ks_run_result *r, const struct ks_cache *c);
+
 // Fills the cache manager's parameters (cp->seed is the scenario's; GPU i
 // of a cluster adds i) and *z. KS_OK, or KS_EINVAL with the reason in err
 // (L1 smaller than one block).

@@ -193,9 +193,8 @@ int ks_run_write(const char *path, const struct ks_run_summary *s, const struct 
 static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
 {
     const char *file = NULL, *out = NULL;
-    const char *sets[MAX_SETS + 1];
+    const char *sets[MAX_SETS];
     struct ks_cli_strings set = {.v = sets, .cap = MAX_SETS};
-    uint64_t seed = 0;
     int json = 0;
     const char *seed_text = NULL;
     const struct ks_cli_opt opts[] = {
@@ -211,16 +210,9 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     int status;
     if (!ks_cli_parse(cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &status))
         return status;
-    static char err[ERR_LEN], seed_set[64];
-    if (seed_text) {
-        char why[128];
-        if (ks_cli_parse_u64(seed_text, 0, UINT64_MAX, &seed, why, sizeof why) != 0)
-            return ks_cli_usage_error(cmd, "--seed %s: %s", seed_text, why);
-        snprintf(seed_set, sizeof seed_set, "seed=%llu", (unsigned long long)seed);
-        sets[set.n++] = seed_set;
-    }
+    static char err[ERR_LEN];
     struct ks_scenario *sc = NULL;
-    int st = ks_scenario_cmd_load(cmd, file, sets, set.n, &sc);
+    int st = ks_scenario_cmd_load_seed(cmd, file, sets, set.n, seed_text, &sc);
     if (st != KS_EXIT_OK)
         return st;
     static char path[4096];

@@ -7,7 +7,9 @@
 // kind}). Bad input: the errors on stderr, nothing on stdout, exit 2.
 #include "scenario_cmd.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -69,6 +71,27 @@ int ks_scenario_cmd_load(const struct ks_cli_cmd *cmd, const char *file, const c
         return KS_EXIT_USAGE;
     }
     return KS_EXIT_OK;
+}
+
+int ks_scenario_cmd_load_seed(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets,
+                              size_t n_sets, const char *seed_text, struct ks_scenario **out)
+{
+    if (!seed_text)
+        return ks_scenario_cmd_load(cmd, file, sets, n_sets, out);
+    uint64_t seed;
+    char why[128], seed_set[64];
+    if (ks_cli_parse_u64(seed_text, 0, UINT64_MAX, &seed, why, sizeof why) != 0)
+        return ks_cli_usage_error(cmd, "--seed %s: %s", seed_text, why);
+    snprintf(seed_set, sizeof seed_set, "seed=%llu", (unsigned long long)seed);
+    const char **all = malloc((n_sets + 1) * sizeof *all);
+    if (!all)
+        return ks_cli_fail(cmd, "out of memory");
+    if (n_sets)
+        memcpy(all, sets, n_sets * sizeof *all);
+    all[n_sets] = seed_set;
+    int st = ks_scenario_cmd_load(cmd, file, all, n_sets + 1, out);
+    free(all);
+    return st;
 }
 
 static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)

@@ -15,4 +15,9 @@ extern const struct ks_cli_cmd ks_scenario_check_cmd;
 int ks_scenario_cmd_load(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets, size_t n_sets,
                          struct ks_scenario **out);
 
+// The same, with a --seed value (NULL: none) applied after the sets as
+// `seed=N`; a seed that is not a whole number is a usage error.
+int ks_scenario_cmd_load_seed(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets,
+                              size_t n_sets, const char *seed_text, struct ks_scenario **out);
+
 #endif

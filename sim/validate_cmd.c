@@ -122,7 +122,7 @@ static int measure_kernels(struct ks_scenario *sc, char *err, size_t len)
 static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
 {
     const char *file = NULL, *dir = "/var/tmp", *out = NULL, *seed_text = NULL;
-    const char *sets[MAX_SETS + 1];
+    const char *sets[MAX_SETS];
     struct ks_cli_strings set = {.v = sets, .cap = MAX_SETS};
     static const char *const devices[] = {"cpu", "gpu", NULL};
     int device = 0, json = 0, measure = 0;
@@ -148,17 +148,9 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (device == 1 && ks_device_count() <= 0)
         return ks_cli_fail(cmd, "--device gpu: no GPU answers here (%s); --device cpu runs the runtime on this CPU",
                            ks_device_error());
-    static char err[ERR_LEN], seed_set[64];
-    if (seed_text) {
-        uint64_t seed;
-        char why[128];
-        if (ks_cli_parse_u64(seed_text, 0, UINT64_MAX, &seed, why, sizeof why) != 0)
-            return ks_cli_usage_error(cmd, "--seed %s: %s", seed_text, why);
-        snprintf(seed_set, sizeof seed_set, "seed=%llu", (unsigned long long)seed);
-        sets[set.n++] = seed_set;
-    }
+    static char err[ERR_LEN];
     struct ks_scenario *sc = NULL;
-    int st = ks_scenario_cmd_load(cmd, file, sets, set.n, &sc);
+    int st = ks_scenario_cmd_load_seed(cmd, file, sets, set.n, seed_text, &sc);
     if (st != KS_EXIT_OK)
         return st;
     if (!ks_runtime_supports(sc, err, sizeof err)) {

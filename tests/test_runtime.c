@@ -47,6 +47,17 @@ static int direct_dir(void)
     return 0;
 }
 
+// The tiny scenario, with one `--set` (NULL: none).
+static struct ks_scenario *load_tiny(const char *set)
+{
+    struct ks_scenario *s = NULL;
+    char err[4096];
+    struct ks_scenario_params p = {.sets = &set, .n_sets = set != NULL};
+    if (ks_scenario_load(TINY, &p, &s, err, sizeof err) != KS_OK)
+        fail_msg("%s", err);
+    return s;
+}
+
 static void run_mode(const struct ks_scenario *s, struct ks_run_result *r, struct ks_runtime_extra *x, int gpu)
 {
     char err[1024] = "";
@@ -70,10 +81,7 @@ static void gpu_mode_same_decisions(void **state)
         printf("no GPU (%s): GPU mode not run\n", ks_device_error());
         skip();
     }
-    struct ks_scenario *s = NULL;
-    char err[4096];
-    if (ks_scenario_load(TINY, NULL, &s, err, sizeof err) != KS_OK)
-        fail_msg("%s", err);
+    struct ks_scenario *s = load_tiny(NULL);
     struct ks_run_result a, b;
     struct ks_runtime_extra xa, xb;
     run_mode(s, &a, &xa, 0);
@@ -89,10 +97,7 @@ static void gpu_mode_same_decisions(void **state)
 static void tiers_and_determinism(void **state)
 {
     (void)state;
-    struct ks_scenario *s = NULL;
-    char err[4096];
-    if (ks_scenario_load(TINY, NULL, &s, err, sizeof err) != KS_OK)
-        fail_msg("%s", err);
+    struct ks_scenario *s = load_tiny(NULL);
     struct ks_run_result a, b;
     struct ks_runtime_extra xa, xb;
     run_once(s, &a, &xa);
@@ -128,12 +133,8 @@ static void tiers_and_determinism(void **state)
 static void refuses_what_it_cannot_run(void **state)
 {
     (void)state;
-    struct ks_scenario *s = NULL;
+    struct ks_scenario *s = load_tiny("cache.compression=int8");
     char err[4096];
-    const char *sets[] = {"cache.compression=int8"};
-    struct ks_scenario_params p = {.sets = sets, .n_sets = 1};
-    if (ks_scenario_load(TINY, &p, &s, err, sizeof err) != KS_OK)
-        fail_msg("%s", err);
     struct ks_run_result r;
     assert_int_equal(ks_runtime_run(s, NULL, &r, NULL, err, sizeof err), KS_EINVAL);
     assert_non_null(strstr(err, "cache.compression"));
