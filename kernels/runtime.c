@@ -424,7 +424,7 @@ static void *lane_main(void *arg)
     char err[256];
     pthread_mutex_lock(&t->mu);
     for (;;) {
-        int k;
+        int k = -1;
         while (!t->quit && (k = ks_engine_next_job(t->jobs, t->n_jobs)) < 0)
             pthread_cond_wait(&t->work, &t->mu);
         if (t->quit)
