@@ -512,7 +512,7 @@ static int host_write_profile(const struct ks_cli_cmd *cmd, const struct host_op
 {
     char where[1024], v_dram[32], v_rbw[32], v_wbw[32], v_lat[32], v_rop[32], v_wop[32], v_l2[32];
     text(where, sizeof where, "`%s` on %s (%s, %u cores), %s", cmdline, m->host, m->cpu, m->cores, m->date);
-    fmt(h->fitn.bw, KS_UNIT_BANDWIDTH, v_dram, sizeof v_dram);
+    fmt(KS_DRAM_MOVED_PER_COPIED * h->fitn.bw, KS_UNIT_BANDWIDTH, v_dram, sizeof v_dram);
     fmt(h->fit_rd.bw, KS_UNIT_BANDWIDTH, v_rbw, sizeof v_rbw);
     fmt(h->fit_wr.bw, KS_UNIT_BANDWIDTH, v_wbw, sizeof v_wbw);
     fmt(h->fit_rd.lat, KS_UNIT_TIME, v_lat, sizeof v_lat);
@@ -523,11 +523,12 @@ static int host_write_profile(const struct ks_cli_cmd *cmd, const struct host_op
     const struct ssd_pt *wr = worst_ssd(h->rd, h->n_ssd), *ww = worst_ssd(h->wr, h->n_ssd);
     char s_dram[2048], s_rd[2048], s_wr[2048], s_l2[1024], s_count[1024];
     text(s_dram, sizeof s_dram,
-             "%s: memcpy of %zu KiB to %zu MiB from memory out of cache, %u threads at once, bytes copied per second "
-             "(memory traffic is twice that); fit t = lat + threads * size / bw: lat %.3g us, worst residual %.1f%%; "
-             "one thread: %.3g GB/s (lat %.3g us, worst residual %.1f%%)",
-             where, lo / KIB, hi / MIB, h->threads, 1e6 * h->fitn.lat, 100 * h->fitn.worst, h->fit1.bw / 1e9,
-             1e6 * h->fit1.lat, 100 * h->fit1.worst);
+             "%s: memcpy of %zu KiB to %zu MiB from memory out of cache, %u threads at once; fit t = lat + threads * "
+             "size / bw: bw %.4g GB/s copied, lat %.3g us, worst residual %.1f%%; one thread: %.3g GB/s copied (lat "
+             "%.3g us, worst residual %.1f%%). dram_bw counts bytes moved, read plus written: twice the bytes copied "
+             "(a lower bound where a store reads its line first)",
+             where, lo / KIB, hi / MIB, h->threads, h->fitn.bw / 1e9, 1e6 * h->fitn.lat, 100 * h->fitn.worst,
+             h->fit1.bw / 1e9, 1e6 * h->fit1.lat, 100 * h->fit1.worst);
     const char *ssd_what = "O_DIRECT random %s through io_uring, %zu KiB to %zu MiB at queue depths %u to %u, on a %"
                            PRIu64 " MiB file in %s (%s); fit t = lat + qd * op + qd * size / bw (calib/fit.h)";
     char sw[1024];
@@ -567,7 +568,8 @@ static int host_write_profile(const struct ks_cli_cmd *cmd, const struct host_op
     size_t used = (size_t)snprintf(comment, sizeof comment,
                                    "%s.lua - measured host profile, written by kvstrata calib host.\n"
                                    "Command: %s\nMachine: %s, %s, %u cores; --dir on %s; %s\n"
-                                   "DRAM fit (all cores): lat %.3g us, bw %.4g GB/s, worst residual %.1f%%\n"
+                                   "DRAM fit (all cores): lat %.3g us, bw %.4g GB/s copied (dram_bw: twice that, bytes "
+                                   "moved), worst residual %.1f%%\n"
                                    "SSD read fit: lat %.3g us, op %.3g us, bw %.4g MB/s, worst residual %.1f%%\n"
                                    "SSD write fit: lat %.3g us, op %.3g us, bw %.4g MB/s, worst residual %.1f%%\n"
                                    "Measured SSD points (op bytes qd MB/s IOPS us/request; slowest-fastest window "
@@ -838,14 +840,16 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
     double sec = seconds > 0 ? seconds : quick ? QUICK_SECONDS : DRAM_SECONDS;
     double ssd_sec = seconds > 0 ? seconds : quick ? QUICK_SECONDS : SSD_SECONDS;
 
-    // DRAM: the profile's model is size / dram_bw for the node (no latency term)
+    // DRAM: a copy moves each byte twice (read, write), so the profile
+    // predicts threads * 2 * size / dram_bw for the node (no latency term)
     const size_t *ds = quick ? check_dram_quick : check_dram_full;
     size_t n_dram = quick ? N_OF(check_dram_quick) : N_OF(check_dram_full);
     struct dram_pt dram[MAX_SIZES];
     int rc = measure_dram(cmd, ds, n_dram, nthr, quick ? 64 * MIB : 256 * MIB, sec, dram);
-    struct goal gd = {.name = "dram copies above 64 KiB, all threads: t = threads * size / dram_bw", .goal = COPY_GOAL};
+    struct goal gd = {.name = "dram copies above 64 KiB, all threads: t = threads * 2 * size / dram_bw",
+                      .goal = COPY_GOAL};
     for (size_t i = 0; rc == 0 && i < n_dram; i++) {
-        dram[i].model = (double)nthr * (double)dram[i].bytes / dram_bw;
+        dram[i].model = (double)nthr * KS_DRAM_MOVED_PER_COPIED * (double)dram[i].bytes / dram_bw;
         dram[i].err = (dram[i].model - dram[i].r.t) / dram[i].r.t;
         if (dram[i].bytes > GOAL_MIN_BYTES) {
             gd.worst = fmax(gd.worst, fabs(dram[i].err));
@@ -885,7 +889,7 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
             gs.noisy += ssd_spread(&rd[i]) > gs.goal;
             sp[i] = (struct ks_simssd_point){.qd = rd[i].qd, .bytes = (double)rd[i].bytes, .rounds = SIM_ROUNDS};
         }
-        if (rc == 0 && ks_simssd_run(lat, rbw, rop, sp, n_ssd, err, sizeof err) != KS_OK)
+        if (rc == 0 && ks_simssd_run(lat, rbw, rop, dram_bw, sp, n_ssd, err, sizeof err) != KS_OK)
             rc = ks_cli_fail(cmd, "the simulated experiment: %s", err);
         for (size_t i = 0; rc == 0 && i < n_ssd; i++) {
             rd[i].sim = sp[i].t;
@@ -995,7 +999,8 @@ const struct ks_cli_cmd ks_calib_check_cmd = {
         "Reads the profile's figures and, for each model, measures again and\n"
         "prints predicted against measured seconds and the relative error\n"
         "(predicted - measured) / measured:\n"
-        "  DRAM copies (all threads): threads * size / dram_bw;\n"
+        "  DRAM copies (all threads): threads * 2 * size / dram_bw (dram_bw counts\n"
+        "    bytes read plus bytes written; a copy does both);\n"
         "  with --dir, O_DIRECT random reads by size and queue depth:\n"
         "    ssd.lat + qd * ssd.read_op_time + qd * size / ssd.read_bw, and the\n"
         "    same reads replayed in SimGrid on the platform sim/platform.c makes;\n"

@@ -14,6 +14,12 @@
 
 #include <stddef.h>
 
+// Bytes the host memory moves per byte a copy copies (read once, written
+// once): a profile's dram_bw counts bytes moved, so a measured copy rate
+// becomes dram_bw times this. A lower bound where a store reads its cache
+// line before writing it (then three).
+#define KS_DRAM_MOVED_PER_COPIED 2.0
+
 struct ks_dram_params {
     size_t bytes;    // bytes per copy
     unsigned threads; // copying threads, >= 1

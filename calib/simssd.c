@@ -48,15 +48,17 @@ static void controller(int argc, char **argv)
     }
 }
 
-int ks_simssd_run(double lat, double bw, double op, struct ks_simssd_point *pts, size_t n, char *err, size_t len)
+int ks_simssd_run(double lat, double bw, double op, double dram_bw, struct ks_simssd_point *pts, size_t n, char *err,
+                  size_t len)
 {
     static int ran;
     if (ran) {
         snprintf(err, len, "SimGrid already ran in this process");
         return KS_ESTATE;
     }
-    if (!(lat >= 0) || !(bw > 0) || !(op >= 0) || !isfinite(lat + bw + op)) {
-        snprintf(err, len, "bad SSD figures: latency %g s, bandwidth %g B/s, op %g s", lat, bw, op);
+    if (!(lat >= 0) || !(bw > 0) || !(op >= 0) || !(dram_bw > 0) || !isfinite(lat + bw + op + dram_bw)) {
+        snprintf(err, len, "bad figures: SSD latency %g s, bandwidth %g B/s, op %g s; host memory %g B/s", lat, bw, op,
+                 dram_bw);
         return KS_EINVAL;
     }
     for (size_t i = 0; i < n; i++)
@@ -71,7 +73,7 @@ int ks_simssd_run(double lat, double bw, double op, struct ks_simssd_point *pts,
     struct ks_platform_params pp = {
         .nodes = 1, .gpus_per_node = 1, .gpus_per_switch = 1, .gpu_flops = 1e12, .cpu_flops = 1e12,
         .pcie_bw = 1e10, .uplink_bw = 1e10, .ssds_per_node = 1, .ssd_read_bw = bw, .ssd_write_bw = bw,
-        .ssd_lat = lat, .nic_bw = 1e10, .core_bw = 1e10,
+        .ssd_lat = lat, .nic_bw = 1e10, .core_bw = 1e10, .dram_bw = dram_bw,
     };
     int st = ks_platform_load(&pp, err, len);
     if (st != KS_OK)

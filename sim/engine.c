@@ -145,7 +145,11 @@ static void fail(struct sim *m, const char *msg, int st)
 
 // Sends bytes from one host to another and adds them to every link of the
 // route (looked up once per GPU, source and destination).
-static void transfer(struct sim *m, struct route *rt, sg_host_t from, sg_host_t to, double bytes)
+// Sends `bytes` from `from` to `to` and records them on every link of the
+// route (once per time the route crosses it). `extra`: bytes that only stand
+// for a device's per-request time (the SSD's op time): sent, so they take
+// their time on every link, but not recorded as carried.
+static void transfer(struct sim *m, struct route *rt, sg_host_t from, sg_host_t to, double bytes, double extra)
 {
     if (!rt->link) {
         xbt_dynar_t d = xbt_dynar_new(sizeof(sg_link_t), NULL);
@@ -163,7 +167,7 @@ static void transfer(struct sim *m, struct route *rt, sg_host_t from, sg_host_t 
         xbt_dynar_free(&d);
     }
     double start = simgrid_get_clock();
-    sg_host_sendto(from, to, bytes);
+    sg_host_sendto(from, to, bytes + extra);
     double end = simgrid_get_clock();
     for (uint32_t i = 0; rt->link && i < rt->n; i++)
         m->link_bytes[rt->link[i]] += bytes;
@@ -333,12 +337,13 @@ static void lane(int argc, char **argv)
         // per-request time (the profile's op_time, calib/fit.h) besides its
         // bytes: as that many more bytes at the drive's rate, which SimGrid
         // then shares like the rest
-        double bytes = (double)b->bytes;
+        double extra = 0;
         if (s->cache.l3 == KS_L3_SSD && b->src == KS_L3)
-            bytes += b->n * s->platform.ssd.read_op_time * s->platform.ssd.read_bw;
+            extra = b->n * s->platform.ssd.read_op_time * s->platform.ssd.read_bw;
         else if (s->cache.l3 == KS_L3_SSD && b->dst == KS_L3)
-            bytes += b->n * s->platform.ssd.write_op_time * s->platform.ssd.write_bw;
-        transfer(g->sim, &g->routes[b->src][b->dst], tier_host(g, b->src), tier_host(g, b->dst), bytes);
+            extra = b->n * s->platform.ssd.write_op_time * s->platform.ssd.write_bw;
+        transfer(g->sim, &g->routes[b->src][b->dst], tier_host(g, b->src), tier_host(g, b->dst), (double)b->bytes,
+                 extra);
 
         sg_mutex_lock(g->mu);
         g->sim->r->copy_seconds += simgrid_get_clock() - t_copy;
@@ -423,7 +428,7 @@ static void prefill_worker(int argc, char **argv)
         sg_actor_sleep_for(t);
         m->r->prefill_time += t;
         double bytes = (double)in.spec.prompt_tokens * (double)m->z.token_bytes;
-        transfer(m, &in.g->routes[POOL][KS_L2], m->pool_host, in.g->cpu, bytes);
+        transfer(m, &in.g->routes[POOL][KS_L2], m->pool_host, in.g->cpu, bytes, 0);
         m->r->kv_sent += (uint64_t)bytes;
         in.g->incoming--;
         if (push_pending(in.g, &in.spec, simgrid_get_clock()) != KS_OK) {
@@ -1186,6 +1191,7 @@ static void platform_of(const struct ks_scenario *s, struct ks_platform_params *
         .pcie_lat = pl->pcie_lat,
         .uplink_bw = pl->pcie_bw, // a switch uplink as wide as one GPU's link: the GPUs behind it share it
         .uplink_lat = 0,
+        .dram_bw = pl->dram_bw,
         .nvlink_bw = pl->nvlink_bw,
         .nvlink_lat = 0,
         .ssds_per_node = s->cache.l3 == KS_L3_SSD ? pl->ssd.count : 0,

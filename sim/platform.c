@@ -53,8 +53,9 @@ int ks_platform_check(const struct ks_platform_params *p, char *err, size_t len)
         return bad(err, len, "gpus_per_switch must be at least 1");
     if (!positive(p->gpu_flops) || !positive(p->cpu_flops))
         return bad(err, len, "host speeds must be positive");
-    if (!positive(p->pcie_bw) || !positive(p->uplink_bw) || !positive(p->nic_bw) || !positive(p->core_bw))
-        return bad(err, len, "pcie, uplink, nic and core bandwidths must be positive");
+    if (!positive(p->pcie_bw) || !positive(p->uplink_bw) || !positive(p->nic_bw) || !positive(p->core_bw) ||
+        !positive(p->dram_bw))
+        return bad(err, len, "pcie, uplink, nic, core and host memory bandwidths must be positive");
     if (!non_negative(p->pcie_lat) || !non_negative(p->uplink_lat) || !non_negative(p->nic_lat) ||
         !non_negative(p->core_lat) || !non_negative(p->nvlink_lat) || !non_negative(p->ssd_lat) ||
         !non_negative(p->remote_lat))
@@ -87,8 +88,9 @@ static void ctn(FILE *f, const char *id, const char *dir)
 
 static void node_zone(FILE *f, const struct ks_platform_params *p, uint32_t n)
 {
-    char cpu[32], a[32], b[32], l1[48], l2[48], l3[48], l4[48];
+    char cpu[32], a[32], b[32], l1[48], l2[48], l3[48], l4[48], mem[48];
     ks_platform_cpu(cpu, sizeof cpu, n);
+    snprintf(mem, sizeof mem, "n%u-dram", n);
     fprintf(f, "  <zone id=\"n%u\" routing=\"Full\">\n", n);
     fprintf(f, "    <host id=\"%s\" speed=\"%.17gf\"/>\n", cpu, p->cpu_flops);
     for (uint32_t g = 0; g < p->gpus_per_node; g++) {
@@ -100,6 +102,7 @@ static void node_zone(FILE *f, const struct ks_platform_params *p, uint32_t n)
         fprintf(f, "    <host id=\"%s\" speed=\"1f\"/>\n", a);
     }
     uint32_t switches = (p->gpus_per_node + p->gpus_per_switch - 1) / p->gpus_per_switch;
+    put_link(f, mem, p->dram_bw, 0, 0);
     for (uint32_t g = 0; g < p->gpus_per_node; g++) {
         snprintf(l1, sizeof l1, "n%u-gpu%u-pcie", n, g);
         put_link(f, l1, p->pcie_bw, p->pcie_lat, 1);
@@ -126,6 +129,7 @@ static void node_zone(FILE *f, const struct ks_platform_params *p, uint32_t n)
         fprintf(f, "    <route src=\"%s\" dst=\"%s\">", a, cpu);
         ctn(f, l1, "UP");
         ctn(f, l2, "UP");
+        ctn(f, mem, NULL);
         fprintf(f, "</route>\n");
         for (uint32_t h = g + 1; h < p->gpus_per_node; h++) {
             ks_platform_gpu(b, sizeof b, n, h);
@@ -155,20 +159,27 @@ static void node_zone(FILE *f, const struct ks_platform_params *p, uint32_t n)
         snprintf(l4, sizeof l4, "n%u-ssd%u-wr", n, s);
         fprintf(f, "    <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", a, cpu);
         ctn(f, l3, NULL);
+        ctn(f, mem, NULL);
         fprintf(f, "</route>\n    <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", cpu, a);
+        ctn(f, mem, NULL);
         ctn(f, l4, NULL);
         fprintf(f, "</route>\n");
         for (uint32_t g = 0; g < p->gpus_per_node; g++) {
             ks_platform_gpu(b, sizeof b, n, g);
             snprintf(l1, sizeof l1, "n%u-gpu%u-pcie", n, g);
             snprintf(l2, sizeof l2, "n%u-sw%u", n, g / p->gpus_per_switch);
+            // through a bounce buffer in host memory: written there, then read
             fprintf(f, "    <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", a, b);
             ctn(f, l3, NULL);
+            ctn(f, mem, NULL);
+            ctn(f, mem, NULL);
             ctn(f, l2, "DOWN");
             ctn(f, l1, "DOWN");
             fprintf(f, "</route>\n    <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", b, a);
             ctn(f, l1, "UP");
             ctn(f, l2, "UP");
+            ctn(f, mem, NULL);
+            ctn(f, mem, NULL);
             ctn(f, l4, NULL);
             fprintf(f, "</route>\n");
         }
@@ -194,7 +205,7 @@ int ks_platform_write(const struct ks_platform_params *p, FILE *f, char *err, si
         fprintf(f, "  <zone id=\"prefill-pool\" routing=\"Full\">\n");
         fprintf(f, "    <host id=\"%s\" speed=\"1f\"/>\n  </zone>\n", KS_PLATFORM_PREFILL);
     }
-    char l1[48], l2[48], ga[32], gb[32];
+    char l1[48], l2[48], ma[48], mb[48], ga[32], gb[32];
     for (uint32_t n = 0; n < p->nodes; n++) {
         snprintf(l1, sizeof l1, "n%u-nic", n);
         put_link(f, l1, p->nic_bw, p->nic_lat, 1);
@@ -208,19 +219,24 @@ int ks_platform_write(const struct ks_platform_params *p, FILE *f, char *err, si
         put_link(f, "prefill-link", p->prefill_bw, p->prefill_lat, 1);
     for (uint32_t a = 0; a < p->nodes; a++) {
         snprintf(l1, sizeof l1, "n%u-nic", a);
+        snprintf(ma, sizeof ma, "n%u-dram", a);
         ks_platform_cpu(ga, sizeof ga, a);
         for (uint32_t b = a + 1; b < p->nodes; b++) {
             snprintf(l2, sizeof l2, "n%u-nic", b);
+            snprintf(mb, sizeof mb, "n%u-dram", b);
             ks_platform_cpu(gb, sizeof gb, b);
             fprintf(f, "  <zoneRoute src=\"n%u\" dst=\"n%u\" gw_src=\"%s\" gw_dst=\"%s\">", a, b, ga, gb);
+            ctn(f, ma, NULL);
             ctn(f, l1, "UP");
             ctn(f, "core", "UP");
             ctn(f, l2, "DOWN");
+            ctn(f, mb, NULL);
             fprintf(f, "</zoneRoute>\n");
         }
         if (p->remote) {
             fprintf(f, "  <zoneRoute src=\"n%u\" dst=\"remote-pool\" gw_src=\"%s\" gw_dst=\"%s\">", a, ga,
                     KS_PLATFORM_REMOTE);
+            ctn(f, ma, NULL);
             ctn(f, l1, "UP");
             ctn(f, "core", "UP");
             ctn(f, "remote-link", "DOWN");
@@ -232,6 +248,7 @@ int ks_platform_write(const struct ks_platform_params *p, FILE *f, char *err, si
             ctn(f, "prefill-link", "UP");
             ctn(f, "core", "UP");
             ctn(f, l1, "DOWN");
+            ctn(f, ma, NULL);
             fprintf(f, "</zoneRoute>\n");
         }
     }

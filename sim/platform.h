@@ -3,6 +3,9 @@
 // SimGrid's C API cannot build a platform in code, so the simulator writes
 // one as XML and loads it. Per node: a zone holding the CPU host (host DRAM
 // sits behind it), one host per GPU, one pseudo-host per SSD. Links:
+//   n<i>-dram          the host memory: every byte a device's DMA reads from
+//                      or writes to it crosses it once (one link for both:
+//                      reads and writes share the memory channels)
 //   n<i>-gpu<k>-pcie   GPU k's PCIe link to its switch (full duplex)
 //   n<i>-sw<s>         uplink of PCIe switch s, shared by gpus_per_switch GPUs
 //   n<i>-gpu<k>-nvl    GPU k's NVLink port into the node's NVSwitch
@@ -12,11 +15,16 @@
 //   core               the network core every inter-node flow crosses
 //   remote-link        the remote memory pool's attachment
 //   prefill-link       the disaggregated prefill pool's attachment
-// Routes: GPU <-> CPU over pcie + switch uplink; GPU <-> GPU (same node)
-// over NVLink; SSD -> GPU over ssd-rd + uplink + pcie (the SSD sits behind
-// the host's root complex), GPU -> SSD the reverse over ssd-wr; between
-// nodes NIC, core, NIC; to the remote pool NIC, core, remote-link; from the
-// prefill pool prefill-link, core, NIC.
+// Routes: GPU <-> CPU over pcie + switch uplink + dram; GPU <-> GPU (same
+// node) over NVLink (without NVLink peer to peer over both PCIe links, host
+// memory untouched); SSD <-> CPU over ssd-rd (ssd-wr) + dram; SSD -> GPU over
+// ssd-rd + dram twice + uplink + pcie (through a bounce buffer in host
+// memory: written, then read), GPU -> SSD the reverse over ssd-wr; between
+// nodes dram, NIC, core, NIC, dram (the NICs read and write host memory); to
+// the remote pool dram, NIC, core, remote-link; from the prefill pool
+// prefill-link, core, NIC, dram. A route from the remote pool or another node
+// to a GPU therefore crosses the node's dram twice, as a bounce buffer does:
+// SimGrid charges a link once for each time it appears in a route.
 // Full-duplex links use SPLITDUPLEX sharing, so the two directions of a link
 // do not share bandwidth. The simulator must run SimGrid with
 //   --cfg=network/model:CM02 --cfg=network/crosstraffic:0
@@ -46,6 +54,7 @@ struct ks_platform_params {
     double pcie_bw, pcie_lat;  // bytes/s per direction, seconds: GPU <-> switch
     double uplink_bw, uplink_lat; // bytes/s per direction, seconds: switch <-> host
     double nvlink_bw, nvlink_lat; // bytes/s per direction, seconds; bw 0 = no NVLink
+    double dram_bw;            // bytes/s the host memory moves, reads plus writes, per node
     uint32_t ssds_per_node;
     double ssd_read_bw, ssd_write_bw, ssd_lat; // bytes/s, bytes/s, seconds
     double nic_bw, nic_lat;    // bytes/s per direction, seconds

@@ -38,6 +38,24 @@ ks_cli_test(run_closed_form_own_uplink --json --ge tpot_mean 7.24492e-6 --le tpo
             -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_own.h5 --json
             --set platform.gpus_per_node=2 --set platform.gpus_per_switch=1 --set workload.arrival.concurrency=2
             --set workload.requests=2)
+# ... and with a host memory of 50 GB/s, less than the two links' 100: the
+# two GPUs share it and the bandwidth term doubles as behind one uplink
+ks_cli_test(run_closed_form_dram_shared --json --ge tpot_mean 12.48779e-6 --le tpot_mean 12.48782e-6
+            --ge requests_finished 2
+            -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_dram.h5 --json
+            --set platform.gpus_per_node=2 --set platform.gpus_per_switch=1 --set workload.arrival.concurrency=2
+            --set workload.requests=2 --set platform.dram_bw=50GBps)
+# host memory carries every byte a device moves to or from it (dram_check.sh):
+# L1 <-> L2 <-> L3 on an SSD (with its op time), a prefill pool, a remote L3
+add_test(NAME run_dram_ssd COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dram_check.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/scenarios/validation/ssd_bound.lua)
+add_test(NAME run_dram_pool COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dram_check.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=5s --set workload.arrival.rate=40
+         --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64)
+add_test(NAME run_dram_remote COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dram_check.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=10s --set workload.arrival.rate=40
+         --set cache.l1=30% --set cache.l2=0.5% --set cache.l3=remote --set platform.remote.bw=25GBps
+         --set platform.remote.lat=10us --set platform.remote.bytes=10TB)
 # golden summaries, fixed seeds: any change of behaviour shows as a diff.
 # tiered: L1 under pressure, prompts prefilled by a pool and promoted from L2
 add_test(NAME run_golden_default COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden.sh $<TARGET_FILE:kvstrata>

@@ -17,7 +17,7 @@ static void closed_form(void **state)
 {
     (void)state;
     char err[512];
-    const double lat = 60e-6, bw = 700e6, op = 9e-6;
+    const double lat = 60e-6, bw = 700e6, op = 9e-6, dram = 20e9;
     struct ks_simssd_point p[] = {
         {.qd = 1, .bytes = 4096, .rounds = 8},   {.qd = 8, .bytes = 4096, .rounds = 8},
         {.qd = 64, .bytes = 4096, .rounds = 4},  {.qd = 1, .bytes = 1 << 20, .rounds = 3},
@@ -25,8 +25,9 @@ static void closed_form(void **state)
     };
     size_t n = sizeof p / sizeof p[0];
     // refused before SimGrid starts: the one run below still happens
-    assert_int_equal(ks_simssd_run(lat, 0, op, p, n, err, sizeof err), KS_EINVAL);
-    assert_int_equal(ks_simssd_run(lat, bw, op, p, n, err, sizeof err), KS_OK);
+    assert_int_equal(ks_simssd_run(lat, 0, op, dram, p, n, err, sizeof err), KS_EINVAL);
+    assert_int_equal(ks_simssd_run(lat, bw, op, 0, p, n, err, sizeof err), KS_EINVAL);
+    assert_int_equal(ks_simssd_run(lat, bw, op, dram, p, n, err, sizeof err), KS_OK);
     for (size_t i = 0; i < n; i++) {
         double want = lat + p[i].qd * op + p[i].qd * p[i].bytes / bw;
         double rel = fabs(p[i].t - want) / want;
@@ -34,7 +35,7 @@ static void closed_form(void **state)
             fail_msg("point %zu (qd %u, %.0f bytes): simulated %.9g s, closed form %.9g s", i, p[i].qd, p[i].bytes,
                      p[i].t, want);
     }
-    assert_int_equal(ks_simssd_run(lat, bw, op, p, n, err, sizeof err), KS_ESTATE);
+    assert_int_equal(ks_simssd_run(lat, bw, op, dram, p, n, err, sizeof err), KS_ESTATE);
 }
 
 int main(void)

@@ -31,7 +31,7 @@ static struct ks_platform_params params(void)
         .nodes = 2, .gpus_per_node = 4, .gpus_per_switch = 2,
         .gpu_flops = 1e15, .cpu_flops = 1e12,
         .pcie_bw = 50e9, .pcie_lat = 2e-6, .uplink_bw = 50e9, .uplink_lat = 1e-6,
-        .nvlink_bw = 450e9, .nvlink_lat = 1e-6,
+        .nvlink_bw = 450e9, .nvlink_lat = 1e-6, .dram_bw = 120e9,
         .ssds_per_node = 2, .ssd_read_bw = 7e9, .ssd_write_bw = 5e9, .ssd_lat = 80e-6,
         .nic_bw = 50e9, .nic_lat = 5e-6, .core_bw = 100e9, .core_lat = 2e-6,
         .remote = 1, .remote_bw = 25e9, .remote_lat = 10e-6,
@@ -66,6 +66,12 @@ static struct xfer xfers[] = {
     {"n1-gpu2", "n0-gpu1", 8, 3e-6 + 5e-6 + 2e-6 + 5e-6 + 3e-6 + B / 50e9, 0},
     // to the remote pool
     {"n1-cpu", KS_PLATFORM_REMOTE, 9, 5e-6 + 2e-6 + 10e-6 + B / 25e9, 0},
+    // three GPUs and host memory at once, on links that do not meet (two
+    // switches, two directions): 150 GB/s asked of a 120 GB/s host memory,
+    // 40 each
+    {"n0-gpu0", "n0-cpu", 10, 3e-6 + B / 40e9, 0},
+    {"n0-gpu2", "n0-cpu", 10, 3e-6 + B / 40e9, 0},
+    {"n0-cpu", "n0-gpu1", 10, 3e-6 + B / 40e9, 0},
 };
 enum { N_XFERS = sizeof xfers / sizeof xfers[0] };
 static char payload = 'x';
@@ -114,12 +120,18 @@ static void closed_forms(void **state)
     assert_int_equal(ks_platform_load(&p, err, sizeof err), KS_OK);
     assert_int_equal(sg_host_count(), 2 * (1 + 4 + 2) + 1);
 
-    route_is("n0-gpu1", "n0-cpu", "n0-gpu1-pcie_UP n0-sw0_UP");
-    route_is("n0-cpu", "n0-gpu3", "n0-sw1_DOWN n0-gpu3-pcie_DOWN");
-    route_is("n0-ssd1", "n0-gpu2", "n0-ssd1-rd n0-sw1_DOWN n0-gpu2-pcie_DOWN");
-    route_is("n0-gpu2", "n0-ssd1", "n0-gpu2-pcie_UP n0-sw1_UP n0-ssd1-wr");
+    route_is("n0-gpu1", "n0-cpu", "n0-gpu1-pcie_UP n0-sw0_UP n0-dram");
+    route_is("n0-cpu", "n0-gpu3", "n0-dram n0-sw1_DOWN n0-gpu3-pcie_DOWN");
+    route_is("n0-ssd1", "n0-cpu", "n0-ssd1-rd n0-dram");
+    route_is("n0-cpu", "n0-ssd1", "n0-dram n0-ssd1-wr");
+    // through a bounce buffer in host memory: written there, then read
+    route_is("n0-ssd1", "n0-gpu2", "n0-ssd1-rd n0-dram n0-dram n0-sw1_DOWN n0-gpu2-pcie_DOWN");
+    route_is("n0-gpu2", "n0-ssd1", "n0-gpu2-pcie_UP n0-sw1_UP n0-dram n0-dram n0-ssd1-wr");
     route_is("n0-gpu3", "n0-gpu0", "n0-gpu3-nvl_UP n0-gpu0-nvl_DOWN");
-    route_is("n1-gpu0", "n0-cpu", "n1-gpu0-pcie_UP n1-sw0_UP n1-nic_UP core_DOWN n0-nic_DOWN");
+    route_is("n1-gpu0", "n0-cpu",
+             "n1-gpu0-pcie_UP n1-sw0_UP n1-dram n1-dram n1-nic_UP core_DOWN n0-nic_DOWN n0-dram");
+    route_is(KS_PLATFORM_REMOTE, "n0-gpu0",
+             "remote-link_UP core_DOWN n0-nic_DOWN n0-dram n0-dram n0-sw0_DOWN n0-gpu0-pcie_DOWN");
 
     char names[N_XFERS][8];
     for (int i = 0; i < N_XFERS; i++) {
@@ -156,6 +168,10 @@ static void bad_parameters(void **state)
     p = params();
     p.nvlink_bw = NAN;
     assert_int_equal(ks_platform_check(&p, err, sizeof err), KS_EINVAL);
+    p = params();
+    p.dram_bw = 0;
+    assert_int_equal(ks_platform_check(&p, err, sizeof err), KS_EINVAL);
+    assert_non_null(strstr(err, "host memory"));
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 -- devvm_epyc_host.lua - measured host profile, written by kvstrata calib host.
 -- Command: kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua
 -- Machine: vm, AMD EPYC, 2 cores; --dir on ext4 on /dev/vda; 2026-11-29T15:23:07Z
--- DRAM fit (all cores): lat 5.38 us, bw 8.481 GB/s, worst residual 34.2%
+-- DRAM fit (all cores): lat 5.38 us, bw 8.481 GB/s copied (dram_bw: twice that, bytes moved), worst residual 34.2%
 -- SSD read fit: lat 31.6 us, op 6.91 us, bw 558.4 MB/s, worst residual 23.4%
 -- SSD write fit: lat 43.3 us, op 8.35 us, bw 645.8 MB/s, worst residual 13.2%
 -- Measured SSD points (op bytes qd MB/s IOPS us/request; slowest-fastest window MB/s):
@@ -101,7 +101,7 @@ return {
   nvlink_bw = {value = "450GBps", source = "NVLink 4 (H100/H200 SXM): 900 GB/s total per GPU, 450 GB/s per direction (NVIDIA datasheet)", kind = "datasheet"},
   gpus_per_switch = {value = 2, source = "HGX 8-GPU baseboard with two GPUs behind each PCIe switch uplink; not from a measured source", kind = "assumed"},
   l2 = {value = 25276063744, source = "MemTotal of /proc/meminfo on vm, 2026-11-29T15:23:07Z (all of it; the runtime gets less)", kind = "measured"},
-  dram_bw = {value = "8.480501854GBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: memcpy of 64 KiB to 1024 MiB from memory out of cache, 2 threads at once, bytes copied per second (memory traffic is twice that); fit t = lat + threads * size / bw: lat 5.38 us, worst residual 34.2%; one thread: 5.15 GB/s (lat 2.94 us, worst residual 30.7%)", kind = "measured"},
+  dram_bw = {value = "16.961003708GBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: memcpy of 64 KiB to 1024 MiB from memory out of cache, 2 threads at once, bytes copied per second; fit t = lat + threads * size / bw: lat 5.38 us, worst residual 34.2%; one thread: 5.15 GB/s (lat 2.94 us, worst residual 30.7%). dram_bw counts bytes moved, read plus written: twice the 8.4805 GB/s copied (converted on 2026-11-29, when the simulator began to charge host memory: sim/platform.h)", kind = "measured"},
   ssd = {
     count = {value = 1, source = "the one device that holds /var/tmp (ext4 on /dev/vda) on vm, 2026-11-29T15:23:07Z", kind = "measured"},
     read_bw = {value = "558.4003741MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 31.6 us, op 6.91 us, bw 558.4 MB/s; worst residual 23.4% (4 KiB, qd 2)", kind = "measured"},
