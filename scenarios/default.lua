@@ -37,7 +37,7 @@ return {
   },
 
   sparse = {
-    policy = "window",            -- sink + recent window + budget (top-k comes later)
+    policy = "window",            -- sink + recent window + budget; topk, retrieval, mixed, trace, model: README.md
     budget_tokens = 2048,         -- tokens selected per step beyond sink and window
     sink_blocks = 1,
     window_blocks = 4,

@@ -1099,9 +1099,11 @@ static void read_kernel_time(struct ctx *x)
     const uint32_t have[] = {s->model.kv_heads, s->model.q_heads, s->model.head_dim, s->cache.block_size};
     for (int k = 0; k < 4; k++) {
         const struct ks_luatab *v = ks_luatab_get(t, shape[k]);
-        if (v && (v->type != KS_LUATAB_INT || v->i != (int64_t)have[k]))
-            REPORT_AT(x, v, label, "was measured with %s = %s; the scenario has %u", shape[k],
-                      v->type == KS_LUATAB_INT ? "that value" : "a non-integer", have[k]);
+        if (v && v->type != KS_LUATAB_INT)
+            REPORT_AT(x, v, label, "%s must be an integer; the scenario has %u", shape[k], have[k]);
+        else if (v && v->i != (int64_t)have[k])
+            REPORT_AT(x, v, label, "was measured with %s = %" PRId64 "; the scenario has %u", shape[k], v->i,
+                      have[k]);
     }
     struct ks_kernel_time *kt = &x->s->platform.kernel_time;
     kt->blocks = malloc((size_t)nb * sizeof *kt->blocks);
