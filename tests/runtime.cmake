@@ -21,7 +21,9 @@ ks_tsan_test(runtime_run)
 add_test(NAME cli_validate_tiny
   COMMAND sh -c "set -e; out=$(\"$1\" validate \"$2\" --json --dir /var/tmp); \
 echo \"$out\" | jq -e '.hit_rates_identical == true and .runtime_stale_refused == 0 and (.rows | length) == 16 \
-and ([.rows[] | select(.metric == \"tpot_p50\") | .goal] == [0.05])' > /dev/null"
+and ([.rows[] | select(.metric == \"tpot_p50\") | .goal] == [0.05]) \
+and .in_run_kernel_s_per_block > 0 and (.with_runtime_kernel_speed.rows | length) == 5 \
+and ([.with_runtime_kernel_speed.rows[] | select(.metric == \"tpot_mean\") | .simulator] | .[0] > 0)' > /dev/null"
   sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/tests/scenarios/runtime_tiny.lua)
 add_test(NAME cli_validate_refuses
   COMMAND sh -c "\"$1\" validate \"$2\" 2> err.txt; rc=$?; [ $rc -ne 0 ] && grep -q 'runtime cannot run this scenario: platform' err.txt"

@@ -10,7 +10,9 @@
 # P50 and P99 (simulator; runtime median over the runs) with the range of
 # the simulator's relative error over the runs, the runtime's own spread of
 # P50 over the runs (slowest / fastest - 1: the machine's noise floor), and
-# the stall fractions. --table-only prints the table of the JSON files there.
+# the stall fractions. A second table: the same errors when the simulator
+# charges the kernel what the runtime's kernel took in that run (validate's
+# with_runtime_kernel_speed). --table-only prints the tables of the JSON files.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=3 bin=build/kvstrata dir=/var/tmp extra=() table_only=0
@@ -21,7 +23,7 @@ while [ $# -gt 0 ]; do
         --dir) dir=$2; shift 2 ;;
         --measure-kernels) extra+=(--measure-kernels); shift ;;
         --table-only) table_only=1; shift ;;
-        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -55,4 +57,23 @@ for s in "${scenarios[@]}"; do
     stall=$(jq -r '[.[] | .rows[] | select(.metric == "stall_fraction")] as $r | "\($r[0].simulator * 1000 | round / 1000) / \($r | map(.runtime) | sort | .[(length - 1) / 2 | floor] * 1000 | round / 1000)"' "$f")
     spread=$(jq -r '[.[] | .rows[] | select(.metric == "tpot_p50") | .runtime] | "\((max / min - 1) * 1000 | round / 10)%"' "$f")
     echo "| $s | $hits | $(row tpot_mean) | $(row tpot_p50) | $(row tpot_p99) | $spread | $stall |"
+done
+# the second table: each run's simulator with that run's own kernel speed
+echo
+echo "| scenario | kernel us per block read, over the runs | TPOT mean error | TPOT P50 error (goal 5%) | TPOT P99 error (goal 10%) | stall fraction sim / runtime |"
+echo "| --- | --- | --- | --- | --- | --- |"
+for s in "${scenarios[@]}"; do
+    f=$out/$s.json
+    if ! jq -e 'all(.[]; .with_runtime_kernel_speed.rows)' "$f" > /dev/null 2>&1; then
+        echo "| $s | not recorded (a validate older than with_runtime_kernel_speed) | | | | |"
+        continue
+    fi
+    erow() { # metric -> "error min..max"
+        jq -r --arg m "$1" '[.[] | .with_runtime_kernel_speed.rows[] | select(.metric == $m) | .rel_error] | sort
+            | "\(.[0] * 1000 | round / 10)% .. \(.[-1] * 1000 | round / 10)%"' "$f"
+    }
+    speed=$(jq -r '[.[] | .in_run_kernel_s_per_block * 1e6] | sort | "\(.[0] * 10 | round / 10) .. \(.[-1] * 10 | round / 10)"' "$f")
+    stall=$(jq -r '[.[] | .with_runtime_kernel_speed.rows[] | select(.metric == "stall_fraction")] | sort_by(.runtime) as $r
+        | "\($r | map(.simulator) | sort | .[(length - 1) / 2 | floor] * 1000 | round / 1000) / \($r[(($r | length) - 1) / 2 | floor].runtime * 1000 | round / 1000)"' "$f")
+    echo "| $s | $speed | $(erow tpot_mean) | $(erow tpot_p50) | $(erow tpot_p99) | $stall |"
 done
