@@ -35,9 +35,10 @@ enum ks_kernel_status {
 // The name of a status ("KS_KERNEL_OK", ...); "unknown" for other values.
 const char *ks_kernel_status_str(int status);
 
-// The last CUDA failure as "file:line: call: message" ("" if none). Defined
-// in ks_kernels, not ks_ref. Static storage, not thread-safe; meaningful
-// after a KS_KERNEL_ECUDA or ENODEV.
+// The calling thread's last CUDA failure as "file:line: call: message" (""
+// if none): each thread keeps its own, so threads failing at once do not
+// overwrite each other's. Defined in ks_kernels, not ks_ref; meaningful
+// after a KS_KERNEL_ECUDA or ENODEV in the same thread.
 const char *ks_kernel_error(void);
 
 // fp16 <-> fp32. to_float is exact for every pattern (NaN stays NaN);

@@ -7,7 +7,7 @@
 
 #include "cuda_util.cuh"
 
-static char last_error[256];
+static __thread char last_error[256]; // per thread: the runtime's lanes and decode thread fail apart
 
 int ks_cuda_fail(cudaError_t err, const char *call, const char *file, int line)
 {
@@ -101,6 +101,7 @@ extern "C" int ks_copy_async(void *dst, const void *src, size_t bytes, struct CU
 
 extern "C" int ks_pinned_alloc(void **ptr, size_t bytes)
 {
+    *ptr = NULL; // a failed call leaves nothing to free
     KS_CUDA_CHECK(cudaHostAlloc(ptr, bytes ? bytes : 1, cudaHostAllocDefault));
     return KS_KERNEL_OK;
 }

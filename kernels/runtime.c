@@ -69,7 +69,8 @@ struct rt {
     unsigned char *l2;     // [l2 pages][2 * half]
     int l3fd;
     char l3path[4096];
-    unsigned char *tmpl;   // one block of fp16 data, written into every new block
+    unsigned char *tmpl;   // one block of fp16 data, the base of every new block
+    unsigned char *stamp;  // a new block's data (stamp_block), 4096-aligned for O_DIRECT
     int gpu;               // GPU mode: L1 and the kernel buffers on the device, L2 pinned
     struct CUstream_st *ds; // GPU mode: the decode stream
     unsigned char *dstage; // GPU mode: pinned, one block read from the L3 file for a scratch page
@@ -212,22 +213,41 @@ static int full_io(ssize_t got, size_t want, const char *what, char *err, size_t
     return KS_EIO;
 }
 
-// Writes the template block into page `page` of `tier` (a new block's KV).
+// A new block's KV: the template with its first KV row's first elements of
+// K and of V replaced by values of (request, layer, block), so that a block
+// read from the wrong page, or never written, changes the kernel's output
+// (the output checksum of struct ks_runtime_extra). Into t->stamp.
+static void stamp_block(struct rt *t, uint32_t req, uint32_t l, uint32_t b)
+{
+    memcpy(t->stamp, t->tmpl, 2 * t->half);
+    uint16_t *h = (uint16_t *)t->stamp;
+    uint64_t x = ((uint64_t)req << 40) ^ ((uint64_t)l << 32) ^ b ^ t->s->seed;
+    size_t per_half = t->half / sizeof *h, n = t->s->model.head_dim < 8 ? t->s->model.head_dim : 8;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        float v = (float)((double)(x >> 11) * (1.0 / 9007199254740992.0)) * 2 - 1;
+        h[i] = ks_half_from_float(v);
+        h[per_half + i] = ks_half_from_float(-v);
+    }
+}
+
+// Writes t->stamp into page `page` of `tier`. On the GPU the copy is
+// enqueued on the decode stream: fill_new waits for it.
 static int fill_page(struct rt *t, unsigned tier, uint32_t page)
 {
     if (tier == KS_L1 && t->gpu) {
-        int st = ks_devbuf_upload(page_k(t, page), t->tmpl, t->half);
+        int st = ks_copy_async(page_k(t, page), t->stamp, t->half, t->ds);
         if (st == KS_KERNEL_OK)
-            st = ks_devbuf_upload(page_v(t, page), t->tmpl + t->half, t->half);
+            st = ks_copy_async(page_v(t, page), t->stamp + t->half, t->half, t->ds);
         if (st != KS_KERNEL_OK)
             return cuda_fail(t->err, sizeof t->err, "writing a new block to L1", st);
     } else if (tier == KS_L1) {
-        memcpy(page_k(t, page), t->tmpl, t->half);
-        memcpy(page_v(t, page), t->tmpl + t->half, t->half);
+        memcpy(page_k(t, page), t->stamp, t->half);
+        memcpy(page_v(t, page), t->stamp + t->half, t->half);
     } else if (tier == KS_L2) {
-        memcpy(page_l2(t, page), t->tmpl, 2 * t->half);
+        memcpy(page_l2(t, page), t->stamp, 2 * t->half);
     } else {
-        ssize_t n = pwrite(t->l3fd, t->tmpl, 2 * t->half, page_l3(t, page));
+        ssize_t n = pwrite(t->l3fd, t->stamp, 2 * t->half, page_l3(t, page));
         char msg[256];
         if (full_io(n, 2 * t->half, "writing a new block to the L3 file", msg, sizeof msg) != KS_OK) {
             snprintf(t->err, sizeof t->err, "%s", msg);
@@ -238,6 +258,8 @@ static int fill_page(struct rt *t, unsigned tier, uint32_t page)
 }
 
 // Fills blocks [from, to) of every layer of req: they were just created.
+// On the GPU it returns once every copy into L1 has completed: a lane may
+// move the block, or the kernel read it, right after.
 static int fill_new(struct rt *t, uint32_t req, uint32_t from, uint32_t to)
 {
     for (uint32_t l = 0; l < t->s->model.layers; l++)
@@ -246,10 +268,13 @@ static int fill_new(struct rt *t, uint32_t req, uint32_t from, uint32_t to)
             int st = ks_cache_locate(t->c, req, l, b, &loc);
             if (st != KS_OK)
                 return fail(t, st, "%s: %s", "locating a new block");
+            stamp_block(t, req, l, b);
             if ((st = fill_page(t, loc.tier, loc.page)) != KS_OK)
                 return st;
+            // pageable source: the copy has left t->stamp when it returns
         }
-    return KS_OK;
+    int st = t->gpu ? ks_stream_sync(t->ds) : KS_KERNEL_OK;
+    return st == KS_KERNEL_OK ? KS_OK : cuda_fail(t->err, sizeof t->err, "writing new blocks to L1", st);
 }
 
 // ---- lanes -------------------------------------------------------------------
@@ -792,8 +817,12 @@ static int grow_seqs(struct rt *t, uint32_t n)
     DEV(t->d_n_missing, n * sizeof *t->n_missing);
     DEV(t->d_ws, t->ws_bytes ? t->ws_bytes : 1);
 #undef DEV
+    // on the decode stream, which the kernel runs on (a plain upload of
+    // pageable memory may return before the copy is done)
     if (st == KS_KERNEL_OK)
-        st = ks_devbuf_upload(t->d_q, t->q, n * qe * sizeof *t->q);
+        st = ks_copy_async(t->d_q, t->q, n * qe * sizeof *t->q, t->ds);
+    if (st == KS_KERNEL_OK)
+        st = ks_stream_sync(t->ds);
     return st == KS_KERNEL_OK ? KS_OK : cuda_fail(t->err, sizeof t->err, "the kernel's device buffers", st);
 }
 
@@ -902,6 +931,9 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
         if (st == KS_KERNEL_OK)
             st = ks_copy_async(t->n_missing, t->d_n_missing, n * sizeof *t->n_missing, t->ds);
         if (st == KS_KERNEL_OK)
+            st = ks_copy_async(t->out, t->d_out, (size_t)n * s->model.q_heads * s->model.head_dim * sizeof *t->out,
+                               t->ds);
+        if (st == KS_KERNEL_OK)
             st = ks_stream_sync(t->ds);
         if (st != KS_KERNEL_OK && st != KS_KERNEL_EINVAL) {
             t->x->kernel_seconds += mono() - t0;
@@ -916,6 +948,10 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
         return KS_EINVAL;
     }
     t->x->kernel_launches++;
+    for (size_t i = 0; i < (size_t)n * s->model.q_heads * s->model.head_dim; i++) {
+        t->x->out_checksum += t->out[i];
+        t->x->out_magnitude += fabs(t->out[i]);
+    }
     for (uint32_t i = 0; i < n; i++)
         if (t->n_acc[i] != t->kn_sel[i] || t->n_missing[i] != 0) {
             snprintf(t->err, sizeof t->err, "the kernel's access report disagrees with the selection (layer %u)", l);
@@ -1160,6 +1196,7 @@ static void teardown(struct rt *t)
         free(t->l2);
     }
     free(t->tmpl);
+    free(t->stamp);
     free(t->q); free(t->out); free(t->acc_mass); free(t->seq_len); free(t->table); free(t->ksel);
     free(t->kn_sel); free(t->acc_blocks); free(t->n_acc); free(t->missing); free(t->n_missing); free(t->ws);
     if (t->l3fd >= 0) {
@@ -1238,9 +1275,10 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
             t->l2 = aligned((size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
         }
         t->tmpl = aligned(2 * t->half);
+        t->stamp = aligned(2 * t->half);
         t->job_of = calloc(t->n_ids, sizeof *t->job_of);
         t->acc = malloc(t->cap_blocks * sizeof *t->acc);
-        if (!t->l1k || !t->l1v || !t->l2 || !t->tmpl || !t->job_of || !t->acc) {
+        if (!t->l1k || !t->l1v || !t->l2 || !t->tmpl || !t->stamp || !t->job_of || !t->acc) {
             snprintf(err, len, "out of memory for the tiers (L1 %u pages, L2 %u pages of %zu bytes)", t->l1p,
                      cp.tier_blocks[KS_L2], 2 * t->half);
             st = KS_ENOMEM;

@@ -83,6 +83,10 @@ struct ks_runtime_extra {
     uint64_t stale_refused;    // reads ks_cache_validate refused (0 when the reading rule holds)
     double paused;             // seconds the clock stood still (prompt KV, selections)
     double kernel_seconds;     // decode thread time in the attention kernel
+    double out_checksum;       // sum of every output element of every launch: a block's data is a
+                               // function of (request, layer, block), so a block read from a
+                               // wrong page changes it (CPU and GPU mode agree to rounding)
+    double out_magnitude;      // sum of their absolute values (the scale of that agreement)
     double copy_seconds;       // lane time spent copying, all lanes
     uint64_t copy_bytes;       // bytes the lanes copied
 };
