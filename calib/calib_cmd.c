@@ -247,11 +247,15 @@ static int measure_ssd(const struct ks_cli_cmd *cmd, struct ks_ssd *s, enum ks_s
     return 0;
 }
 
-static int fit_dram(const struct dram_pt *p, size_t n, struct ks_fit_copy *f)
+// Fits t = lat + threads * size * moved(size) / bw: bw in bytes the memory
+// moves per second (dram.h: a copy moves 3 bytes per byte below glibc's
+// non-temporal threshold nt, 2 at or above it).
+static int fit_dram(const struct dram_pt *p, size_t n, size_t nt, struct ks_fit_copy *f)
 {
     double x[MAX_SIZES], t[MAX_SIZES];
     for (size_t i = 0; i < n; i++) {
-        x[i] = (double)p[i].threads * (double)p[i].bytes; // the threads share the memory bandwidth
+        // the threads share the memory bandwidth
+        x[i] = (double)p[i].threads * (double)p[i].bytes * ks_dram_moved_per_copied(p[i].bytes, nt);
         t[i] = p[i].r.t;
     }
     return ks_fit_copy(x, t, n, f);
@@ -458,7 +462,8 @@ struct host_run {
     unsigned threads;
     size_t n_dram;
     struct dram_pt dram1[MAX_SIZES], dramn[MAX_SIZES];
-    struct ks_fit_copy fit1, fitn;
+    struct ks_fit_copy fit1, fitn; // bw: bytes moved per second
+    size_t nt;                     // glibc's non-temporal threshold here (0: unknown)
     size_t n_ssd;
     struct ssd_pt rd[MAX_SSD], wr[MAX_SSD];
     struct ks_fit_ssd fit_rd, fit_wr;
@@ -478,8 +483,10 @@ static int host_measure(const struct ks_cli_cmd *cmd, const struct host_opts *o,
         rc = measure_dram(cmd, ds, h->n_dram, h->threads, pool, dsec, h->dramn);
     if (rc != 0)
         return rc;
-    if (fit_dram(h->dram1, h->n_dram, &h->fit1) != KS_OK || fit_dram(h->dramn, h->n_dram, &h->fitn) != KS_OK)
-        return ks_cli_fail(cmd, "the DRAM copy times do not fit latency + size / bandwidth");
+    h->nt = ks_dram_nt_threshold();
+    if (fit_dram(h->dram1, h->n_dram, h->nt, &h->fit1) != KS_OK ||
+        fit_dram(h->dramn, h->n_dram, h->nt, &h->fitn) != KS_OK)
+        return ks_cli_fail(cmd, "the DRAM copy times do not fit latency + size * moved / bandwidth");
 
     char err[ERR_LEN];
     h->file_bytes = (uint64_t)(o->file_mib ? o->file_mib : o->quick ? 64 : 1024) * MIB;
@@ -512,7 +519,7 @@ static int host_write_profile(const struct ks_cli_cmd *cmd, const struct host_op
 {
     char where[1024], v_dram[32], v_rbw[32], v_wbw[32], v_lat[32], v_rop[32], v_wop[32], v_l2[32];
     text(where, sizeof where, "`%s` on %s (%s, %u cores), %s", cmdline, m->host, m->cpu, m->cores, m->date);
-    fmt(KS_DRAM_MOVED_PER_COPIED * h->fitn.bw, KS_UNIT_BANDWIDTH, v_dram, sizeof v_dram);
+    fmt(h->fitn.bw, KS_UNIT_BANDWIDTH, v_dram, sizeof v_dram);
     fmt(h->fit_rd.bw, KS_UNIT_BANDWIDTH, v_rbw, sizeof v_rbw);
     fmt(h->fit_wr.bw, KS_UNIT_BANDWIDTH, v_wbw, sizeof v_wbw);
     fmt(h->fit_rd.lat, KS_UNIT_TIME, v_lat, sizeof v_lat);
@@ -523,12 +530,13 @@ static int host_write_profile(const struct ks_cli_cmd *cmd, const struct host_op
     const struct ssd_pt *wr = worst_ssd(h->rd, h->n_ssd), *ww = worst_ssd(h->wr, h->n_ssd);
     char s_dram[2048], s_rd[2048], s_wr[2048], s_l2[1024], s_count[1024];
     text(s_dram, sizeof s_dram,
-             "%s: memcpy of %zu KiB to %zu MiB from memory out of cache, %u threads at once; fit t = lat + threads * "
-             "size / bw: bw %.4g GB/s copied, lat %.3g us, worst residual %.1f%%; one thread: %.3g GB/s copied (lat "
-             "%.3g us, worst residual %.1f%%). dram_bw counts bytes moved, read plus written: twice the bytes copied "
-             "(a lower bound where a store reads its line first)",
-             where, lo / KIB, hi / MIB, h->threads, h->fitn.bw / 1e9, 1e6 * h->fitn.lat, 100 * h->fitn.worst,
-             h->fit1.bw / 1e9, 1e6 * h->fit1.lat, 100 * h->fit1.worst);
+             "%s: memcpy of %zu KiB to %zu MiB from memory out of cache, %u threads at once; bytes moved, read plus "
+             "written: a copy moves 3 per byte copied below glibc's non-temporal threshold (%zu MiB here; %s), 2 at "
+             "or above it (calib/dram.h); fit t = lat + threads * size * moved / bw: lat %.3g us, worst residual "
+             "%.1f%%; one thread: %.3g GB/s moved (lat %.3g us, worst residual %.1f%%)",
+             where, lo / KIB, hi / MIB, h->threads, h->nt / MIB,
+             h->nt ? "glibc.cpu.x86_non_temporal_threshold" : "unknown: every copy counted as 2",
+             1e6 * h->fitn.lat, 100 * h->fitn.worst, h->fit1.bw / 1e9, 1e6 * h->fit1.lat, 100 * h->fit1.worst);
     const char *ssd_what = "O_DIRECT random %s through io_uring, %zu KiB to %zu MiB at queue depths %u to %u, on a %"
                            PRIu64 " MiB file in %s (%s); fit t = lat + qd * op + qd * size / bw (calib/fit.h)";
     char sw[1024];
@@ -568,8 +576,8 @@ static int host_write_profile(const struct ks_cli_cmd *cmd, const struct host_op
     size_t used = (size_t)snprintf(comment, sizeof comment,
                                    "%s.lua - measured host profile, written by kvstrata calib host.\n"
                                    "Command: %s\nMachine: %s, %s, %u cores; --dir on %s; %s\n"
-                                   "DRAM fit (all cores): lat %.3g us, bw %.4g GB/s copied (dram_bw: twice that, bytes "
-                                   "moved), worst residual %.1f%%\n"
+                                   "DRAM fit (all cores): lat %.3g us, bw %.4g GB/s moved (3 or 2 bytes per byte "
+                                   "copied, calib/dram.h), worst residual %.1f%%\n"
                                    "SSD read fit: lat %.3g us, op %.3g us, bw %.4g MB/s, worst residual %.1f%%\n"
                                    "SSD write fit: lat %.3g us, op %.3g us, bw %.4g MB/s, worst residual %.1f%%\n"
                                    "Measured SSD points (op bytes qd MB/s IOPS us/request; slowest-fastest window "
@@ -599,11 +607,12 @@ static int host_report(const struct host_opts *o, const struct host_run *h, cons
     if (!o->json) {
         printf("calib host: %s (%s, %u cores), %s\nprofile: %s\n\n", m->host, m->cpu, m->cores, m->date, o->out);
         print_dram(stdout, "DRAM copies, one thread (bytes copied per second):", h->dram1, h->n_dram, 0);
-        printf("  fit: lat %.3g us, bw %.4g GB/s, worst residual %.1f%%\n", 1e6 * h->fit1.lat, h->fit1.bw / 1e9,
-               100 * h->fit1.worst);
+        printf("  fit: lat %.3g us, bw %.4g GB/s moved (3 bytes per byte copied below %zu MiB, 2 above), worst "
+               "residual %.1f%%\n",
+               1e6 * h->fit1.lat, h->fit1.bw / 1e9, h->nt / MIB, 100 * h->fit1.worst);
         print_dram(stdout, "DRAM copies, all threads at once:", h->dramn, h->n_dram, 0);
-        printf("  fit: lat %.3g us, bw %.4g GB/s (all threads), worst residual %.1f%%\n\n", 1e6 * h->fitn.lat,
-               h->fitn.bw / 1e9, 100 * h->fitn.worst);
+        printf("  fit: lat %.3g us, bw %.4g GB/s moved (all threads: dram_bw), worst residual %.1f%%\n\n",
+               1e6 * h->fitn.lat, h->fitn.bw / 1e9, 100 * h->fitn.worst);
         printf("SSD: %s (%s), %" PRIu64 " MiB file, median of %d windows of %.3g s per point\n", o->dir, h->fsdesc,
                h->file_bytes / MIB, SSD_WINDOWS, h->seconds);
         print_ssd(stdout, "reads:", h->rd, h->n_ssd, 0);
@@ -628,6 +637,7 @@ static int host_report(const struct host_opts *o, const struct host_run *h, cons
     err |= ks_json_set_int(r, "threads", h->threads);
     err |= json_object_set_new(r, "dram_one_thread", dram_json(h->dram1, h->n_dram, 0));
     err |= json_object_set_new(r, "dram_all_threads", dram_json(h->dramn, h->n_dram, 0));
+    err |= ks_json_set_int(r, "dram_nt_threshold", (int64_t)h->nt);
     err |= set_copy_fit(r, "dram_fit_one_thread", &h->fit1);
     err |= set_copy_fit(r, "dram_fit_all_threads", &h->fitn);
     err |= json_object_set_new(r, "ssd_read", ssd_json(h->rd, h->n_ssd, 0));
@@ -706,8 +716,10 @@ const struct ks_cli_cmd ks_calib_host_cmd = {
         "on all cores (data out of cache; bytes copied per second), and O_DIRECT\n"
         "random reads and writes through io_uring by request size (4 KiB to 4 MiB)\n"
         "and queue depth (1 to 64) on a file it creates in --dir (filled first,\n"
-        "synced and removed at the end). Fits latency + size / bandwidth to the\n"
-        "copies and t = lat + qd * op + qd * size / bw to the SSD requests\n"
+        "synced and removed at the end). Fits latency + size * moved / bandwidth\n"
+        "to the copies (bandwidth in bytes the memory moves: a copy moves 3 bytes\n"
+        "per byte below glibc's non-temporal threshold, 2 at or above it) and\n"
+        "t = lat + qd * op + qd * size / bw to the SSD requests\n"
         "(calib/README.md), and writes -o: the --base profile's figures with\n"
         "their sources, and l2, dram_bw, ssd.count, ssd.read_bw, ssd.write_bw,\n"
         "ssd.lat, ssd.read_op_time and ssd.write_op_time measured here, each with\n"
@@ -840,16 +852,17 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
     double sec = seconds > 0 ? seconds : quick ? QUICK_SECONDS : DRAM_SECONDS;
     double ssd_sec = seconds > 0 ? seconds : quick ? QUICK_SECONDS : SSD_SECONDS;
 
-    // DRAM: a copy moves each byte twice (read, write), so the profile
-    // predicts threads * 2 * size / dram_bw for the node (no latency term)
+    // DRAM: dram_bw counts bytes moved, so the profile predicts a copy at
+    // threads * size * moved(size) / dram_bw for the node (no latency term)
+    size_t nt = ks_dram_nt_threshold();
     const size_t *ds = quick ? check_dram_quick : check_dram_full;
     size_t n_dram = quick ? N_OF(check_dram_quick) : N_OF(check_dram_full);
     struct dram_pt dram[MAX_SIZES];
     int rc = measure_dram(cmd, ds, n_dram, nthr, quick ? 64 * MIB : 256 * MIB, sec, dram);
-    struct goal gd = {.name = "dram copies above 64 KiB, all threads: t = threads * 2 * size / dram_bw",
+    struct goal gd = {.name = "dram copies above 64 KiB, all threads: t = threads * size * moved / dram_bw",
                       .goal = COPY_GOAL};
     for (size_t i = 0; rc == 0 && i < n_dram; i++) {
-        dram[i].model = (double)nthr * KS_DRAM_MOVED_PER_COPIED * (double)dram[i].bytes / dram_bw;
+        dram[i].model = (double)nthr * ks_dram_moved_per_copied(dram[i].bytes, nt) * (double)dram[i].bytes / dram_bw;
         dram[i].err = (dram[i].model - dram[i].r.t) / dram[i].r.t;
         if (dram[i].bytes > GOAL_MIN_BYTES) {
             gd.worst = fmax(gd.worst, fabs(dram[i].err));
@@ -930,7 +943,9 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
         printf("calib check: %s on %s (%s, %u cores), %s\n\n", file, m.host, m.cpu, m.cores, m.date);
         char v[32];
         fmt(dram_bw, KS_UNIT_BANDWIDTH, v, sizeof v);
-        printf("dram_bw %s, %u threads:\n", v, nthr);
+        printf("dram_bw %s (bytes moved), %u threads; a copy moves 3 bytes per byte below %zu MiB (glibc's "
+               "non-temporal threshold%s), 2 at or above:\n",
+               v, nthr, nt / MIB, nt ? "" : " unknown here: 2 everywhere");
         print_dram(stdout, "", dram, n_dram, 1);
         printf("  %s: worst %.1f%% over %d points, goal %.0f%%: %s\n\n", gd.name, 100 * gd.worst, gd.n,
                100 * gd.goal, gd.met ? "met" : "NOT met");
@@ -966,6 +981,7 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
         e |= ks_json_set_str(r, "date", m.date);
         e |= ks_json_set_int(r, "threads", nthr);
         e |= ks_json_set_real(r, "dram_bw", dram_bw);
+        e |= ks_json_set_int(r, "dram_nt_threshold", (int64_t)nt);
         e |= json_object_set_new(r, "dram", dram_json(dram, n_dram, 1));
         e |= json_array_append_new(goals, goal_json(&gd));
         if (dir) {
@@ -999,8 +1015,9 @@ const struct ks_cli_cmd ks_calib_check_cmd = {
         "Reads the profile's figures and, for each model, measures again and\n"
         "prints predicted against measured seconds and the relative error\n"
         "(predicted - measured) / measured:\n"
-        "  DRAM copies (all threads): threads * 2 * size / dram_bw (dram_bw counts\n"
-        "    bytes read plus bytes written; a copy does both);\n"
+        "  DRAM copies (all threads): threads * size * moved / dram_bw (dram_bw\n"
+        "    counts bytes read plus bytes written; moved = 3 bytes per byte copied\n"
+        "    below glibc's non-temporal threshold, 2 at or above it);\n"
         "  with --dir, O_DIRECT random reads by size and queue depth:\n"
         "    ssd.lat + qd * ssd.read_op_time + qd * size / ssd.read_bw, and the\n"
         "    same reads replayed in SimGrid on the platform sim/platform.c makes;\n"

@@ -1,9 +1,10 @@
 // dram.c - the DRAM copy benchmark of dram.h, on POSIX threads.
-#define _POSIX_C_SOURCE 200809L // clock_gettime, pthread_barrier
+#define _POSIX_C_SOURCE 200809L // clock_gettime, pthread_barrier, popen
 
 #include "dram.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -103,4 +104,29 @@ int ks_dram_bench(const struct ks_dram_params *p, struct ks_dram_result *r)
     free(w);
     free(tid);
     return st;
+}
+
+size_t ks_dram_nt_threshold(void)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+    FILE *f = popen("/lib64/ld-linux-x86-64.so.2 --list-tunables 2>/dev/null", "r");
+    if (!f)
+        return 0;
+    char line[512];
+    unsigned long long v = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "glibc.cpu.x86_non_temporal_threshold: %llx", &v) == 1)
+            break;
+    while (fgets(line, sizeof line, f)) // drain: the loader must not die of a broken pipe
+        ;
+    pclose(f);
+    return (size_t)v;
+#else
+    return 0;
+#endif
+}
+
+double ks_dram_moved_per_copied(size_t bytes, size_t nt_threshold)
+{
+    return nt_threshold > 0 && bytes < nt_threshold ? 3.0 : 2.0;
 }

@@ -7,18 +7,26 @@
 // previous copy warmed (as copying one KV block out of a large pool does).
 // All threads start together (a barrier) and copy until a shared deadline;
 // a point's time is the mean seconds per copy over the threads.
-// Bytes are counted once per byte copied (each byte is read once and written
-// once, so the memory traffic is twice the figure).
+// Bytes are counted once per byte copied (the memory moves two or three
+// times that: ks_dram_moved_per_copied).
 #ifndef KS_DRAM_H
 #define KS_DRAM_H
 
 #include <stddef.h>
 
-// Bytes the host memory moves per byte a copy copies (read once, written
-// once): a profile's dram_bw counts bytes moved, so a measured copy rate
-// becomes dram_bw times this. A lower bound where a store reads its cache
-// line before writing it (then three).
-#define KS_DRAM_MOVED_PER_COPIED 2.0
+// glibc's x86 memcpy writes with non-temporal stores at or above this many
+// bytes (the tunable glibc.cpu.x86_non_temporal_threshold, read from the
+// dynamic loader's --list-tunables); 0 where it cannot be read (not x86-64,
+// another libc, no loader at the usual path).
+size_t ks_dram_nt_threshold(void);
+
+// Bytes the memory moves per byte a copy of `bytes` copies: 3 below the
+// non-temporal threshold (each store reads its cache line before writing it:
+// the source line, the destination line, the write-back), 2 at or above it
+// (no read for ownership); 2 when the threshold is unknown (0). A profile's
+// dram_bw counts bytes moved: a copy of s bytes on T threads at once is
+// predicted T * s * moved / dram_bw seconds.
+double ks_dram_moved_per_copied(size_t bytes, size_t nt_threshold);
 
 struct ks_dram_params {
     size_t bytes;    // bytes per copy

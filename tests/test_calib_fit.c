@@ -1,6 +1,7 @@
 // test_calib_fit.c - the fitter (calib/fit.h) on synthetic curves with known
 // parameters: exact recovery, non-negative parameters, residuals, bad input.
 #include <math.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "dram.h"
 #include "fit.h"
 #include "status.h"
 
@@ -101,6 +103,35 @@ static void ssd_noisy(void **state)
     assert_true(f.worst > 0.02 && f.worst < 0.06);
 }
 
+// A copy's bytes moved: 3 per byte copied below the non-temporal threshold,
+// 2 at or above it and when it is unknown; and this machine's threshold is
+// read (x86-64 glibc, where every development and CI machine is).
+static void dram_moved(void **state)
+{
+    (void)state;
+    assert_true(ks_dram_moved_per_copied(4096, 1 << 20) == 3.0);
+    assert_true(ks_dram_moved_per_copied(1 << 20, 1 << 20) == 2.0);
+    assert_true(ks_dram_moved_per_copied(1 << 30, 1 << 20) == 2.0);
+    assert_true(ks_dram_moved_per_copied(4096, 0) == 2.0);
+#if defined(__x86_64__) && defined(__GLIBC__)
+    size_t nt = ks_dram_nt_threshold();
+    printf("glibc.cpu.x86_non_temporal_threshold here: %zu bytes\n", nt);
+    assert_true(nt >= 0x4040); // glibc's own lower bound for the tunable
+#endif
+    // the DRAM fit of calib host on copies that follow the model exactly:
+    // lat + size * moved / bw recovers bw in bytes moved
+    const size_t nt_ = 64u << 20;
+    double s[6] = {65536, 1 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30}, x[6], t[6];
+    for (int i = 0; i < 6; i++) {
+        x[i] = s[i] * ks_dram_moved_per_copied((size_t)s[i], nt_);
+        t[i] = 2e-6 + x[i] / 25e9;
+    }
+    struct ks_fit_copy f;
+    assert_int_equal(ks_fit_copy(x, t, 6, &f), KS_OK);
+    assert_rel(f.bw, 25e9, 1e-9);
+    assert_rel(f.lat, 2e-6, 1e-6);
+}
+
 static void bad_input(void **state)
 {
     (void)state;
@@ -124,6 +155,7 @@ int main(void)
         cmocka_unit_test(copy_exact),       cmocka_unit_test(copy_no_negative_latency),
         cmocka_unit_test(ssd_exact),        cmocka_unit_test(ssd_exact_no_op),
         cmocka_unit_test(ssd_noisy),        cmocka_unit_test(bad_input),
+        cmocka_unit_test(dram_moved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,94 +1,94 @@
 -- devvm_epyc_host.lua - measured host profile, written by kvstrata calib host.
 -- Command: kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua
--- Machine: vm, AMD EPYC, 2 cores; --dir on ext4 on /dev/vda; 2026-11-29T15:23:07Z
--- DRAM fit (all cores): lat 5.38 us, bw 8.481 GB/s copied (dram_bw: twice that, bytes moved), worst residual 34.2%
--- SSD read fit: lat 31.6 us, op 6.91 us, bw 558.4 MB/s, worst residual 23.4%
--- SSD write fit: lat 43.3 us, op 8.35 us, bw 645.8 MB/s, worst residual 13.2%
+-- Machine: vm, AMD EPYC, 2 cores; --dir on ext4 on /dev/vda; 2026-11-29T17:58:06Z
+-- DRAM fit (all cores): lat 1.8 us, bw 25.98 GB/s moved (3 or 2 bytes per byte copied, calib/dram.h), worst residual 10.4%
+-- SSD read fit: lat 26.8 us, op 5.96 us, bw 603.6 MB/s, worst residual 18.1%
+-- SSD write fit: lat 38.3 us, op 7.83 us, bw 616.6 MB/s, worst residual 30.4%
 -- Measured SSD points (op bytes qd MB/s IOPS us/request; slowest-fastest window MB/s):
---   read     4096  1     92.3    22525      44.4; 0.1-96.1
---   read     4096  2    104.5    25502      78.4; 14.5-153.2
---   read     4096  4    197.7    48255      82.9; 166.8-203.7
---   read     4096  8    195.1    47635     167.9; 20.5-224.3
---   read     4096 16    234.1    57156     279.9; 31.7-239.3
---   read     4096 32    271.1    66199     483.4; 266.4-284.9
---   read     4096 64    299.8    73190     874.4; 145.7-319.7
---   read    16384  1    256.7    15668      63.8; 56.0-262.5
---   read    16384  2    382.6    23354      85.6; 349.4-384.9
---   read    16384  4    320.3    19547     204.6; 166.8-393.1
---   read    16384  8    395.9    24162     331.1; 363.9-439.7
---   read    16384 16    436.2    26621     601.0; 403.5-450.1
---   read    16384 32    476.0    29051    1101.5; 430.0-528.5
---   read    16384 64    469.7    28666    2232.6; 460.8-583.6
---   read    65536  1    376.1     5738     174.3; 348.4-450.6
---   read    65536  2    428.9     6544     305.6; 418.0-447.0
---   read    65536  4    523.6     7989     500.7; 492.7-538.1
---   read    65536  8    535.4     8169     979.3; 494.8-570.3
---   read    65536 16    559.8     8542    1873.0; 520.2-628.0
---   read    65536 32    465.4     7101    4506.5; 439.5-545.6
---   read    65536 64    485.9     7415    8631.7; 453.1-498.4
---   read   262144  1    533.1     2034     491.8; 514.4-576.2
---   read   262144  2    573.9     2189     913.5; 536.4-599.9
---   read   262144  4    579.7     2212    1808.7; 549.7-603.7
---   read   262144  8    528.9     2018    3965.1; 473.0-533.9
---   read   262144 16    522.2     1992    8032.5; 501.6-546.3
---   read   262144 32    530.6     2024   15810.9; 491.2-574.5
---   read   262144 64    528.8     2017   31726.5; 480.3-538.5
---   read  1048576  1    566.6      540    1850.6; 536.2-570.8
---   read  1048576  2    538.2      513    3896.9; 492.6-576.6
---   read  1048576  4    536.8      512    7813.7; 524.4-553.8
---   read  1048576  8    530.4      506   15814.6; 518.8-551.6
---   read  1048576 16    538.3      513   31165.2; 483.4-600.2
---   read  1048576 32    547.4      522   61300.1; 519.9-595.9
---   read  1048576 64    553.8      528  121174.2; 480.3-573.6
---   read  4194304  1    537.3      128    7805.6; 516.3-557.4
---   read  4194304  2    561.3      134   14945.4; 523.8-602.4
---   read  4194304  4    624.0      149   26887.3; 542.4-656.7
---   read  4194304  8    542.0      129   61912.0; 523.3-571.8
---   read  4194304 16    543.3      130  123530.5; 516.5-572.7
---   read  4194304 32    528.6      126  253915.8; 516.4-583.4
---   read  4194304 64    564.4      135  475615.4; 530.6-613.3
---   write    4096  1     76.6    18701      53.5; 41.7-79.0
---   write    4096  2    111.9    27331      73.2; 81.8-140.4
---   write    4096  4    164.4    40132      99.7; 118.0-170.2
---   write    4096  8    196.8    48040     166.5; 179.3-210.2
---   write    4096 16    223.5    54569     293.2; 201.3-235.5
---   write    4096 32    240.6    58745     544.7; 237.5-282.6
---   write    4096 64    301.3    73563     870.0; 286.2-313.2
---   write   16384  1    221.5    13521      74.0; 197.9-260.0
---   write   16384  2    258.5    15778     126.8; 218.3-339.4
---   write   16384  4    358.2    21861     183.0; 331.6-391.9
---   write   16384  8    384.0    23438     341.3; 363.7-394.6
---   write   16384 16    439.4    26817     596.6; 422.8-456.3
---   write   16384 32    453.1    27656    1157.1; 390.9-485.3
---   write   16384 64    505.0    30820    2076.6; 467.3-575.6
---   write   65536  1    390.3     5955     167.9; 352.5-452.6
---   write   65536  2    487.9     7445     268.6; 428.4-648.0
---   write   65536  4    516.8     7885     507.3; 471.3-534.3
---   write   65536  8    584.3     8915     897.3; 551.4-590.5
---   write   65536 16    655.3     9999    1600.1; 486.4-718.8
---   write   65536 32    521.3     7954    4023.0; 474.9-534.7
---   write   65536 64    579.0     8835    7244.3; 541.2-597.5
---   write  262144  1    586.5     2237     447.0; 514.6-593.3
---   write  262144  2    602.8     2300     869.7; 572.1-656.8
---   write  262144  4    647.4     2470    1619.7; 598.2-654.8
---   write  262144  8    616.0     2350    3404.7; 587.4-649.4
---   write  262144 16    563.1     2148    7448.4; 556.4-625.3
---   write  262144 32    631.3     2408   13287.2; 554.9-681.9
---   write  262144 64    640.4     2443   26197.6; 617.2-666.8
---   write 1048576  1    665.0      634    1576.7; 655.9-678.6
---   write 1048576  2    652.1      622    3216.2; 599.8-684.1
---   write 1048576  4    553.9      528    7572.6; 541.0-606.1
---   write 1048576  8    620.8      592   13512.9; 582.0-642.2
---   write 1048576 16    630.9      602   26592.9; 603.9-666.4
---   write 1048576 32    683.5      652   49090.0; 634.8-717.1
---   write 1048576 64    659.6      629  101742.2; 574.1-670.5
---   write 4194304  1    591.8      141    7087.4; 537.4-658.9
---   write 4194304  2    662.2      158   12668.0; 640.0-707.2
---   write 4194304  4    660.3      157   25410.4; 644.6-667.9
---   write 4194304  8    665.9      159   50389.7; 656.6-786.2
---   write 4194304 16    709.1      169   94637.1; 669.3-766.2
---   write 4194304 32    620.1      148  216458.1; 615.1-679.9
---   write 4194304 64    660.1      157  406687.6; 601.3-670.4
+--   read     4096  1    100.2    24464      40.9; 0.1-109.2
+--   read     4096  2    171.0    41755      47.9; 49.6-189.0
+--   read     4096  4    188.4    46003      87.0; 162.9-204.1
+--   read     4096  8    211.1    51526     155.3; 60.1-240.0
+--   read     4096 16    251.9    61488     260.2; 55.0-257.0
+--   read     4096 32    290.3    70867     451.5; 282.4-298.2
+--   read     4096 64    367.5    89715     713.4; 157.1-391.6
+--   read    16384  1    274.0    16727      59.8; 64.2-285.1
+--   read    16384  2    365.5    22308      89.7; 351.3-392.6
+--   read    16384  4    392.6    23960     166.9; 187.5-405.6
+--   read    16384  8    424.9    25933     308.5; 3.5-442.8
+--   read    16384 16    465.8    28432     562.7; 462.9-520.3
+--   read    16384 32    492.2    30040    1065.3; 351.6-562.4
+--   read    16384 64    529.1    32292    1981.9; 517.6-581.8
+--   read    65536  1    500.1     7631     131.1; 428.7-504.2
+--   read    65536  2    564.1     8607     232.4; 546.9-638.7
+--   read    65536  4    545.3     8321     480.7; 520.1-581.7
+--   read    65536  8    554.9     8467     944.8; 544.7-593.3
+--   read    65536 16    633.3     9663    1655.7; 621.8-667.2
+--   read    65536 32    568.5     8674    3689.0; 531.4-648.0
+--   read    65536 64    551.9     8421    7600.2; 537.1-577.1
+--   read   262144  1    578.7     2208     453.0; 533.4-647.5
+--   read   262144  2    629.8     2403     832.5; 600.5-639.7
+--   read   262144  4    636.5     2428    1647.5; 609.8-677.1
+--   read   262144  8    594.4     2267    3528.3; 575.8-611.6
+--   read   262144 16    553.4     2111    7579.7; 528.4-601.3
+--   read   262144 32    566.2     2160   14816.8; 505.3-604.8
+--   read   262144 64    598.4     2283   28035.1; 587.8-627.7
+--   read  1048576  1    677.0      646    1548.9; 603.9-803.6
+--   read  1048576  2    573.2      547    3658.7; 554.6-670.2
+--   read  1048576  4    586.5      559    7151.3; 538.7-636.9
+--   read  1048576  8    622.5      594   13475.3; 573.1-686.1
+--   read  1048576 16    625.5      596   26823.4; 555.2-704.1
+--   read  1048576 32    552.4      527   60741.4; 288.9-601.5
+--   read  1048576 64    574.1      547  116897.3; 544.4-613.5
+--   read  4194304  1    526.6      126    7965.3; 428.7-555.2
+--   read  4194304  2    527.0      126   15918.9; 515.4-626.6
+--   read  4194304  4    591.5      141   28364.3; 526.4-623.7
+--   read  4194304  8    536.4      128   62558.3; 491.1-544.5
+--   read  4194304 16    571.6      136  117413.6; 542.2-620.7
+--   read  4194304 32    593.2      141  226247.4; 527.4-640.2
+--   read  4194304 64    562.5      134  477189.3; 517.2-603.2
+--   write    4096  1     80.9    19748      50.6; 71.4-82.7
+--   write    4096  2    137.0    33443      59.8; 101.5-143.5
+--   write    4096  4    137.2    33497     119.4; 124.7-159.5
+--   write    4096  8    199.3    48662     164.4; 176.8-213.6
+--   write    4096 16    200.5    48962     326.8; 197.4-246.7
+--   write    4096 32    232.7    56815     563.2; 224.1-245.9
+--   write    4096 64    289.5    70687     905.4; 272.3-291.5
+--   write   16384  1    165.6    10106      99.0; 141.3-242.5
+--   write   16384  2    326.5    19925     100.4; 247.4-337.9
+--   write   16384  4    377.5    23040     173.6; 330.8-403.5
+--   write   16384  8    417.0    25454     314.3; 390.1-446.3
+--   write   16384 16    452.6    27627     579.1; 403.1-505.0
+--   write   16384 32    450.2    27481    1164.5; 425.7-545.0
+--   write   16384 64    610.2    37241    1718.5; 478.8-634.0
+--   write   65536  1    476.0     7264     137.7; 361.0-523.0
+--   write   65536  2    520.8     7947     251.7; 420.0-654.3
+--   write   65536  4    566.4     8642     462.9; 537.6-570.3
+--   write   65536  8    620.2     9464     845.3; 584.1-629.5
+--   write   65536 16    678.4    10352    1545.6; 622.6-711.7
+--   write   65536 32    579.4     8841    3619.5; 541.0-647.8
+--   write   65536 64    527.3     8046    7954.7; 518.5-577.8
+--   write  262144  1    590.5     2252     444.0; 564.4-723.3
+--   write  262144  2    601.2     2294     872.0; 592.8-680.4
+--   write  262144  4    600.0     2289    1747.7; 592.3-676.5
+--   write  262144  8    620.3     2366    3380.8; 608.7-654.6
+--   write  262144 16    619.9     2365    6766.3; 505.0-651.8
+--   write  262144 32    581.6     2219   14422.6; 509.1-598.9
+--   write  262144 64    592.0     2258   28339.8; 515.0-706.9
+--   write 1048576  1    555.8      530    1886.6; 499.2-589.2
+--   write 1048576  2    546.7      521    3835.8; 514.2-641.7
+--   write 1048576  4    637.1      608    6583.5; 619.9-695.1
+--   write 1048576  8    601.6      574   13944.1; 594.6-634.6
+--   write 1048576 16    632.4      603   26529.8; 606.8-655.1
+--   write 1048576 32    537.4      513   62438.1; 519.2-597.5
+--   write 1048576 64    519.8      496  129105.1; 469.0-582.3
+--   write 4194304  1    528.8      126    7931.3; 461.8-551.8
+--   write 4194304  2    593.1      141   14144.0; 512.3-624.6
+--   write 4194304  4    614.9      147   27286.3; 543.3-628.4
+--   write 4194304  8    537.0      128   62488.6; 514.9-600.3
+--   write 4194304 16    591.5      141  113458.3; 558.8-610.8
+--   write 4194304 32    537.7      128  249599.2; 506.6-583.2
+--   write 4194304 64    583.6      139  459957.1; 573.8-663.9
 return {
   name = "devvm_epyc_host",
   part = "host vm (AMD EPYC, 2 cores, 24 GiB), drive ext4 on /dev/vda; GPU figures from /work/main/calib/profiles/h200_sxm_pcie5.lua",
@@ -100,15 +100,15 @@ return {
   copy_overhead = {value = "6us", source = "fixed cost per cudaMemcpyAsync: 5-7 us (DualPath, arXiv 2602.21548, sec. 5.2)", kind = "measured (published)"},
   nvlink_bw = {value = "450GBps", source = "NVLink 4 (H100/H200 SXM): 900 GB/s total per GPU, 450 GB/s per direction (NVIDIA datasheet)", kind = "datasheet"},
   gpus_per_switch = {value = 2, source = "HGX 8-GPU baseboard with two GPUs behind each PCIe switch uplink; not from a measured source", kind = "assumed"},
-  l2 = {value = 25276063744, source = "MemTotal of /proc/meminfo on vm, 2026-11-29T15:23:07Z (all of it; the runtime gets less)", kind = "measured"},
-  dram_bw = {value = "16.961003708GBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: memcpy of 64 KiB to 1024 MiB from memory out of cache, 2 threads at once, bytes copied per second; fit t = lat + threads * size / bw: lat 5.38 us, worst residual 34.2%; one thread: 5.15 GB/s (lat 2.94 us, worst residual 30.7%). dram_bw counts bytes moved, read plus written: twice the 8.4805 GB/s copied (converted on 2026-11-29, when the simulator began to charge host memory: sim/platform.h)", kind = "measured"},
+  l2 = {value = 25276063744, source = "MemTotal of /proc/meminfo on vm, 2026-11-29T17:58:06Z (all of it; the runtime gets less)", kind = "measured"},
+  dram_bw = {value = "25.97812959GBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: memcpy of 64 KiB to 1024 MiB from memory out of cache, 2 threads at once; bytes moved, read plus written: a copy moves 3 per byte copied below glibc's non-temporal threshold (192 MiB here; glibc.cpu.x86_non_temporal_threshold), 2 at or above it (calib/dram.h); fit t = lat + threads * size * moved / bw: lat 1.8 us, worst residual 10.4%; one thread: 17.8 GB/s moved (lat 0.21 us, worst residual 14.3%)", kind = "measured"},
   ssd = {
-    count = {value = 1, source = "the one device that holds /var/tmp (ext4 on /dev/vda) on vm, 2026-11-29T15:23:07Z", kind = "measured"},
-    read_bw = {value = "558.4003741MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 31.6 us, op 6.91 us, bw 558.4 MB/s; worst residual 23.4% (4 KiB, qd 2)", kind = "measured"},
-    write_bw = {value = "645.7709504MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 43.3 us (the profile has one ssd.lat, the reads'), op 8.35 us, bw 645.8 MB/s; worst residual 13.2% (1024 KiB, qd 4)", kind = "measured"},
-    lat = {value = "31.61206622us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 31.6 us, op 6.91 us, bw 558.4 MB/s; worst residual 23.4% (4 KiB, qd 2)", kind = "measured"},
-    read_op_time = {value = "6.909857119us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 31.6 us, op 6.91 us, bw 558.4 MB/s; worst residual 23.4% (4 KiB, qd 2)", kind = "measured"},
-    write_op_time = {value = "8.354162238us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 43.3 us (the profile has one ssd.lat, the reads'), op 8.35 us, bw 645.8 MB/s; worst residual 13.2% (1024 KiB, qd 4)", kind = "measured"},
+    count = {value = 1, source = "the one device that holds /var/tmp (ext4 on /dev/vda) on vm, 2026-11-29T17:58:06Z", kind = "measured"},
+    read_bw = {value = "603.5528121MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 26.8 us, op 5.96 us, bw 603.6 MB/s; worst residual 18.1% (4 KiB, qd 64)", kind = "measured"},
+    write_bw = {value = "616.554851MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 38.3 us (the profile has one ssd.lat, the reads'), op 7.83 us, bw 616.6 MB/s; worst residual 30.4% (16 KiB, qd 64)", kind = "measured"},
+    lat = {value = "26.82021501us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 26.8 us, op 5.96 us, bw 603.6 MB/s; worst residual 18.1% (4 KiB, qd 64)", kind = "measured"},
+    read_op_time = {value = "5.956458794us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 26.8 us, op 5.96 us, bw 603.6 MB/s; worst residual 18.1% (4 KiB, qd 64)", kind = "measured"},
+    write_op_time = {value = "7.831058335us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 38.3 us (the profile has one ssd.lat, the reads'), op 7.83 us, bw 616.6 MB/s; worst residual 30.4% (16 KiB, qd 64)", kind = "measured"},
   },
   network = {
     topology = {value = "fat_tree", source = "a fat-tree cluster network is the common choice; not a measured figure", kind = "assumed"},
