@@ -69,8 +69,8 @@ struct rt {
     unsigned char *l2;     // [l2 pages][2 * half]
     int l3fd;
     char l3path[4096];
-    unsigned char *tmpl;   // one block of fp16 data, the base of every new block
-    unsigned char *stamp;  // a new block's data (stamp_block), 4096-aligned for O_DIRECT
+    unsigned char *stamp;  // a new block's data: one block of random fp16 that stamp_block
+                           // marks per block; 4096-aligned for O_DIRECT
     int gpu;               // GPU mode: L1 and the kernel buffers on the device, L2 pinned
     struct CUstream_st *ds; // GPU mode: the decode stream
     unsigned char *dstage; // GPU mode: pinned, one block read from the L3 file for a scratch page
@@ -213,13 +213,14 @@ static int full_io(ssize_t got, size_t want, const char *what, char *err, size_t
     return KS_EIO;
 }
 
-// A new block's KV: the template with its first KV row's first elements of
-// K and of V replaced by values of (request, layer, block), so that a block
+// A new block's KV: the random fp16 block made at setup, with its first KV
+// row's first elements of K and of V replaced by values of (request, layer,
+// block), so that a block
 // read from the wrong page, or never written, changes the kernel's output
-// (the output checksum of struct ks_runtime_extra). Into t->stamp.
+// (the output checksum of struct ks_runtime_extra). Into t->stamp, whose
+// other elements stay as set up.
 static void stamp_block(struct rt *t, uint32_t req, uint32_t l, uint32_t b)
 {
-    memcpy(t->stamp, t->tmpl, 2 * t->half);
     uint16_t *h = (uint16_t *)t->stamp;
     uint64_t x = ((uint64_t)req << 40) ^ ((uint64_t)l << 32) ^ b ^ t->s->seed;
     size_t per_half = t->half / sizeof *h, n = t->s->model.head_dim < 8 ? t->s->model.head_dim : 8;
@@ -1147,8 +1148,8 @@ static int open_l3(struct rt *t, const char *dir, uint32_t pages, char *err, siz
         snprintf(err, len, "%s: cannot size the L3 file: %s", t->l3path, strerror(errno));
         return KS_EIO;
     }
-    // O_DIRECT must work here: one aligned write and read of the template
-    ssize_t w = pwrite(fd, t->tmpl, 2 * t->half, 0);
+    // O_DIRECT must work here: one aligned write of a block
+    ssize_t w = pwrite(fd, t->stamp, 2 * t->half, 0);
     if (full_io(w, 2 * t->half, "the L3 file refuses O_DIRECT", err, len) != KS_OK)
         return KS_EIO;
     return KS_OK;
@@ -1195,7 +1196,6 @@ static void teardown(struct rt *t)
         free(t->l1v);
         free(t->l2);
     }
-    free(t->tmpl);
     free(t->stamp);
     free(t->q); free(t->out); free(t->acc_mass); free(t->seq_len); free(t->table); free(t->ksel);
     free(t->kn_sel); free(t->acc_blocks); free(t->n_acc); free(t->missing); free(t->n_missing); free(t->ws);
@@ -1274,11 +1274,10 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
             t->l1v = aligned(l1);
             t->l2 = aligned((size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
         }
-        t->tmpl = aligned(2 * t->half);
         t->stamp = aligned(2 * t->half);
         t->job_of = calloc(t->n_ids, sizeof *t->job_of);
         t->acc = malloc(t->cap_blocks * sizeof *t->acc);
-        if (!t->l1k || !t->l1v || !t->l2 || !t->tmpl || !t->stamp || !t->job_of || !t->acc) {
+        if (!t->l1k || !t->l1v || !t->l2 || !t->stamp || !t->job_of || !t->acc) {
             snprintf(err, len, "out of memory for the tiers (L1 %u pages, L2 %u pages of %zu bytes)", t->l1p,
                      cp.tier_blocks[KS_L2], 2 * t->half);
             st = KS_ENOMEM;
@@ -1294,7 +1293,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         memset(t->l2, 0, (size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
         struct ks_rng g;
         ks_rng_seed(&g, s->seed + 77);
-        uint16_t *h = (uint16_t *)t->tmpl;
+        uint16_t *h = (uint16_t *)t->stamp;
         for (size_t i = 0; i < t->half; i++) // K then V: 2 * half bytes of fp16
             h[i] = ks_half_from_float((float)(2 * ks_rng_unit(&g) - 1));
     }

@@ -73,6 +73,23 @@ static int add_row(json_t *rows, const struct row *w)
     return e;
 }
 
+// The rows as a text table's lines: metric, both figures, the relative
+// error, and whether it is identical (exact rows) or meets its goal.
+static void print_rows(const struct row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct row *w = &rows[i];
+        double r = rel(w->sim, w->real);
+        char note[64] = "";
+        if (w->exact)
+            snprintf(note, sizeof note, "%s", w->sim == w->real ? "identical" : "DIFFERENT");
+        else if (w->goal > 0)
+            snprintf(note, sizeof note, "goal %.0f%%: %s", 100 * w->goal,
+                     isfinite(r) && fabs(r) <= w->goal ? "met" : "missed");
+        printf("%-22s %16.6g %16.6g %9.2f%%  %s\n", w->key, w->sim, w->real, 100 * r, note);
+    }
+}
+
 // Replaces the scenario's kernel-time table by one measured now, on this
 // machine, for its head shape (the profile's block counts and batch, or
 // 4..128 blocks at batch 8 when it has none): a CPU whose speed drifts over
@@ -359,17 +376,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         } else {
             printf("%s (seed %llu, device %s)\n", sc->name, (unsigned long long)sc->seed, devices[device]);
             printf("%-22s %16s %16s %10s  %s\n", "metric", "simulator", "runtime", "error", "");
-            for (size_t i = 0; i < n_rows; i++) {
-                const struct row *w = &rows[i];
-                double r = rel(w->sim, w->real);
-                char note[64] = "";
-                if (w->exact)
-                    snprintf(note, sizeof note, "%s", w->sim == w->real ? "identical" : "DIFFERENT");
-                else if (w->goal > 0)
-                    snprintf(note, sizeof note, "goal %.0f%%: %s", 100 * w->goal,
-                             isfinite(r) && fabs(r) <= w->goal ? "met" : "missed");
-                printf("%-22s %16.6g %16.6g %9.2f%%  %s\n", w->key, w->sim, w->real, 100 * r, note);
-            }
+            print_rows(rows, n_rows);
             printf("runtime: %llu kernel launches, %llu block reads (%llu in flight, %llu via scratch), "
                    "%llu stale reads refused, clock paused %.2fs, %.1fs wall\n",
                    (unsigned long long)x.kernel_launches, (unsigned long long)x.reads,
@@ -382,15 +389,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
                 printf("\nthe simulator again, charging the kernel this run's speed (%.3g us per block read: "
                        "its kernel time then equals the runtime's %.3fs):\n",
                        1e6 * per_block, x.kernel_seconds);
-                for (size_t i = 0; i < n_in; i++) {
-                    const struct row *w = &in_rows[i];
-                    double r = rel(w->sim, w->real);
-                    char note[64] = "";
-                    if (w->goal > 0)
-                        snprintf(note, sizeof note, "goal %.0f%%: %s", 100 * w->goal,
-                                 isfinite(r) && fabs(r) <= w->goal ? "met" : "missed");
-                    printf("%-22s %16.6g %16.6g %9.2f%%  %s\n", w->key, w->sim, w->real, 100 * r, note);
-                }
+                print_rows(in_rows, n_in);
             } else {
                 printf("\nthe simulator with this run's kernel speed: not run (%s)\n", ir.err);
             }
