@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "active.h"
 #include "decode.h"
 #include "kernel.h"
 #include "rng.h"
@@ -30,11 +31,8 @@
 #define RING_DEPTH 64 // io_uring entries per lane
 #define KS_ENOSYS_ 1  // copy_batch_gpu: not a GPU copy (L2 <-> L3), take the CPU path
 
-struct active {
-    uint32_t req, ctx, generated, prefilled;
-    struct ks_sparse_req *sr;
-    struct ks_request_spec spec;
-    double admitted, first_token, last_token, tpot_sum, tpot_max;
+// An admitted request's selection buffers (its ks_active's user state).
+struct selbuf {
     uint32_t *sel;   // [layers][cap_blocks] this step's selection per layer (layer 0 only when shared)
     float *mass;     // [layers][cap_blocks]
     uint32_t *n_sel; // [layers]
@@ -85,15 +83,12 @@ struct rt {
     uint32_t *job_of; // [n_blocks] this step's job of a block in flight + 1; 0: none
     uint32_t n_ids;
     // requests
-    struct active *act;
-    uint32_t n_act, cap_act;
+    struct ks_active_set act; // the admitted requests
     struct ks_request_spec *pending;
     uint32_t n_pending, cap_pending;
     struct ks_request_spec drawn; // the workload's next request, drawn
     int have_drawn, wl_done;
     uint64_t in_flight;
-    uint32_t prefix_req[64];
-    uint64_t active_blocks;
     uint32_t step, cap_blocks;
     // kernel buffers, for up to cap_seqs sequences
     uint32_t cap_seqs;
@@ -481,17 +476,6 @@ static void *lane_main(void *arg)
 
 // ---- requests ----------------------------------------------------------------
 
-static void record(struct rt *t, const struct active *a, int finished)
-{
-    uint32_t steps = a->generated > 1 ? a->generated - 1 : 0;
-    ks_run_result_add_request(t->r, &(struct ks_request_record){
-        .id = a->spec.id, .session = a->spec.session, .turn = a->spec.turn, .gpu = 0,
-        .prompt = a->spec.prompt_tokens, .output = a->spec.output_tokens, .generated = a->generated,
-        .arrival = a->spec.arrival, .admitted = a->admitted, .first_token = a->generated ? a->first_token : -1,
-        .finish = finished ? a->last_token : -1, .tpot_mean = steps ? a->tpot_sum / steps : 0,
-        .tpot_max = a->tpot_max});
-}
-
 // The router of closed arrivals: releases requests while fewer than the
 // concurrency are in flight (the engine's router, run where the engine's
 // decode actor would let it run).
@@ -526,192 +510,66 @@ static int release(struct rt *t)
     return KS_OK;
 }
 
-// The engine's place_prompt: a shared prefix from its group's request, the
-// rest grown into L1 (or lower tiers when L1 is full); new blocks get KV.
-static int place_prompt(struct rt *t, struct active *a, uint32_t *cached)
+static void free_selbuf(struct selbuf *b)
 {
-    const struct ks_scenario *s = t->s;
-    struct ks_cache *c = t->c;
-    int st = ks_cache_req_new(c, &a->req);
-    if (st != KS_OK)
-        return st;
-    uint32_t shared = 0;
-    const struct ks_request_spec *sp = &a->spec;
-    if (sp->prefix_group != KS_NONE && sp->prefix_group < 64 && sp->prefix_tokens >= s->cache.block_size) {
-        uint32_t pb = sp->prefix_tokens / s->cache.block_size;
-        uint32_t *pr = &t->prefix_req[sp->prefix_group];
-        int existed = *pr != KS_NONE;
-        if (!existed) {
-            if ((st = ks_cache_req_new(c, pr)) != KS_OK)
-                return st;
-            if ((st = ks_cache_req_grow(c, *pr, pb, KS_L1, NULL)) != KS_OK) {
-                ks_cache_req_free(c, *pr);
-                *pr = KS_NONE;
-                return st;
-            }
-            if ((st = fill_new(t, *pr, 0, pb)) != KS_OK)
-                return st;
-        }
-        if (ks_cache_req_len(c, *pr) >= pb && ks_cache_req_share(c, a->req, *pr, pb) == KS_OK) {
-            shared = pb;
-            if (existed)
-                *cached = pb * s->cache.block_size;
-        }
+    if (b) {
+        free(b->sel);
+        free(b->mass);
+        free(b->n_sel);
+        free(b);
     }
-    uint32_t want = blocks_of(t, sp->prompt_tokens);
-    if (want <= shared)
-        return KS_OK;
-    if ((st = ks_cache_req_grow(c, a->req, want - shared, KS_L1, NULL)) != KS_OK)
-        return st;
-    return fill_new(t, a->req, shared, want);
 }
 
-static int alloc_sel(struct rt *t, struct active *a)
+static struct selbuf *new_selbuf(const struct rt *t)
 {
     size_t n = (size_t)t->s->model.layers * t->cap_blocks;
-    a->sel = malloc(n * sizeof *a->sel);
-    a->mass = malloc(n * sizeof *a->mass);
-    a->n_sel = calloc(t->s->model.layers, sizeof *a->n_sel);
-    return a->sel && a->mass && a->n_sel ? KS_OK : KS_ENOMEM;
+    struct selbuf *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->sel = malloc(n * sizeof *b->sel);
+    b->mass = malloc(n * sizeof *b->mass);
+    b->n_sel = calloc(t->s->model.layers, sizeof *b->n_sel);
+    if (b->sel && b->mass && b->n_sel)
+        return b;
+    free_selbuf(b);
+    return NULL;
 }
 
-static void free_active(struct active *a)
+// ks_active_set's hooks: a new block's KV is written to its page; a
+// finished request's buffers are freed.
+static int fill_hook(void *ctx, uint32_t req, uint32_t from, uint32_t to)
 {
-    ks_sparse_close(a->sr);
-    free(a->sel);
-    free(a->mass);
-    free(a->n_sel);
-    a->sr = NULL;
-    a->sel = NULL;
-    a->mass = NULL;
-    a->n_sel = NULL;
+    return fill_new(ctx, req, from, to);
 }
 
-// The engine's admit: the oldest pending request, one per iteration, when
-// its blocks fit the admission bound. Its prompt KV is written with the
-// clock stopped.
-static int admit(struct rt *t)
+static void finished_hook(void *ctx, struct ks_active *a)
 {
-    const struct ks_scenario *s = t->s;
-    if (t->n_pending == 0)
-        return KS_OK;
-    const struct ks_request_spec *sp = &t->pending[0];
-    uint64_t full = (uint64_t)blocks_of(t, (uint64_t)sp->prompt_tokens + sp->output_tokens) * s->model.layers;
-    if (t->n_act > 0 && t->active_blocks + full > t->z.admit_blocks)
-        return KS_OK;
-    if (t->n_act == t->cap_act) {
-        uint32_t cap = t->cap_act ? 2 * t->cap_act : 64;
-        struct active *p = realloc(t->act, cap * sizeof *p);
-        if (!p)
-            return fail(t, KS_ENOMEM, "%s: %s", "admitting a request");
-        t->act = p;
-        t->cap_act = cap;
-    }
-    struct active *a = &t->act[t->n_act];
-    *a = (struct active){.req = KS_NONE, .spec = *sp, .ctx = sp->prompt_tokens, .admitted = rt_now(t)};
-    uint32_t cached = 0;
-    pause_clock(t);
-    int st = place_prompt(t, a, &cached);
-    resume_clock(t);
-    if (t->err[0])
-        return KS_EIO;
-    if (st != KS_OK) {
-        if (a->req != KS_NONE)
-            ks_cache_req_free(t->c, a->req);
-        if (t->n_act == 0)
-            return fail(t, st, "%s: %s", "placing a prompt in an empty GPU");
-        return KS_OK; // the tiers are full: wait for requests to finish
-    }
-    if (!(a->sr = ks_sparse_open(t->sp, sp->id, sp->prompt_tokens)) || alloc_sel(t, a) != KS_OK) {
-        ks_cache_req_free(t->c, a->req);
-        free_active(a);
-        return fail(t, KS_ENOMEM, "%s: %s", "admitting a request");
-    }
-    a->prefilled = cached;
-    t->n_act++;
-    t->active_blocks += full;
-    t->r->admitted++;
-    memmove(t->pending, t->pending + 1, (t->n_pending - 1) * sizeof *t->pending);
-    t->n_pending--;
-    if (t->n_act > t->r->peak_batch)
-        t->r->peak_batch = t->n_act;
-    return KS_OK;
-}
-
-// The engine's prefill_chunk, token accounting only: the prompt's KV was
-// written at admission. *decoding: whether any request is past its prefill.
-static void prefill_chunk(struct rt *t, int *decoding)
-{
-    uint32_t budget = t->s->prefill.chunk ? t->s->prefill.chunk : UINT32_MAX;
-    *decoding = 0;
-    for (uint32_t i = 0; i < t->n_act; i++)
-        *decoding |= t->act[i].generated > 0;
-    while (budget > 0) {
-        struct active *a = NULL;
-        for (uint32_t i = 0; i < t->n_act; i++) {
-            struct active *x = &t->act[i];
-            if (x->prefilled < x->spec.prompt_tokens && (!a || x->admitted < a->admitted))
-                a = x;
-        }
-        if (!a)
-            break;
-        uint32_t take = a->spec.prompt_tokens - a->prefilled;
-        if (take > budget)
-            take = budget;
-        a->prefilled += take;
-        budget -= take;
-    }
-}
-
-static void finish(struct rt *t, uint32_t i)
-{
-    struct active *a = &t->act[i];
-    record(t, a, 1);
-    t->r->finished++;
-    t->active_blocks -=
-        (uint64_t)blocks_of(t, (uint64_t)a->spec.prompt_tokens + a->spec.output_tokens) * t->s->model.layers;
-    ks_cache_req_free(t->c, a->req);
-    free_active(a);
-    t->act[i] = t->act[--t->n_act];
+    struct rt *t = ctx;
+    free_selbuf(a->user);
+    a->user = NULL;
     t->in_flight--;
 }
 
-// The engine's emit: a token for every active request (the first from
-// prefill); a new block gets its KV.
-static int emit(struct rt *t, double now, int from_prefill)
+// The engine's admit: the oldest pending request, one per iteration, when
+// its blocks fit the admission bound. Its prompt KV is written, and its
+// selection state made, with the clock stopped: the simulator charges
+// neither (prefill is not timed here).
+static int admit(struct rt *t)
 {
-    for (uint32_t i = 0; i < t->n_act;) {
-        struct active *a = &t->act[i];
-        if (from_prefill != (a->generated == 0) || a->prefilled < a->spec.prompt_tokens) {
-            i++;
-            continue;
-        }
-        if (a->generated == 0) {
-            a->first_token = now;
-            ks_hist_add(t->r->ttft, now - a->spec.arrival);
-        } else {
-            double d = now - a->last_token;
-            ks_hist_add(t->r->tpot, d);
-            a->tpot_sum += d;
-            if (d > a->tpot_max)
-                a->tpot_max = d;
-        }
-        a->ctx++;
-        uint32_t have = ks_cache_req_len(t->c, a->req), need = blocks_of(t, a->ctx);
-        if (need > have) {
-            if (ks_cache_req_grow(t->c, a->req, need - have, KS_L1, NULL) != KS_OK)
-                t->r->unplanned++;
-            else if (fill_new(t, a->req, have, need) != KS_OK)
-                return KS_EIO;
-        }
-        a->generated++;
-        a->last_token = now;
-        t->r->tokens++;
-        if (a->generated >= a->spec.output_tokens)
-            finish(t, i);
-        else
-            i++;
-    }
+    if (t->n_pending == 0)
+        return KS_OK;
+    struct ks_active *a;
+    pause_clock(t);
+    int st = ks_active_admit(&t->act, &t->pending[0], rt_now(t), KS_L1, &a);
+    resume_clock(t);
+    if (st != KS_OK)
+        return fail(t, st, "%s: %s", t->act.why);
+    if (!a)
+        return KS_OK; // the tiers are full: wait for requests to finish
+    if (!(a->user = new_selbuf(t)))
+        return fail(t, KS_ENOMEM, "%s: %s", "admitting a request");
+    memmove(t->pending, t->pending + 1, (t->n_pending - 1) * sizeof *t->pending);
+    t->n_pending--;
     return KS_OK;
 }
 
@@ -727,7 +585,7 @@ static void sample(struct rt *t)
     if (!x)
         return;
     x->t = now;
-    x->batch = t->n_act;
+    x->batch = t->act.n;
     x->pending = t->n_pending;
     x->step_time = t->last_step;
     x->stall = t->last_stall;
@@ -830,7 +688,7 @@ static int grow_seqs(struct rt *t, uint32_t n)
 // Where the kernel reads block b of request a in layer l: its L1 page, or a
 // scratch page it is copied into (*scratch counts the scratch pages used).
 // A block in flight is read at its destination once its batch has landed.
-static int page_for(struct rt *t, const struct active *a, uint32_t l, uint32_t b, uint32_t *scratch,
+static int page_for(struct rt *t, const struct ks_active *a, uint32_t l, uint32_t b, uint32_t *scratch,
                     uint32_t *page, struct ks_loc *loc)
 {
     int st = ks_cache_locate(t->c, a->req, l, b, loc);
@@ -969,11 +827,12 @@ static int attend(struct rt *t, uint32_t l, int per_layer)
     struct ks_loc *locs = t->locs;
     size_t n_locs = 0;
     int st = KS_OK;
-    for (uint32_t i = 0; st == KS_OK && i <= t->n_act; i++) {
-        const struct active *a = i < t->n_act ? &t->act[i] : NULL;
+    for (uint32_t i = 0; st == KS_OK && i <= t->act.n; i++) {
+        const struct ks_active *a = i < t->act.n ? &t->act.a[i] : NULL;
         if (a && a->generated == 0)
             continue;
-        uint32_t k = a ? a->n_sel[per_layer ? l : 0] : 0;
+        const struct selbuf *sb = a ? a->user : NULL;
+        uint32_t k = a ? sb->n_sel[per_layer ? l : 0] : 0;
         // launch what is packed when the batch ends or this request could
         // overflow the scratch pages
         if (n > 0 && (!a || scratch + k > t->scratch)) {
@@ -988,7 +847,7 @@ static int attend(struct rt *t, uint32_t l, int per_layer)
         }
         if (!a)
             break;
-        const uint32_t *sel = a->sel + (size_t)(per_layer ? l : 0) * t->cap_blocks;
+        const uint32_t *sel = sb->sel + (size_t)(per_layer ? l : 0) * t->cap_blocks;
         uint32_t *ks = t->ksel + (size_t)n * t->cap_blocks;
         memcpy(ks, sel, k * sizeof *ks);
         qsort(ks, k, sizeof *ks, cmp_u32); // the kernel reads its selection in ascending order
@@ -1025,18 +884,19 @@ static int decode_step(struct rt *t)
     int per_layer = ks_sparse_per_layer(t->sp);
     double kv_bytes = 0;
     uint32_t decoding = 0;
-    for (uint32_t i = 0; st == KS_OK && i < t->n_act; i++) {
-        struct active *a = &t->act[i];
+    for (uint32_t i = 0; st == KS_OK && i < t->act.n; i++) {
+        struct ks_active *a = &t->act.a[i];
         if (a->generated == 0)
             continue;
         decoding++;
+        struct selbuf *sb = a->user;
         uint32_t nb = blocks_of(t, a->ctx), step = a->generated - 1, k = 0;
-        uint32_t *sel = a->sel;
-        float *mass = a->mass;
+        uint32_t *sel = sb->sel;
+        float *mass = sb->mass;
         for (uint32_t l = 0; st == KS_OK && l < s->model.layers; l++) {
             if (l == 0 || per_layer) {
-                sel = a->sel + (size_t)l * t->cap_blocks;
-                mass = a->mass + (size_t)l * t->cap_blocks;
+                sel = sb->sel + (size_t)l * t->cap_blocks;
+                mass = sb->mass + (size_t)l * t->cap_blocks;
                 pause_clock(t);
                 k = ks_sparse_select(a->sr, step, l, nb, &t->rng, sel, mass);
                 resume_clock(t);
@@ -1044,7 +904,7 @@ static int decode_step(struct rt *t)
                     snprintf(t->err, sizeof t->err, "%s", ks_sparse_error(a->sr));
                     return KS_EINVAL;
                 }
-                a->n_sel[l] = k;
+                sb->n_sel[l] = k;
                 uint64_t tokens = 0;
                 for (uint32_t j = 0; j < k; j++) {
                     uint64_t end = (uint64_t)(sel[j] + 1) * s->cache.block_size;
@@ -1061,7 +921,7 @@ static int decode_step(struct rt *t)
     }
     if (st != KS_OK)
         return fail(t, st, "%s: %s", "a decode step's accesses");
-    ks_cache_set_reserve(c, ks_engine_reserve(s, &t->z, t->n_act));
+    ks_cache_set_reserve(c, ks_engine_reserve(s, &t->z, t->act.n));
     double step_start = rt_now(t), stall = 0;
     struct ks_plan plan;
     if ((st = ks_cache_plan(c, ks_engine_budget(s, &t->z, kv_bytes), &plan)) != KS_OK)
@@ -1179,9 +1039,9 @@ static void teardown(struct rt *t)
     free_device_buffers(t);
     ks_stream_free(t->ds);
     ks_pinned_free(t->dstage);
-    for (uint32_t i = 0; i < t->n_act; i++)
-        free_active(&t->act[i]);
-    free(t->act);
+    for (uint32_t i = 0; i < t->act.n; i++)
+        free_selbuf(t->act.a[i].user);
+    ks_active_fini(&t->act);
     free(t->pending);
     free(t->jobs);
     free(t->job_of);
@@ -1236,7 +1096,6 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->work, NULL);
     pthread_cond_init(&t->done, NULL);
-    memset(t->prefix_req, 0xff, sizeof t->prefix_req);
     struct ks_cache_params cp;
     int st = ks_engine_size(s, &cp, &t->z, err, len);
     t->half = (size_t)t->z.block_bytes[KS_L1] / 2;
@@ -1251,6 +1110,10 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         st = KS_EINVAL;
     if (st == KS_OK && !(t->sp = ks_sparse_new(s, err, len)))
         st = KS_EINVAL;
+    if (st == KS_OK)
+        ks_active_init(&t->act, &(struct ks_active_params){
+            .s = s, .cache = t->c, .sparse = t->sp, .r = r, .gpu = 0, .admit_blocks = t->z.admit_blocks,
+            .hooks = {.ctx = t, .fill = fill_hook, .finished = finished_hook}});
     t->gpu = p && p->gpu;
     if (st == KS_OK && t->gpu) {
         // L1 a device pool, L2 pinned host memory, each allocated once
@@ -1347,7 +1210,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
             break; // the run's duration, in the runtime's clock
         if ((st = admit(t)) != KS_OK)
             break;
-        if (t->n_act == 0) {
+        if (t->act.n == 0) {
             if (t->wl_done && !t->have_drawn && t->n_pending == 0)
                 break;
             // an idle GPU: the router runs before anything else
@@ -1362,14 +1225,14 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         // released requests join the queue behind this iteration's admission
         if ((st = release(t)) != KS_OK)
             break;
-        int decoding;
-        prefill_chunk(t, &decoding);
+        int decoding = ks_active_decoding(&t->act);
+        ks_active_prefill_chunk(&t->act, NULL);
         if (decoding && (st = decode_step(t)) != KS_OK)
             break;
         double now = rt_now(t);
-        if (decoding && (st = emit(t, now, 0)) != KS_OK)
+        if (decoding && (st = ks_active_emit(&t->act, now, 0)) != KS_OK)
             break;
-        if ((st = emit(t, now, 1)) != KS_OK)
+        if ((st = ks_active_emit(&t->act, now, 1)) != KS_OK)
             break;
         sample(t);
         if (tty && t->r->finished != shown) {
@@ -1387,8 +1250,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     x->paused = t->paused;
     r->copy_seconds = x->copy_seconds;
     r->copy_bytes = x->copy_bytes;
-    for (uint32_t i = 0; i < t->n_act; i++)
-        record(t, &t->act[i], 0);
+    ks_active_record_rest(&t->act);
     r->tiers = calloc(KS_TIERS, sizeof *r->tiers);
     for (unsigned k = 0; r->tiers && k < KS_TIERS; k++) {
         struct ks_tier_view v;

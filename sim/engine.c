@@ -21,21 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "active.h"
 #include "luapolicy.h"
 #include "platform.h"
 #include "rng.h"
 #include "sparse.h"
 #include "workload.h"
-
-struct active {
-    uint32_t req;       // cache manager request id
-    uint32_t ctx;       // tokens in its KV cache
-    uint32_t generated; // tokens produced
-    uint32_t prefilled; // prompt tokens whose KV exists (a cached prefix, chunks done)
-    struct ks_sparse_req *sr; // its selection state
-    struct ks_request_spec spec;
-    double admitted, first_token, last_token, tpot_sum, tpot_max;
-};
 
 // A request waiting for admission on its GPU.
 struct queued {
@@ -65,10 +56,7 @@ struct gpu {
     uint32_t incoming;               // routed here, still in the prefill pool
     uint64_t l1_version;             // L1 placements + removals when the pointer table was last built
     struct route routes[KS_TIERS + 1][KS_TIERS]; // [source tier or POOL][destination tier]
-    struct active *act;
-    uint32_t n_act, cap_act;
-    uint32_t prefix_req[64]; // cache request holding each shared prefix group, KS_NONE: not yet
-    uint64_t active_blocks;  // blocks of the admitted requests at their full length
+    struct ks_active_set act; // the requests admitted here
     uint32_t step;
     double next_sample;          // simulated time of the next /steps record
     double last_step, last_stall; // seconds
@@ -237,26 +225,6 @@ struct ks_step_record *ks_run_result_add_step(struct ks_run_result *r, const str
     return x;
 }
 
-static void record(struct sim *m, const struct gpu *g, const struct active *a, int finished)
-{
-    uint32_t steps = a->generated > 1 ? a->generated - 1 : 0;
-    ks_run_result_add_request(m->r, &(struct ks_request_record){
-        .id = a->spec.id,
-        .session = a->spec.session,
-        .turn = a->spec.turn,
-        .gpu = g->index,
-        .prompt = a->spec.prompt_tokens,
-        .output = a->spec.output_tokens,
-        .generated = a->generated,
-        .arrival = a->spec.arrival,
-        .admitted = a->admitted,
-        .first_token = a->generated ? a->first_token : -1,
-        .finish = finished ? a->last_token : -1,
-        .tpot_mean = steps ? a->tpot_sum / steps : 0,
-        .tpot_max = a->tpot_max,
-    });
-}
-
 // ---- migration lanes ---------------------------------------------------------
 
 static sg_host_t tier_host(const struct gpu *g, unsigned tier)
@@ -376,7 +344,7 @@ static int push_pending(struct gpu *g, const struct ks_request_spec *spec, doubl
 // Requests on a GPU or bound for it: what the load-aware routers compare.
 static uint32_t load_of(const struct gpu *g)
 {
-    return g->n_act + g->n_pending + g->incoming;
+    return g->act.n + g->n_pending + g->incoming;
 }
 
 // ---- prefill -----------------------------------------------------------------
@@ -637,50 +605,11 @@ static void closer(int argc, char **argv)
 
 // ---- decode ------------------------------------------------------------------
 
-// Places the request's prompt: a shared prefix from its group's prefix
-// request, the rest grown into `tier` (or lower tiers when it is full): L1
-// after a colocated prefill, L2 (host DRAM) where the prefill pool sent it.
-// *cached receives the prompt tokens whose KV already existed (a prefix
-// placed by an earlier request of the group): prefill skips them.
-static int place_prompt(struct gpu *g, struct active *a, unsigned tier, uint32_t *cached)
-{
-    struct sim *m = g->sim;
-    struct ks_cache *c = g->cache;
-    int st = ks_cache_req_new(c, &a->req);
-    if (st != KS_OK)
-        return st;
-    uint32_t shared = 0;
-    const struct ks_request_spec *sp = &a->spec;
-    if (sp->prefix_group != KS_NONE && sp->prefix_group < 64 && sp->prefix_tokens >= m->s->cache.block_size) {
-        uint32_t pb = sp->prefix_tokens / m->s->cache.block_size; // whole blocks only
-        uint32_t *pr = &g->prefix_req[sp->prefix_group];
-        int existed = *pr != KS_NONE;
-        if (!existed) {
-            if ((st = ks_cache_req_new(c, pr)) != KS_OK)
-                return st;
-            if ((st = ks_cache_req_grow(c, *pr, pb, tier, NULL)) != KS_OK) {
-                ks_cache_req_free(c, *pr);
-                *pr = KS_NONE;
-                return st;
-            }
-        }
-        if (ks_cache_req_len(c, *pr) >= pb && ks_cache_req_share(c, a->req, *pr, pb) == KS_OK) {
-            shared = pb;
-            if (existed)
-                *cached = pb * m->s->cache.block_size;
-        }
-    }
-    uint32_t want = blocks_of(m, sp->prompt_tokens);
-    return want > shared ? ks_cache_req_grow(c, a->req, want - shared, tier, NULL) : KS_OK;
-}
-
-static void finish(struct gpu *g, uint32_t i);
-
 // Belady: the step at which each prompt block is first read, from the trace.
 // Its first decode step is taken as the GPU's next step (a colocated prefill
 // may delay it by a few iterations: an approximation that keeps the order of
 // the request's own blocks exact).
-static void first_uses(struct gpu *g, struct active *a)
+static void first_uses(struct gpu *g, struct ks_active *a)
 {
     const struct ks_scenario *s = g->sim->s;
     uint32_t nb = ks_cache_req_len(g->cache, a->req), steps = a->spec.output_tokens - 1;
@@ -693,167 +622,57 @@ static void first_uses(struct gpu *g, struct active *a)
 }
 
 // Admits the oldest pending request if the GPU can hold its share (one per
-// iteration). Its prompt's KV is placed now; a colocated prefill then runs
-// chunk by chunk (prefill_chunk). Returns how many it admitted.
-static uint32_t admit(struct gpu *g)
+// iteration). Its prompt's KV is placed now: in L1 for a colocated prefill,
+// which then runs chunk by chunk (ks_active_prefill_chunk), in L2 (host
+// DRAM) where the prefill pool sent it.
+static void admit(struct gpu *g)
 {
     struct sim *m = g->sim;
-    const struct ks_scenario *s = m->s;
-    uint32_t k = 0;
-    while (k < g->n_pending && k < 1) {
-        const struct queued *q = &g->pending[k];
-        const struct ks_request_spec *sp = &q->spec;
-        uint64_t full = (uint64_t)blocks_of(m, (uint64_t)sp->prompt_tokens + sp->output_tokens) * s->model.layers;
-        if (g->n_act > 0 && g->active_blocks + full > m->z.admit_blocks)
-            break; // FIFO: later requests wait behind this one
-        if (g->n_act == g->cap_act) {
-            uint32_t cap = g->cap_act ? 2 * g->cap_act : 64;
-            struct active *p = realloc(g->act, cap * sizeof *p);
-            if (!p) {
-                fail(m, "admitting a request", KS_ENOMEM);
-                g->failed = 1;
-                break;
-            }
-            g->act = p;
-            g->cap_act = cap;
-        }
-        struct active *a = &g->act[g->n_act];
-        *a = (struct active){.req = KS_NONE, .spec = *sp, .ctx = sp->prompt_tokens, .admitted = simgrid_get_clock()};
-        uint32_t cached = 0;
-        int pooled = q->prefilled >= 0; // prefilled by the pool: the first token exists
-        int st = place_prompt(g, a, pooled ? KS_L2 : KS_L1, &cached);
-        if (st != KS_OK) {
-            if (a->req != KS_NONE)
-                ks_cache_req_free(g->cache, a->req);
-            if (g->n_act == 0) {
-                fail(m, "placing a prompt in an empty GPU", st);
-                g->failed = 1;
-            }
-            break; // the tiers are full: wait for requests to finish
-        }
-        if (!(a->sr = ks_sparse_open(m->sparse, sp->id, sp->prompt_tokens))) {
-            ks_cache_req_free(g->cache, a->req);
-            fail(m, "admitting a request", KS_ENOMEM);
-            g->failed = 1;
-            break;
-        }
-        if (s->cache.evict == KS_EVICT_BELADY)
-            first_uses(g, a);
-        g->n_act++;
-        g->active_blocks += full;
-        m->r->admitted++;
-        if (pooled) {
-            // the pool produced the first token; the next token's interval
-            // counts from admission (the wait for room here shows in
-            // /requests as admitted - first_token)
-            a->generated = 1;
-            a->first_token = q->prefilled;
-            a->last_token = a->admitted;
-            ks_hist_add(m->r->ttft, q->prefilled - sp->arrival);
-            m->r->tokens++;
-            a->ctx++; // that token's K and V join the first decode step
-            uint32_t have = ks_cache_req_len(g->cache, a->req), need = blocks_of(m, a->ctx);
-            if (need > have && ks_cache_req_grow(g->cache, a->req, need - have, KS_L1, NULL) != KS_OK)
-                m->r->unplanned++;
-            if (a->generated >= sp->output_tokens) {
-                finish(g, g->n_act - 1);
-                k++;
-                continue;
-            }
-            a->prefilled = sp->prompt_tokens;
-        } else {
-            a->prefilled = cached;
-        }
-        k++;
+    if (g->n_pending == 0)
+        return;
+    const struct queued *q = &g->pending[0];
+    const struct ks_request_spec *sp = &q->spec;
+    int pooled = q->prefilled >= 0; // prefilled by the pool: the first token exists
+    struct ks_active *a;
+    int st = ks_active_admit(&g->act, sp, simgrid_get_clock(), pooled ? KS_L2 : KS_L1, &a);
+    if (st != KS_OK) {
+        fail(m, g->act.why, st);
+        g->failed = 1;
+        return;
     }
-    if (k > 0) {
-        memmove(g->pending, g->pending + k, (g->n_pending - k) * sizeof *g->pending);
-        g->n_pending -= k;
+    if (!a)
+        return; // FIFO: later requests wait behind this one
+    if (m->s->cache.evict == KS_EVICT_BELADY)
+        first_uses(g, a);
+    if (pooled) {
+        // the pool produced the first token; the next token's interval
+        // counts from admission (the wait for room here shows in
+        // /requests as admitted - first_token)
+        a->generated = 1;
+        a->first_token = q->prefilled;
+        a->last_token = a->admitted;
+        a->prefilled = sp->prompt_tokens;
+        ks_hist_add(m->r->ttft, q->prefilled - sp->arrival);
+        m->r->tokens++;
+        a->ctx++; // that token's K and V join the first decode step
+        ks_active_grow(&g->act, a);
+        if (a->generated >= sp->output_tokens)
+            ks_active_finish(&g->act, g->act.n - 1);
     }
-    if (g->n_act > m->r->peak_batch)
-        m->r->peak_batch = g->n_act;
-    return k;
+    memmove(g->pending, g->pending + 1, (g->n_pending - 1) * sizeof *g->pending);
+    g->n_pending--;
 }
 
-// This iteration's prefill work: up to prefill.chunk prompt tokens (0: no
-// limit), oldest admission first. Returns its compute time; *decoding
-// receives whether any request is past its prefill.
-static double prefill_chunk(struct gpu *g, int *decoding)
+// A request finished (ks_active_set's hook): its session's next turn may go,
+// and a router waiting for a slot may release one.
+static void finished(void *ctx, struct ks_active *a)
 {
-    const struct ks_scenario *s = g->sim->s;
-    uint32_t budget = s->prefill.chunk ? s->prefill.chunk : UINT32_MAX;
-    double t = 0;
-    *decoding = 0;
-    for (uint32_t i = 0; i < g->n_act; i++)
-        *decoding |= g->act[i].generated > 0;
-    while (budget > 0) {
-        struct active *a = NULL;
-        for (uint32_t i = 0; i < g->n_act; i++) {
-            struct active *x = &g->act[i];
-            if (x->prefilled < x->spec.prompt_tokens && (!a || x->admitted < a->admitted))
-                a = x;
-        }
-        if (!a)
-            break;
-        uint32_t take = a->spec.prompt_tokens - a->prefilled;
-        if (take > budget)
-            take = budget;
-        t += prefill_time(s, take, a->prefilled);
-        a->prefilled += take;
-        budget -= take;
-    }
-    return t;
-}
-
-static void finish(struct gpu *g, uint32_t i)
-{
+    struct gpu *g = ctx;
     struct sim *m = g->sim;
-    struct active *a = &g->act[i];
-    record(m, g, a, 1);
-    m->r->finished++;
     if (m->s->workload.sessions.turns > 1)
         turn_finished(m, &a->spec, a->last_token);
-    g->active_blocks -= (uint64_t)blocks_of(m, (uint64_t)a->spec.prompt_tokens + a->spec.output_tokens) * m->s->model.layers;
-    ks_cache_req_free(g->cache, a->req);
-    ks_sparse_close(a->sr);
-    g->act[i] = g->act[--g->n_act];
     m->in_flight--;
     sg_cond_notify_all(m->slot);
-}
-
-// One token for every active request; the first comes from prefill.
-static void emit(struct gpu *g, double now, int from_prefill)
-{
-    struct sim *m = g->sim;
-    for (uint32_t i = 0; i < g->n_act;) {
-        struct active *a = &g->act[i];
-        if (from_prefill != (a->generated == 0) || a->prefilled < a->spec.prompt_tokens) {
-            i++;
-            continue;
-        }
-        if (a->generated == 0) {
-            a->first_token = now;
-            ks_hist_add(m->r->ttft, now - a->spec.arrival);
-        } else {
-            double d = now - a->last_token;
-            ks_hist_add(m->r->tpot, d);
-            a->tpot_sum += d;
-            if (d > a->tpot_max)
-                a->tpot_max = d;
-        }
-        // the new token is the next step's input: its K and V join what that step reads
-        a->ctx++;
-        uint32_t have = ks_cache_req_len(g->cache, a->req), need = blocks_of(m, a->ctx);
-        if (need > have && ks_cache_req_grow(g->cache, a->req, need - have, KS_L1, NULL) != KS_OK)
-            m->r->unplanned++; // no room for the new block anywhere: counted, decoding goes on
-        a->generated++;
-        a->last_token = now;
-        m->r->tokens++;
-        if (a->generated >= a->spec.output_tokens)
-            finish(g, i);
-        else
-            i++;
-    }
 }
 
 // Whether a batch that layer `layer` (or an earlier one) needs is in flight.
@@ -872,7 +691,7 @@ static void sample(struct gpu *g)
         return;
     x->t = now;
     x->gpu = g->index;
-    x->batch = g->n_act;
+    x->batch = g->act.n;
     x->pending = g->n_pending;
     x->step_time = g->last_step;
     x->stall = g->last_stall;
@@ -911,8 +730,8 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     int per_layer = ks_sparse_per_layer(m->sparse);
     double kv_bytes = 0, attn = 0; // attn: measured kernel seconds, all layers
     const struct ks_kernel_time *kt = &s->platform.kernel_time;
-    for (uint32_t i = 0; st == KS_OK && i < g->n_act; i++) {
-        struct active *a = &g->act[i];
+    for (uint32_t i = 0; st == KS_OK && i < g->act.n; i++) {
+        struct ks_active *a = &g->act.a[i];
         if (a->generated == 0)
             continue; // still in prefill
         uint32_t nb = blocks_of(m, a->ctx), step = a->generated - 1; // the request's decode step
@@ -944,7 +763,7 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
         }
     }
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
-    ks_cache_set_reserve(c, ks_engine_reserve(s, &m->z, g->n_act));
+    ks_cache_set_reserve(c, ks_engine_reserve(s, &m->z, g->act.n));
     double step_start = simgrid_get_clock(), stall_before = m->r->stall;
     struct ks_plan plan;
     uint64_t budget = ks_engine_budget(s, &m->z, kv_bytes);
@@ -1059,7 +878,7 @@ static void decode(int argc, char **argv)
     }
     while (!g->failed && simgrid_get_clock() < s->duration) {
         admit(g);
-        if (g->n_act == 0) {
+        if (g->act.n == 0) {
             if (m->closing || (m->router_done && m->waiting == 0 && g->n_pending == 0 && g->incoming == 0))
                 break;
             // NOTE: a plain wait: sg_cond_wait_for never returned in SimGrid 3.32
@@ -1073,8 +892,8 @@ static void decode(int argc, char **argv)
         }
         // one iteration: a chunk of prefill, then a decode step of the
         // requests past their prefill (both hold the GPU: their times add)
-        int decoding;
-        double prefill = prefill_chunk(g, &decoding);
+        int decoding = ks_active_decoding(&g->act);
+        double prefill = ks_active_prefill_chunk(&g->act, prefill_time);
         if (prefill > 0) {
             if (simgrid_get_clock() + prefill > s->duration) {
                 // the run ends during this prefill: its work past the end is not counted
@@ -1094,15 +913,11 @@ static void decode(int argc, char **argv)
         }
         double now = simgrid_get_clock();
         if (decoding)
-            emit(g, now, 0);
-        emit(g, now, 1); // prefills completed in this iteration: their first token
+            ks_active_emit(&g->act, now, 0);
+        ks_active_emit(&g->act, now, 1); // prefills completed in this iteration: their first token
         sample(g);
     }
-    for (uint32_t i = 0; i < g->n_act; i++) { // cut off by the end of the run
-        record(m, g, &g->act[i], 0);
-        ks_sparse_close(g->act[i].sr);
-        g->act[i].sr = NULL;
-    }
+    ks_active_record_rest(&g->act); // cut off by the end of the run
     m->decoders--;
     sg_cond_notify_all(m->slot); // a router waiting for a slot must not wait for this one
     free(sel);
@@ -1397,8 +1212,10 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
             break;
         }
         g->step = 1; // blocks placed before the first step count as used at step 0
+        ks_active_init(&g->act, &(struct ks_active_params){
+            .s = s, .cache = g->cache, .sparse = m.sparse, .r = r, .gpu = i, .admit_blocks = m.z.admit_blocks,
+            .hooks = {.ctx = g, .finished = finished}});
         ks_rng_seed(&g->rng, s->seed * 1000003u + i);
-        memset(g->prefix_req, 0xff, sizeof g->prefix_req);
         g->mu = sg_mutex_init();
         g->work = sg_cond_init();
         g->done = sg_cond_init();
@@ -1456,7 +1273,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
                 free(g->routes[a][b].link);
         free(g->jobs);
         free(g->pending);
-        free(g->act);
+        ks_active_fini(&g->act);
     }
     r->unplanned += r->cache.unplanned;
     free(m.gpu);

@@ -1,0 +1,259 @@
+// active.c - the requests admitted to one GPU (see active.h).
+#include "active.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+
+static uint32_t blocks_of(const struct ks_active_set *set, uint64_t tokens)
+{
+    uint32_t bs = set->p.s->cache.block_size;
+    return (uint32_t)((tokens + bs - 1) / bs);
+}
+
+// Blocks of all layers the request holds at its full length.
+static uint64_t footprint(const struct ks_active_set *set, const struct ks_request_spec *sp)
+{
+    return (uint64_t)blocks_of(set, (uint64_t)sp->prompt_tokens + sp->output_tokens) * set->p.s->model.layers;
+}
+
+static int fill(struct ks_active_set *set, uint32_t req, uint32_t from, uint32_t to)
+{
+    const struct ks_active_hooks *h = &set->p.hooks;
+    return h->fill && to > from ? h->fill(h->ctx, req, from, to) : KS_OK;
+}
+
+void ks_active_init(struct ks_active_set *set, const struct ks_active_params *p)
+{
+    *set = (struct ks_active_set){.p = *p};
+    memset(set->prefix_req, 0xff, sizeof set->prefix_req);
+}
+
+void ks_active_fini(struct ks_active_set *set)
+{
+    for (uint32_t i = 0; i < set->n; i++)
+        ks_sparse_close(set->a[i].sr);
+    free(set->a);
+    set->a = NULL;
+    set->n = set->cap = 0;
+}
+
+static void record(struct ks_active_set *set, const struct ks_active *a, int finished)
+{
+    uint32_t steps = a->generated > 1 ? a->generated - 1 : 0;
+    ks_run_result_add_request(set->p.r, &(struct ks_request_record){
+        .id = a->spec.id,
+        .session = a->spec.session,
+        .turn = a->spec.turn,
+        .gpu = set->p.gpu,
+        .prompt = a->spec.prompt_tokens,
+        .output = a->spec.output_tokens,
+        .generated = a->generated,
+        .arrival = a->spec.arrival,
+        .admitted = a->admitted,
+        .first_token = a->generated ? a->first_token : -1,
+        .finish = finished ? a->last_token : -1,
+        .tpot_mean = steps ? a->tpot_sum / steps : 0,
+        .tpot_max = a->tpot_max,
+    });
+}
+
+// Places a's prompt: a shared prefix (whole blocks) from its group's prefix
+// request, created by the group's first request, and the rest grown into
+// `tier`. *cached receives the prompt tokens whose KV already existed (a
+// prefix placed by an earlier request of the group): prefill skips them.
+// *filling is set when the fill hook failed (a failure, not a full tier).
+static int place_prompt(struct ks_active_set *set, struct ks_active *a, unsigned tier, uint32_t *cached,
+                        int *filling)
+{
+    const struct ks_scenario *s = set->p.s;
+    struct ks_cache *c = set->p.cache;
+    int st = ks_cache_req_new(c, &a->req);
+    if (st != KS_OK)
+        return st;
+    uint32_t shared = 0;
+    const struct ks_request_spec *sp = &a->spec;
+    if (sp->prefix_group != KS_NONE && sp->prefix_group < KS_ACTIVE_PREFIX_GROUPS &&
+        sp->prefix_tokens >= s->cache.block_size) {
+        uint32_t pb = sp->prefix_tokens / s->cache.block_size;
+        uint32_t *pr = &set->prefix_req[sp->prefix_group];
+        int existed = *pr != KS_NONE;
+        if (!existed) {
+            if ((st = ks_cache_req_new(c, pr)) != KS_OK)
+                return st;
+            if ((st = ks_cache_req_grow(c, *pr, pb, tier, NULL)) != KS_OK) {
+                ks_cache_req_free(c, *pr);
+                *pr = KS_NONE;
+                return st;
+            }
+            if ((st = fill(set, *pr, 0, pb)) != KS_OK) {
+                *filling = 1;
+                return st;
+            }
+        }
+        if (ks_cache_req_len(c, *pr) >= pb && ks_cache_req_share(c, a->req, *pr, pb) == KS_OK) {
+            shared = pb;
+            if (existed)
+                *cached = pb * s->cache.block_size;
+        }
+    }
+    uint32_t want = blocks_of(set, sp->prompt_tokens);
+    if (want <= shared)
+        return KS_OK;
+    if ((st = ks_cache_req_grow(c, a->req, want - shared, tier, NULL)) != KS_OK)
+        return st;
+    if ((st = fill(set, a->req, shared, want)) != KS_OK)
+        *filling = 1;
+    return st;
+}
+
+int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp, double now, unsigned tier,
+                    struct ks_active **out)
+{
+    *out = NULL;
+    set->why = NULL;
+    uint64_t full = footprint(set, sp);
+    if (set->n > 0 && set->blocks + full > set->p.admit_blocks)
+        return KS_OK;
+    if (set->n == set->cap) {
+        uint32_t cap = set->cap ? 2 * set->cap : 64;
+        struct ks_active *p = realloc(set->a, cap * sizeof *p);
+        if (!p) {
+            set->why = "admitting a request";
+            return KS_ENOMEM;
+        }
+        set->a = p;
+        set->cap = cap;
+    }
+    struct ks_active *a = &set->a[set->n];
+    *a = (struct ks_active){.req = KS_NONE, .spec = *sp, .ctx = sp->prompt_tokens, .admitted = now};
+    uint32_t cached = 0;
+    int filling = 0;
+    int st = place_prompt(set, a, tier, &cached, &filling);
+    if (st == KS_OK && !(a->sr = ks_sparse_open(set->p.sparse, sp->id, sp->prompt_tokens))) {
+        st = KS_ENOMEM;
+        set->why = "admitting a request";
+    } else if (st != KS_OK && filling) {
+        set->why = "writing a prompt's KV";
+    } else if (st != KS_OK && set->n == 0) {
+        set->why = "placing a prompt in an empty GPU";
+    }
+    if (st != KS_OK) {
+        if (a->req != KS_NONE)
+            ks_cache_req_free(set->p.cache, a->req);
+        return set->why ? st : KS_OK; // the tiers are full: wait for requests to finish
+    }
+    a->prefilled = cached;
+    set->n++;
+    set->blocks += full;
+    set->p.r->admitted++;
+    if (set->n > set->p.r->peak_batch)
+        set->p.r->peak_batch = set->n;
+    *out = a;
+    return KS_OK;
+}
+
+int ks_active_decoding(const struct ks_active_set *set)
+{
+    for (uint32_t i = 0; i < set->n; i++)
+        if (set->a[i].generated > 0)
+            return 1;
+    return 0;
+}
+
+double ks_active_prefill_chunk(struct ks_active_set *set,
+                               double (*cost)(const struct ks_scenario *s, double tokens, double done))
+{
+    const struct ks_scenario *s = set->p.s;
+    uint32_t budget = s->prefill.chunk ? s->prefill.chunk : UINT32_MAX;
+    double t = 0;
+    while (budget > 0) {
+        struct ks_active *a = NULL;
+        for (uint32_t i = 0; i < set->n; i++) {
+            struct ks_active *x = &set->a[i];
+            if (x->prefilled < x->spec.prompt_tokens && (!a || x->admitted < a->admitted))
+                a = x;
+        }
+        if (!a)
+            break;
+        uint32_t take = a->spec.prompt_tokens - a->prefilled;
+        if (take > budget)
+            take = budget;
+        if (cost)
+            t += cost(s, take, a->prefilled);
+        a->prefilled += take;
+        budget -= take;
+    }
+    return t;
+}
+
+int ks_active_grow(struct ks_active_set *set, struct ks_active *a)
+{
+    struct ks_cache *c = set->p.cache;
+    uint32_t have = ks_cache_req_len(c, a->req), need = blocks_of(set, a->ctx);
+    if (need <= have)
+        return KS_OK;
+    if (ks_cache_req_grow(c, a->req, need - have, KS_L1, NULL) != KS_OK) {
+        set->p.r->unplanned++; // no room for the new block anywhere: counted, decoding goes on
+        return KS_OK;
+    }
+    int st = fill(set, a->req, have, need);
+    if (st != KS_OK)
+        set->why = "writing a new block's KV";
+    return st;
+}
+
+void ks_active_finish(struct ks_active_set *set, uint32_t i)
+{
+    struct ks_active *a = &set->a[i];
+    record(set, a, 1);
+    set->p.r->finished++;
+    if (set->p.hooks.finished)
+        set->p.hooks.finished(set->p.hooks.ctx, a);
+    set->blocks -= footprint(set, &a->spec);
+    ks_cache_req_free(set->p.cache, a->req);
+    ks_sparse_close(a->sr);
+    set->a[i] = set->a[--set->n];
+}
+
+int ks_active_emit(struct ks_active_set *set, double now, int from_prefill)
+{
+    struct ks_run_result *r = set->p.r;
+    for (uint32_t i = 0; i < set->n;) {
+        struct ks_active *a = &set->a[i];
+        if (from_prefill != (a->generated == 0) || a->prefilled < a->spec.prompt_tokens) {
+            i++;
+            continue;
+        }
+        if (a->generated == 0) {
+            a->first_token = now;
+            ks_hist_add(r->ttft, now - a->spec.arrival);
+        } else {
+            double d = now - a->last_token;
+            ks_hist_add(r->tpot, d);
+            a->tpot_sum += d;
+            if (d > a->tpot_max)
+                a->tpot_max = d;
+        }
+        // the new token is the next step's input: its K and V join what that step reads
+        a->ctx++;
+        int st = ks_active_grow(set, a);
+        if (st != KS_OK)
+            return st;
+        a->generated++;
+        a->last_token = now;
+        r->tokens++;
+        if (a->generated >= a->spec.output_tokens)
+            ks_active_finish(set, i);
+        else
+            i++;
+    }
+    return KS_OK;
+}
+
+void ks_active_record_rest(struct ks_active_set *set)
+{
+    for (uint32_t i = 0; i < set->n; i++)
+        record(set, &set->a[i], 0);
+}

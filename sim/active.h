@@ -1,0 +1,114 @@
+// active.h - the requests admitted to one GPU, from admission to their last
+// token: prompt placement (shared prefixes included), prefill chunks, tokens
+// with their TTFT and TPOT, and their /requests records.
+//
+// The simulator's decode actors (sim/engine.c) and the real runtime
+// (kernels/runtime.c) each drive one set per GPU, so that a request lives the
+// same life in both: `kvstrata validate` requires identical hit rates, steps
+// and tokens, and gets them because this code is shared. A set keeps no
+// clock; its callers pass times in seconds. Requests sit densely in a[0..n):
+// finishing one moves the last into its slot, so a pointer into a[] is valid
+// only until the next call that may finish or admit one.
+#ifndef KS_ACTIVE_H
+#define KS_ACTIVE_H
+
+#include <stdint.h>
+
+#include "cache.h"
+#include "engine.h"
+#include "scenario.h"
+#include "sparse.h"
+#include "workload.h"
+
+#define KS_ACTIVE_PREFIX_GROUPS 64 // shared-prefix groups a set tracks; later groups share nothing
+
+struct ks_active {
+    uint32_t req;             // cache manager request id
+    uint32_t ctx;             // tokens in its KV cache
+    uint32_t generated;       // tokens produced
+    uint32_t prefilled;       // prompt tokens whose KV exists (a cached prefix, chunks done)
+    struct ks_sparse_req *sr; // its selection state, owned by the set
+    struct ks_request_spec spec;
+    double admitted, first_token, last_token; // seconds
+    double tpot_sum, tpot_max;                // seconds, over its decode tokens
+    void *user;                               // the caller's per-request state; NULL until it sets it
+};
+
+// What the caller does at two points of a request's life. Either may be NULL.
+struct ks_active_hooks {
+    void *ctx;
+    // Blocks [from, to) of every layer of cache request `req` were just
+    // created and placed: give them their KV (the runtime writes real bytes;
+    // the simulator has nothing to write). A status other than KS_OK is
+    // returned by the set's call that created them.
+    int (*fill)(void *ctx, uint32_t req, uint32_t from, uint32_t to);
+    // `a` produced its last token and was recorded; its cache request and
+    // selection state are released after this returns, and its slot reused.
+    void (*finished)(void *ctx, struct ks_active *a);
+};
+
+struct ks_active_params {
+    const struct ks_scenario *s; // borrowed, outlives the set
+    struct ks_cache *cache;      // borrowed: the GPU's cache manager
+    struct ks_sparse *sparse;    // borrowed: opens each request's selection state
+    struct ks_run_result *r;     // borrowed: counters, TTFT and TPOT histograms, /requests
+    uint32_t gpu;                // the GPU's index across the cluster (/requests)
+    uint64_t admit_blocks;       // blocks (all layers, at full length) the admitted requests may hold
+    struct ks_active_hooks hooks;
+};
+
+struct ks_active_set {
+    struct ks_active_params p;
+    struct ks_active *a; // [n], capacity cap
+    uint32_t n, cap;
+    uint64_t blocks;     // blocks of the admitted requests at their full length, all layers
+    uint32_t prefix_req[KS_ACTIVE_PREFIX_GROUPS]; // cache request holding each group's prefix; KS_NONE: none yet
+    const char *why;     // after a failed call: what failed ("placing a prompt in an empty GPU", ...)
+};
+
+// Initialises an empty set in caller storage; *p is copied.
+void ks_active_init(struct ks_active_set *set, const struct ks_active_params *p);
+// Closes the selection state of the requests still in the set and frees its
+// array; their cache requests are left to the cache's owner, their `user`
+// state to the caller (release it first).
+void ks_active_fini(struct ks_active_set *set);
+
+// Admits the request if its blocks fit the admission bound (always when the
+// set is empty): places its prompt in `tier` (lower tiers when that is
+// full), a shared prefix from its group's request, and opens its selection
+// state. KS_OK with *out the new request (counted as admitted), or with *out
+// NULL when it must wait (it does not fit, or the tiers are full while other
+// requests hold them: they free room as they finish). Any other status is a
+// failure, with set->why; nothing of the request is kept.
+int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp, double now, unsigned tier,
+                    struct ks_active **out);
+
+// Whether any request is past its prefill (has produced its first token).
+int ks_active_decoding(const struct ks_active_set *set);
+
+// This iteration's prefill work: up to prefill.chunk prompt tokens (0: no
+// limit), oldest admission first. Returns the sum of cost(s, tokens, tokens
+// already prefilled) over the chunks taken; 0 when cost is NULL.
+double ks_active_prefill_chunk(struct ks_active_set *set,
+                               double (*cost)(const struct ks_scenario *s, double tokens, double done));
+
+// A token at `now` for every request whose prefill is complete and which
+// has (from_prefill) or has not (!from_prefill) produced its first token
+// yet: its TTFT or TPOT is recorded, its context grows by one token (a new
+// block of every layer when it fills one: in L1, or counted as unplanned
+// when no tier has room), and a request with all its output finishes.
+// KS_OK, or the fill hook's status.
+int ks_active_emit(struct ks_active_set *set, double now, int from_prefill);
+
+// Grows a's blocks to hold its ctx tokens (see ks_active_emit). KS_OK, or
+// the fill hook's status.
+int ks_active_grow(struct ks_active_set *set, struct ks_active *a);
+
+// Finishes request i: records it, runs the finished hook, releases its cache
+// request and selection state; the last request moves into slot i.
+void ks_active_finish(struct ks_active_set *set, uint32_t i);
+
+// The run ended: records every request still in the set as unfinished.
+void ks_active_record_rest(struct ks_active_set *set);
+
+#endif

@@ -1,0 +1,326 @@
+// test_active.c - a GPU's admitted requests (sim/active.h), the lifecycle the
+// engine and the runtime share: the admission bound, prompt placement with a
+// shared prefix and the fill hook, prefill chunks oldest first, TTFT and TPOT
+// in closed form, growth by a block per layer, finishing and records, full
+// tiers (wait) against an empty GPU (failure).
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+
+#include "active.h"
+#include "hist.h"
+#include "unit_util.h"
+
+#define LAYERS 2
+#define BS 16 // tokens per block
+
+struct fixture {
+    struct ks_scenario s;
+    struct ks_cache *c;
+    struct ks_sparse *sp;
+    struct ks_run_result r;
+    struct ks_active_set set;
+    // hook calls
+    uint32_t fills, filled_blocks, finished;
+    uint32_t last_req, last_from, last_to;
+    int fill_status;
+};
+
+static int on_fill(void *ctx, uint32_t req, uint32_t from, uint32_t to)
+{
+    struct fixture *f = ctx;
+    f->fills++;
+    f->filled_blocks += to - from;
+    f->last_req = req;
+    f->last_from = from;
+    f->last_to = to;
+    return f->fill_status;
+}
+
+static void on_finished(void *ctx, struct ks_active *a)
+{
+    struct fixture *f = ctx;
+    f->finished++;
+    assert_true(a->generated >= a->spec.output_tokens);
+}
+
+// A set over a cache of l1 + l2 pages (no L3), admission bound admit_blocks,
+// prefill chunks of `chunk` tokens (0: no limit), dense selection.
+static struct fixture *setup(uint32_t l1, uint32_t l2, uint64_t admit_blocks, uint32_t chunk)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    f->s.seed = 1;
+    f->s.model.layers = LAYERS;
+    f->s.model.max_context = 1u << 16;
+    f->s.cache.block_size = BS;
+    f->s.prefill.chunk = chunk;
+    f->s.sparse.policy = KS_SPARSE_DENSE;
+    struct ks_cache_params p = ks_test_params(l1, l2, 0);
+    p.groups = LAYERS;
+    f->c = ks_test_new(&p);
+    char err[256];
+    f->sp = ks_sparse_new(&f->s, err, sizeof err);
+    assert_non_null(f->sp);
+    f->r.ttft = malloc(sizeof *f->r.ttft);
+    f->r.tpot = malloc(sizeof *f->r.tpot);
+    assert_non_null(f->r.ttft);
+    assert_non_null(f->r.tpot);
+    ks_hist_init(f->r.ttft);
+    ks_hist_init(f->r.tpot);
+    ks_active_init(&f->set, &(struct ks_active_params){
+        .s = &f->s, .cache = f->c, .sparse = f->sp, .r = &f->r, .gpu = 3, .admit_blocks = admit_blocks,
+        .hooks = {.ctx = f, .fill = on_fill, .finished = on_finished}});
+    return f;
+}
+
+static void teardown(struct fixture *f)
+{
+    ks_active_fini(&f->set);
+    ks_test_check(f->c);
+    ks_cache_free(f->c);
+    ks_sparse_free(f->sp);
+    ks_run_result_fini(&f->r);
+    free(f);
+}
+
+static struct ks_request_spec spec(uint64_t id, uint32_t prompt, uint32_t output, double arrival)
+{
+    return (struct ks_request_spec){.id = id, .arrival = arrival, .prompt_tokens = prompt, .output_tokens = output,
+                                    .prefix_group = KS_NONE, .session = id};
+}
+
+static struct ks_active *admit(struct fixture *f, const struct ks_request_spec *sp, double now)
+{
+    struct ks_active *a = NULL;
+    assert_int_equal(ks_active_admit(&f->set, sp, now, KS_L1, &a), KS_OK);
+    return a;
+}
+
+// The first request is admitted whatever its size; the next only while the
+// blocks of all at full length stay within the bound; finishing frees room.
+static void admission_bound(void **state)
+{
+    (void)state;
+    // 40 + 8 tokens = 3 blocks per layer, 6 in all; a bound of 10 holds one
+    struct fixture *f = setup(64, 64, 10, 0);
+    struct ks_request_spec a = spec(0, 40, 1, 0), b = spec(1, 40, 8, 0);
+    a.output_tokens = 8;
+    assert_non_null(admit(f, &a, 1.0));
+    assert_int_equal(f->set.blocks, 6);
+    assert_null(admit(f, &b, 1.0)); // 6 + 6 > 10: waits
+    assert_int_equal(f->set.n, 1);
+    assert_int_equal(f->r.admitted, 1);
+    // the prompt's 3 blocks of each layer were placed and filled
+    assert_int_equal(ks_cache_req_len(f->c, f->set.a[0].req), 3);
+    assert_int_equal(f->fills, 1);
+    assert_int_equal(f->filled_blocks, 3);
+    assert_int_equal(f->set.a[0].prefilled, 0);
+    // prefill, then 8 tokens: the request finishes and its blocks go
+    ks_active_prefill_chunk(&f->set, NULL);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(ks_active_emit(&f->set, 2.0 + i, i == 0), KS_OK);
+    assert_int_equal(f->set.n, 0);
+    assert_int_equal(f->set.blocks, 0);
+    assert_int_equal(f->finished, 1);
+    assert_non_null(admit(f, &b, 10.0));
+    assert_int_equal(f->r.peak_batch, 1);
+    teardown(f);
+}
+
+// TTFT = first token - arrival; TPOT = the gaps between tokens; the record
+// carries the mean and maximum gap and the finish time.
+static void token_timing(void **state)
+{
+    (void)state;
+    struct fixture *f = setup(64, 64, 1000, 0);
+    struct ks_request_spec sp = spec(7, 20, 4, 0.5);
+    struct ks_active *a = admit(f, &sp, 1.0);
+    assert_non_null(a);
+    assert_int_equal(ks_active_decoding(&f->set), 0);
+    // no token before the prompt is prefilled
+    assert_int_equal(ks_active_emit(&f->set, 1.5, 1), KS_OK);
+    assert_int_equal(f->set.a[0].generated, 0);
+    ks_active_prefill_chunk(&f->set, NULL);
+    assert_int_equal(ks_active_emit(&f->set, 2.0, 0), KS_OK); // not yet decoding: nothing
+    assert_int_equal(f->set.a[0].generated, 0);
+    assert_int_equal(ks_active_emit(&f->set, 2.0, 1), KS_OK);
+    assert_int_equal(ks_active_decoding(&f->set), 1);
+    assert_int_equal(f->r.ttft->count, 1);
+    assert_float_equal(f->r.ttft->sum, 1.5, 1e-12);
+    assert_int_equal(ks_active_emit(&f->set, 2.0, 1), KS_OK); // a second first token: none
+    assert_int_equal(f->r.tokens, 1);
+    assert_int_equal(ks_active_emit(&f->set, 2.25, 0), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 2.75, 0), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 3.0, 0), KS_OK); // the 4th token: finished
+    assert_int_equal(f->set.n, 0);
+    assert_int_equal(f->r.tokens, 4);
+    assert_int_equal(f->r.finished, 1);
+    assert_int_equal(f->r.tpot->count, 3);
+    assert_float_equal(f->r.tpot->sum, 1.0, 1e-12);
+    assert_int_equal(f->r.n_rec, 1);
+    const struct ks_request_record *rec = &f->r.rec[0];
+    assert_int_equal(rec->id, 7);
+    assert_int_equal(rec->gpu, 3);
+    assert_int_equal(rec->generated, 4);
+    assert_float_equal(rec->admitted, 1.0, 0);
+    assert_float_equal(rec->first_token, 2.0, 0);
+    assert_float_equal(rec->finish, 3.0, 0);
+    assert_float_equal(rec->tpot_mean, 1.0 / 3, 1e-12);
+    assert_float_equal(rec->tpot_max, 0.5, 1e-12);
+    teardown(f);
+}
+
+// Each token adds one to the context; when it opens a block, every layer
+// gets one, in L1, and the fill hook writes it.
+static void growth_by_block(void **state)
+{
+    (void)state;
+    struct fixture *f = setup(64, 64, 1000, 0);
+    struct ks_request_spec sp = spec(0, 30, 30, 0); // 30 tokens: 2 blocks
+    assert_non_null(admit(f, &sp, 0));
+    ks_active_prefill_chunk(&f->set, NULL);
+    uint32_t fills = f->fills;
+    assert_int_equal(ks_active_emit(&f->set, 1, 1), KS_OK); // ctx 31
+    assert_int_equal(ks_active_emit(&f->set, 2, 0), KS_OK); // ctx 32
+    assert_int_equal(f->fills, fills);
+    assert_int_equal(ks_cache_req_len(f->c, f->set.a[0].req), 2);
+    assert_int_equal(ks_active_emit(&f->set, 3, 0), KS_OK); // ctx 33: a third block
+    assert_int_equal(f->set.a[0].ctx, 33);
+    assert_int_equal(ks_cache_req_len(f->c, f->set.a[0].req), 3);
+    assert_int_equal(f->fills, fills + 1);
+    assert_int_equal(f->last_from, 2);
+    assert_int_equal(f->last_to, 3);
+    // a failing fill stops the call with its status
+    f->fill_status = KS_EIO;
+    for (int i = 0; i < 15; i++) // up to ctx 48
+        assert_int_equal(ks_active_emit(&f->set, 4 + i, 0), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 20, 0), KS_EIO); // ctx 49: a fourth block
+    assert_non_null(f->set.why);
+    teardown(f);
+}
+
+static double tokens_cost(const struct ks_scenario *s, double tokens, double done)
+{
+    (void)s;
+    return tokens * 1000 + done; // both arguments show in the sum
+}
+
+// Prefill chunks take up to prefill.chunk tokens, oldest admission first, and
+// a request emits its first token only once its whole prompt is done.
+static void prefill_chunks_oldest_first(void **state)
+{
+    (void)state;
+    struct fixture *f = setup(64, 64, 1000, 64);
+    struct ks_request_spec x = spec(0, 100, 2, 0), y = spec(1, 50, 2, 0);
+    assert_non_null(admit(f, &x, 1.0));
+    assert_non_null(admit(f, &y, 2.0));
+    // 64 of x's 100
+    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), 64 * 1000 + 0, 0);
+    assert_int_equal(f->set.a[0].prefilled, 64);
+    assert_int_equal(f->set.a[1].prefilled, 0);
+    assert_int_equal(ks_active_emit(&f->set, 3.0, 1), KS_OK);
+    assert_int_equal(f->r.tokens, 0);
+    // x's last 36, then 28 of y's
+    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), (36 * 1000 + 64) + (28 * 1000 + 0), 0);
+    assert_int_equal(ks_active_emit(&f->set, 4.0, 1), KS_OK);
+    assert_int_equal(f->r.tokens, 1); // x's first token, not y's
+    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), 22 * 1000 + 28, 0);
+    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), 0, 0); // nothing left
+    assert_int_equal(ks_active_emit(&f->set, 5.0, 1), KS_OK);
+    assert_int_equal(f->r.tokens, 2);
+    teardown(f);
+}
+
+// The first request of a prefix group places the prefix in a request of its
+// own (filled once); later ones share its whole blocks, which prefill skips.
+static void shared_prefix(void **state)
+{
+    (void)state;
+    struct fixture *f = setup(64, 64, 1000, 0);
+    struct ks_request_spec x = spec(0, 60, 2, 0), y = spec(1, 40, 2, 0);
+    x.prefix_group = y.prefix_group = 5;
+    x.prefix_tokens = y.prefix_tokens = 35; // 2 whole blocks
+    assert_non_null(admit(f, &x, 1.0));
+    uint32_t pr = f->set.prefix_req[5];
+    assert_int_not_equal(pr, KS_NONE);
+    assert_int_equal(ks_cache_req_len(f->c, pr), 2);
+    // the prefix's 2 blocks, then x's blocks 2..3 (60 tokens: 4 blocks)
+    assert_int_equal(f->fills, 2);
+    assert_int_equal(f->filled_blocks, 2 + 2);
+    assert_int_equal(f->set.a[0].prefilled, 0); // the first request computes the prefix
+    assert_non_null(admit(f, &y, 2.0));
+    assert_int_equal(f->set.prefix_req[5], pr);
+    assert_int_equal(f->set.a[1].prefilled, 32);  // 2 blocks of 16 already exist
+    assert_int_equal(f->filled_blocks, 2 + 2 + 1); // y: its third block only
+    assert_int_equal(f->last_from, 2);
+    assert_int_equal(f->last_to, 3);
+    teardown(f);
+}
+
+// Full tiers: with other requests admitted a request waits (KS_OK, NULL) and
+// nothing of it stays; in an empty GPU it is a failure that says so.
+static void full_tiers(void **state)
+{
+    (void)state;
+    // 4 + 4 pages; a 50-token prompt needs 4 blocks of each of 2 layers
+    struct fixture *f = setup(4, 4, 1000, 0);
+    struct ks_request_spec x = spec(0, 50, 2, 0), y = spec(1, 50, 2, 0), big = spec(2, 200, 2, 0);
+    assert_non_null(admit(f, &x, 0));
+    assert_null(admit(f, &y, 0));
+    assert_int_equal(f->set.n, 1);
+    assert_int_equal(f->r.admitted, 1);
+    ks_test_check(f->c);
+    ks_active_fini(&f->set); // close x; its cache request goes with the cache
+    struct ks_cache_params p = ks_test_params(4, 4, 0);
+    p.groups = LAYERS;
+    ks_cache_free(f->c);
+    f->c = ks_test_new(&p);
+    ks_active_init(&f->set, &(struct ks_active_params){
+        .s = &f->s, .cache = f->c, .sparse = f->sp, .r = &f->r, .admit_blocks = 1000,
+        .hooks = {.ctx = f, .fill = on_fill, .finished = on_finished}});
+    struct ks_active *a = NULL;
+    assert_int_equal(ks_active_admit(&f->set, &big, 0, KS_L1, &a), KS_ENOSPC);
+    assert_null(a);
+    assert_string_equal(f->set.why, "placing a prompt in an empty GPU");
+    assert_int_equal(f->set.n, 0);
+    teardown(f);
+}
+
+// A request cut off by the end of the run is recorded unfinished.
+static void record_rest(void **state)
+{
+    (void)state;
+    struct fixture *f = setup(64, 64, 1000, 0);
+    struct ks_request_spec sp = spec(4, 20, 10, 0);
+    assert_non_null(admit(f, &sp, 0));
+    ks_active_prefill_chunk(&f->set, NULL);
+    assert_int_equal(ks_active_emit(&f->set, 1.0, 1), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 1.5, 0), KS_OK);
+    ks_active_record_rest(&f->set);
+    assert_int_equal(f->r.n_rec, 1);
+    assert_int_equal(f->r.rec[0].generated, 2);
+    assert_true(f->r.rec[0].finish < 0);
+    assert_float_equal(f->r.rec[0].tpot_mean, 0.5, 1e-12);
+    assert_int_equal(f->finished, 0);
+    teardown(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(admission_bound),
+        cmocka_unit_test(token_timing),
+        cmocka_unit_test(growth_by_block),
+        cmocka_unit_test(prefill_chunks_oldest_first),
+        cmocka_unit_test(shared_prefix),
+        cmocka_unit_test(full_tiers),
+        cmocka_unit_test(record_rest),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
