@@ -191,6 +191,7 @@ struct ks_batch {
     uint32_t *blocks;  // [n] virtual ids
     uint32_t *src_pages; // [n] pages read in src
     uint32_t *dst_pages; // [n] pages written in dst
+    const uint8_t *block_klass; // [n] enum ks_class of each block: a miss's batch may carry prefetches
 };
 
 struct ks_plan {

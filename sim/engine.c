@@ -275,6 +275,8 @@ struct ks_engine_job ks_engine_job_of(const struct ks_cache *c, struct ks_batch 
     int needed = b->klass == KS_CLASS_MISS;
     uint32_t l = UINT32_MAX;
     for (uint32_t i = 0; needed && i < b->n; i++) {
+        if (b->block_klass[i] != KS_CLASS_MISS)
+            continue; // a prefetch riding along: this step reads it in no layer
         uint32_t g = ks_cache_block_group(c, b->blocks[i]);
         if (g < l)
             l = g;

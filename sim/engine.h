@@ -143,7 +143,9 @@ struct ks_engine_job {
 };
 
 // The job for batch b of a plan: needed when it carries misses, then from
-// the first layer (group) any of its blocks belongs to.
+// the first layer (group) any of its missed blocks belongs to. Prefetches
+// that share the batch do not make an earlier layer wait: this step does
+// not read them.
 struct ks_engine_job ks_engine_job_of(const struct ks_cache *c, struct ks_batch *b);
 
 // The most urgent job that is neither running nor landed and whose `after`

@@ -231,6 +231,7 @@ static struct ks_batch_rec *new_batch(struct ks_cache *c)
         br->handoff = malloc(B * sizeof(uint32_t));
         br->klass = malloc(B);
         br->cap = B;
+        br->b.block_klass = br->klass;
         if (!br->b.blocks || !br->b.src_pages || !br->b.dst_pages || !br->handoff || !br->klass) {
             ks_batch_rec_free(br);
             return NULL;

@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "engine.h"
 #include "unit_util.h"
 
 enum { BB = 4096 }; // block bytes in every tier
@@ -330,6 +331,48 @@ static void wasted_by_eviction(void **state)
     ks_cache_free(c);
 }
 
+// A batch that carries a miss may carry prefetches too (same tiers). The
+// engine's job for it waits from the first layer with a *missed* block: a
+// prefetch of layer 0 riding with a miss of layer 1 must not stall layer 0,
+// which this step does not read it in.
+static void prefetch_sets_no_waiting_layer(void **state)
+{
+    (void)state;
+    struct ks_cache_params p = ks_test_params(64, 64, 0);
+    p.groups = 2;
+    p.prefetch_window = 4;
+    struct ks_cache *c = ks_test_new(&p);
+    uint32_t r = ks_test_req(c);
+    ks_test_grow(c, r, 5, KS_L1);  // blocks 0..4 of both layers
+    ks_test_grow(c, r, 30, KS_L2); // 5..34
+    // layer 0: a miss on 10 (NEIGHBOR 11..14), confirmed; then a rising hit
+    // on it opens HEAT 11..14 without a miss in layer 0
+    ks_cache_step(c, 1);
+    ks_test_access1(c, r, 0, 10, 1.0f);
+    struct ks_plan plan;
+    assert_int_equal(ks_cache_plan(c, BB, &plan), KS_OK);
+    ks_test_confirm_all(c, &plan);
+    ks_cache_step(c, 2);
+    ks_test_access1(c, r, 0, 10, 5.0f);
+    ks_test_access1(c, r, 1, 20, 1.0f); // layer 1: a miss
+    assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
+    ks_test_plan_sane(&p, &plan);
+    assert_int_equal(plan.n, 1);
+    const struct ks_batch *b = plan.batch[0];
+    assert_int_equal(b->klass, KS_CLASS_MISS);
+    int miss = ks_test_in_batch(b, ks_test_id(c, r, 1, 20)), heat = ks_test_in_batch(b, ks_test_id(c, r, 0, 11));
+    assert_true(miss >= 0);
+    assert_true(heat >= 0);
+    assert_int_equal(b->block_klass[miss], KS_CLASS_MISS);
+    assert_int_equal(b->block_klass[heat], KS_CLASS_HEAT);
+    struct ks_engine_job j = ks_engine_job_of(c, plan.batch[0]);
+    assert_true(j.needed);
+    assert_int_equal(j.layer, 1);
+    ks_test_confirm_all(c, &plan);
+    ks_test_check(c);
+    ks_cache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +382,7 @@ int main(void)
         cmocka_unit_test(heat_class_needs_rising),
         cmocka_unit_test(used_and_wasted_by_free),
         cmocka_unit_test(wasted_by_eviction),
+        cmocka_unit_test(prefetch_sets_no_waiting_layer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
