@@ -158,8 +158,9 @@ static void progress_done(void)
 struct dram_pt {
     size_t bytes;
     unsigned threads;
-    struct ks_dram_result r;
-    double model, err; // predicted seconds per copy, relative error
+    struct ks_dram_result r; // the median window (by seconds per copy)
+    double lo, hi;           // the slowest and fastest window's bytes per second
+    double model, err;       // predicted seconds per copy, relative error
 };
 
 struct ssd_pt {
@@ -176,10 +177,14 @@ struct ssd_pt {
 // and one stall in one window must not become the figure. The SSD gets more
 // and longer windows (SSD_SECONDS each) because the development VM's virtual
 // disk swings by tens of percent between back-to-back windows of 0.15 s, and
-// by 2-3x over minutes (calib/README.md); each point also reports the
-// spread of its windows, so that a reader sees how far one figure can be
-// trusted.
-enum { WINDOWS = 3, SSD_WINDOWS = 5 };
+// by 2-3x over minutes (calib/README.md). The DRAM sizes are measured in
+// WINDOWS rounds of one window each rather than size after size, because the
+// VM's copy speed moves by tens of percent within seconds to minutes: in
+// rounds a drift reaches every size, where size after size it made one size
+// fast and the next slow.
+// Each point also reports the spread of its windows, so that a reader sees
+// how far one figure can be trusted.
+enum { WINDOWS = 3, SSD_WINDOWS = 5, MAX_SERIES = 2 };
 #define DRAM_SECONDS 0.15
 #define SSD_SECONDS 0.3
 #define QUICK_SECONDS 0.01
@@ -196,28 +201,56 @@ static int cmp_ssd(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int measure_dram(const struct ks_cli_cmd *cmd, const size_t *sizes, size_t n, unsigned threads, size_t pool,
-                        double seconds, struct dram_pt *out)
+// One DRAM curve: every size copied by `threads` threads at once.
+struct dram_series {
+    unsigned threads;
+    struct dram_pt *out; // one point per size
+};
+
+// Measures every series at every size: WINDOWS rounds, each one window of
+// every size and series in turn, on one set of regions faulted in before the
+// first (dram.h); a point is the median of its windows.
+static int measure_dram(const struct ks_cli_cmd *cmd, const size_t *sizes, size_t n, const struct dram_series *s,
+                        size_t n_series, size_t pool, double seconds)
 {
-    for (size_t i = 0; i < n; i++) {
-        progress("calib: DRAM copies of %zu KiB on %u thread%s", sizes[i] / KIB, threads, threads > 1 ? "s" : "");
-        struct ks_dram_params p = {.bytes = sizes[i], .threads = threads, .pool = pool, .seconds = seconds};
-        out[i] = (struct dram_pt){.bytes = sizes[i], .threads = threads};
-        struct ks_dram_result w[WINDOWS];
-        int st = KS_OK;
-        for (int k = 0; k < WINDOWS && st == KS_OK; k++)
-            st = ks_dram_bench(&p, &w[k]);
-        if (st == KS_OK) {
-            qsort(w, WINDOWS, sizeof w[0], cmp_dram);
-            out[i].r = w[WINDOWS / 2];
-        }
-        if (st != KS_OK) {
-            progress_done();
-            return ks_cli_fail(cmd, "DRAM copies of %zu bytes on %u threads: %s", sizes[i], threads,
-                               st == KS_ENOMEM ? "out of memory" : ks_status_str(st));
-        }
+    KS_ASSERT(n <= MAX_SIZES && n_series <= MAX_SERIES);
+    struct ks_dram_params dp = {.pool = pool};
+    for (size_t j = 0; j < n_series; j++)
+        dp.threads = s[j].threads > dp.threads ? s[j].threads : dp.threads;
+    for (size_t i = 0; i < n; i++)
+        dp.max_bytes = sizes[i] > dp.max_bytes ? sizes[i] : dp.max_bytes;
+    size_t region = pool > 2 * dp.max_bytes ? pool : 2 * dp.max_bytes;
+    progress("calib: DRAM: writing %u x 2 regions of %zu MiB", dp.threads, region / MIB);
+    struct ks_dram *d = ks_dram_new(&dp);
+    if (!d) {
+        progress_done();
+        return ks_cli_fail(cmd, "DRAM copies: cannot allocate and fault in %u x 2 regions of %zu MiB (out of memory, "
+                           "or a thread cannot start)", dp.threads, region / MIB);
     }
+    struct ks_dram_result w[MAX_SERIES][MAX_SIZES][WINDOWS];
+    for (int k = 0; k < WINDOWS; k++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n_series; j++) {
+                unsigned thr = s[j].threads;
+                progress("calib: DRAM round %d of %d: copies of %zu KiB on %u thread%s", k + 1, WINDOWS,
+                         sizes[i] / KIB, thr, thr > 1 ? "s" : "");
+                struct ks_dram_point p = {.bytes = sizes[i], .threads = thr, .seconds = seconds};
+                int st = ks_dram_run(d, &p, &w[j][i][k]);
+                if (st != KS_OK) {
+                    progress_done();
+                    ks_dram_free(d);
+                    return ks_cli_fail(cmd, "DRAM copies of %zu bytes on %u threads: %s", sizes[i], thr,
+                                       st == KS_EIO ? "a thread cannot start" : ks_status_str(st));
+                }
+            }
     progress_done();
+    ks_dram_free(d);
+    for (size_t j = 0; j < n_series; j++)
+        for (size_t i = 0; i < n; i++) {
+            qsort(w[j][i], WINDOWS, sizeof w[j][i][0], cmp_dram); // fastest first
+            s[j].out[i] = (struct dram_pt){.bytes = sizes[i], .threads = s[j].threads, .r = w[j][i][WINDOWS / 2],
+                                           .hi = w[j][i][0].bytes_per_s, .lo = w[j][i][WINDOWS - 1].bytes_per_s};
+        }
     return 0;
 }
 
@@ -292,6 +325,11 @@ static double ssd_spread(const struct ssd_pt *p)
     return (p->hi - p->lo) / p->r.bytes_per_s;
 }
 
+static double dram_spread(const struct dram_pt *p)
+{
+    return (p->hi - p->lo) / p->r.bytes_per_s;
+}
+
 // ---- reports ----------------------------------------------------------------
 
 static json_t *dram_json(const struct dram_pt *p, size_t n, int with_model)
@@ -304,6 +342,9 @@ static json_t *dram_json(const struct dram_pt *p, size_t n, int with_model)
         err |= ks_json_set_int(o, "threads", p[i].threads);
         err |= ks_json_set_real(o, "seconds_per_copy", p[i].r.t);
         err |= ks_json_set_real(o, "bytes_per_s", p[i].r.bytes_per_s);
+        err |= ks_json_set_real(o, "bytes_per_s_min", p[i].lo);
+        err |= ks_json_set_real(o, "bytes_per_s_max", p[i].hi);
+        err |= ks_json_set_real(o, "window_spread", dram_spread(&p[i]));
         if (with_model) {
             err |= ks_json_set_real(o, "predicted_s", p[i].model);
             err |= ks_json_set_real(o, "rel_error", p[i].err);
@@ -372,10 +413,11 @@ static int set_ssd_fit(json_t *o, const char *key, const struct ks_fit_ssd *f)
 
 static void print_dram(FILE *f, const char *title, const struct dram_pt *p, size_t n, int with_model)
 {
-    fprintf(f, "%s\n  %10s %8s %14s %12s%s\n", title, "bytes", "threads", "s/copy", "GB/s",
-            with_model ? "   predicted_s   error" : "");
+    fprintf(f, "%s\n  %10s %8s %14s %12s %15s %7s%s\n", title, "bytes", "threads", "s/copy", "GB/s", "windows_GB/s",
+            "spread", with_model ? "   predicted_s   error" : "");
     for (size_t i = 0; i < n; i++) {
-        fprintf(f, "  %10zu %8u %14.6e %12.3f", p[i].bytes, p[i].threads, p[i].r.t, p[i].r.bytes_per_s / 1e9);
+        fprintf(f, "  %10zu %8u %14.6e %12.3f %7.3f-%-7.3f %6.1f%%", p[i].bytes, p[i].threads, p[i].r.t,
+                p[i].r.bytes_per_s / 1e9, p[i].lo / 1e9, p[i].hi / 1e9, 100 * dram_spread(&p[i]));
         if (with_model)
             fprintf(f, "  %12.6e %+6.1f%%", p[i].model, 100 * p[i].err);
         fputc('\n', f);
@@ -469,7 +511,7 @@ struct host_run {
     struct ks_fit_ssd fit_rd, fit_wr;
     char fsdesc[320];
     uint64_t file_bytes;
-    double seconds;
+    double dram_seconds, seconds; // a DRAM window, an SSD window
 };
 
 static int host_measure(const struct ks_cli_cmd *cmd, const struct host_opts *o, struct host_run *h)
@@ -477,10 +519,10 @@ static int host_measure(const struct ks_cli_cmd *cmd, const struct host_opts *o,
     const size_t *ds = o->quick ? dram_quick : dram_full;
     h->n_dram = o->quick ? N_OF(dram_quick) : N_OF(dram_full);
     size_t pool = o->quick ? 64 * MIB : 256 * MIB;
-    double dsec = o->seconds > 0 ? o->seconds : o->quick ? QUICK_SECONDS : DRAM_SECONDS;
-    int rc = measure_dram(cmd, ds, h->n_dram, 1, pool, dsec, h->dram1);
-    if (rc == 0)
-        rc = measure_dram(cmd, ds, h->n_dram, h->threads, pool, dsec, h->dramn);
+    h->dram_seconds = o->seconds > 0 ? o->seconds : o->quick ? QUICK_SECONDS : DRAM_SECONDS;
+    // one thread and all threads in the same rounds: a drift reaches both curves
+    const struct dram_series series[] = {{1, h->dram1}, {h->threads, h->dramn}};
+    int rc = measure_dram(cmd, ds, h->n_dram, series, N_OF(series), pool, h->dram_seconds);
     if (rc != 0)
         return rc;
     h->nt = ks_dram_nt_threshold();
@@ -606,6 +648,8 @@ static int host_report(const struct host_opts *o, const struct host_run *h, cons
 {
     if (!o->json) {
         printf("calib host: %s (%s, %u cores), %s\nprofile: %s\n\n", m->host, m->cpu, m->cores, m->date, o->out);
+        printf("DRAM: median of %d windows of %.3g s per point, measured in rounds (each round one window of every "
+               "size, one thread and all threads)\n", WINDOWS, h->dram_seconds);
         print_dram(stdout, "DRAM copies, one thread (bytes copied per second):", h->dram1, h->n_dram, 0);
         printf("  fit: lat %.3g us, bw %.4g GB/s moved (3 bytes per byte copied below %zu MiB, 2 above), worst "
                "residual %.1f%%\n",
@@ -713,10 +757,12 @@ const struct ks_cli_cmd ks_calib_host_cmd = {
     .summary = "Measure host DRAM and an SSD, fit the models, write a profile",
     .about =
         "Measures memcpy bandwidth by copy size (64 KiB to 1 GiB) on one thread and\n"
-        "on all cores (data out of cache; bytes copied per second), and O_DIRECT\n"
-        "random reads and writes through io_uring by request size (4 KiB to 4 MiB)\n"
-        "and queue depth (1 to 64) on a file it creates in --dir (filled first,\n"
-        "synced and removed at the end). Fits latency + size * moved / bandwidth\n"
+        "on all cores (data out of cache; bytes copied per second; median of 3\n"
+        "rounds, each one window of every size and thread count, so that a drift\n"
+        "of the machine reaches every point alike), and O_DIRECT random reads\n"
+        "and writes through io_uring by request size (4 KiB to 4 MiB) and queue\n"
+        "depth (1 to 64) on a file it creates in --dir (filled first, synced and\n"
+        "removed at the end). Fits latency + size * moved / bandwidth\n"
         "to the copies (bandwidth in bytes the memory moves: a copy moves 3 bytes\n"
         "per byte below glibc's non-temporal threshold, 2 at or above it) and\n"
         "t = lat + qd * op + qd * size / bw to the SSD requests\n"
@@ -728,14 +774,14 @@ const struct ks_cli_cmd ks_calib_host_cmd = {
         "\n"
         "--json prints one object: profile, host, cpu, cores, date, dir,\n"
         "filesystem, file_bytes, threads, dram_one_thread and dram_all_threads\n"
-        "(arrays of {bytes, threads, seconds_per_copy, bytes_per_s}), their fits\n"
-        "dram_fit_* {lat_s, bw_bytes_per_s, worst_residual, rms_residual},\n"
-        "ssd_read and ssd_write (arrays of {bytes, qd, requests,\n"
-        "seconds_per_request, bytes_per_s (the median window), bytes_per_s_min,\n"
-        "bytes_per_s_max, window_spread ((max - min) / median), iops,\n"
-        "predicted_s, rel_error}) and\n"
-        "their fits ssd_*_fit {lat_s, op_s, bw_bytes_per_s, worst_residual,\n"
-        "rms_residual}.\n",
+        "(arrays of {bytes, threads, seconds_per_copy, bytes_per_s (the median\n"
+        "window), bytes_per_s_min, bytes_per_s_max, window_spread ((max - min) /\n"
+        "median)}), dram_nt_threshold (bytes; 0: unknown), their fits dram_fit_*\n"
+        "{lat_s, bw_bytes_per_s, worst_residual, rms_residual}, ssd_read and\n"
+        "ssd_write (arrays of {bytes, qd, requests, seconds_per_request,\n"
+        "bytes_per_s (the median window), bytes_per_s_min, bytes_per_s_max,\n"
+        "window_spread, iops, predicted_s, rel_error}) and their fits ssd_*_fit\n"
+        "{lat_s, op_s, bw_bytes_per_s, worst_residual, rms_residual}.\n",
     .run = run_host,
 };
 
@@ -762,9 +808,9 @@ struct goal {
     double worst, goal; // largest |relative error| over the points above the size floor
     int met;
     int n;              // points that count
-    // SSD: the measurement's own noise, beside the goal (never part of `met`):
-    // the widest window spread of a point and how many points' windows lie
-    // further apart than the goal
+    // DRAM and SSD: the measurement's own noise over the points that count,
+    // beside the goal (never part of `met`): the widest window spread of a
+    // point and how many points' windows lie further apart than the goal
     int has_spread;
     double worst_spread;
     int noisy;
@@ -789,6 +835,14 @@ static json_t *goal_json(const struct goal *g)
         return NULL;
     }
     return o;
+}
+
+// The line beside a goal that says how noisy its measurement was.
+static void print_noise(const struct goal *g, int windows)
+{
+    printf("  measurement noise: %d of %d points' %d windows differ by more than %.0f%% (worst %.1f%%); there a "
+           "%.0f%% agreement is luck either way\n\n", g->noisy, g->n, windows, 100 * g->goal, 100 * g->worst_spread,
+           100 * g->goal);
 }
 
 struct gpu_check {
@@ -858,14 +912,17 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
     const size_t *ds = quick ? check_dram_quick : check_dram_full;
     size_t n_dram = quick ? N_OF(check_dram_quick) : N_OF(check_dram_full);
     struct dram_pt dram[MAX_SIZES];
-    int rc = measure_dram(cmd, ds, n_dram, nthr, quick ? 64 * MIB : 256 * MIB, sec, dram);
+    const struct dram_series series = {nthr, dram};
+    int rc = measure_dram(cmd, ds, n_dram, &series, 1, quick ? 64 * MIB : 256 * MIB, sec);
     struct goal gd = {.name = "dram copies above 64 KiB, all threads: t = threads * size * moved / dram_bw",
-                      .goal = COPY_GOAL};
+                      .goal = COPY_GOAL, .has_spread = 1};
     for (size_t i = 0; rc == 0 && i < n_dram; i++) {
         dram[i].model = (double)nthr * ks_dram_moved_per_copied(dram[i].bytes, nt) * (double)dram[i].bytes / dram_bw;
         dram[i].err = (dram[i].model - dram[i].r.t) / dram[i].r.t;
         if (dram[i].bytes > GOAL_MIN_BYTES) {
             gd.worst = fmax(gd.worst, fabs(dram[i].err));
+            gd.worst_spread = fmax(gd.worst_spread, dram_spread(&dram[i]));
+            gd.noisy += dram_spread(&dram[i]) > gd.goal;
             gd.n++;
         }
     }
@@ -947,8 +1004,9 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
                "non-temporal threshold%s), 2 at or above:\n",
                v, nthr, nt / MIB, nt ? "" : " unknown here: 2 everywhere");
         print_dram(stdout, "", dram, n_dram, 1);
-        printf("  %s: worst %.1f%% over %d points, goal %.0f%%: %s\n\n", gd.name, 100 * gd.worst, gd.n,
+        printf("  %s: worst %.1f%% over %d points, goal %.0f%%: %s\n", gd.name, 100 * gd.worst, gd.n,
                100 * gd.goal, gd.met ? "met" : "NOT met");
+        print_noise(&gd, WINDOWS);
         if (dir) {
             printf("ssd.lat %.3g us, ssd.read_op_time %.3g us, ssd.read_bw %.4g MB/s; %s (%s)\n", 1e6 * lat, 1e6 * rop,
                    rbw / 1e6, dir, fsdesc);
@@ -957,9 +1015,7 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
                    100 * gs.goal, gs.met ? "met" : "NOT met");
             printf("  %s: worst %.1f%% over %d points, goal %.0f%%: %s\n", gsim.name, 100 * gsim.worst, gsim.n,
                    100 * gsim.goal, gsim.met ? "met" : "NOT met");
-            printf("  measurement noise: %d of %d points' %d windows differ by more than %.0f%% (worst %.1f%%); "
-                   "there a 10%% agreement is luck either way\n\n", gs.noisy, gs.n, SSD_WINDOWS, 100 * gs.goal,
-                   100 * gs.worst_spread);
+            print_noise(&gs, SSD_WINDOWS);
         } else
             printf("ssd: not checked (no --dir)\n\n");
         if (g.have) {
@@ -1025,18 +1081,23 @@ const struct ks_cli_cmd ks_calib_check_cmd = {
         "    copy_overhead + pcie_lat + size / pcie_bw.\n"
         "Goals (issue 5): copies above 64 KiB within 5%, SSD reads (model and\n"
         "simulated) within 10% at every size and queue depth. Each goal is\n"
-        "reported met or not; the exit status is 0 either way.\n"
+        "reported met or not (on the median windows); the exit status is 0\n"
+        "either way. The DRAM sizes are measured in rounds (each round one\n"
+        "window of every size; the median of 3 rounds), so that a drift of the\n"
+        "machine reaches every size alike; each DRAM and SSD point also gives\n"
+        "its slowest and fastest window.\n"
         "\n"
         "--json prints one object: profile, host, cpu, date, threads, dram_bw,\n"
-        "dram (array of {bytes, threads, seconds_per_copy, bytes_per_s,\n"
-        "predicted_s, rel_error}), dir, filesystem and ssd_read (with --dir:\n"
-        "{bytes, qd, requests, seconds_per_request, bytes_per_s, bytes_per_s_min,\n"
-        "bytes_per_s_max, window_spread, iops, predicted_s, rel_error,\n"
-        "simulated_s, sim_rel_error}), gpu (bool),\n"
-        "goals (array of {model, points, worst_rel_error, goal, met}, the SSD\n"
-        "goals also worst_window_spread and points_spread_beyond_goal: how far\n"
-        "the windows of one point lie apart, which `met` ignores) and\n"
-        "all_goals_met.\n",
+        "dram_nt_threshold (bytes; 0: unknown), dram (array of {bytes, threads,\n"
+        "seconds_per_copy, bytes_per_s (the median window), bytes_per_s_min,\n"
+        "bytes_per_s_max, window_spread ((max - min) / median), predicted_s,\n"
+        "rel_error}), dir, filesystem and ssd_read (with --dir: {bytes, qd,\n"
+        "requests, seconds_per_request, bytes_per_s, bytes_per_s_min,\n"
+        "bytes_per_s_max, window_spread, iops, predicted_s, rel_error, simulated_s,\n"
+        "sim_rel_error}), gpu (bool), goals (array of {model, points,\n"
+        "worst_rel_error, goal, met}, the DRAM and SSD goals also\n"
+        "worst_window_spread and points_spread_beyond_goal: how far the windows of\n"
+        "one point lie apart, which `met` ignores) and all_goals_met.\n",
     .run = run_check,
 };
 

@@ -1,11 +1,17 @@
-# Calibration (calib/): the fitter on synthetic curves, the simulated SSD
-# experiment against its closed form, the profile writer's round trip through
-# the scenario loader, `calib host --quick` and `calib check --quick` on a
-# disk-backed directory of the build tree, bad inputs, and a tiny fio
-# comparison. Benchmarks here run for seconds: --quick everywhere.
+# Calibration (calib/): the fitter on synthetic curves, the DRAM benchmark's
+# calls on small regions, the simulated SSD experiment against its closed
+# form, the profile writer's round trip through the scenario loader,
+# `calib host --quick` and `calib check --quick` on a disk-backed directory of
+# the build tree (with their points' window spreads), bad inputs, and a tiny
+# fio comparison. Benchmarks here run for seconds: --quick everywhere.
 
 ks_add_test(calib_fit test_calib_fit.c)
 target_link_libraries(calib_fit PRIVATE ks_calib)
+# windows of several sizes and thread counts on regions prepared once; its
+# threads start and stop on every call, so it runs under TSan too
+ks_add_test(calib_dram test_calib_dram.c)
+target_link_libraries(calib_dram PRIVATE ks_calib)
+ks_tsan_test(calib_dram)
 ks_add_test(calib_sim test_calib_sim.c)
 target_link_libraries(calib_sim PRIVATE ks_calib)
 ks_add_test(calib_profile test_calib_profile.c)
@@ -41,7 +47,24 @@ ks_calib_skip_test(calib_check_quick --json --has goals --has ssd_read --has all
                    -- calib check h200_sxm_pcie5 --quick --dir ${ks_cal_dir} --json)
 ks_cli_test(calib_check_dram_only --json --has goals --has dram --stdout-lacks ssd_read
             -- calib check devvm_epyc_host --quick --json)
-ks_cli_test(calib_check_text --stdout-has "goal 5%" --stdout-has "ssd: not checked" -- calib check devvm_epyc_host --quick)
+ks_cli_test(calib_check_text --stdout-has "goal 5%" --stdout-has "ssd: not checked" --stdout-has "windows_GB/s"
+            --stdout-has "measurement noise" -- calib check devvm_epyc_host --quick)
+# the help says how the DRAM points are measured and what their goal reports
+ks_cli_test(calib_check_help --stdout-has "in rounds" --stdout-has "the DRAM and SSD goals also" -- calib check --help)
+ks_cli_test(calib_host_help --stdout-has "rounds, each one window of every size and thread count" -- calib host --help)
+
+# every measured point (DRAM and SSD, host and check): slowest window <=
+# median <= fastest and window_spread = (fastest - slowest) / median; and
+# each goal's worst_window_spread and points_spread_beyond_goal are its
+# points' (calib_spread_check.sh, with jq)
+set(ks_spread ${CMAKE_CURRENT_SOURCE_DIR}/calib_spread_check.sh $<TARGET_FILE:kvstrata>)
+add_test(NAME calib_check_spread COMMAND ${ks_spread} calib check devvm_epyc_host --quick)
+add_test(NAME calib_check_spread_ssd COMMAND ${ks_spread} calib check h200_sxm_pcie5 --quick --dir ${ks_cal_dir})
+add_test(NAME calib_host_spread COMMAND ${ks_spread} calib host --quick --dir ${ks_cal_dir}
+         -o ${ks_cal_dir}/calib_spread.lua)
+set_tests_properties(calib_check_spread calib_check_spread_ssd calib_host_spread PROPERTIES
+                     SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120)
+set_tests_properties(calib_check_spread_ssd calib_host_spread PROPERTIES RUN_SERIAL TRUE)
 
 # the shipped measured profile loads in a scenario
 ks_cli_test(calib_shipped_profile --json --is platform.profile devvm_epyc_host --gt platform.ssd.read_op_time 0
