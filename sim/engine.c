@@ -289,11 +289,26 @@ static void lane(int argc, char **argv)
     (void)argc;
     struct gpu *g = (struct gpu *)(uintptr_t)strtoull(argv[1], NULL, 16);
     const struct ks_scenario *s = g->sim->s;
+    const struct ks_host_wake *wake = &s->platform.host_wake;
     for (;;) {
         sg_mutex_lock(g->mu);
-        int k;
-        while ((k = ks_engine_next_job(g->jobs, g->n_jobs)) < 0)
+        double idle_from = simgrid_get_clock();
+        int k, waited = 0;
+        while ((k = ks_engine_next_job(g->jobs, g->n_jobs)) < 0) {
             sg_cond_wait(g->work, g->mu);
+            waited = 1;
+        }
+        if (waited && wake->n) {
+            // a lane that slept takes this long to run once signalled; a
+            // lane already awake may take the job meanwhile
+            sg_mutex_unlock(g->mu);
+            sg_actor_sleep_for(ks_host_wake_time(wake, simgrid_get_clock() - idle_from));
+            sg_mutex_lock(g->mu);
+            if ((k = ks_engine_next_job(g->jobs, g->n_jobs)) < 0) {
+                sg_mutex_unlock(g->mu);
+                continue;
+            }
+        }
         g->jobs[k].running = 1;
         struct ks_batch *b = g->jobs[k].b;
         sg_mutex_unlock(g->mu);
@@ -677,7 +692,7 @@ static void finished(void *ctx, struct ks_active *a)
     sg_cond_notify_all(m->slot);
 }
 
-// Whether a batch that layer `layer` (or an earlier one) needs is in flight.
+// A /steps record when its sampling time has come.
 static void sample(struct gpu *g)
 {
     struct sim *m = g->sim;
@@ -699,6 +714,16 @@ static void sample(struct gpu *g)
     x->stall = g->last_stall;
 }
 
+// The decode loop waited since `since` and a landing signalled it: it runs
+// again after the host's wake-up time for that idleness (counted as stall).
+static void wake_up(struct gpu *g, double since)
+{
+    const struct ks_host_wake *w = &g->sim->s->platform.host_wake;
+    if (w->n)
+        sg_actor_sleep_for(ks_host_wake_time(w, simgrid_get_clock() - since));
+}
+
+// Whether a batch that layer `layer` (or an earlier one) needs is in flight.
 static int has_needed(const struct gpu *g, uint32_t layer)
 {
     return ks_engine_needed_unlanded(g->jobs, g->n_jobs, layer);
@@ -821,10 +846,15 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     while (done < s->model.layers) {
         double t0 = simgrid_get_clock();
         sg_mutex_lock(g->mu);
-        while (has_needed(g, done) && !g->failed)
+        int waited = 0;
+        while (has_needed(g, done) && !g->failed) {
             sg_cond_wait(g->done, g->mu);
+            waited = 1;
+        }
         int more = has_needed(g, UINT32_MAX - 1);
         sg_mutex_unlock(g->mu);
+        if (waited)
+            wake_up(g, t0);
         m->r->stall += simgrid_get_clock() - t0;
         // no needed copy left in flight: the remaining layers run in one go
         uint32_t run = 1;
@@ -844,8 +874,11 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     // make the same decisions
     double t_end = simgrid_get_clock();
     sg_mutex_lock(g->mu);
-    while (!ks_engine_all_landed(g->jobs, g->n_jobs) && !g->failed)
+    int waited = 0;
+    while (!ks_engine_all_landed(g->jobs, g->n_jobs) && !g->failed) {
         sg_cond_wait(g->done, g->mu);
+        waited = 1;
+    }
     for (uint32_t i = 0; i < g->n_jobs && !g->failed; i++)
         if ((st = ks_cache_confirm(c, g->jobs[i].b)) != KS_OK) {
             fail(m, "confirming a migration batch", st);
@@ -853,6 +886,8 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
         }
     g->n_jobs = 0;
     sg_mutex_unlock(g->mu);
+    if (waited)
+        wake_up(g, t_end);
     m->r->stall += simgrid_get_clock() - t_end;
     if (g->failed)
         return -1;

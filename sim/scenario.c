@@ -453,8 +453,8 @@ static void check_unknown(struct ctx *x, const struct ks_luatab *t, const char *
         char p[PATH_MAX_LEN];
         join(p, sizeof p, path, ch->key);
         const struct field *f = field_at(p);
-        if (strcmp(p, "platform.kernel_time") == 0)
-            continue; // a table of its own: read_kernel_time
+        if (strcmp(p, "platform.kernel_time") == 0 || strcmp(p, "platform.host_wake") == 0)
+            continue; // a table of its own: read_kernel_time, read_host_wake
         if (f) {
             if (f->type == T_DIST && ch->type == KS_LUATAB_TABLE)
                 check_dist_keys(x, ch, p);
@@ -534,8 +534,8 @@ static void check_profile(struct ctx *x, struct ks_luatab *t, const char *rel, c
         char r[PATH_MAX_LEN], label[PATH_MAX_LEN * 2];
         join(r, sizeof r, rel, ch->key);
         snprintf(label, sizeof label, "%s%s", prefix, r);
-        if (!rel[0] && strcmp(ch->key, "kernel_time") == 0)
-            continue; // a table of its own: read_kernel_time
+        if (!rel[0] && (strcmp(ch->key, "kernel_time") == 0 || strcmp(ch->key, "host_wake") == 0))
+            continue; // a table of its own: read_kernel_time, read_host_wake
         if (!rel[0] && in_list(profile_meta, ch->key) >= 0) {
             if (ch->type != KS_LUATAB_STRING)
                 REPORT_AT(x, ch, label, "is a %s; expected a string", ks_luatab_type_name(ch));
@@ -1121,6 +1121,82 @@ static void read_kernel_time(struct ctx *x)
     kt->batch = (uint32_t)bt->i;
 }
 
+// platform.host_wake from the scenario, else host_wake from the profile:
+// {idle = {...}, seconds = {...}, source = "...", kind = "..."}.
+static void read_host_wake(struct ctx *x)
+{
+    struct ks_luatab *t = ks_luatab_find(x->tree, "platform.host_wake");
+    const char *label = "platform.host_wake";
+    int in_profile_file = 0;
+    if (!t && x->profile) {
+        t = ks_luatab_find(x->profile, "host_wake");
+        label = x->profile == x->own_profile ? "host_wake" : "platform.profile.host_wake";
+        in_profile_file = t && x->profile == x->own_profile;
+    }
+    if (!t)
+        return;
+    if (t->type != KS_LUATAB_TABLE) {
+        REPORT_AT(x, t, label, "is a %s; expected {idle = {...}, seconds = {...}, source = ...}",
+                  ks_luatab_type_name(t));
+        return;
+    }
+    static const char *const keys[] = {"idle", "seconds", "source", "kind", NULL};
+    for (const struct ks_luatab *ch = t->child; ch; ch = ch->next)
+        if (in_list(keys, ch->key) < 0) {
+            char p[PATH_MAX_LEN];
+            join(p, sizeof p, label, ch->key);
+            REPORT_AT(x, ch, p, "unknown field; host_wake takes idle, seconds, source, kind");
+        }
+    enum { CAP = 64 };
+    double idle[CAP], sec[CAP];
+    char li[PATH_MAX_LEN], ls[PATH_MAX_LEN];
+    join(li, sizeof li, label, "idle");
+    join(ls, sizeof ls, label, "seconds");
+    int ni = read_array(x, ks_luatab_get(t, "idle"), li, idle, CAP);
+    int ns = read_array(x, ks_luatab_get(t, "seconds"), ls, sec, CAP);
+    if (ni < 0 || ns < 0)
+        return;
+    if (ni != ns || ni == 0) {
+        REPORT_AT(x, t, label, "idle and seconds must be non-empty lists of one length (%d and %d)", ni, ns);
+        return;
+    }
+    for (int i = 1; i < ni; i++)
+        if (idle[i] <= idle[i - 1]) {
+            REPORT_AT(x, t, li, "entry [%d]: idle times are strictly increasing", i + 1);
+            return;
+        }
+    const struct ks_luatab *src = ks_luatab_get(t, "source");
+    if (in_profile_file && (!src || src->type != KS_LUATAB_STRING || !src->s[0])) {
+        REPORT_AT(x, t, label, "needs its source, a non-empty string");
+        return;
+    }
+    struct ks_host_wake *w = &x->s->platform.host_wake;
+    w->idle = malloc((size_t)ni * sizeof *w->idle);
+    w->seconds = malloc((size_t)ni * sizeof *w->seconds);
+    w->source = dup_checked(x, src && src->type == KS_LUATAB_STRING ? src->s : "inline");
+    if (!w->idle || !w->seconds) {
+        x->oom = 1;
+        return;
+    }
+    memcpy(w->idle, idle, (size_t)ni * sizeof *idle);
+    memcpy(w->seconds, sec, (size_t)ni * sizeof *sec);
+    w->n = (uint32_t)ni;
+}
+
+double ks_host_wake_time(const struct ks_host_wake *w, double idle)
+{
+    if (w->n == 0)
+        return 0;
+    if (idle <= w->idle[0])
+        return w->seconds[0];
+    for (uint32_t i = 1; i < w->n; i++)
+        if (idle <= w->idle[i]) {
+            double f = log(idle / w->idle[i - 1]) / log(w->idle[i] / w->idle[i - 1]);
+            return w->seconds[i - 1] + f * (w->seconds[i] - w->seconds[i - 1]);
+        }
+    return w->seconds[w->n - 1];
+}
+
 // ---- consistency ---------------------------------------------------------
 
 #define FAIL(x, path, ...) \
@@ -1282,6 +1358,9 @@ void ks_scenario_free(struct ks_scenario *s)
     free(s->platform.kernel_time.blocks);
     free(s->platform.kernel_time.seconds);
     free(s->platform.kernel_time.source);
+    free(s->platform.host_wake.idle);
+    free(s->platform.host_wake.seconds);
+    free(s->platform.host_wake.source);
     free(s->sparse.fit);
     free(s->workload.prompt_tokens.file);
     free(s->workload.output_tokens.file);
@@ -1354,6 +1433,8 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
     x.s->platform.profile_file = dup_checked(&x, x.profile_file);
     if (x.n_errors == 0 && !x.oom)
         read_kernel_time(&x);
+    if (x.n_errors == 0 && !x.oom)
+        read_host_wake(&x);
     if (x.n_errors == 0 && !x.oom)
         check_consistency(&x);
     if (x.n_errors || x.oom) {

@@ -93,6 +93,18 @@ struct ks_kernel_time {
     char *source;      // where the table comes from
 };
 
+// How long a host thread that sat idle takes to run once signalled (a
+// condition variable: `kvstrata calib host` measures it): idle[i] seconds of
+// idleness cost seconds[i]; between points linear in log(idle), clamped at
+// the ends. A migration lane pays it when a step's batches wake it, the
+// decode loop when a landing ends its wait. idle strictly increasing.
+struct ks_host_wake {
+    uint32_t n;      // points; 0: none (waking costs nothing)
+    double *idle;    // [n] seconds idle before the signal
+    double *seconds; // [n] seconds from the signal to the thread running
+    char *source;    // where the table comes from
+};
+
 struct ks_scenario_platform {
     uint32_t nodes;          // nodes in the cluster
     uint32_t gpus_per_node;  // GPUs per node
@@ -115,7 +127,12 @@ struct ks_scenario_platform {
     double table_rebuild;    // seconds per rebuild of the resident-block pointer table
     double prefill_efficiency; // share of flops that prefill achieves (0, 1]
     struct ks_kernel_time kernel_time; // measured attention kernel time; n = 0: none
+    struct ks_host_wake host_wake;     // measured thread wake-up time; n = 0: none
 };
+
+// Seconds a host thread idle for `idle` seconds takes to run once signalled
+// (0 without a table).
+double ks_host_wake_time(const struct ks_host_wake *w, double idle);
 
 struct ks_scenario_model {
     uint32_t layers;

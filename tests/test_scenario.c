@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -224,11 +225,41 @@ static void profiles(void **state)
     assert_int_equal(ks_scenario_check_profile(TS "bad_unit.lua", NULL, err, sizeof err), KS_EINVAL);
 }
 
+// host_wake: read from the scenario (or the profile), interpolated linearly
+// in log(idle) between its points and clamped at its ends; a bad table is
+// refused with its file and field.
+static void host_wake(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = load(TS "closed_form_wake.lua", NULL, 0);
+    const struct ks_host_wake *w = &s->platform.host_wake;
+    assert_int_equal(w->n, 1);
+    assert_string_equal(w->source, "a test figure");
+    assert_true(ks_host_wake_time(w, 1e-9) == 10e-6);
+    assert_true(ks_host_wake_time(w, 1e3) == 10e-6);
+    ks_scenario_free(s);
+    s = load(TS "closed_form_miss.lua", NULL, 0);
+    assert_int_equal(s->platform.host_wake.n, 0);
+    assert_true(ks_host_wake_time(&s->platform.host_wake, 1) == 0);
+    ks_scenario_free(s);
+    double idle[] = {1e-4, 1e-3, 1e-2}, sec[] = {10e-6, 40e-6, 100e-6};
+    struct ks_host_wake t = {.n = 3, .idle = idle, .seconds = sec};
+    assert_float_equal(ks_host_wake_time(&t, 1e-5), 10e-6, 1e-15);     // below the first point
+    assert_float_equal(ks_host_wake_time(&t, 1e-3), 40e-6, 1e-15);     // at a point
+    assert_float_equal(ks_host_wake_time(&t, 1e-3 * sqrt(10)), 70e-6, 1e-12); // halfway in log
+    assert_float_equal(ks_host_wake_time(&t, 1), 100e-6, 1e-15);       // above the last
+    refused(TS "bad_host_wake.lua", NULL, 0,
+            (const char *const[]){"bad_host_wake.lua: platform.host_wake.idle: entry [2]: idle times are "
+                                  "strictly increasing",
+                                  "bad_host_wake.lua: platform.host_wake.samples: unknown field", NULL});
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_scenario), cmocka_unit_test(defaults),       cmocka_unit_test(sets),
         cmocka_unit_test(bad_inputs),       cmocka_unit_test(inline_profile), cmocka_unit_test(profiles),
+        cmocka_unit_test(host_wake),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
