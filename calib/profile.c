@@ -4,6 +4,7 @@
 #include "profile.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,57 @@ static void put_figure(FILE *f, const struct ks_calib_figure *g, const char *key
     fputs("},\n", f);
 }
 
+// A number as written in a profile: the shortest of 15 to 17 significant
+// digits that reads back as the same double.
+static void put_number(FILE *f, double v)
+{
+    char buf[64];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, f);
+}
+
+// Writes t, or -1 (nothing written) when a value is not a finite number.
+static int put_table(FILE *f, const struct ks_calib_table *t, int depth, char *err, size_t len)
+{
+    for (size_t i = 0; i < t->n_lists; i++)
+        for (size_t j = 0; j < t->n; j++)
+            if (!isfinite(t->lists[i].v[j])) {
+                snprintf(err, len, "%s.%s[%zu]: %g is not a finite number", t->key, t->lists[i].name, j + 1,
+                         t->lists[i].v[j]);
+                return -1;
+            }
+    indent(f, depth);
+    put_key(f, t->key);
+    fputc('{', f);
+    for (size_t i = 0; i < t->n_lists; i++) {
+        fprintf(f, "%s = {", t->lists[i].name);
+        for (size_t j = 0; j < t->n; j++) {
+            if (j)
+                fputs(", ", f);
+            put_number(f, t->lists[i].v[j]);
+        }
+        fputs("}, ", f);
+    }
+    fputs("source = ", f);
+    put_string(f, t->source);
+    fputs(", kind = ", f);
+    put_string(f, t->kind);
+    fputs("},\n", f);
+    return 0;
+}
+
+static const struct ks_calib_table *table_named(const struct ks_calib_profile *p, const char *key)
+{
+    for (size_t i = 0; i < p->n_tables; i++)
+        if (strcmp(p->tables[i].key, key) == 0)
+            return &p->tables[i];
+    return NULL;
+}
+
 static const struct ks_calib_figure *replacement(const struct ks_calib_profile *p, const char *path)
 {
     for (size_t i = 0; i < p->n_figs; i++)
@@ -138,6 +190,12 @@ static int put_fields(FILE *f, const struct ks_calib_profile *p, const struct ks
         if (depth == 1 && (!strcmp(c->key, "name") || !strcmp(c->key, "part") || !strcmp(c->key, "notes")))
             continue;
         join(path, sizeof path, prefix, c->key);
+        const struct ks_calib_table *tt = depth == 1 ? table_named(p, c->key) : NULL;
+        if (tt) {
+            if (put_table(f, tt, depth, err, len) != 0)
+                return -1;
+            continue;
+        }
         const struct ks_calib_figure *g = replacement(p, path);
         if (g) {
             put_figure(f, g, c->key, depth);
@@ -228,6 +286,10 @@ static int put_fields(FILE *f, const struct ks_calib_profile *p, const struct ks
         indent(f, depth);
         fputs("},\n", f);
     }
+    // tables of lists the base lacks
+    for (size_t i = 0; depth == 1 && i < p->n_tables; i++)
+        if (!ks_luatab_get(t, p->tables[i].key) && put_table(f, &p->tables[i], depth, err, len) != 0)
+            return -1;
     return 0;
 }
 

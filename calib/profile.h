@@ -5,7 +5,8 @@
 // written back field by field in its own order, every figure with its
 // source and kind as the base gives them, except the figures named in the
 // replacement list, which take the new value, source and kind (figures the
-// base lacks are added at the end of their table). name, part and notes are
+// base lacks are added at the end of their table), and the top-level tables
+// of number lists given whole (ks_calib_table). name, part and notes are
 // the new profile's. The result goes to a temporary file in the target's
 // directory, is checked by the scenario loader's profile check, and is
 // renamed over the target: a failure leaves no file and no half-written one.
@@ -21,17 +22,36 @@ struct ks_calib_figure {
     const char *kind;   // "measured", ...
 };
 
+// A top-level table of number lists, written whole: key = {name = {v, ...},
+// ..., source = "...", kind = "..."} (host_wake). It replaces the base's
+// field of that key, or follows the base's fields when the base lacks it.
+// Every value must be finite (else KS_EINVAL); each is written with the
+// fewest digits that read back as the same double.
+struct ks_calib_list {
+    const char *name; // "idle"
+    const double *v;  // the table's n values
+};
+
+struct ks_calib_table {
+    const char *key;                   // a top-level key: "host_wake"
+    const struct ks_calib_list *lists; // n_lists lists, of n values each
+    size_t n_lists, n;
+    const char *source, *kind;
+};
+
 struct ks_calib_profile {
     const char *base_file;      // the profile whose other figures are kept
     const char *name, *part, *notes;
     const char *comment;        // lines written as Lua comments at the top (may be NULL)
     const struct ks_calib_figure *figs;
     size_t n_figs;
+    const struct ks_calib_table *tables; // may be NULL
+    size_t n_tables;
 };
 
 // Writes p to out. KS_OK, or a status with the reason in err: KS_EINVAL (the
-// base profile cannot be read, or the result does not pass the profile
-// check), KS_EIO (the file cannot be written), KS_ENOMEM.
+// base profile cannot be read, a value cannot be written, or the result does
+// not pass the profile check), KS_EIO (the file cannot be written), KS_ENOMEM.
 int ks_calib_profile_write(const struct ks_calib_profile *p, const char *out, char *err, size_t len);
 
 // The profile file for a name or a path: `spec` itself when it names a file

@@ -1125,7 +1125,7 @@ static void read_kernel_time(struct ctx *x)
 // {idle = {...}, seconds = {...}, source = "...", kind = "..."}.
 static void read_host_wake(struct ctx *x)
 {
-    struct ks_luatab *t = ks_luatab_find(x->tree, "platform.host_wake");
+    struct ks_luatab *t = x->tree ? ks_luatab_find(x->tree, "platform.host_wake") : NULL;
     const char *label = "platform.host_wake";
     int in_profile_file = 0;
     if (!t && x->profile) {
@@ -1456,6 +1456,13 @@ int ks_scenario_check_profile(const char *file, const char *lua_dirs, char *err,
         return st;
     x.profile = x.own_profile;
     check_profile(&x, x.profile, "", "", 1);
+    struct ks_scenario scratch = {0}; // host_wake is read whole, then dropped
+    x.s = &scratch;
+    read_host_wake(&x);
+    free(scratch.platform.host_wake.idle);
+    free(scratch.platform.host_wake.seconds);
+    free(scratch.platform.host_wake.source);
+    x.s = NULL;
     for (int i = 0; i < N_FIELDS; i++) { // every required figure is there, and reads
         const struct field *f = &fields[i];
         if (!f->figure)

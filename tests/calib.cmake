@@ -1,6 +1,6 @@
 # Calibration (calib/): the fitter on synthetic curves, the DRAM benchmark's
-# calls on small regions, the simulated SSD experiment against its closed
-# form, the profile writer's round trip through the scenario loader,
+# calls on small regions, the wake-up benchmark's bounds, the simulated SSD
+# experiment against its closed form, the profile writer's round trip through the scenario loader,
 # `calib host --quick` and `calib check --quick` on a disk-backed directory of
 # the build tree (with their points' window spreads), bad inputs, and a tiny
 # fio comparison. Benchmarks here run for seconds: --quick everywhere.
@@ -12,6 +12,14 @@ target_link_libraries(calib_fit PRIVATE ks_calib)
 ks_add_test(calib_dram test_calib_dram.c)
 target_link_libraries(calib_dram PRIVATE ks_calib)
 ks_tsan_test(calib_dram)
+# wake-ups of a thread idle on a condition variable: bounds, not figures, and
+# host_wake through the profile writer and back; a waiter thread per call,
+# so it runs under TSan too
+ks_add_test(calib_wake test_calib_wake.c)
+target_link_libraries(calib_wake PRIVATE ks_calib)
+target_compile_definitions(calib_wake PRIVATE
+  KS_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KS_TEST_BINARY_DIR="${CMAKE_CURRENT_BINARY_DIR}")
+ks_tsan_test(calib_wake)
 ks_add_test(calib_sim test_calib_sim.c)
 target_link_libraries(calib_sim PRIVATE ks_calib)
 ks_add_test(calib_profile test_calib_profile.c)
@@ -51,7 +59,22 @@ ks_cli_test(calib_check_text --stdout-has "goal 5%" --stdout-has "ssd: not check
             --stdout-has "measurement noise" -- calib check devvm_epyc_host --quick)
 # the help says how the DRAM points are measured and what their goal reports
 ks_cli_test(calib_check_help --stdout-has "in rounds" --stdout-has "the DRAM and SSD goals also" -- calib check --help)
-ks_cli_test(calib_host_help --stdout-has "rounds, each one window of every size and thread count" -- calib host --help)
+ks_cli_test(calib_host_help --stdout-has "rounds, each one window of every size and thread count"
+            --stdout-has "host_wake" -- calib host --help)
+# a profile without host_wake (datasheet profiles have none): said, and skipped
+ks_cli_test(calib_check_no_wake --json --has host_wake --stdout-lacks "\"wake\"" --stdout-lacks "host wake-up"
+            -- calib check h200_sxm_pcie5 --quick --json)
+ks_cli_test(calib_check_no_wake_text --stdout-has "host_wake: none in the profile"
+            -- calib check h200_sxm_pcie5 --quick)
+# a profile whose host_wake idle times are out of order: the profile check refuses it, naming file, line and key
+set(ks_h200 ${PROJECT_SOURCE_DIR}/calib/profiles/h200_sxm_pcie5.lua)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ks_h200})
+file(READ ${ks_h200} ks_bad_wake)
+string(REPLACE "return {" "return {\n  host_wake = {idle = {1e-3, 1e-4}, seconds = {2e-5, 1e-5}, source = \"test\", kind = \"measured\"},"
+       ks_bad_wake "${ks_bad_wake}")
+file(WRITE ${ks_cal_dir}/bad_wake.lua "${ks_bad_wake}")
+ks_cli_test(calib_check_bad_wake --exit 1 --stdout-empty --stderr-has "bad_wake.lua:5: host_wake.idle: entry [2]: idle times are strictly increasing"
+            -- calib check ${ks_cal_dir}/bad_wake.lua --quick)
 
 # every measured point (DRAM and SSD, host and check): slowest window <=
 # median <= fastest and window_spread = (fastest - slowest) / median; and
@@ -62,9 +85,13 @@ add_test(NAME calib_check_spread COMMAND ${ks_spread} calib check devvm_epyc_hos
 add_test(NAME calib_check_spread_ssd COMMAND ${ks_spread} calib check h200_sxm_pcie5 --quick --dir ${ks_cal_dir})
 add_test(NAME calib_host_spread COMMAND ${ks_spread} calib host --quick --dir ${ks_cal_dir}
          -o ${ks_cal_dir}/calib_spread.lua)
-set_tests_properties(calib_check_spread calib_check_spread_ssd calib_host_spread PROPERTIES
+# calib check on a profile with host_wake: the one calib host --quick writes
+# (its wake points and the "host wake-up" goal)
+add_test(NAME calib_check_wake_spread COMMAND sh -c
+  "$<TARGET_FILE:kvstrata> calib host --quick --dir ${ks_cal_dir} -o ${ks_cal_dir}/calib_wake.lua > /dev/null 2> ${ks_cal_dir}/calib_wake.err || { cat ${ks_cal_dir}/calib_wake.err >&2; grep -q 'refuses O_DIRECT\\|which is memory' ${ks_cal_dir}/calib_wake.err && exit 77; exit 1; }; exec ${CMAKE_CURRENT_SOURCE_DIR}/calib_spread_check.sh $<TARGET_FILE:kvstrata> calib check ${ks_cal_dir}/calib_wake.lua --quick")
+set_tests_properties(calib_check_spread calib_check_spread_ssd calib_host_spread calib_check_wake_spread PROPERTIES
                      SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120)
-set_tests_properties(calib_check_spread_ssd calib_host_spread PROPERTIES RUN_SERIAL TRUE)
+set_tests_properties(calib_check_spread_ssd calib_host_spread calib_check_wake_spread PROPERTIES RUN_SERIAL TRUE)
 
 # the shipped measured profile loads in a scenario
 ks_cli_test(calib_shipped_profile --json --is platform.profile devvm_epyc_host --gt platform.ssd.read_op_time 0
