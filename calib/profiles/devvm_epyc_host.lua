@@ -1,94 +1,95 @@
 -- devvm_epyc_host.lua - measured host profile, written by kvstrata calib host.
--- Command: kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua
--- Machine: vm, AMD EPYC, 2 cores; --dir on ext4 on /dev/vda; 2026-11-29T17:58:06Z
--- DRAM fit (all cores): lat 1.8 us, bw 25.98 GB/s moved (3 or 2 bytes per byte copied, calib/dram.h), worst residual 10.4%
--- SSD read fit: lat 26.8 us, op 5.96 us, bw 603.6 MB/s, worst residual 18.1%
--- SSD write fit: lat 38.3 us, op 7.83 us, bw 616.6 MB/s, worst residual 30.4%
+-- Command: kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua --json
+-- Machine: vm, AMD EPYC, 2 cores; --dir on ext4 on /dev/vda; 2026-11-29T19:17:20Z
+-- DRAM fit (all cores): lat 0 us, bw 28.28 GB/s moved (3 or 2 bytes per byte copied, calib/dram.h), worst residual 10.6%
+-- SSD read fit: lat 32.5 us, op 6.45 us, bw 670.1 MB/s, worst residual 29.2%
+-- SSD write fit: lat 32.8 us, op 6.98 us, bw 756.2 MB/s, worst residual 28.4%
+-- Wake-ups (idle s: median us, P10-P90 us, samples): 0.0001: 7.3, 6.8-8.2, 200; 0.001: 27.4, 21.5-38.9, 200; 0.01: 79.5, 49.1-102.0, 60; 0.1: 64.8, 43.9-125.0, 20
 -- Measured SSD points (op bytes qd MB/s IOPS us/request; slowest-fastest window MB/s):
---   read     4096  1    100.2    24464      40.9; 0.1-109.2
---   read     4096  2    171.0    41755      47.9; 49.6-189.0
---   read     4096  4    188.4    46003      87.0; 162.9-204.1
---   read     4096  8    211.1    51526     155.3; 60.1-240.0
---   read     4096 16    251.9    61488     260.2; 55.0-257.0
---   read     4096 32    290.3    70867     451.5; 282.4-298.2
---   read     4096 64    367.5    89715     713.4; 157.1-391.6
---   read    16384  1    274.0    16727      59.8; 64.2-285.1
---   read    16384  2    365.5    22308      89.7; 351.3-392.6
---   read    16384  4    392.6    23960     166.9; 187.5-405.6
---   read    16384  8    424.9    25933     308.5; 3.5-442.8
---   read    16384 16    465.8    28432     562.7; 462.9-520.3
---   read    16384 32    492.2    30040    1065.3; 351.6-562.4
---   read    16384 64    529.1    32292    1981.9; 517.6-581.8
---   read    65536  1    500.1     7631     131.1; 428.7-504.2
---   read    65536  2    564.1     8607     232.4; 546.9-638.7
---   read    65536  4    545.3     8321     480.7; 520.1-581.7
---   read    65536  8    554.9     8467     944.8; 544.7-593.3
---   read    65536 16    633.3     9663    1655.7; 621.8-667.2
---   read    65536 32    568.5     8674    3689.0; 531.4-648.0
---   read    65536 64    551.9     8421    7600.2; 537.1-577.1
---   read   262144  1    578.7     2208     453.0; 533.4-647.5
---   read   262144  2    629.8     2403     832.5; 600.5-639.7
---   read   262144  4    636.5     2428    1647.5; 609.8-677.1
---   read   262144  8    594.4     2267    3528.3; 575.8-611.6
---   read   262144 16    553.4     2111    7579.7; 528.4-601.3
---   read   262144 32    566.2     2160   14816.8; 505.3-604.8
---   read   262144 64    598.4     2283   28035.1; 587.8-627.7
---   read  1048576  1    677.0      646    1548.9; 603.9-803.6
---   read  1048576  2    573.2      547    3658.7; 554.6-670.2
---   read  1048576  4    586.5      559    7151.3; 538.7-636.9
---   read  1048576  8    622.5      594   13475.3; 573.1-686.1
---   read  1048576 16    625.5      596   26823.4; 555.2-704.1
---   read  1048576 32    552.4      527   60741.4; 288.9-601.5
---   read  1048576 64    574.1      547  116897.3; 544.4-613.5
---   read  4194304  1    526.6      126    7965.3; 428.7-555.2
---   read  4194304  2    527.0      126   15918.9; 515.4-626.6
---   read  4194304  4    591.5      141   28364.3; 526.4-623.7
---   read  4194304  8    536.4      128   62558.3; 491.1-544.5
---   read  4194304 16    571.6      136  117413.6; 542.2-620.7
---   read  4194304 32    593.2      141  226247.4; 527.4-640.2
---   read  4194304 64    562.5      134  477189.3; 517.2-603.2
---   write    4096  1     80.9    19748      50.6; 71.4-82.7
---   write    4096  2    137.0    33443      59.8; 101.5-143.5
---   write    4096  4    137.2    33497     119.4; 124.7-159.5
---   write    4096  8    199.3    48662     164.4; 176.8-213.6
---   write    4096 16    200.5    48962     326.8; 197.4-246.7
---   write    4096 32    232.7    56815     563.2; 224.1-245.9
---   write    4096 64    289.5    70687     905.4; 272.3-291.5
---   write   16384  1    165.6    10106      99.0; 141.3-242.5
---   write   16384  2    326.5    19925     100.4; 247.4-337.9
---   write   16384  4    377.5    23040     173.6; 330.8-403.5
---   write   16384  8    417.0    25454     314.3; 390.1-446.3
---   write   16384 16    452.6    27627     579.1; 403.1-505.0
---   write   16384 32    450.2    27481    1164.5; 425.7-545.0
---   write   16384 64    610.2    37241    1718.5; 478.8-634.0
---   write   65536  1    476.0     7264     137.7; 361.0-523.0
---   write   65536  2    520.8     7947     251.7; 420.0-654.3
---   write   65536  4    566.4     8642     462.9; 537.6-570.3
---   write   65536  8    620.2     9464     845.3; 584.1-629.5
---   write   65536 16    678.4    10352    1545.6; 622.6-711.7
---   write   65536 32    579.4     8841    3619.5; 541.0-647.8
---   write   65536 64    527.3     8046    7954.7; 518.5-577.8
---   write  262144  1    590.5     2252     444.0; 564.4-723.3
---   write  262144  2    601.2     2294     872.0; 592.8-680.4
---   write  262144  4    600.0     2289    1747.7; 592.3-676.5
---   write  262144  8    620.3     2366    3380.8; 608.7-654.6
---   write  262144 16    619.9     2365    6766.3; 505.0-651.8
---   write  262144 32    581.6     2219   14422.6; 509.1-598.9
---   write  262144 64    592.0     2258   28339.8; 515.0-706.9
---   write 1048576  1    555.8      530    1886.6; 499.2-589.2
---   write 1048576  2    546.7      521    3835.8; 514.2-641.7
---   write 1048576  4    637.1      608    6583.5; 619.9-695.1
---   write 1048576  8    601.6      574   13944.1; 594.6-634.6
---   write 1048576 16    632.4      603   26529.8; 606.8-655.1
---   write 1048576 32    537.4      513   62438.1; 519.2-597.5
---   write 1048576 64    519.8      496  129105.1; 469.0-582.3
---   write 4194304  1    528.8      126    7931.3; 461.8-551.8
---   write 4194304  2    593.1      141   14144.0; 512.3-624.6
---   write 4194304  4    614.9      147   27286.3; 543.3-628.4
---   write 4194304  8    537.0      128   62488.6; 514.9-600.3
---   write 4194304 16    591.5      141  113458.3; 558.8-610.8
---   write 4194304 32    537.7      128  249599.2; 506.6-583.2
---   write 4194304 64    583.6      139  459957.1; 573.8-663.9
+--   read     4096  1     90.6    22125      45.2; 0.1-100.9
+--   read     4096  2    159.3    38890      51.4; 66.6-169.1
+--   read     4096  4    183.2    44724      89.4; 179.6-198.9
+--   read     4096  8    226.3    55238     144.8; 52.8-270.7
+--   read     4096 16    255.9    62476     256.1; 52.0-278.9
+--   read     4096 32    292.6    71436     448.0; 276.4-302.3
+--   read     4096 64    347.3    84788     754.8; 134.3-371.5
+--   read    16384  1    235.4    14370      69.6; 96.7-282.1
+--   read    16384  2    378.1    23075      86.7; 367.5-398.8
+--   read    16384  4    363.6    22192     180.2; 115.1-383.6
+--   read    16384  8    405.2    24730     323.5; 260.8-446.6
+--   read    16384 16    480.5    29324     545.6; 445.6-523.3
+--   read    16384 32    494.1    30157    1061.1; 479.5-506.0
+--   read    16384 64    608.2    37120    1724.2; 555.6-649.9
+--   read    65536  1    458.2     6991     143.0; 375.3-504.4
+--   read    65536  2    630.9     9626     207.8; 546.9-665.2
+--   read    65536  4    554.4     8459     472.9; 538.2-567.5
+--   read    65536  8    587.6     8966     892.2; 585.6-608.2
+--   read    65536 16    642.1     9797    1633.1; 588.6-901.4
+--   read    65536 32    681.1    10392    3079.2; 651.5-867.8
+--   read    65536 64    635.6     9698    6599.2; 616.0-665.5
+--   read   262144  1    612.7     2337     427.8; 610.6-636.7
+--   read   262144  2    688.5     2627     761.5; 653.7-691.8
+--   read   262144  4    725.4     2767    1445.5; 712.9-732.5
+--   read   262144  8    692.5     2642    3028.5; 642.2-719.9
+--   read   262144 16    657.4     2508    6379.8; 604.3-668.0
+--   read   262144 32    654.5     2497   12817.5; 608.2-796.5
+--   read   262144 64    789.5     3012   21250.2; 760.7-792.2
+--   read  1048576  1    844.8      806    1241.2; 711.0-852.5
+--   read  1048576  2    606.5      578    3457.8; 599.8-655.9
+--   read  1048576  4    615.7      587    6812.5; 610.3-631.6
+--   read  1048576  8    607.9      580   13799.8; 599.0-807.7
+--   read  1048576 16    607.8      580   27605.0; 582.8-615.2
+--   read  1048576 32    598.0      570   56111.7; 572.8-614.5
+--   read  1048576 64    614.6      586  109190.7; 552.0-665.3
+--   read  4194304  1    586.6      140    7150.7; 577.9-596.4
+--   read  4194304  2    612.3      146   13699.6; 577.9-687.1
+--   read  4194304  4    588.5      140   28508.5; 564.2-622.8
+--   read  4194304  8    580.8      138   57772.5; 563.3-609.9
+--   read  4194304 16    584.7      139  114775.8; 564.5-723.5
+--   read  4194304 32    599.0      143  224055.9; 593.9-806.6
+--   read  4194304 64    681.9      163  393630.4; 598.5-698.4
+--   write    4096  1     90.0    21984      45.5; 77.9-94.0
+--   write    4096  2    147.9    36119      55.4; 116.9-150.5
+--   write    4096  4    201.4    49165      81.4; 189.2-209.3
+--   write    4096  8    243.4    59427     134.6; 200.4-245.6
+--   write    4096 16    244.6    59709     268.0; 220.3-260.7
+--   write    4096 32    258.8    63187     506.4; 249.8-276.1
+--   write    4096 64    320.4    78215     818.3; 309.6-347.1
+--   write   16384  1    252.4    15405      64.9; 237.3-258.3
+--   write   16384  2    349.8    21352      93.7; 329.5-398.1
+--   write   16384  4    485.9    29660     134.9; 447.2-567.1
+--   write   16384  8    492.5    30059     266.1; 418.9-543.4
+--   write   16384 16    467.5    28531     560.8; 454.7-542.4
+--   write   16384 32    620.7    37884     844.7; 589.0-666.4
+--   write   16384 64    721.8    44054    1452.8; 697.0-794.4
+--   write   65536  1    538.2     8212     121.8; 517.8-545.7
+--   write   65536  2    641.2     9785     204.4; 627.0-675.2
+--   write   65536  4    612.2     9341     428.2; 592.4-685.9
+--   write   65536  8    686.2    10471     764.0; 659.8-697.6
+--   write   65536 16    797.4    12168    1315.0; 765.5-829.5
+--   write   65536 32    719.6    10981    2914.2; 622.4-771.0
+--   write   65536 64    585.1     8927    7169.1; 526.4-701.8
+--   write  262144  1    608.1     2320     431.1; 562.1-729.5
+--   write  262144  2    771.9     2944     679.3; 694.2-778.4
+--   write  262144  4    827.7     3158    1266.8; 794.6-865.3
+--   write  262144  8    661.4     2523    3171.0; 589.9-798.5
+--   write  262144 16    754.3     2877    5560.5; 643.1-827.4
+--   write  262144 32    786.1     2999   10670.7; 710.2-837.7
+--   write  262144 64    697.8     2662   24041.6; 684.1-728.0
+--   write 1048576  1    720.1      687    1456.2; 595.8-789.9
+--   write 1048576  2    702.3      670    2986.0; 622.9-730.3
+--   write 1048576  4    730.6      697    5741.3; 689.1-735.9
+--   write 1048576  8    755.9      721   11097.6; 717.9-814.8
+--   write 1048576 16    611.3      583   27445.6; 596.0-698.8
+--   write 1048576 32    732.4      698   45814.1; 699.2-739.5
+--   write 1048576 64    738.9      705   90820.8; 732.0-784.3
+--   write 4194304  1    748.4      178    5604.2; 689.3-918.0
+--   write 4194304  2    743.4      177   11283.7; 714.6-842.2
+--   write 4194304  4    740.5      177   22657.8; 737.0-759.4
+--   write 4194304  8    744.3      177   45083.4; 725.2-772.5
+--   write 4194304 16    717.9      171   93484.0; 650.6-802.3
+--   write 4194304 32    710.2      169  188977.3; 694.9-851.2
+--   write 4194304 64    695.7      166  385848.3; 663.2-749.7
 return {
   name = "devvm_epyc_host",
   part = "host vm (AMD EPYC, 2 cores, 24 GiB), drive ext4 on /dev/vda; GPU figures from /work/main/calib/profiles/h200_sxm_pcie5.lua",
@@ -100,15 +101,15 @@ return {
   copy_overhead = {value = "6us", source = "fixed cost per cudaMemcpyAsync: 5-7 us (DualPath, arXiv 2602.21548, sec. 5.2)", kind = "measured (published)"},
   nvlink_bw = {value = "450GBps", source = "NVLink 4 (H100/H200 SXM): 900 GB/s total per GPU, 450 GB/s per direction (NVIDIA datasheet)", kind = "datasheet"},
   gpus_per_switch = {value = 2, source = "HGX 8-GPU baseboard with two GPUs behind each PCIe switch uplink; not from a measured source", kind = "assumed"},
-  l2 = {value = 25276063744, source = "MemTotal of /proc/meminfo on vm, 2026-11-29T17:58:06Z (all of it; the runtime gets less)", kind = "measured"},
-  dram_bw = {value = "25.97812959GBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: memcpy of 64 KiB to 1024 MiB from memory out of cache, 2 threads at once; bytes moved, read plus written: a copy moves 3 per byte copied below glibc's non-temporal threshold (192 MiB here; glibc.cpu.x86_non_temporal_threshold), 2 at or above it (calib/dram.h); fit t = lat + threads * size * moved / bw: lat 1.8 us, worst residual 10.4%; one thread: 17.8 GB/s moved (lat 0.21 us, worst residual 14.3%)", kind = "measured"},
+  l2 = {value = 25276063744, source = "MemTotal of /proc/meminfo on vm, 2026-11-29T19:17:20Z (all of it; the runtime gets less)", kind = "measured"},
+  dram_bw = {value = "28.28169125GBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua --json` on vm (AMD EPYC, 2 cores), 2026-11-29T19:17:20Z: memcpy of 64 KiB to 1024 MiB from memory out of cache, 2 threads at once; bytes moved, read plus written: a copy moves 3 per byte copied below glibc's non-temporal threshold (192 MiB here; glibc.cpu.x86_non_temporal_threshold), 2 at or above it (calib/dram.h); fit t = lat + threads * size * moved / bw: lat 0 us, worst residual 10.6%; one thread: 18.5 GB/s moved (lat 0 us, worst residual 4.0%)", kind = "measured"},
   ssd = {
-    count = {value = 1, source = "the one device that holds /var/tmp (ext4 on /dev/vda) on vm, 2026-11-29T17:58:06Z", kind = "measured"},
-    read_bw = {value = "603.5528121MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 26.8 us, op 5.96 us, bw 603.6 MB/s; worst residual 18.1% (4 KiB, qd 64)", kind = "measured"},
-    write_bw = {value = "616.554851MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 38.3 us (the profile has one ssd.lat, the reads'), op 7.83 us, bw 616.6 MB/s; worst residual 30.4% (16 KiB, qd 64)", kind = "measured"},
-    lat = {value = "26.82021501us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 26.8 us, op 5.96 us, bw 603.6 MB/s; worst residual 18.1% (4 KiB, qd 64)", kind = "measured"},
-    read_op_time = {value = "5.956458794us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 26.8 us, op 5.96 us, bw 603.6 MB/s; worst residual 18.1% (4 KiB, qd 64)", kind = "measured"},
-    write_op_time = {value = "7.831058335us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T17:58:06Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 38.3 us (the profile has one ssd.lat, the reads'), op 7.83 us, bw 616.6 MB/s; worst residual 30.4% (16 KiB, qd 64)", kind = "measured"},
+    count = {value = 1, source = "the one device that holds /var/tmp (ext4 on /dev/vda) on vm, 2026-11-29T19:17:20Z", kind = "measured"},
+    read_bw = {value = "670.0863722MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua --json` on vm (AMD EPYC, 2 cores), 2026-11-29T19:17:20Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 32.5 us, op 6.45 us, bw 670.1 MB/s; worst residual 29.2% (1024 KiB, qd 1)", kind = "measured"},
+    write_bw = {value = "756.174225MBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua --json` on vm (AMD EPYC, 2 cores), 2026-11-29T19:17:20Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 32.8 us (the profile has one ssd.lat, the reads'), op 6.98 us, bw 756.2 MB/s; worst residual 28.4% (16 KiB, qd 64)", kind = "measured"},
+    lat = {value = "32.53030077us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua --json` on vm (AMD EPYC, 2 cores), 2026-11-29T19:17:20Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 32.5 us, op 6.45 us, bw 670.1 MB/s; worst residual 29.2% (1024 KiB, qd 1)", kind = "measured"},
+    read_op_time = {value = "6.445784131us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua --json` on vm (AMD EPYC, 2 cores), 2026-11-29T19:17:20Z: O_DIRECT random reads through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 32.5 us, op 6.45 us, bw 670.1 MB/s; worst residual 29.2% (1024 KiB, qd 1)", kind = "measured"},
+    write_op_time = {value = "6.975396524us", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua --json` on vm (AMD EPYC, 2 cores), 2026-11-29T19:17:20Z: O_DIRECT random writes through io_uring, 4 KiB to 4 MiB at queue depths 1 to 64, on a 1024 MiB file in /var/tmp (ext4 on /dev/vda); fit t = lat + qd * op + qd * size / bw (calib/fit.h): lat 32.8 us (the profile has one ssd.lat, the reads'), op 6.98 us, bw 756.2 MB/s; worst residual 28.4% (16 KiB, qd 64)", kind = "measured"},
   },
   network = {
     topology = {value = "fat_tree", source = "a fat-tree cluster network is the common choice; not a measured figure", kind = "assumed"},
@@ -119,4 +120,5 @@ return {
   sched_overhead = {value = "50us", source = "no published figure at hand; host-side batch scheduling per decode step of a C++ runtime with CUDA graphs, order of tens of microseconds", kind = "assumed"},
   table_rebuild = {value = "10us", source = "no published figure at hand; one small host-to-device copy of the resident-block pointer table plus its launch, about one copy_overhead", kind = "assumed"},
   prefill_efficiency = {value = 0.5, source = "no measured figure at hand; long-context prefill reaches about half of the dense peak once attention dominates", kind = "assumed"},
+  host_wake = {idle = {0.0001, 0.001, 0.01, 0.1}, seconds = {7.259e-06, 2.741e-05, 7.952e-05, 6.484e-05}, source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua --json` on vm (AMD EPYC, 2 cores), 2026-11-29T19:17:20Z: a thread waiting in pthread_cond_wait for the idle time, then signalled (pthread_cond_broadcast under the mutex, right after storing the time) by a thread that spins meanwhile; seconds from the signal to the waiter's first clock read after the wait returns (CLOCK_MONOTONIC), median per idle time (calib/wake.h); per point, idle: samples, P10-P90: 0.0001 s: 200, 6.8-8.2 us; 0.001 s: 200, 21.5-38.9 us; 0.01 s: 60, 49.1-102.0 us; 0.1 s: 20, 43.9-125.0 us", kind = "measured"},
 }
