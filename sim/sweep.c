@@ -368,28 +368,39 @@ struct axis {
     size_t n;
 };
 
+// The list t's items (*items, *n; free *items) and a zeroed array of *n
+// entries of `size` bytes; NULL after reporting `expected` or running out of
+// memory.
+static void *read_list(struct build *b, const struct ks_luatab *t, size_t size, const char *expected,
+                       const struct ks_luatab ***items, size_t *n)
+{
+    int rc = list_items(t, items, n);
+    if (rc == -2) {
+        oom(b);
+        return NULL;
+    }
+    if (rc != 0) {
+        bad(b, "%s", expected);
+        return NULL;
+    }
+    void *v = calloc(*n ? *n : 1, size);
+    if (!v) {
+        free(*items);
+        *items = NULL;
+        oom(b);
+    }
+    return v;
+}
+
 static void read_axes(struct build *b, const struct ks_luatab *t, struct axis **out, size_t *n_out)
 {
     const struct ks_luatab **items;
     size_t n;
-    *out = NULL;
     *n_out = 0;
-    int rc = list_items(t, &items, &n);
-    if (rc == -2) {
-        oom(b);
+    struct axis *ax = *out = read_list(b, t, sizeof *ax, "axes: expected a list of {field = \"path\", values = {...}}",
+                                       &items, &n);
+    if (!ax)
         return;
-    }
-    if (rc != 0) {
-        bad(b, "axes: expected a list of {field = \"path\", values = {...}}");
-        return;
-    }
-    struct axis *ax = calloc(n ? n : 1, sizeof *ax);
-    if (!ax) {
-        free(items);
-        oom(b);
-        return;
-    }
-    *out = ax;
     *n_out = n;
     for (size_t i = 0; i < n && b->st == KS_OK; i++) {
         const struct ks_luatab *a = items[i], *f = ks_luatab_get(a, "field"), *v = ks_luatab_get(a, "values");
@@ -409,7 +420,7 @@ static void read_axes(struct build *b, const struct ks_luatab *t, struct axis **
         }
         const struct ks_luatab **vals;
         size_t nv;
-        rc = list_items(v, &vals, &nv);
+        int rc = list_items(v, &vals, &nv);
         if (rc == -2) {
             oom(b);
             break;
@@ -442,24 +453,11 @@ static void read_variants(struct build *b, const struct ks_luatab *t, struct cho
 {
     const struct ks_luatab **items;
     size_t n;
-    *out = NULL;
     *n_out = 0;
-    int rc = list_items(t, &items, &n);
-    if (rc == -2) {
-        oom(b);
+    struct choice *v = *out = read_list(
+        b, t, sizeof *v, "points: expected a list of tables of field = value, or a function that adds them", &items, &n);
+    if (!v)
         return;
-    }
-    if (rc != 0) {
-        bad(b, "points: expected a list of tables of field = value, or a function that adds them");
-        return;
-    }
-    struct choice *v = calloc(n ? n : 1, sizeof *v);
-    if (!v) {
-        free(items);
-        oom(b);
-        return;
-    }
-    *out = v;
     *n_out = n;
     for (size_t i = 0; i < n && b->st == KS_OK; i++) {
         char what[64];
