@@ -103,6 +103,8 @@ struct rt {
     struct ks_access *acc; // [cap_blocks] one request's accesses in one layer
     struct ks_loc *locs;   // [cap_locs] a launch's located reads, validated after it
     size_t cap_locs;
+    double *step_kernel;   // [n_steps] each step's kernel seconds per block read
+    size_t n_steps, cap_steps;
     // clock
     double t0, paused, pause_at;
     double next_sample, last_step, last_stall;
@@ -875,6 +877,33 @@ static int attend(struct rt *t, uint32_t l, int per_layer)
     return st;
 }
 
+static int note_step(struct rt *t, double per_block)
+{
+    if (t->n_steps == t->cap_steps) {
+        size_t cap = t->cap_steps ? 2 * t->cap_steps : 256;
+        double *p = realloc(t->step_kernel, cap * sizeof *p);
+        if (!p)
+            return KS_ENOMEM;
+        t->step_kernel = p;
+        t->cap_steps = cap;
+    }
+    t->step_kernel[t->n_steps++] = per_block;
+    return KS_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// The q-quantile of the steps' kernel speeds (the nearest rank).
+static double step_quantile(const double *sorted, size_t n, double q)
+{
+    size_t i = (size_t)ceil(q * (double)n);
+    return n ? sorted[i > 0 ? i - 1 : 0] : 0;
+}
+
 // A decode step, the engine's decode_step with real copies and kernels.
 static int decode_step(struct rt *t)
 {
@@ -922,7 +951,8 @@ static int decode_step(struct rt *t)
     if (st != KS_OK)
         return fail(t, st, "%s: %s", "a decode step's accesses");
     ks_cache_set_reserve(c, ks_engine_reserve(s, &t->z, t->act.n));
-    double step_start = rt_now(t), stall = 0;
+    double step_start = rt_now(t), stall = 0, kernel0 = t->x->kernel_seconds;
+    uint64_t reads0 = t->x->reads;
     struct ks_plan plan;
     if ((st = ks_cache_plan(c, ks_engine_budget(s, &t->z, kv_bytes), &plan)) != KS_OK)
         return fail(t, st, "%s: %s", "planning migrations");
@@ -984,6 +1014,8 @@ static int decode_step(struct rt *t)
         if ((st = ks_cache_confirm(c, t->jobs[i].b)) != KS_OK)
             return fail(t, st, "%s: %s", "confirming a migration batch");
     t->n_jobs = 0;
+    if (t->x->reads > reads0 && note_step(t, (t->x->kernel_seconds - kernel0) / (double)(t->x->reads - reads0)) != KS_OK)
+        return fail(t, KS_ENOMEM, "%s: %s", "recording a step");
     t->r->stall += stall;
     t->r->steps++;
     t->last_step = rt_now(t) - step_start;
@@ -1047,6 +1079,7 @@ static void teardown(struct rt *t)
     free(t->job_of);
     free(t->acc);
     free(t->locs);
+    free(t->step_kernel);
     if (t->gpu) {
         ks_devbuf_free(t->l1k);
         ks_devbuf_free(t->l1v);
@@ -1250,6 +1283,12 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     x->paused = t->paused;
     r->copy_seconds = x->copy_seconds;
     r->copy_bytes = x->copy_bytes;
+    if (t->n_steps)
+        qsort(t->step_kernel, t->n_steps, sizeof *t->step_kernel, cmp_double);
+    x->step_kernel_p10 = step_quantile(t->step_kernel, t->n_steps, 0.10);
+    x->step_kernel_p50 = step_quantile(t->step_kernel, t->n_steps, 0.50);
+    x->step_kernel_p90 = step_quantile(t->step_kernel, t->n_steps, 0.90);
+    x->step_kernel_p99 = step_quantile(t->step_kernel, t->n_steps, 0.99);
     ks_active_record_rest(&t->act);
     r->tiers = calloc(KS_TIERS, sizeof *r->tiers);
     for (unsigned k = 0; r->tiers && k < KS_TIERS; k++) {

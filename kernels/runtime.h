@@ -89,6 +89,9 @@ struct ks_runtime_extra {
     double out_magnitude;      // sum of their absolute values (the scale of that agreement)
     double copy_seconds;       // lane time spent copying, all lanes
     uint64_t copy_bytes;       // bytes the lanes copied
+    // the kernel's speed step by step: each decode step's kernel seconds over
+    // its block reads, and their quantiles over the steps (0 without steps)
+    double step_kernel_p10, step_kernel_p50, step_kernel_p90, step_kernel_p99; // seconds per block read
 };
 
 // Non-zero when the runtime can run s; else 0 with the reason in why.

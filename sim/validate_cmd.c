@@ -364,6 +364,10 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         e |= ks_json_set_num(o, "runtime_stale_refused", (double)x.stale_refused);
         e |= ks_json_set_num(o, "runtime_paused_s", x.paused);
         e |= ks_json_set_num(o, "runtime_kernel_s", x.kernel_seconds);
+        e |= ks_json_set_num(o, "runtime_step_kernel_p10_s_per_block", x.step_kernel_p10);
+        e |= ks_json_set_num(o, "runtime_step_kernel_p50_s_per_block", x.step_kernel_p50);
+        e |= ks_json_set_num(o, "runtime_step_kernel_p90_s_per_block", x.step_kernel_p90);
+        e |= ks_json_set_num(o, "runtime_step_kernel_p99_s_per_block", x.step_kernel_p99);
         e |= ks_json_set_num(o, "runtime_busy_s", real.busy);
         e |= ks_json_set_num(o, "runtime_stall_s", real.stall);
         e |= ks_json_set_num(o, "sim_busy_s", sim.busy);
@@ -385,6 +389,10 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
             printf("decode time: simulator %.3fs computing + %.3fs stalled; runtime %.3fs kernel + %.3fs other "
                    "work + %.3fs stalled\n",
                    sim.busy, sim.stall, x.kernel_seconds, real.busy - x.kernel_seconds, real.stall);
+            printf("runtime kernel speed step by step, us per block read: P10 %.3g, P50 %.3g, P90 %.3g, P99 %.3g "
+                   "(the simulator's is one figure)\n",
+                   1e6 * x.step_kernel_p10, 1e6 * x.step_kernel_p50, 1e6 * x.step_kernel_p90,
+                   1e6 * x.step_kernel_p99);
             if (ir.ok) {
                 printf("\nthe simulator again, charging the kernel this run's speed (%.3g us per block read: "
                        "its kernel time then equals the runtime's %.3fs):\n",
@@ -426,6 +434,10 @@ const struct ks_cli_cmd ks_validate_cmd = {
              "the kernel charged what the runtime's kernel took in this run, per block\n"
              "read (JSON: with_runtime_kernel_speed): on a machine whose speed drifts,\n"
              "this tells the kernel-time figure's error from the rest of the model's.\n"
+             "It also prints the quantiles of the runtime's kernel speed over its decode\n"
+             "steps (each step's kernel seconds over its block reads; JSON\n"
+             "runtime_step_kernel_p10_s_per_block ... p99): how much the machine alone\n"
+             "moves the step time, which no fixed figure predicts.\n"
              "The runtime supports one node and one GPU, closed arrivals with\n"
              "workload.requests, single-turn requests, colocated prefill, fp16 KV\n"
              "(runtime.h lists it all). The scenario's profile should be measured on\n"

@@ -60,12 +60,12 @@ for s in "${scenarios[@]}"; do
 done
 # the second table: each run's simulator with that run's own kernel speed
 echo
-echo "| scenario | kernel us per block read, over the runs | TPOT mean error | TPOT P50 error (goal 5%) | TPOT P99 error (goal 10%) | stall fraction sim / runtime |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| scenario | kernel us per block read, over the runs | within a run: its steps' P10 .. P90 | TPOT mean error | TPOT P50 error (goal 5%) | TPOT P99 error (goal 10%) | stall fraction sim / runtime |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 for s in "${scenarios[@]}"; do
     f=$out/$s.json
     if ! jq -e 'all(.[]; .with_runtime_kernel_speed.rows)' "$f" > /dev/null 2>&1; then
-        echo "| $s | not recorded (a validate older than with_runtime_kernel_speed) | | | | |"
+        echo "| $s | not recorded (a validate older than with_runtime_kernel_speed) | | | | | |"
         continue
     fi
     erow() { # metric -> "error min..max"
@@ -75,5 +75,8 @@ for s in "${scenarios[@]}"; do
     speed=$(jq -r '[.[] | .in_run_kernel_s_per_block * 1e6] | sort | "\(.[0] * 10 | round / 10) .. \(.[-1] * 10 | round / 10)"' "$f")
     stall=$(jq -r '[.[] | .with_runtime_kernel_speed.rows[] | select(.metric == "stall_fraction")] | sort_by(.runtime) as $r
         | "\($r | map(.simulator) | sort | .[(length - 1) / 2 | floor] * 1000 | round / 1000) / \($r[(($r | length) - 1) / 2 | floor].runtime * 1000 | round / 1000)"' "$f")
-    echo "| $s | $speed | $(erow tpot_mean) | $(erow tpot_p50) | $(erow tpot_p99) | $stall |"
+    steps=$(jq -r 'if all(.[]; .runtime_step_kernel_p10_s_per_block) then
+            map("\(.runtime_step_kernel_p10_s_per_block * 1e7 | round / 10) .. \(.runtime_step_kernel_p90_s_per_block * 1e7 | round / 10)") | join("; ")
+        else "not recorded" end' "$f")
+    echo "| $s | $speed | $steps | $(erow tpot_mean) | $(erow tpot_p50) | $(erow tpot_p99) | $stall |"
 done
