@@ -897,7 +897,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-// The q-quantile of the steps' kernel speeds (the nearest rank).
+// The q-quantile of n sorted values (the nearest rank).
 static double step_quantile(const double *sorted, size_t n, double q)
 {
     size_t i = (size_t)ceil(q * (double)n);
@@ -1014,7 +1014,8 @@ static int decode_step(struct rt *t)
         if ((st = ks_cache_confirm(c, t->jobs[i].b)) != KS_OK)
             return fail(t, st, "%s: %s", "confirming a migration batch");
     t->n_jobs = 0;
-    if (t->x->reads > reads0 && note_step(t, (t->x->kernel_seconds - kernel0) / (double)(t->x->reads - reads0)) != KS_OK)
+    uint64_t reads = t->x->reads - reads0;
+    if (note_step(t, reads ? (t->x->kernel_seconds - kernel0) / (double)reads : NAN) != KS_OK)
         return fail(t, KS_ENOMEM, "%s: %s", "recording a step");
     t->r->stall += stall;
     t->r->steps++;
@@ -1102,6 +1103,15 @@ static void teardown(struct rt *t)
     pthread_mutex_destroy(&t->mu);
     pthread_cond_destroy(&t->work);
     pthread_cond_destroy(&t->done);
+}
+
+void ks_runtime_extra_fini(struct ks_runtime_extra *x)
+{
+    if (x) {
+        free(x->step_kernel);
+        x->step_kernel = NULL;
+        x->n_step_kernel = 0;
+    }
 }
 
 int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *p, struct ks_run_result *r,
@@ -1283,12 +1293,23 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     x->paused = t->paused;
     r->copy_seconds = x->copy_seconds;
     r->copy_bytes = x->copy_bytes;
-    if (t->n_steps)
-        qsort(t->step_kernel, t->n_steps, sizeof *t->step_kernel, cmp_double);
-    x->step_kernel_p10 = step_quantile(t->step_kernel, t->n_steps, 0.10);
-    x->step_kernel_p50 = step_quantile(t->step_kernel, t->n_steps, 0.50);
-    x->step_kernel_p90 = step_quantile(t->step_kernel, t->n_steps, 0.90);
-    x->step_kernel_p99 = step_quantile(t->step_kernel, t->n_steps, 0.99);
+    double *sorted = t->n_steps ? malloc(t->n_steps * sizeof *sorted) : NULL;
+    size_t n_read = 0;
+    for (size_t i = 0; sorted && i < t->n_steps; i++)
+        if (isfinite(t->step_kernel[i]))
+            sorted[n_read++] = t->step_kernel[i];
+    if (n_read)
+        qsort(sorted, n_read, sizeof *sorted, cmp_double);
+    x->step_kernel_p10 = step_quantile(sorted, n_read, 0.10);
+    x->step_kernel_p50 = step_quantile(sorted, n_read, 0.50);
+    x->step_kernel_p90 = step_quantile(sorted, n_read, 0.90);
+    x->step_kernel_p99 = step_quantile(sorted, n_read, 0.99);
+    free(sorted);
+    if (x != &xs) { // the caller's: the steps go with it
+        x->step_kernel = t->step_kernel;
+        x->n_step_kernel = t->n_steps;
+        t->step_kernel = NULL;
+    }
     ks_active_record_rest(&t->act);
     r->tiers = calloc(KS_TIERS, sizeof *r->tiers);
     for (unsigned k = 0; r->tiers && k < KS_TIERS; k++) {

@@ -90,9 +90,15 @@ struct ks_runtime_extra {
     double copy_seconds;       // lane time spent copying, all lanes
     uint64_t copy_bytes;       // bytes the lanes copied
     // the kernel's speed step by step: each decode step's kernel seconds over
-    // its block reads, and their quantiles over the steps (0 without steps)
+    // its block reads (NaN: it read none), and their quantiles over the steps
+    // that read (0 without any)
+    double *step_kernel;       // [n_step_kernel] seconds per block read; freed by ks_runtime_extra_fini
+    size_t n_step_kernel;
     double step_kernel_p10, step_kernel_p50, step_kernel_p90, step_kernel_p99; // seconds per block read
 };
+
+// Frees what ks_runtime_run left in x (x itself is the caller's). NULL is a no-op.
+void ks_runtime_extra_fini(struct ks_runtime_extra *x);
 
 // Non-zero when the runtime can run s; else 0 with the reason in why.
 int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len);

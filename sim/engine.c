@@ -730,10 +730,14 @@ static int has_needed(const struct gpu *g, uint32_t layer)
 }
 
 // Seconds of one layer of the measured attention kernel for one sequence
-// selecting k blocks: the table's time at k (linear between points, the end
-// segments extended, never below 0), shared by the table's batch.
-static double kernel_time(const struct ks_kernel_time *kt, uint32_t k)
+// selecting k blocks in decode step `step` (0-based): a replayed run's speed
+// of that step when there is one, else the table's time at k (linear between
+// points, the end segments extended, never below 0), shared by the table's
+// batch.
+static double kernel_time(const struct ks_kernel_time *kt, uint32_t step, uint32_t k)
 {
+    if (step < kt->n_steps && isfinite(kt->steps[step]))
+        return kt->steps[step] * k;
     uint32_t i = 1;
     if (kt->n == 1)
         return kt->seconds[0] * k / kt->blocks[0] / kt->batch;
@@ -784,7 +788,7 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
                 // KV bytes this selection reads: in every layer, or in this one
                 kv_bytes += (double)tokens * (double)m->z.token_bytes / (per_layer ? s->model.layers : 1);
                 if (kt->n)
-                    attn += kernel_time(kt, k) * (per_layer ? 1 : s->model.layers);
+                    attn += kernel_time(kt, now - 1, k) * (per_layer ? 1 : s->model.layers);
             }
             st = ks_cache_access(c, a->req, l, acc, k, NULL, NULL);
         }

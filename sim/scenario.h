@@ -91,6 +91,11 @@ struct ks_kernel_time {
     uint32_t *blocks;  // [n] selected blocks per sequence
     double *seconds;   // [n] seconds per layer for the whole batch
     char *source;      // where the table comes from
+    // set by `kvstrata validate` only, to replay a runtime run: decode step i
+    // (0-based, per GPU) charges steps[i] seconds per block read (NaN: the
+    // table); NULL: the table for every step
+    const double *steps;
+    uint32_t n_steps;
 };
 
 // How long a host thread that sat idle takes to run once signalled (a

@@ -152,10 +152,14 @@ struct in_run {
 // the kernel-time figure from the error of the rest of the model (copies,
 // overlap, stall, the runtime's other work, the step's structure): the
 // simulator's total kernel time then equals the runtime's by construction.
-// SimGrid runs once per
+// With `steps` (n of them) it charges each decode step what the runtime's
+// kernel took per block read in that same step (validate's third
+// comparison): the machine's speed changes within a run too, and this
+// separates those changes from the rest of the model. SimGrid runs once per
 // process, so this runs in a child process, started before the parent's
 // own simulation; *child is its pid and *fd the pipe it answers on.
-static int in_run_start(const struct ks_scenario *sc, double per_block, pid_t *child, int *fd)
+static int in_run_start(const struct ks_scenario *sc, double per_block, const double *steps, size_t n, pid_t *child,
+                        int *fd)
 {
     int p[2];
     if (pipe(p) != 0)
@@ -181,7 +185,8 @@ static int in_run_start(const struct ks_scenario *sc, double per_block, pid_t *c
     static double sec;
     static char src[] = "kvstrata validate: the runtime's kernel seconds per block read, this run";
     sec = per_block;
-    *kt = (struct ks_kernel_time){.n = 1, .batch = 1, .blocks = &one, .seconds = &sec, .source = src};
+    *kt = (struct ks_kernel_time){.n = 1, .batch = 1, .blocks = &one, .seconds = &sec, .source = src,
+                                  .steps = steps, .n_steps = (uint32_t)n};
     struct ks_run_result res;
     if (ks_engine_run(s, &res, r.err, sizeof r.err) == KS_OK) {
         r.ok = 1;
@@ -265,21 +270,30 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
     struct ks_runtime_extra x;
     struct ks_runtime_params rp = {.dir = dir, .progress = isatty(STDERR_FILENO), .gpu = device == 1};
     if ((st = ks_runtime_run(sc, &rp, &real, &x, err, sizeof err)) != KS_OK) {
+        ks_runtime_extra_fini(&x);
         ks_scenario_free(sc);
         return ks_cli_fail(cmd, "%s: runtime: %s", file, err);
     }
-    // the second simulation (in_run_start) works beside the first
-    pid_t child = -1;
-    int fd = -1;
+    // the second and third simulations (in_run_start) work beside the first
+    pid_t child = -1, child_steps = -1;
+    int fd = -1, fd_steps = -1;
     double per_block = x.reads ? x.kernel_seconds / (double)x.reads : 0;
-    if (per_block > 0 && in_run_start(sc, per_block, &child, &fd) != KS_OK)
+    if (per_block > 0 && in_run_start(sc, per_block, NULL, 0, &child, &fd) != KS_OK)
         child = -1;
+    if (per_block > 0 &&
+        in_run_start(sc, per_block, x.step_kernel, x.n_step_kernel, &child_steps, &fd_steps) != KS_OK)
+        child_steps = -1;
     st = ks_engine_run(sc, &sim, err, sizeof err);
-    struct in_run ir = {.ok = 0, .err = "the runtime read no block"};
+    struct in_run ir = {.ok = 0, .err = "the runtime read no block"}, is = ir;
     if (child > 0)
         in_run_finish(child, fd, &ir);
     else if (per_block > 0)
         snprintf(ir.err, sizeof ir.err, "cannot start a second process");
+    if (child_steps > 0)
+        in_run_finish(child_steps, fd_steps, &is);
+    else if (per_block > 0)
+        snprintf(is.err, sizeof is.err, "cannot start a third process");
+    ks_runtime_extra_fini(&x);
     if (st != KS_OK) {
         ks_run_result_fini(&real);
         ks_run_result_fini(&sim);
@@ -316,6 +330,14 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {"decode_seconds", ir.decode_seconds, real.sim_time, 0, 0},
     };
     size_t n_in = ir.ok ? sizeof in_rows / sizeof in_rows[0] : 0;
+    const struct row step_rows[] = {
+        {"tpot_mean", is.tpot_mean, ks_hist_mean(real.tpot), 0, 0},
+        {"tpot_p50", is.tpot_p50, ks_hist_quantile(real.tpot, 0.5), 0, GOAL_P50},
+        {"tpot_p99", is.tpot_p99, ks_hist_quantile(real.tpot, 0.99), 0, GOAL_P99},
+        {"stall_fraction", is.stall_fraction, ratio(real.stall, real.stall + real.busy), 0, 0},
+        {"decode_seconds", is.decode_seconds, real.sim_time, 0, 0},
+    };
+    size_t n_steps = is.ok ? sizeof step_rows / sizeof step_rows[0] : 0;
     int same = 1;
     for (size_t i = 0; i < n_rows; i++)
         if (rows[i].exact && rows[i].sim != rows[i].real)
@@ -337,11 +359,14 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         }
     }
     json_t *o = json_object(), *arr = json_array(), *in_arr = json_array(), *in_o = json_object();
-    int e = !o || !arr || !in_arr || !in_o;
+    json_t *st_arr = json_array(), *st_o = json_object();
+    int e = !o || !arr || !in_arr || !in_o || !st_arr || !st_o;
     for (size_t i = 0; !e && i < n_rows; i++)
         e |= add_row(arr, &rows[i]);
     for (size_t i = 0; !e && i < n_in; i++)
         e |= add_row(in_arr, &in_rows[i]);
+    for (size_t i = 0; !e && i < n_steps; i++)
+        e |= add_row(st_arr, &step_rows[i]);
     if (!e) {
         // the simulator with this run's kernel speed (in_run_start)
         e |= ks_json_set_num(o, "in_run_kernel_s_per_block", per_block);
@@ -350,6 +375,11 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         else
             e |= ks_json_set_str(in_o, "error", ir.err);
         e |= json_object_set(o, "with_runtime_kernel_speed", in_o);
+        if (is.ok)
+            e |= json_object_set(st_o, "rows", st_arr);
+        else
+            e |= ks_json_set_str(st_o, "error", is.err);
+        e |= json_object_set(o, "with_runtime_step_speeds", st_o);
     }
     if (!e) {
         e |= ks_json_set_str(o, "scenario", sc->name);
@@ -401,11 +431,20 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
             } else {
                 printf("\nthe simulator with this run's kernel speed: not run (%s)\n", ir.err);
             }
+            if (is.ok) {
+                printf("\nthe simulator again, charging each decode step what the runtime's kernel took per block "
+                       "read in that step:\n");
+                print_rows(step_rows, n_steps);
+            } else {
+                printf("\nthe simulator with this run's step-by-step kernel speed: not run (%s)\n", is.err);
+            }
         }
     }
     json_decref(o);
     json_decref(arr);
     json_decref(in_arr);
+    json_decref(st_arr);
+    json_decref(st_o);
     json_decref(in_o);
     ks_run_result_fini(&real);
     ks_run_result_fini(&sim);
@@ -437,7 +476,9 @@ const struct ks_cli_cmd ks_validate_cmd = {
              "It also prints the quantiles of the runtime's kernel speed over its decode\n"
              "steps (each step's kernel seconds over its block reads; JSON\n"
              "runtime_step_kernel_p10_s_per_block ... p99): how much the machine alone\n"
-             "moves the step time, which no fixed figure predicts.\n"
+             "moves the step time, which no fixed figure predicts; and the simulator\n"
+             "a third time, charging each decode step what the runtime's kernel took\n"
+             "per block read in that same step (JSON: with_runtime_step_speeds).\n"
              "The runtime supports one node and one GPU, closed arrivals with\n"
              "workload.requests, single-turn requests, colocated prefill, fp16 KV\n"
              "(runtime.h lists it all). The scenario's profile should be measured on\n"

@@ -101,6 +101,8 @@ static void gpu_mode_same_decisions(void **state)
     assert_true(xa.out_magnitude > 0);
     assert_true(fabs(xa.out_checksum - xb.out_checksum) <= 1e-4 * xa.out_magnitude);
     assert_true(fabs(xa.out_magnitude - xb.out_magnitude) <= 1e-4 * xa.out_magnitude);
+    ks_runtime_extra_fini(&xa);
+    ks_runtime_extra_fini(&xb);
     ks_run_result_fini(&a);
     ks_run_result_fini(&b);
     ks_scenario_free(s);
@@ -141,6 +143,14 @@ static void tiers_and_determinism(void **state)
     // the kernel are the same)
     assert_true(xa.out_magnitude > 0 && isfinite(xa.out_checksum));
     assert_true(xa.out_checksum == xb.out_checksum && xa.out_magnitude == xb.out_magnitude);
+    // one kernel speed per decode step, finite where the step read blocks
+    assert_int_equal(xa.n_step_kernel, a.steps);
+    for (size_t i = 0; i < xa.n_step_kernel; i++)
+        assert_true(isnan(xa.step_kernel[i]) || xa.step_kernel[i] > 0);
+    assert_true(xa.step_kernel_p10 > 0 && xa.step_kernel_p10 <= xa.step_kernel_p50 &&
+                xa.step_kernel_p50 <= xa.step_kernel_p90 && xa.step_kernel_p90 <= xa.step_kernel_p99);
+    ks_runtime_extra_fini(&xa);
+    ks_runtime_extra_fini(&xb);
     ks_run_result_fini(&a);
     ks_run_result_fini(&b);
     ks_scenario_free(s);

@@ -12,7 +12,9 @@
 # P50 over the runs (slowest / fastest - 1: the machine's noise floor), and
 # the stall fractions. A second table: the same errors when the simulator
 # charges the kernel what the runtime's kernel took in that run (validate's
-# with_runtime_kernel_speed). --table-only prints the tables of the JSON files.
+# with_runtime_kernel_speed). A third: the simulator charging each decode step
+# what the runtime's kernel took in that step (with_runtime_step_speeds).
+# --table-only prints the tables of the JSON files.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=3 bin=build/kvstrata dir=/var/tmp extra=() table_only=0
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
         --dir) dir=$2; shift 2 ;;
         --measure-kernels) extra+=(--measure-kernels); shift ;;
         --table-only) table_only=1; shift ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -79,4 +81,22 @@ for s in "${scenarios[@]}"; do
             map("\(.runtime_step_kernel_p10_s_per_block * 1e7 | round / 10) .. \(.runtime_step_kernel_p90_s_per_block * 1e7 | round / 10)") | join("; ")
         else "not recorded" end' "$f")
     echo "| $s | $speed | $steps | $(erow tpot_mean) | $(erow tpot_p50) | $(erow tpot_p99) | $stall |"
+done
+# the third table: each run's simulator charging every decode step that step's kernel speed
+echo
+echo "| scenario | TPOT mean error | TPOT P50 error (goal 5%) | TPOT P99 error (goal 10%) | stall fraction sim / runtime |"
+echo "| --- | --- | --- | --- | --- |"
+for s in "${scenarios[@]}"; do
+    f=$out/$s.json
+    if ! jq -e 'all(.[]; .with_runtime_step_speeds.rows)' "$f" > /dev/null 2>&1; then
+        echo "| $s | not recorded (a validate older than with_runtime_step_speeds) | | | |"
+        continue
+    fi
+    srow() { # metric -> "error min..max"
+        jq -r --arg m "$1" '[.[] | .with_runtime_step_speeds.rows[] | select(.metric == $m) | .rel_error] | sort
+            | "\(.[0] * 1000 | round / 10)% .. \(.[-1] * 1000 | round / 10)%"' "$f"
+    }
+    stall=$(jq -r '[.[] | .with_runtime_step_speeds.rows[] | select(.metric == "stall_fraction")] | sort_by(.runtime) as $r
+        | "\($r | map(.simulator) | sort | .[(length - 1) / 2 | floor] * 1000 | round / 1000) / \($r[(($r | length) - 1) / 2 | floor].runtime * 1000 | round / 1000)"' "$f")
+    echo "| $s | $(srow tpot_mean) | $(srow tpot_p50) | $(srow tpot_p99) | $stall |"
 done
