@@ -200,6 +200,22 @@ static int in_run_start(const struct ks_scenario *sc, double per_block, const do
     _exit(w == (ssize_t)sizeof r ? 0 : 1);
 }
 
+// The rows of a second or third simulation against the runtime's run: how
+// many (0 when it did not run).
+#define IN_RUN_ROWS 5
+static size_t in_run_rows(const struct in_run *r, const struct ks_run_result *real, struct row *out)
+{
+    const struct row rows[IN_RUN_ROWS] = {
+        {"tpot_mean", r->tpot_mean, ks_hist_mean(real->tpot), 0, 0},
+        {"tpot_p50", r->tpot_p50, ks_hist_quantile(real->tpot, 0.5), 0, GOAL_P50},
+        {"tpot_p99", r->tpot_p99, ks_hist_quantile(real->tpot, 0.99), 0, GOAL_P99},
+        {"stall_fraction", r->stall_fraction, ratio(real->stall, real->stall + real->busy), 0, 0},
+        {"decode_seconds", r->decode_seconds, real->sim_time, 0, 0},
+    };
+    memcpy(out, rows, sizeof rows);
+    return r->ok ? IN_RUN_ROWS : 0;
+}
+
 // The child's answer; KS_OK with *r filled, else a status with r->err set.
 static int in_run_finish(pid_t child, int fd, struct in_run *r)
 {
@@ -322,22 +338,8 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {"decode_seconds", sim.sim_time, real.sim_time, 0, 0},
     };
     size_t n_rows = sizeof rows / sizeof rows[0];
-    const struct row in_rows[] = {
-        {"tpot_mean", ir.tpot_mean, ks_hist_mean(real.tpot), 0, 0},
-        {"tpot_p50", ir.tpot_p50, ks_hist_quantile(real.tpot, 0.5), 0, GOAL_P50},
-        {"tpot_p99", ir.tpot_p99, ks_hist_quantile(real.tpot, 0.99), 0, GOAL_P99},
-        {"stall_fraction", ir.stall_fraction, ratio(real.stall, real.stall + real.busy), 0, 0},
-        {"decode_seconds", ir.decode_seconds, real.sim_time, 0, 0},
-    };
-    size_t n_in = ir.ok ? sizeof in_rows / sizeof in_rows[0] : 0;
-    const struct row step_rows[] = {
-        {"tpot_mean", is.tpot_mean, ks_hist_mean(real.tpot), 0, 0},
-        {"tpot_p50", is.tpot_p50, ks_hist_quantile(real.tpot, 0.5), 0, GOAL_P50},
-        {"tpot_p99", is.tpot_p99, ks_hist_quantile(real.tpot, 0.99), 0, GOAL_P99},
-        {"stall_fraction", is.stall_fraction, ratio(real.stall, real.stall + real.busy), 0, 0},
-        {"decode_seconds", is.decode_seconds, real.sim_time, 0, 0},
-    };
-    size_t n_steps = is.ok ? sizeof step_rows / sizeof step_rows[0] : 0;
+    struct row in_rows[IN_RUN_ROWS], step_rows[IN_RUN_ROWS];
+    size_t n_in = in_run_rows(&ir, &real, in_rows), n_steps = in_run_rows(&is, &real, step_rows);
     int same = 1;
     for (size_t i = 0; i < n_rows; i++)
         if (rows[i].exact && rows[i].sim != rows[i].real)

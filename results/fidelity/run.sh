@@ -60,7 +60,18 @@ for s in "${scenarios[@]}"; do
     spread=$(jq -r '[.[] | .rows[] | select(.metric == "tpot_p50") | .runtime] | "\((max / min - 1) * 1000 | round / 10)%"' "$f")
     echo "| $s | $hits | $(row tpot_mean) | $(row tpot_p50) | $(row tpot_p99) | $spread | $stall |"
 done
+# a rerun of the simulator (validate's KEY: with_runtime_kernel_speed or
+# with_runtime_step_speeds) against the runtime, in file $f
+erow() { # KEY metric -> "error min..max"
+    jq -r --arg k "$1" --arg m "$2" '[.[] | .[$k].rows[] | select(.metric == $m) | .rel_error] | sort
+        | "\(.[0] * 1000 | round / 10)% .. \(.[-1] * 1000 | round / 10)%"' "$f"
+}
+estall() { # KEY -> "simulator / runtime" stall fractions, medians over the runs
+    jq -r --arg k "$1" '[.[] | .[$k].rows[] | select(.metric == "stall_fraction")] | sort_by(.runtime) as $r
+        | "\($r | map(.simulator) | sort | .[(length - 1) / 2 | floor] * 1000 | round / 1000) / \($r[(($r | length) - 1) / 2 | floor].runtime * 1000 | round / 1000)"' "$f"
+}
 # the second table: each run's simulator with that run's own kernel speed
+k=with_runtime_kernel_speed
 echo
 echo "| scenario | kernel us per block read, over the runs | within a run: its steps' P10 .. P90 | TPOT mean error | TPOT P50 error (goal 5%) | TPOT P99 error (goal 10%) | stall fraction sim / runtime |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
@@ -70,19 +81,14 @@ for s in "${scenarios[@]}"; do
         echo "| $s | not recorded (a validate older than with_runtime_kernel_speed) | | | | | |"
         continue
     fi
-    erow() { # metric -> "error min..max"
-        jq -r --arg m "$1" '[.[] | .with_runtime_kernel_speed.rows[] | select(.metric == $m) | .rel_error] | sort
-            | "\(.[0] * 1000 | round / 10)% .. \(.[-1] * 1000 | round / 10)%"' "$f"
-    }
     speed=$(jq -r '[.[] | .in_run_kernel_s_per_block * 1e6] | sort | "\(.[0] * 10 | round / 10) .. \(.[-1] * 10 | round / 10)"' "$f")
-    stall=$(jq -r '[.[] | .with_runtime_kernel_speed.rows[] | select(.metric == "stall_fraction")] | sort_by(.runtime) as $r
-        | "\($r | map(.simulator) | sort | .[(length - 1) / 2 | floor] * 1000 | round / 1000) / \($r[(($r | length) - 1) / 2 | floor].runtime * 1000 | round / 1000)"' "$f")
     steps=$(jq -r 'if all(.[]; .runtime_step_kernel_p10_s_per_block) then
             map("\(.runtime_step_kernel_p10_s_per_block * 1e7 | round / 10) .. \(.runtime_step_kernel_p90_s_per_block * 1e7 | round / 10)") | join("; ")
         else "not recorded" end' "$f")
-    echo "| $s | $speed | $steps | $(erow tpot_mean) | $(erow tpot_p50) | $(erow tpot_p99) | $stall |"
+    echo "| $s | $speed | $steps | $(erow $k tpot_mean) | $(erow $k tpot_p50) | $(erow $k tpot_p99) | $(estall $k) |"
 done
 # the third table: each run's simulator charging every decode step that step's kernel speed
+k=with_runtime_step_speeds
 echo
 echo "| scenario | TPOT mean error | TPOT P50 error (goal 5%) | TPOT P99 error (goal 10%) | stall fraction sim / runtime |"
 echo "| --- | --- | --- | --- | --- |"
@@ -92,11 +98,5 @@ for s in "${scenarios[@]}"; do
         echo "| $s | not recorded (a validate older than with_runtime_step_speeds) | | | |"
         continue
     fi
-    srow() { # metric -> "error min..max"
-        jq -r --arg m "$1" '[.[] | .with_runtime_step_speeds.rows[] | select(.metric == $m) | .rel_error] | sort
-            | "\(.[0] * 1000 | round / 10)% .. \(.[-1] * 1000 | round / 10)%"' "$f"
-    }
-    stall=$(jq -r '[.[] | .with_runtime_step_speeds.rows[] | select(.metric == "stall_fraction")] | sort_by(.runtime) as $r
-        | "\($r | map(.simulator) | sort | .[(length - 1) / 2 | floor] * 1000 | round / 1000) / \($r[(($r | length) - 1) / 2 | floor].runtime * 1000 | round / 1000)"' "$f")
-    echo "| $s | $(srow tpot_mean) | $(srow tpot_p50) | $(srow tpot_p99) | $stall |"
+    echo "| $s | $(erow $k tpot_mean) | $(erow $k tpot_p50) | $(erow $k tpot_p99) | $(estall $k) |"
 done
