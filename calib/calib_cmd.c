@@ -538,6 +538,21 @@ static void print_wake(FILE *f, const char *title, const struct wake_pt *p, size
 
 // ---- checks shared by the commands ----------------------------------------
 
+// --dir must be a directory this process can create a file in: checked
+// before any measurement, so a mistyped path fails at once (O_DIRECT itself
+// is checked when the file is opened). 0, or the exit status after saying why.
+static int dir_ok(const struct ks_cli_cmd *cmd, const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return ks_cli_fail(cmd, "--dir %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return ks_cli_fail(cmd, "--dir %s: not a directory", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return ks_cli_fail(cmd, "--dir %s: %s", dir, strerror(errno));
+    return 0;
+}
+
 static int out_ok(const struct ks_cli_cmd *cmd, const char *out)
 {
     size_t n = strlen(out);
@@ -876,6 +891,8 @@ static int run_host(const struct ks_cli_cmd *cmd, int argc, char **argv)
                                   o.file_mib);
     if ((status = out_ok(cmd, o.out)) != 0)
         return status;
+    if ((status = dir_ok(cmd, o.dir)) != 0)
+        return status;
     char *base_file = find_base(cmd, o.base, &status);
     if (!base_file)
         return status;
@@ -1074,6 +1091,10 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
     char *file = ks_calib_profile_find(spec);
     if (!file)
         return ks_cli_usage_error(cmd, "%s: no such profile (a name under calib/profiles or a file)", spec);
+    if (dir && (status = dir_ok(cmd, dir)) != 0) {
+        free(file);
+        return status;
+    }
     char err[ERR_LEN];
     struct ks_luatab *t = NULL;
     if (ks_scenario_check_profile(file, NULL, err, sizeof err) != KS_OK ||

@@ -105,8 +105,13 @@ ks_cli_test(calib_bad_out_name --exit 2 --stdout-empty --stderr-has "letters, di
             -- calib host --dir ${ks_cal_dir} -o "${ks_cal_dir}/a b.lua")
 ks_cli_test(calib_out_no_dir --exit 1 --stdout-empty --stderr-has "no directory"
             -- calib host --dir ${ks_cal_dir} -o /nonexistent-ks/x.lua)
-ks_cli_test(calib_no_such_dir --exit 1 --stdout-empty --stderr-has "No such file"
+ks_cli_test(calib_no_such_dir --exit 1 --stdout-empty --stderr-has "--dir /nonexistent-ks: No such file"
             -- calib host --quick --dir /nonexistent-ks -o ${ks_cal_dir}/x.lua)
+# a file where a directory is wanted: refused before anything is measured
+ks_cli_test(calib_dir_not_dir --exit 1 --stdout-empty --stderr-has "not a directory"
+            -- calib host --quick --dir ${PROJECT_SOURCE_DIR}/README.md -o ${ks_cal_dir}/x.lua)
+ks_cli_test(calib_check_no_such_dir --exit 1 --stdout-empty --stderr-has "--dir /nonexistent-ks: No such file"
+            -- calib check h200_sxm_pcie5 --quick --dir /nonexistent-ks)
 ks_cli_test(calib_dir_is_file --exit 1 --stdout-empty --stderr-has "not a directory"
             -- calib host --quick --dir ${PROJECT_SOURCE_DIR}/CMakeLists.txt -o ${ks_cal_dir}/x.lua)
 ks_cli_test(calib_unwritable_dir --exit 1 --stdout-empty --stderr-has "cannot create a file in /proc"
