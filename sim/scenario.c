@@ -1036,49 +1036,79 @@ static int read_array(struct ctx *x, const struct ks_luatab *t, const char *labe
     return n;
 }
 
-// platform.kernel_time from the scenario, else kernel_time from the profile:
-// {blocks = {...}, seconds = {...}, batch = N, source = "...", kind = "..."}
-// with optional kv_heads, q_heads, head_dim, block_size that must match the
-// model and cache, and backend, dtype (informative).
-static void read_kernel_time(struct ctx *x)
+// A measured table: platform.NAME from the scenario, else NAME from the
+// profile, {XS = {...}, seconds = {...}, source = "...", kind = "...", ...}
+// with no key outside `keys` (`takes` lists them for the message). Reads XS
+// and seconds (non-empty, one length, at most cap) into xs and ys. Returns
+// their length; 0 when there is no table; -1 after reporting. *t, *label
+// and lx (XS's path) are the table's; *source its source ("inline" when
+// unnamed; a profile file must name it).
+static int read_table(struct ctx *x, const char *name, const char *xs_key, const char *const *keys, const char *takes,
+                      double *xs, double *ys, int cap, struct ks_luatab **t_out, char *label, char *lx,
+                      const char **source)
 {
-    struct ks_luatab *t = ks_luatab_find(x->tree, "platform.kernel_time");
-    const char *label = "platform.kernel_time";
+    char scen[64];
+    snprintf(scen, sizeof scen, "platform.%s", name);
+    struct ks_luatab *t = x->tree ? ks_luatab_find(x->tree, scen) : NULL;
+    snprintf(label, PATH_MAX_LEN, "%s", scen);
     int in_profile_file = 0;
     if (!t && x->profile) {
-        t = ks_luatab_find(x->profile, "kernel_time");
-        label = x->profile == x->own_profile ? "kernel_time" : "platform.profile.kernel_time";
+        t = ks_luatab_find(x->profile, name);
+        snprintf(label, PATH_MAX_LEN, "%s%s", x->profile == x->own_profile ? "" : "platform.profile.", name);
         in_profile_file = t && x->profile == x->own_profile;
     }
+    *t_out = t;
     if (!t)
-        return;
+        return 0;
     if (t->type != KS_LUATAB_TABLE) {
-        REPORT_AT(x, t, label, "is a %s; expected {blocks = {...}, seconds = {...}, batch = N, source = ...}",
-                  ks_luatab_type_name(t));
-        return;
+        REPORT_AT(x, t, label, "is a %s; expected {%s = {...}, seconds = {...}, source = ...}", ks_luatab_type_name(t),
+                  xs_key);
+        return -1;
     }
-    static const char *const keys[] = {"blocks", "seconds", "batch", "source", "kind", "backend", "dtype",
-                                       "kv_heads", "q_heads", "head_dim", "block_size", NULL};
     for (const struct ks_luatab *ch = t->child; ch; ch = ch->next)
         if (in_list(keys, ch->key) < 0) {
             char p[PATH_MAX_LEN];
             join(p, sizeof p, label, ch->key);
-            REPORT_AT(x, ch, p, "unknown field; kernel_time takes blocks, seconds, batch, source, kind, backend, "
-                                "dtype, kv_heads, q_heads, head_dim, block_size");
+            REPORT_AT(x, ch, p, "unknown field; %s takes %s", name, takes);
         }
+    char ls[PATH_MAX_LEN];
+    join(lx, PATH_MAX_LEN, label, xs_key);
+    join(ls, sizeof ls, label, "seconds");
+    int nx = read_array(x, ks_luatab_get(t, xs_key), lx, xs, cap);
+    int ns = read_array(x, ks_luatab_get(t, "seconds"), ls, ys, cap);
+    if (nx < 0 || ns < 0)
+        return -1;
+    if (nx != ns || nx == 0) {
+        REPORT_AT(x, t, label, "%s and seconds must be non-empty lists of one length (%d and %d)", xs_key, nx, ns);
+        return -1;
+    }
+    const struct ks_luatab *src = ks_luatab_get(t, "source");
+    int named = src && src->type == KS_LUATAB_STRING && src->s[0];
+    if (in_profile_file && !named) {
+        REPORT_AT(x, t, label, "needs its source, a non-empty string");
+        return -1;
+    }
+    *source = named ? src->s : "inline";
+    return nx;
+}
+
+// kernel_time (read_table) with blocks = {...} and batch = N, and optional
+// kv_heads, q_heads, head_dim, block_size that must match the model and
+// cache, and backend, dtype (informative).
+static void read_kernel_time(struct ctx *x)
+{
+    static const char *const keys[] = {"blocks", "seconds", "batch", "source", "kind", "backend", "dtype",
+                                       "kv_heads", "q_heads", "head_dim", "block_size", NULL};
     enum { CAP = 256 };
     double b[CAP], sec[CAP];
-    char lb[PATH_MAX_LEN], ls[PATH_MAX_LEN];
-    join(lb, sizeof lb, label, "blocks");
-    join(ls, sizeof ls, label, "seconds");
-    int nb = read_array(x, ks_luatab_get(t, "blocks"), lb, b, CAP);
-    int ns = read_array(x, ks_luatab_get(t, "seconds"), ls, sec, CAP);
-    if (nb < 0 || ns < 0)
+    char label[PATH_MAX_LEN], lb[PATH_MAX_LEN];
+    struct ks_luatab *t;
+    const char *source;
+    int nb = read_table(x, "kernel_time", "blocks", keys,
+                        "blocks, seconds, batch, source, kind, backend, dtype, kv_heads, q_heads, head_dim, block_size",
+                        b, sec, CAP, &t, label, lb, &source);
+    if (nb <= 0)
         return;
-    if (nb != ns || nb == 0) {
-        REPORT_AT(x, t, label, "blocks and seconds must be non-empty lists of one length (%d and %d)", nb, ns);
-        return;
-    }
     for (int i = 0; i < nb; i++)
         if (b[i] != floor(b[i]) || b[i] > UINT32_MAX || (i > 0 && b[i] <= b[i - 1])) {
             REPORT_AT(x, t, lb, "entry [%d]: block counts are whole numbers, strictly increasing", i + 1);
@@ -1087,11 +1117,6 @@ static void read_kernel_time(struct ctx *x)
     const struct ks_luatab *bt = ks_luatab_get(t, "batch");
     if (!bt || bt->type != KS_LUATAB_INT || bt->i < 1) {
         REPORT_AT(x, bt ? bt : t, label, "needs batch, the sequences per measured launch (an integer >= 1)");
-        return;
-    }
-    const struct ks_luatab *src = ks_luatab_get(t, "source");
-    if (in_profile_file && (!src || src->type != KS_LUATAB_STRING || !src->s[0])) {
-        REPORT_AT(x, t, label, "needs its source, a non-empty string");
         return;
     }
     const struct ks_scenario *s = x->s;
@@ -1108,7 +1133,7 @@ static void read_kernel_time(struct ctx *x)
     struct ks_kernel_time *kt = &x->s->platform.kernel_time;
     kt->blocks = malloc((size_t)nb * sizeof *kt->blocks);
     kt->seconds = malloc((size_t)nb * sizeof *kt->seconds);
-    kt->source = dup_checked(x, src && src->type == KS_LUATAB_STRING ? src->s : "inline");
+    kt->source = dup_checked(x, source);
     if (!kt->blocks || !kt->seconds) {
         x->oom = 1;
         return;
@@ -1121,59 +1146,28 @@ static void read_kernel_time(struct ctx *x)
     kt->batch = (uint32_t)bt->i;
 }
 
-// platform.host_wake from the scenario, else host_wake from the profile:
-// {idle = {...}, seconds = {...}, source = "...", kind = "..."}.
+// host_wake (read_table) with idle = {...}, strictly increasing.
 static void read_host_wake(struct ctx *x)
 {
-    struct ks_luatab *t = x->tree ? ks_luatab_find(x->tree, "platform.host_wake") : NULL;
-    const char *label = "platform.host_wake";
-    int in_profile_file = 0;
-    if (!t && x->profile) {
-        t = ks_luatab_find(x->profile, "host_wake");
-        label = x->profile == x->own_profile ? "host_wake" : "platform.profile.host_wake";
-        in_profile_file = t && x->profile == x->own_profile;
-    }
-    if (!t)
-        return;
-    if (t->type != KS_LUATAB_TABLE) {
-        REPORT_AT(x, t, label, "is a %s; expected {idle = {...}, seconds = {...}, source = ...}",
-                  ks_luatab_type_name(t));
-        return;
-    }
     static const char *const keys[] = {"idle", "seconds", "source", "kind", NULL};
-    for (const struct ks_luatab *ch = t->child; ch; ch = ch->next)
-        if (in_list(keys, ch->key) < 0) {
-            char p[PATH_MAX_LEN];
-            join(p, sizeof p, label, ch->key);
-            REPORT_AT(x, ch, p, "unknown field; host_wake takes idle, seconds, source, kind");
-        }
     enum { CAP = 64 };
     double idle[CAP], sec[CAP];
-    char li[PATH_MAX_LEN], ls[PATH_MAX_LEN];
-    join(li, sizeof li, label, "idle");
-    join(ls, sizeof ls, label, "seconds");
-    int ni = read_array(x, ks_luatab_get(t, "idle"), li, idle, CAP);
-    int ns = read_array(x, ks_luatab_get(t, "seconds"), ls, sec, CAP);
-    if (ni < 0 || ns < 0)
+    char label[PATH_MAX_LEN], li[PATH_MAX_LEN];
+    struct ks_luatab *t;
+    const char *source;
+    int ni = read_table(x, "host_wake", "idle", keys, "idle, seconds, source, kind", idle, sec, CAP, &t, label, li,
+                        &source);
+    if (ni <= 0)
         return;
-    if (ni != ns || ni == 0) {
-        REPORT_AT(x, t, label, "idle and seconds must be non-empty lists of one length (%d and %d)", ni, ns);
-        return;
-    }
     for (int i = 1; i < ni; i++)
         if (idle[i] <= idle[i - 1]) {
             REPORT_AT(x, t, li, "entry [%d]: idle times are strictly increasing", i + 1);
             return;
         }
-    const struct ks_luatab *src = ks_luatab_get(t, "source");
-    if (in_profile_file && (!src || src->type != KS_LUATAB_STRING || !src->s[0])) {
-        REPORT_AT(x, t, label, "needs its source, a non-empty string");
-        return;
-    }
     struct ks_host_wake *w = &x->s->platform.host_wake;
     w->idle = malloc((size_t)ni * sizeof *w->idle);
     w->seconds = malloc((size_t)ni * sizeof *w->seconds);
-    w->source = dup_checked(x, src && src->type == KS_LUATAB_STRING ? src->s : "inline");
+    w->source = dup_checked(x, source);
     if (!w->idle || !w->seconds) {
         x->oom = 1;
         return;
