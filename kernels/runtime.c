@@ -22,6 +22,7 @@
 
 #include "active.h"
 #include "decode.h"
+#include "hist.h"
 #include "kernel.h"
 #include "rng.h"
 #include "sparse.h"
@@ -891,19 +892,6 @@ static int note_step(struct rt *t, double per_block)
     return KS_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-// The q-quantile of n sorted values (the nearest rank).
-static double step_quantile(const double *sorted, size_t n, double q)
-{
-    size_t i = (size_t)ceil(q * (double)n);
-    return n ? sorted[i > 0 ? i - 1 : 0] : 0;
-}
-
 // A decode step, the engine's decode_step with real copies and kernels.
 static int decode_step(struct rt *t)
 {
@@ -1293,18 +1281,17 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     x->paused = t->paused;
     r->copy_seconds = x->copy_seconds;
     r->copy_bytes = x->copy_bytes;
-    double *sorted = t->n_steps ? malloc(t->n_steps * sizeof *sorted) : NULL;
-    size_t n_read = 0;
-    for (size_t i = 0; sorted && i < t->n_steps; i++)
-        if (isfinite(t->step_kernel[i]))
-            sorted[n_read++] = t->step_kernel[i];
-    if (n_read)
-        qsort(sorted, n_read, sizeof *sorted, cmp_double);
-    x->step_kernel_p10 = step_quantile(sorted, n_read, 0.10);
-    x->step_kernel_p50 = step_quantile(sorted, n_read, 0.50);
-    x->step_kernel_p90 = step_quantile(sorted, n_read, 0.90);
-    x->step_kernel_p99 = step_quantile(sorted, n_read, 0.99);
-    free(sorted);
+    struct ks_hist *h = malloc(sizeof *h); // the steps that read (ks_hist_add refuses NaN)
+    if (h) {
+        ks_hist_init(h);
+        for (size_t i = 0; i < t->n_steps; i++)
+            ks_hist_add(h, t->step_kernel[i]);
+        x->step_kernel_p10 = ks_hist_quantile(h, 0.10);
+        x->step_kernel_p50 = ks_hist_quantile(h, 0.50);
+        x->step_kernel_p90 = ks_hist_quantile(h, 0.90);
+        x->step_kernel_p99 = ks_hist_quantile(h, 0.99);
+        free(h);
+    }
     if (x != &xs) { // the caller's: the steps go with it
         x->step_kernel = t->step_kernel;
         x->n_step_kernel = t->n_steps;
