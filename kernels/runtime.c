@@ -33,11 +33,18 @@
 #define KS_ENOSYS_ 1  // copy_batch_gpu: not a GPU copy (L2 <-> L3), take the CPU path
 
 // An admitted request's selection buffers (its ks_active's user state).
+// ent is the request's resident-pointer table: per layer and block, where
+// the block was when the kernel last read it (page, tier, generation); an
+// entry is checked against the block's generation before every read and
+// located afresh only when the block has moved since (NO_ENTRY: never read).
 struct selbuf {
-    uint32_t *sel;   // [layers][cap_blocks] this step's selection per layer (layer 0 only when shared)
-    float *mass;     // [layers][cap_blocks]
-    uint32_t *n_sel; // [layers]
+    uint32_t *sel;      // [layers][cap_blocks] this step's selection per layer (layer 0 only when shared)
+    float *mass;        // [layers][cap_blocks]
+    uint32_t *n_sel;    // [layers]
+    struct ks_loc *ent; // [layers][cap_blocks]
 };
+
+#define NO_ENTRY UINT32_MAX
 
 struct rt;
 
@@ -71,6 +78,8 @@ struct rt {
     unsigned char *stamp;  // a new block's data: one block of random fp16 that stamp_block
                            // marks per block; 4096-aligned for O_DIRECT
     int gpu;               // GPU mode: L1 and the kernel buffers on the device, L2 pinned
+    int skip_gen_check;    // tests only: trust the table's entries unchecked (a negative control)
+    uint64_t l1_version;   // L1's mapping when the table last changed (the engine's count)
     struct CUstream_st *ds; // GPU mode: the decode stream
     unsigned char *dstage; // GPU mode: pinned, one block read from the L3 file for a scratch page
     // lanes and jobs
@@ -519,6 +528,7 @@ static void free_selbuf(struct selbuf *b)
         free(b->sel);
         free(b->mass);
         free(b->n_sel);
+        free(b->ent);
         free(b);
     }
 }
@@ -532,8 +542,12 @@ static struct selbuf *new_selbuf(const struct rt *t)
     b->sel = malloc(n * sizeof *b->sel);
     b->mass = malloc(n * sizeof *b->mass);
     b->n_sel = calloc(t->s->model.layers, sizeof *b->n_sel);
-    if (b->sel && b->mass && b->n_sel)
+    b->ent = malloc(n * sizeof *b->ent);
+    if (b->sel && b->mass && b->n_sel && b->ent) {
+        for (size_t i = 0; i < n; i++)
+            b->ent[i] = (struct ks_loc){.id = NO_ENTRY};
         return b;
+    }
     free_selbuf(b);
     return NULL;
 }
@@ -690,13 +704,23 @@ static int grow_seqs(struct rt *t, uint32_t n)
 
 // Where the kernel reads block b of request a in layer l: its L1 page, or a
 // scratch page it is copied into (*scratch counts the scratch pages used).
-// A block in flight is read at its destination once its batch has landed.
-static int page_for(struct rt *t, const struct ks_active *a, uint32_t l, uint32_t b, uint32_t *scratch,
-                    uint32_t *page, struct ks_loc *loc)
+// The page comes from the request's table entry e once its generation check
+// has passed; a block that moved since is located afresh (counted), and so
+// is a block in this step's batches, whose state (in flight) decides. A
+// block in flight is read at its destination once its batch has landed.
+// *loc is what was read, for the check after the launch.
+static int page_for(struct rt *t, struct ks_loc *e, const struct ks_active *a, uint32_t l, uint32_t b,
+                    uint32_t *scratch, uint32_t *page, struct ks_loc *loc)
 {
-    int st = ks_cache_locate(t->c, a->req, l, b, loc);
-    if (st != KS_OK)
-        return st;
+    int st = KS_OK, kept = e->id != NO_ENTRY;
+    int moving = kept && e->id < t->n_ids && t->job_of[e->id];
+    if (!kept || moving || (!t->skip_gen_check && !ks_cache_current(t->c, e))) {
+        if (kept && !moving)
+            t->x->table_refreshed++;
+        if ((st = ks_cache_locate(t->c, a->req, l, b, e)) != KS_OK)
+            return st;
+    }
+    *loc = *e;
     unsigned tier = loc->tier;
     uint32_t pg = loc->page;
     uint32_t j = loc->id < t->n_ids ? t->job_of[loc->id] : 0;
@@ -867,8 +891,9 @@ static int attend(struct rt *t, uint32_t l, int per_layer)
             t->cap_locs = cap;
         }
         uint32_t *row = t->table + (size_t)n * t->cap_blocks;
+        struct ks_loc *ent = sb->ent + (size_t)l * t->cap_blocks;
         for (uint32_t j = 0; st == KS_OK && j < k; j++)
-            st = page_for(t, a, l, ks[j], &scratch, &row[ks[j]], &locs[n_locs++]);
+            st = page_for(t, &ent[ks[j]], a, l, ks[j], &scratch, &row[ks[j]], &locs[n_locs++]);
         t->seq_len[n] = a->ctx;
         t->kn_sel[n] = k;
         n++;
@@ -944,6 +969,15 @@ static int decode_step(struct rt *t)
     struct ks_plan plan;
     if ((st = ks_cache_plan(c, ks_engine_budget(s, &t->z, kv_bytes), &plan)) != KS_OK)
         return fail(t, st, "%s: %s", "planning migrations");
+    // the engine's count of table rebuilds: steps that begin with L1's
+    // mapping changed (this table is mended entry by entry, in page_for)
+    struct ks_tier_view v;
+    ks_cache_tier_view(c, KS_L1, &v);
+    uint64_t version = v.allocs + v.frees + v.mig_in + v.mig_out;
+    if (version != t->l1_version) {
+        t->l1_version = version;
+        t->r->table_rebuilds++;
+    }
     if (decoding > t->cap_seqs && grow_seqs(t, decoding + 16) != KS_OK)
         return fail(t, KS_ENOMEM, "%s: %s", "kernel buffers");
     pthread_mutex_lock(&t->mu);
@@ -1146,6 +1180,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
             .s = s, .cache = t->c, .sparse = t->sp, .r = r, .gpu = 0, .admit_blocks = t->z.admit_blocks,
             .hooks = {.ctx = t, .fill = fill_hook, .finished = finished_hook}});
     t->gpu = p && p->gpu;
+    t->skip_gen_check = p && p->skip_gen_check;
     if (st == KS_OK && t->gpu) {
         // L1 a device pool, L2 pinned host memory, each allocated once
         size_t l1 = (size_t)(t->l1p + t->scratch) * t->half;

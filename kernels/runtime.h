@@ -43,8 +43,14 @@
 // block's batch to land and reads the destination page (an L2 or L3 block
 // is first copied into a scratch page of the L1 arrays). A block that is not
 // in flight is read from its page, which no batch of the step writes. Every
-// read is located first and validated after (ks_cache_validate); the count
-// of refused reads is reported (it stays 0 when the rule holds).
+// read goes through the request's resident-pointer table: an entry (page,
+// tier, migration generation) kept from the block's last read, checked
+// against the block's generation before the read (ks_cache_current) and
+// located afresh only when the block moved since (table_refreshed counts
+// them; a block in the step's batches is always located afresh). After the
+// launch every read is validated again (ks_cache_validate); the count of
+// refused reads is reported (it stays 0 when the rule holds: nothing is
+// confirmed while the kernel reads).
 //
 // Time: a monotonic clock that stops while the runtime does work the
 // simulator does not model as decode time: writing a prompt's KV at
@@ -72,6 +78,9 @@ struct ks_runtime_params {
     const char *dir; // folder of the L3 file (disk-backed, O_DIRECT); NULL: /var/tmp
     int progress;    // a progress line on stderr
     int gpu;         // GPU mode (see above); needs the CUDA kernels and a device
+    int skip_gen_check; // tests only: read table entries without their generation check, so
+                        // that blocks which moved are read from their old pages (a negative
+                        // control: the output checksum changes and stale_refused counts them)
 };
 
 // What the runtime counts besides struct ks_run_result.
@@ -81,6 +90,8 @@ struct ks_runtime_extra {
     uint64_t reads_inflight;   // of them: in flight when located, read from their destination
     uint64_t reads_scratch;    // of them: not in L1, copied into a scratch page first
     uint64_t stale_refused;    // reads ks_cache_validate refused (0 when the reading rule holds)
+    uint64_t table_refreshed;  // table entries found stale by the generation check before a read
+                               // (the block had moved since it was last read), located afresh
     double paused;             // seconds the clock stood still (prompt KV, selections)
     double kernel_seconds;     // decode thread time in the attention kernel
     double out_checksum;       // sum of every output element of every launch: a block's data is a

@@ -563,13 +563,20 @@ int ks_cache_locate(const struct ks_cache *c, uint32_t req, uint32_t group, uint
     return KS_OK;
 }
 
+int ks_cache_current(const struct ks_cache *c, const struct ks_loc *loc)
+{
+    if (loc->id >= c->tab.n_chunks * KS_CHUNK)
+        return 0;
+    const struct ks_block *b = ks_blocktab_get(&c->tab, loc->id);
+    return ks_blk_state(b) != KS_BLK_FREE && ks_blk_gen(b) == loc->gen && ks_blk_tier(b) == loc->tier &&
+           ks_blk_page(b) == loc->page;
+}
+
 int ks_cache_validate(struct ks_cache *c, const struct ks_loc *loc)
 {
     if (loc->id >= c->tab.n_chunks * KS_CHUNK)
         return KS_EINVAL;
-    const struct ks_block *b = ks_blocktab_get(&c->tab, loc->id);
-    if (ks_blk_state(b) == KS_BLK_FREE || ks_blk_gen(b) != loc->gen || ks_blk_tier(b) != loc->tier ||
-        ks_blk_page(b) != loc->page) {
+    if (!ks_cache_current(c, loc)) {
         c->st.stale_refused++;
         return KS_ESTALE;
     }

@@ -234,6 +234,12 @@ int ks_cache_locate(const struct ks_cache *c, uint32_t req, uint32_t group, uint
 // migration of it has been confirmed since), KS_ESTALE otherwise (counted).
 int ks_cache_validate(struct ks_cache *c, const struct ks_loc *loc);
 
+// The same test, counting nothing: non-zero while loc (a location kept from
+// an earlier ks_cache_locate, e.g. a resident-pointer table's entry) still
+// names the block's page, tier and generation. A loc whose id is out of
+// range is not current.
+int ks_cache_current(const struct ks_cache *c, const struct ks_loc *loc);
+
 // ---- statistics, memory, checking ---------------------------------------
 
 struct ks_cache_stats {

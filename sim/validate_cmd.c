@@ -328,6 +328,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {"migrated_bytes_l2_l3", (double)a->mig_bytes[KS_L2][KS_L3], (double)b->mig_bytes[KS_L2][KS_L3], 1, 0},
         {"migrated_bytes_l3_l1", (double)a->mig_bytes[KS_L3][KS_L1], (double)b->mig_bytes[KS_L3][KS_L1], 1, 0},
         {"steps", (double)sim.steps, (double)real.steps, 1, 0},
+        {"table_rebuilds", (double)sim.table_rebuilds, (double)real.table_rebuilds, 1, 0},
         {"tokens", (double)sim.tokens, (double)real.tokens, 1, 0},
         {"tpot_mean", ks_hist_mean(sim.tpot), ks_hist_mean(real.tpot), 0, 0},
         {"tpot_p50", ks_hist_quantile(sim.tpot, 0.5), ks_hist_quantile(real.tpot, 0.5), 0, GOAL_P50},
@@ -394,6 +395,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         e |= ks_json_set_num(o, "runtime_reads_inflight", (double)x.reads_inflight);
         e |= ks_json_set_num(o, "runtime_reads_scratch", (double)x.reads_scratch);
         e |= ks_json_set_num(o, "runtime_stale_refused", (double)x.stale_refused);
+        e |= ks_json_set_num(o, "runtime_table_refreshed", (double)x.table_refreshed);
         e |= ks_json_set_num(o, "runtime_paused_s", x.paused);
         e |= ks_json_set_num(o, "runtime_kernel_s", x.kernel_seconds);
         e |= ks_json_set_num(o, "runtime_step_kernel_p10_s_per_block", x.step_kernel_p10);
@@ -414,10 +416,12 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
             printf("%-22s %16s %16s %10s  %s\n", "metric", "simulator", "runtime", "error", "");
             print_rows(rows, n_rows);
             printf("runtime: %llu kernel launches, %llu block reads (%llu in flight, %llu via scratch), "
-                   "%llu stale reads refused, clock paused %.2fs, %.1fs wall\n",
+                   "%llu stale reads refused, %llu table entries located afresh (their block had moved), "
+                   "clock paused %.2fs, %.1fs wall\n",
                    (unsigned long long)x.kernel_launches, (unsigned long long)x.reads,
                    (unsigned long long)x.reads_inflight, (unsigned long long)x.reads_scratch,
-                   (unsigned long long)x.stale_refused, x.paused, real.wall_s);
+                   (unsigned long long)x.stale_refused, (unsigned long long)x.table_refreshed, x.paused,
+                   real.wall_s);
             printf("decode time: simulator %.3fs computing + %.3fs stalled; runtime %.3fs kernel + %.3fs other "
                    "work + %.3fs stalled\n",
                    sim.busy, sim.stall, x.kernel_seconds, real.busy - x.kernel_seconds, real.stall);
@@ -455,6 +459,9 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         rc = ks_cli_fail(cmd, "cannot write the report");
     if (rc == KS_EXIT_OK && !same)
         rc = ks_cli_fail(cmd, "%s: the runtime and the simulator made different cache decisions (a bug)", file);
+    if (rc == KS_EXIT_OK && x.stale_refused > 0)
+        rc = ks_cli_fail(cmd, "%s: the runtime read %llu blocks from pages their migration had left (a bug: the "
+                         "reading rule did not hold)", file, (unsigned long long)x.stale_refused);
     return rc;
 }
 

@@ -20,7 +20,9 @@ ks_tsan_test(runtime_run)
 # (the command fails otherwise) and the report carries every row.
 add_test(NAME cli_validate_tiny
   COMMAND sh -c "set -e; out=$(\"$1\" validate \"$2\" --json --dir /var/tmp); \
-echo \"$out\" | jq -e '.hit_rates_identical == true and .runtime_stale_refused == 0 and (.rows | length) == 16 \
+echo \"$out\" | jq -e '.hit_rates_identical == true and .runtime_stale_refused == 0 and (.rows | length) == 17 \
+and .runtime_table_refreshed > 0 \
+and ([.rows[] | select(.metric == \"table_rebuilds\") | .identical] == [true]) \
 and ([.rows[] | select(.metric == \"tpot_p50\") | .goal] == [0.05]) \
 and .in_run_kernel_s_per_block > 0 and (.with_runtime_kernel_speed.rows | length) == 5 \
 and (.with_runtime_step_speeds.rows | length) == 5 \
@@ -34,3 +36,16 @@ add_test(NAME cli_validate_refuses
   COMMAND sh -c "\"$1\" validate \"$2\" 2> err.txt; rc=$?; [ $rc -ne 0 ] && grep -q 'runtime cannot run this scenario: platform' err.txt"
   sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/scenarios/default.lua)
 set_tests_properties(cli_validate_refuses PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# validate -o writes the simulator's and the runtime's results in the layout
+# of kvstrata run: the same summary attributes and the same datasets.
+add_test(NAME cli_validate_results
+  COMMAND sh -c "set -e; rm -rf vo; mkdir vo; \"$1\" validate \"$2\" -o vo --dir /var/tmp > /dev/null; \
+\"$1\" run \"$2\" -o vo/run.h5 > /dev/null; \
+for f in vo/runtime_tiny_sim.h5 vo/runtime_tiny_runtime.h5 vo/run.h5; do \
+  h5dump -A \"$f\" | grep -E '^ *(ATTRIBUTE|DATASET|GROUP) ' | sed 's/ *$//' > \"$f.names\"; \
+  [ $(wc -l < \"$f.names\") -gt 20 ]; done; \
+cmp vo/runtime_tiny_sim.h5.names vo/run.h5.names; cmp vo/runtime_tiny_runtime.h5.names vo/run.h5.names; \
+h5dump -a /summary/table_rebuilds vo/runtime_tiny_runtime.h5 | grep -q '(0): [1-9]'"
+  sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/tests/scenarios/runtime_tiny.lua)
+set_tests_properties(cli_validate_results PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
