@@ -746,6 +746,7 @@ static int page_for(struct rt *t, struct ks_loc *e, const struct ks_active *a, u
     // not in L1: into a scratch page of the L1 arrays
     uint32_t sp = t->l1p + (*scratch)++;
     t->x->reads_scratch++;
+    t->r->outside_reads++;
     if (t->gpu) {
         const unsigned char *src = tier == KS_L2 ? page_l2(t, pg) : t->dstage;
         if (tier == KS_L3) {

@@ -41,6 +41,17 @@ struct route {
 };
 #define POOL KS_TIERS // route source: the prefill pool
 
+// A selected block that was not in L1 when accessed (ks_cache_access).
+struct miss {
+    uint32_t req, layer, block;
+};
+
+// A block of one of the step's batches, and where the batch takes it.
+struct moving {
+    uint32_t id;
+    unsigned dst;
+};
+
 struct gpu {
     struct sim *sim;
     uint32_t node, index; // index: across the cluster
@@ -57,6 +68,11 @@ struct gpu {
     uint64_t l1_version;             // L1 placements + removals when the pointer table was last built
     struct route routes[KS_TIERS + 1][KS_TIERS]; // [source tier or POOL][destination tier]
     struct ks_active_set act; // the requests admitted here
+    struct miss *miss;           // this step's accesses that missed L1
+    uint32_t n_miss, cap_miss;
+    struct moving *moving;       // this step's batches' blocks, by id (built when needed)
+    uint32_t n_moving, cap_moving;
+    uint32_t (*outside)[KS_TIERS]; // [layers]: this step's reads outside L1, per layer and tier
     uint32_t step;
     double next_sample;          // simulated time of the next /steps record
     double last_step, last_stall; // seconds
@@ -748,9 +764,114 @@ static double kernel_time(const struct ks_kernel_time *kt, uint32_t step, uint32
     return t > 0 ? t / kt->batch : 0;
 }
 
+// Notes the accesses of acc[0..n) that missed L1 (where[], from
+// ks_cache_access). KS_OK or KS_ENOMEM.
+static int note_misses(struct gpu *g, uint32_t req, uint32_t layer, const struct ks_access *acc, uint32_t n,
+                       const uint8_t *where)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        if (where[j] == KS_AT_L1)
+            continue;
+        if (g->n_miss == g->cap_miss) {
+            uint32_t cap = g->cap_miss ? 2 * g->cap_miss : 256;
+            struct miss *p = realloc(g->miss, cap * sizeof *p);
+            if (!p)
+                return KS_ENOMEM;
+            g->miss = p;
+            g->cap_miss = cap;
+        }
+        g->miss[g->n_miss++] = (struct miss){.req = req, .layer = layer, .block = acc[j].block};
+    }
+    return KS_OK;
+}
+
+static int cmp_moving(const void *a, const void *b)
+{
+    uint32_t x = ((const struct moving *)a)->id, y = ((const struct moving *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+// Where the step's batches take block id (KS_TIERS: in none of them). The
+// sorted list of their blocks is built on the first call of a step.
+static unsigned moving_to(struct gpu *g, uint32_t id)
+{
+    if (g->n_moving == 0) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < g->n_jobs; i++)
+            n += g->jobs[i].b->n;
+        if (n > g->cap_moving) {
+            struct moving *p = realloc(g->moving, n * sizeof *p);
+            if (!p)
+                return KS_TIERS;
+            g->moving = p;
+            g->cap_moving = n;
+        }
+        for (uint32_t i = 0; i < g->n_jobs; i++) {
+            const struct ks_batch *b = g->jobs[i].b;
+            for (uint32_t j = 0; j < b->n; j++)
+                g->moving[g->n_moving++] = (struct moving){.id = b->blocks[j], .dst = b->dst};
+        }
+        qsort(g->moving, g->n_moving, sizeof *g->moving, cmp_moving);
+    }
+    struct moving key = {.id = id}, *hit = bsearch(&key, g->moving, g->n_moving, sizeof key, cmp_moving);
+    return hit ? hit->dst : KS_TIERS;
+}
+
+// Counts, per layer and tier, the selected blocks the kernel must read
+// outside L1 this step: the misses whose promotion found no room (still in
+// L2 or L3 once the step's batches are planned), and blocks that a batch
+// takes elsewhere than L1, read where it lands. The runtime reads each into
+// a scratch page before its layer's kernel (kernels/runtime.c, page_for).
+static void count_outside(struct gpu *g)
+{
+    struct ks_cache *c = g->cache;
+    memset(g->outside, 0, g->sim->s->model.layers * sizeof *g->outside);
+    g->n_moving = 0;
+    for (uint32_t i = 0; i < g->n_miss; i++) {
+        const struct miss *x = &g->miss[i];
+        struct ks_loc loc;
+        if (ks_cache_locate(c, x->req, x->layer, x->block, &loc) != KS_OK)
+            continue;
+        unsigned tier = loc.tier;
+        if (loc.state != KS_BLK_RESIDENT) {
+            unsigned dst = moving_to(g, loc.id);
+            if (dst < KS_TIERS)
+                tier = dst;
+        }
+        if (tier != KS_L1) {
+            g->outside[x->layer][tier]++;
+            g->sim->r->outside_reads++;
+        }
+    }
+    g->n_miss = 0;
+}
+
+// Reads layers [from, from + n)'s blocks outside L1, one after the other,
+// each over its tier's route to the GPU (a copy's overhead, and an SSD
+// request's op time as in a batch). Returns the seconds it took.
+static double read_outside(struct gpu *g, uint32_t from, uint32_t n)
+{
+    struct sim *m = g->sim;
+    const struct ks_scenario *s = m->s;
+    double t0 = simgrid_get_clock();
+    for (uint32_t l = from; l < from + n; l++)
+        for (unsigned tier = KS_L2; tier < KS_TIERS; tier++)
+            for (uint32_t i = 0; i < g->outside[l][tier]; i++) {
+                if (s->platform.copy_overhead > 0)
+                    sg_actor_sleep_for(s->platform.copy_overhead);
+                double extra = tier == KS_L3 && s->cache.l3 == KS_L3_SSD
+                                   ? s->platform.ssd.read_op_time * s->platform.ssd.read_bw
+                                   : 0;
+                transfer(m, &g->routes[tier][KS_L1], tier_host(g, tier), g->host, (double)m->z.block_bytes[tier],
+                         extra);
+            }
+    return simgrid_get_clock() - t0;
+}
+
 // A decode step: accesses, migrations, stall, compute. Returns the step's
 // KV bytes read, or -1 on failure.
-static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist, struct ks_access *acc)
+static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist, struct ks_access *acc,
+                       uint8_t *where)
 {
     struct sim *m = g->sim;
     const struct ks_scenario *s = m->s;
@@ -790,7 +911,9 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
                 if (kt->n)
                     attn += kernel_time(kt, now - 1, k) * (per_layer ? 1 : s->model.layers);
             }
-            st = ks_cache_access(c, a->req, l, acc, k, NULL, NULL);
+            st = ks_cache_access(c, a->req, l, acc, k, where, NULL);
+            if (st == KS_OK)
+                st = note_misses(g, a->req, l, acc, k, where);
         }
     }
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
@@ -825,6 +948,7 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     }
     if (plan.n)
         sg_cond_notify_all(g->work);
+    count_outside(g);
     // host work while the copies run: scheduling the batch, and rebuilding
     // the resident-block pointer table when L1's mapping changed
     double host = s->platform.sched_overhead;
@@ -867,6 +991,8 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
         else
             while (done + run < s->model.layers && !has_needed(g, done + run))
                 run++;
+        // the run's blocks outside L1, then its layers
+        m->r->busy += read_outside(g, done, run);
         sg_actor_sleep_for(layer_time * run);
         done += run;
     }
@@ -913,7 +1039,9 @@ static void decode(int argc, char **argv)
     float *mass = malloc(cap * sizeof *mass);
     uint32_t *dist = malloc(cap * sizeof *dist);
     struct ks_access *acc = malloc(cap * sizeof *acc);
-    if (!sel || !mass || !dist || !acc) {
+    uint8_t *where = malloc(cap);
+    g->outside = calloc(s->model.layers, sizeof *g->outside);
+    if (!sel || !mass || !dist || !acc || !where || !g->outside) {
         fail(m, "decode buffers", KS_ENOMEM);
         g->failed = 1;
     }
@@ -948,7 +1076,7 @@ static void decode(int argc, char **argv)
             m->r->busy += prefill;
             m->r->prefill_time += prefill;
         }
-        if (decoding && decode_step(g, sel, mass, dist, acc) != 0) {
+        if (decoding && decode_step(g, sel, mass, dist, acc, where) != 0) {
             g->failed = 1;
             break;
         }
@@ -965,6 +1093,7 @@ static void decode(int argc, char **argv)
     free(mass);
     free(dist);
     free(acc);
+    free(where);
 }
 
 // ---- progress ----------------------------------------------------------------
@@ -1314,6 +1443,9 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
                 free(g->routes[a][b].link);
         free(g->jobs);
         free(g->pending);
+        free(g->miss);
+        free(g->moving);
+        free(g->outside);
         ks_active_fini(&g->act);
     }
     r->unplanned += r->cache.unplanned;

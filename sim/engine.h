@@ -21,8 +21,12 @@
 //               their KV over the network to the decode GPU's host DRAM.
 // Step time: the host's scheduling cost (sched_overhead), a rebuild of the
 // resident-block pointer table (table_rebuild) when L1's mapping changed
-// since the last step, the stall for needed blocks, and (weight bytes + KV
-// bytes of the selected tokens) / HBM bandwidth. Prefill of n new tokens
+// since the last step, the stall for needed blocks, the selected blocks
+// read outside L1 (a miss whose promotion found no room this step is read
+// where it lies, into a scratch page before its layer: one transfer after
+// the other over its tier's route to the GPU, as the runtime does), and
+// (weight bytes + KV bytes of the selected tokens) / HBM bandwidth (or the
+// measured kernel's time). Prefill of n new tokens
 // after c cached ones: (2 * parameters * n + 4 * layers * q_heads *
 // head_dim * (n * c + n * (n + 1) / 2)) / (flops * prefill_efficiency),
 // with parameters = weight bytes / 2 (16-bit weights); the second term is
@@ -104,6 +108,8 @@ struct ks_run_result {
     double busy, stall;   // seconds, all GPUs: computing, waiting for needed blocks
     uint64_t peak_batch;  // most requests decoding at once on one GPU
     uint64_t unplanned;   // misses that found no page
+    uint64_t outside_reads; // selected blocks the kernel read outside L1 (their promotion found no
+                            // room): each fetched into a scratch page before its layer, one by one
     struct ks_hist *ttft, *tpot; // seconds
     struct ks_cache_stats cache; // summed over GPUs
     struct ks_request_record *rec;

@@ -124,6 +124,8 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     num(s, "steps", (double)r->steps, "decode steps, all GPUs");
     num(s, "peak_batch", (double)r->peak_batch, "most requests decoding at once on one GPU");
     num(s, "misses_unplanned", (double)r->unplanned, "misses (or new blocks) that found no page");
+    num(s, "outside_reads", (double)r->outside_reads,
+        "selected blocks read outside L1 (their promotion found no room), one by one before their layer");
     num(s, "table_rebuilds", (double)r->table_rebuilds, "resident-pointer table rebuilds (L1 mapping changed)");
     num(s, "host_fraction", ratio(r->host_time, r->host_time + r->stall + r->busy),
         "decode GPU time spent on host costs (scheduling, table rebuilds)");

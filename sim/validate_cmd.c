@@ -329,6 +329,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {"migrated_bytes_l3_l1", (double)a->mig_bytes[KS_L3][KS_L1], (double)b->mig_bytes[KS_L3][KS_L1], 1, 0},
         {"steps", (double)sim.steps, (double)real.steps, 1, 0},
         {"table_rebuilds", (double)sim.table_rebuilds, (double)real.table_rebuilds, 1, 0},
+        {"outside_reads", (double)sim.outside_reads, (double)real.outside_reads, 1, 0},
         {"tokens", (double)sim.tokens, (double)real.tokens, 1, 0},
         {"tpot_mean", ks_hist_mean(sim.tpot), ks_hist_mean(real.tpot), 0, 0},
         {"tpot_p50", ks_hist_quantile(sim.tpot, 0.5), ks_hist_quantile(real.tpot, 0.5), 0, GOAL_P50},

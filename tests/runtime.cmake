@@ -20,7 +20,7 @@ ks_tsan_test(runtime_run)
 # (the command fails otherwise) and the report carries every row.
 add_test(NAME cli_validate_tiny
   COMMAND sh -c "set -e; out=$(\"$1\" validate \"$2\" --json --dir /var/tmp); \
-echo \"$out\" | jq -e '.hit_rates_identical == true and .runtime_stale_refused == 0 and (.rows | length) == 17 \
+echo \"$out\" | jq -e '.hit_rates_identical == true and .runtime_stale_refused == 0 and (.rows | length) == 18 \
 and .runtime_table_refreshed > 0 \
 and ([.rows[] | select(.metric == \"table_rebuilds\") | .identical] == [true]) \
 and ([.rows[] | select(.metric == \"tpot_p50\") | .goal] == [0.05]) \
@@ -49,3 +49,10 @@ cmp vo/runtime_tiny_sim.h5.names vo/run.h5.names; cmp vo/runtime_tiny_runtime.h5
 h5dump -a /summary/table_rebuilds vo/runtime_tiny_runtime.h5 | grep -q '(0): [1-9]'"
   sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/tests/scenarios/runtime_tiny.lua)
 set_tests_properties(cli_validate_results PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# L1 too small for every request's selection: the misses without room are
+# read outside L1, by the runtime and in the simulator alike (outside_reads)
+add_test(NAME cli_validate_outside
+  COMMAND sh -c "set -e; out=$(\"$1\" validate \"$2\" --json --dir /var/tmp --set platform.hbm_bytes=1MB); \
+echo \"$out\" | jq -e '[.rows[] | select(.metric == \"outside_reads\") | select(.identical and .runtime > 0)] | length == 1' > /dev/null"
+  sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/tests/scenarios/runtime_tiny.lua)

@@ -190,6 +190,27 @@ static void generation_check_before_reads(void **state)
     ks_scenario_free(s);
 }
 
+// With L1 too small for every request's selection, some misses find no
+// room: the kernel reads them where they lie, through a scratch page, and
+// the runtime counts them as the simulator does (outside_reads).
+static void reads_outside_l1(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = load_tiny("platform.hbm_bytes=1MB");
+    struct ks_run_result a;
+    struct ks_runtime_extra xa;
+    run_once(s, &a, &xa);
+    printf("runtime_tiny, 1 MB of HBM: %llu reads, %llu via scratch, %llu refused\n", (unsigned long long)xa.reads,
+           (unsigned long long)xa.reads_scratch, (unsigned long long)xa.stale_refused);
+    assert_true(xa.reads_scratch > 0);
+    assert_int_equal(a.outside_reads, xa.reads_scratch);
+    assert_int_equal(xa.reads, a.cache.accesses);
+    assert_int_equal(xa.stale_refused, 0);
+    ks_runtime_extra_fini(&xa);
+    ks_run_result_fini(&a);
+    ks_scenario_free(s);
+}
+
 static void refuses_what_it_cannot_run(void **state)
 {
     (void)state;
@@ -211,6 +232,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tiers_and_determinism),
         cmocka_unit_test(generation_check_before_reads),
+        cmocka_unit_test(reads_outside_l1),
         cmocka_unit_test(refuses_what_it_cannot_run),
         cmocka_unit_test(gpu_mode_same_decisions),
     };
