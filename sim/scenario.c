@@ -15,6 +15,7 @@
 
 #include "scenario.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -727,7 +728,24 @@ static char *resolve_path(const struct ctx *x, const char *path)
     return r;
 }
 
-static int get_file(struct ctx *x, const struct ks_luatab *n, const char *label, char **out)
+// 1 when f holds an HDF5 superblock signature: at byte 0, or at 512, 1024,
+// 2048, ... after a user block.
+static int has_hdf5_signature(FILE *f)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char b[8];
+    for (long off = 0; off >= 0; off = off ? 2 * off : 512)
+        if (fseek(f, off, SEEK_SET) != 0 || fread(b, 1, sizeof b, f) != sizeof b)
+            return 0;
+        else if (memcmp(b, sig, sizeof sig) == 0)
+            return 1;
+    return 0;
+}
+
+// A file the scenario names, resolved from its folder and readable; with
+// hdf5 set, an HDF5 file (a trace: what it holds is checked when the run
+// loads it).
+static int get_file(struct ctx *x, const struct ks_luatab *n, const char *label, int hdf5, char **out)
 {
     if (n->type != KS_LUATAB_STRING || !n->s[0]) {
         REPORT_AT(x, n, label, "is a %s; expected a file name", n->type == KS_LUATAB_STRING ? "empty string"
@@ -739,13 +757,22 @@ static int get_file(struct ctx *x, const struct ks_luatab *n, const char *label,
         x->oom = 1;
         return -1;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        REPORT_AT(x, n, label, "cannot read '%s'", path);
+    FILE *f = fopen(path, "rb");
+    int e = f ? 0 : errno;
+    if (f && getc(f) == EOF && ferror(f))
+        e = errno; // a folder opens, then reads EISDIR
+    int foreign = f && !e && hdf5 && !has_hdf5_signature(f);
+    if (f)
+        fclose(f);
+    if (e || foreign) {
+        if (e)
+            REPORT_AT(x, n, label, "cannot read '%s': %s", path, strerror(e));
+        else
+            REPORT_AT(x, n, label, "'%s' is not an HDF5 file (a trace: kvstrata trace record, or results/README.md)",
+                      path);
         free(path);
         return -1;
     }
-    fclose(f);
     free(*out);
     *out = path;
     return 0;
@@ -813,7 +840,7 @@ static void get_dist(struct ctx *x, const struct ks_luatab *n, const char *label
         else if (!strcmp(k, "stddev"))
             rc = get_real(x, ch, p, KS_UNIT_NUMBER, &d->stddev);
         else if (!strcmp(k, "file"))
-            rc = get_file(x, ch, p, &d->file);
+            rc = get_file(x, ch, p, 0, &d->file);
         bad |= rc != 0;
     }
     char needs[64];
@@ -896,9 +923,10 @@ static int convert(struct ctx *x, const struct field *f, const struct ks_luatab 
         return 0;
     switch (f->type) {
     case T_STR:
-        if (strcmp(f->path, "workload.arrival.file") == 0 || strcmp(f->path, "sparse.file") == 0 ||
-            strcmp(f->path, "sparse.fit") == 0)
-            return get_file(x, n, label, (char **)p);
+        if (strcmp(f->path, "workload.arrival.file") == 0)
+            return get_file(x, n, label, 0, (char **)p);
+        if (strcmp(f->path, "sparse.file") == 0 || strcmp(f->path, "sparse.fit") == 0)
+            return get_file(x, n, label, 1, (char **)p);
         if (n->type != KS_LUATAB_STRING || !n->s[0]) {
             REPORT_AT(x, n, label, "is a %s; expected a non-empty string",
                       n->type == KS_LUATAB_STRING ? "empty string" : ks_luatab_type_name(n));

@@ -125,6 +125,29 @@ static int index_reuse(struct ks_sparse *sp)
     return st;
 }
 
+// Loads the trace a policy replays or fits (`key` names the scenario field)
+// and checks it fits the run: blocks of cache.block_size, a request at least.
+static struct ks_trace *load_trace(const struct ks_scenario *s, const char *key, const char *path, char *err,
+                                   size_t len)
+{
+    char why[1024];
+    struct ks_trace *t = ks_trace_load(path, why, sizeof why);
+    if (!t) {
+        snprintf(err, len, "%s: %s", key, why);
+        return NULL;
+    }
+    if (t->meta.block_size != s->cache.block_size || t->n_requests == 0) {
+        if (t->n_requests == 0)
+            snprintf(err, len, "%s: %s: the trace holds no request", key, path);
+        else
+            snprintf(err, len, "%s: %s: its block size (%u tokens) differs from cache.block_size (%u)", key, path,
+                     t->meta.block_size, s->cache.block_size);
+        ks_trace_free(t);
+        return NULL;
+    }
+    return t;
+}
+
 struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t len)
 {
     struct ks_sparse *sp = calloc(1, sizeof *sp);
@@ -162,16 +185,7 @@ struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t l
         break;
     }
     case KS_SPARSE_TRACE: {
-        char why[1024];
-        if (!(sp->trace = ks_trace_load(s->sparse.file, why, sizeof why))) {
-            snprintf(err, len, "sparse.file: %s", why);
-            ks_sparse_free(sp);
-            return NULL;
-        }
-        if (sp->trace->meta.block_size != bs || sp->trace->n_requests == 0) {
-            snprintf(err, len, "sparse.file: %s: %s", s->sparse.file,
-                     sp->trace->n_requests == 0 ? "the trace holds no request"
-                                                : "its block size differs from cache.block_size");
+        if (!(sp->trace = load_trace(s, "sparse.file", s->sparse.file, err, len))) {
             ks_sparse_free(sp);
             return NULL;
         }
@@ -186,9 +200,13 @@ struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t l
         break;
     }
     case KS_SPARSE_MODEL: {
-        char why[1024];
-        if (!(sp->model = ks_accessmodel_from_trace(s->sparse.fit, why, sizeof why))) {
-            snprintf(err, len, "sparse.fit: %s", why);
+        // the model draws block indices: they mean the trace's blocks, so its block size must be the run's
+        struct ks_trace *t = load_trace(s, "sparse.fit", s->sparse.fit, err, len);
+        char why[256];
+        if (t && !(sp->model = ks_accessmodel_fit(t, NULL, why, sizeof why)))
+            snprintf(err, len, "sparse.fit: %s: %s", s->sparse.fit, why);
+        ks_trace_free(t);
+        if (!sp->model) {
             ks_sparse_free(sp);
             return NULL;
         }

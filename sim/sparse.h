@@ -17,6 +17,8 @@
 //   model     : an access model fitted to a trace (accessmodel.h, sparse.fit):
 //               per request and layer a stream drawing each step's selection
 //               at O(selected blocks), the cluster-scale choice.
+// A trace that trace or model reads must have cache.block_size as its block
+// size (its block indices mean blocks of that size).
 // Synthetic attention is computed for sparse.attention_layers layers, evenly
 // spread; every other layer reads the selection of the nearest computed one
 // below it (memory and time per request grow with the computed layers).

@@ -6,6 +6,7 @@
 // widths converts on read, and then checks every invariant of trace.h.
 #include "trace.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdarg.h>
@@ -262,40 +263,65 @@ static int read_int_attr(hid_t f, const char *name, uint32_t *v, const char *pat
     return 0;
 }
 
-// A string attribute (fixed or variable length); "" when absent.
-static int read_str_attr(hid_t f, const char *name, char *buf, size_t cap)
+// A scalar string attribute, fixed or variable length, ASCII or UTF-8 (h5py
+// writes variable-length UTF-8), read with a memory type of the file's
+// charset since HDF5 converts neither way between the two. 1 when absent
+// (buf ""), 0 when read, -1 with the reason in why.
+static int read_str_attr(hid_t f, const char *name, char *buf, size_t cap, char *why, size_t len)
 {
     buf[0] = '\0';
     if (H5Aexists(f, name) <= 0)
-        return 0;
-    hid_t a = H5Aopen(f, name, H5P_DEFAULT), ft = a < 0 ? -1 : H5Aget_type(a);
-    int ok = -1;
-    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING) {
-        if (H5Tis_variable_str(ft) > 0) {
-            char *s = NULL;
-            hid_t mt = H5Tcopy(H5T_C_S1);
-            H5Tset_size(mt, H5T_VARIABLE);
-            if (H5Aread(a, mt, &s) >= 0 && s) {
-                snprintf(buf, cap, "%s", s);
-                H5free_memory(s);
-                ok = 0;
+        return 1;
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    hid_t ft = a < 0 ? -1 : H5Aget_type(a), sp = a < 0 ? -1 : H5Aget_space(a), mt = -1;
+    int rc = -1;
+    if (a < 0 || ft < 0 || sp < 0) {
+        snprintf(why, len, "attribute /%s cannot be opened", name);
+    } else if (H5Tget_class(ft) != H5T_STRING) {
+        snprintf(why, len, "attribute /%s is not a string", name);
+    } else if (H5Sget_simple_extent_npoints(sp) != 1) {
+        snprintf(why, len, "attribute /%s holds %lld values, not one string", name,
+                 (long long)H5Sget_simple_extent_npoints(sp));
+    } else {
+        H5T_cset_t cset = H5Tget_cset(ft);
+        int vlen = H5Tis_variable_str(ft) > 0;
+        size_t n = vlen ? 0 : H5Tget_size(ft);
+        mt = H5Tcopy(H5T_C_S1);
+        // a fixed-length string may fill all n bytes with no terminator: one more in memory
+        if (mt >= 0 && H5Tset_size(mt, vlen ? H5T_VARIABLE : n + 1) >= 0 && H5Tset_cset(mt, cset) >= 0) {
+            if (vlen) {
+                char *s = NULL;
+                if (H5Aread(a, mt, &s) >= 0) {
+                    snprintf(buf, cap, "%s", s ? s : "");
+                    rc = 0;
+#if H5_VERSION_GE(1, 12, 0)
+                    H5Treclaim(mt, sp, H5P_DEFAULT, &s);
+#else
+                    H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, &s);
+#endif
+                }
+            } else {
+                char *s = calloc(n + 1, 1);
+                if (s && H5Aread(a, mt, s) >= 0) {
+                    snprintf(buf, cap, "%s", s);
+                    rc = 0;
+                }
+                free(s);
             }
-            H5Tclose(mt);
-        } else {
-            size_t n = H5Tget_size(ft);
-            char *s = calloc(n + 1, 1);
-            if (s && H5Aread(a, ft, s) >= 0) {
-                snprintf(buf, cap, "%s", s);
-                ok = 0;
-            }
-            free(s);
         }
+        if (rc != 0)
+            snprintf(why, len, "attribute /%s (a %s-length %s string) cannot be read", name,
+                     vlen ? "variable" : "fixed", cset == H5T_CSET_UTF8 ? "UTF-8" : "ASCII");
     }
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (sp >= 0)
+        H5Sclose(sp);
     if (ft >= 0)
         H5Tclose(ft);
     if (a >= 0)
         H5Aclose(a);
-    return ok;
+    return rc;
 }
 
 // Reads a whole 1-D compound dataset into *out (rec bytes per row), members
@@ -393,6 +419,20 @@ static int check_loaded(struct ks_trace *t, const char *path, char *err, size_t 
 
 struct ks_trace *ks_trace_load(const char *path, char *err, size_t len)
 {
+    // NOTE: HDF5 says "cannot open" alike for a missing, unreadable or foreign
+    // file; the C library says which of the first two it is.
+    FILE *fp = fopen(path, "rb");
+    int e = errno;
+    if (fp && getc(fp) == EOF && ferror(fp))
+        e = errno; // a directory opens, then reads EISDIR
+    else if (fp)
+        e = 0;
+    if (fp)
+        fclose(fp);
+    if (e != 0) {
+        bad(err, len, path, "%s", strerror(e));
+        return NULL;
+    }
     hid_t f;
     H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
     H5E_END_TRY;
@@ -401,11 +441,16 @@ struct ks_trace *ks_trace_load(const char *path, char *err, size_t len)
         return NULL;
     }
     struct ks_trace *t = calloc(1, sizeof *t);
-    char format[64];
+    char format[64], why[256];
     int rc = t ? 0 : bad(err, len, path, "out of memory");
     H5E_BEGIN_TRY
     {
-        if (rc == 0 && (read_str_attr(f, "format", format, sizeof format) != 0 || strcmp(format, KS_TRACE_FORMAT) != 0))
+        int got = rc == 0 ? read_str_attr(f, "format", format, sizeof format, why, sizeof why) : 0;
+        if (got < 0)
+            rc = bad(err, len, path, "%s", why);
+        else if (got > 0)
+            rc = bad(err, len, path, "not a kvstrata trace (attribute /format is missing)");
+        else if (rc == 0 && strcmp(format, KS_TRACE_FORMAT) != 0)
             rc = bad(err, len, path, "not a kvstrata trace (attribute /format is \"%s\", not \"%s\")", format,
                      KS_TRACE_FORMAT);
         uint32_t version = 0;
@@ -424,10 +469,10 @@ struct ks_trace *ks_trace_load(const char *path, char *err, size_t len)
             rc = read_int_attr(f, "q_heads", &m->q_heads, path, err, len);
         if (rc == 0)
             rc = read_int_attr(f, "head_dim", &m->head_dim, path, err, len);
-        if (rc == 0) {
-            read_str_attr(f, "dtype", m->dtype, sizeof m->dtype);
-            read_str_attr(f, "source", m->source, sizeof m->source);
-        }
+        // optional, but a value that cannot be read is refused rather than taken for ""
+        if (rc == 0 && (read_str_attr(f, "dtype", m->dtype, sizeof m->dtype, why, sizeof why) < 0 ||
+                        read_str_attr(f, "source", m->source, sizeof m->source, why, sizeof why) < 0))
+            rc = bad(err, len, path, "%s", why);
         void *p = NULL;
         if (rc == 0)
             rc = read_table(f, "/steps", step_fields, N_OF(step_fields), sizeof(struct ks_trace_step), &p,

@@ -254,7 +254,7 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     const char *sets[MAX_SETS];
     struct ks_cli_strings set = {.v = sets, .cap = MAX_SETS};
     uint32_t requests = 2, steps = 64;
-    int preset = 1, json = 0;
+    int preset = -1, json = 0; // -1: the scenario's sparse.preset
     const struct ks_cli_opt opts[] = {
         {.name = "scenario", .kind = KS_CLI_ARG, .out = &file, .arg = "SCENARIO.lua"},
         {.name = "output", .kind = KS_CLI_STRING, .out = &out, .arg = "TRACE.h5", .short_name = 'o',
@@ -266,7 +266,9 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {.name = "steps", .kind = KS_CLI_U32, .out = &steps, .arg = "N", .help = "decode steps per request",
          .min = 1, .max = 1u << 20},
         {.name = "preset", .kind = KS_CLI_CHOICE, .out = &preset,
-         .help = "synthetic attention: how fast the query moves (sim/synth.h)", .choices = presets},
+         .help = "synthetic attention: how fast the query moves (sim/synth.h); default: the scenario's "
+                 "sparse.preset",
+         .choices = presets, .hide_default = 1},
         {.name = "json", .kind = KS_CLI_FLAG, .out = &json, .help = "print one JSON object on stdout"},
     };
     int status;
@@ -278,6 +280,8 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     int rc = ks_scenario_cmd_load(cmd, file, sets, set.n, &sc);
     if (rc != KS_EXIT_OK)
         return rc;
+    if (preset < 0)
+        preset = sc->sparse.preset; // same order as presets[]
     struct recorder r = {.sc = sc};
     const struct ks_scenario_model *mo = &sc->model;
     r.bs = sc->cache.block_size;
@@ -384,9 +388,10 @@ const struct ks_cli_cmd ks_trace_record_cmd = {
     .name = "trace record",
     .summary = "Record an access trace from synthetic attention run through the kernels",
     .about = "Draws prompt lengths from the scenario's workload and, for each request, runs\n"
-             "--steps decode steps of synthetic attention (--preset) through the C reference\n"
-             "kernels: block summaries, Quest scoring with sink, window and top-k\n"
-             "(sparse.sink_blocks, window_blocks, budget_tokens / block_size) and the\n"
+             "--steps decode steps of synthetic attention (the scenario's sparse.preset;\n"
+             "--preset, when given, wins) through the C reference kernels: block\n"
+             "summaries, Quest scoring with sink, window and top-k (sparse.sink_blocks,\n"
+             "window_blocks, budget_tokens / block_size) and the\n"
              "block-sparse decode kernel, whose access report gives each selected block's\n"
              "attention mass. Model shape and block size come from the scenario. Writes\n"
              "TRACE.h5 whole or not at all (schema in results/README.md); kernel_time is -1\n"

@@ -14,16 +14,41 @@ ks_compare(policy_stable_beats_noisy hit_rate_l1 gt 1.1
            -- ${ks_pol} --set sparse.preset=stable -- ${ks_pol} --set sparse.preset=noisy)
 add_test(NAME trace_replay COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/trace_replay.sh $<TARGET_FILE:kvstrata> ${ks_pol})
 set_tests_properties(trace_replay PROPERTIES TIMEOUT 600)
+# results/README.md's h5py example, run as written there: its trace (string
+# attributes in variable-length UTF-8) is read by trace stats and replayed
+add_test(NAME trace_h5py COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/trace_h5py.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/results/README.md ${ks_pol})
+set_tests_properties(trace_h5py PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 300)
 ks_cli_test(policy_trace_needs_file --exit 2 --stdout-empty --stderr-has "sparse.file"
             -- run ${ks_pol} --set sparse.policy=trace)
-ks_cli_test(policy_trace_not_hdf5 --exit 1 --stdout-empty --stderr-has "default_10s.json: cannot be opened as an HDF5"
+# a trace or a fit that is missing or not HDF5 is a scenario error, at its line
+ks_cli_test(policy_trace_not_hdf5 --exit 2 --stdout-empty
+            --stderr-has "--set: sparse.file: '${PROJECT_SOURCE_DIR}/tests/golden/default_10s.json' is not an HDF5 file"
             -- run ${ks_pol} --set sparse.policy=trace --set sparse.file=${PROJECT_SOURCE_DIR}/tests/golden/default_10s.json
+            -o ${CMAKE_CURRENT_BINARY_DIR}/policy_bad.h5)
+ks_cli_test(policy_fit_not_hdf5 --exit 2 --stdout-empty --stderr-has "bad_fit.lua:5: sparse.fit: '"
+            --stderr-has "bad_fit.lua' is not an HDF5 file" --stderr-has "bad_fit.lua:6: sparse.file: '"
+            -- run ${PROJECT_SOURCE_DIR}/tests/scenarios/bad_fit.lua -o ${CMAKE_CURRENT_BINARY_DIR}/policy_bad.h5)
+ks_cli_test(policy_fit_missing --exit 2 --stdout-empty
+            --stderr-has "--set: sparse.fit: cannot read '${CMAKE_CURRENT_BINARY_DIR}/none.h5': No such file or directory"
+            -- run ${ks_pol} --set sparse.policy=model --set sparse.fit=${CMAKE_CURRENT_BINARY_DIR}/none.h5
             -o ${CMAKE_CURRENT_BINARY_DIR}/policy_bad.h5)
 # a result file is HDF5 but not a trace (the closed-form run writes it first)
 ks_cli_test(policy_trace_not_trace --exit 1 --stdout-empty --stderr-has "not a kvstrata trace"
             -- run ${ks_pol} --set sparse.policy=trace --set sparse.file=${CMAKE_CURRENT_BINARY_DIR}/closed_form.h5
             -o ${CMAKE_CURRENT_BINARY_DIR}/policy_bad.h5)
 set_tests_properties(cli_policy_trace_not_trace PROPERTIES DEPENDS cli_run_closed_form)
+# trace and model both refuse a trace of 16-token blocks in a run of 32-token ones
+foreach(policy trace model)
+  ks_cli_test(policy_${policy}_block_size --exit 1 --stdout-empty
+              --stderr-has "small.h5: its block size (16 tokens) differs from cache.block_size (32)"
+              -- run ${ks_pol} --set sparse.policy=${policy} --set sparse.file=${ks_trace_dir}/small.h5
+              --set sparse.fit=${ks_trace_dir}/small.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/policy_bad.h5)
+  set_tests_properties(cli_policy_${policy}_block_size PROPERTIES FIXTURES_REQUIRED trace_cli_files)
+endforeach()
+# trace record follows the scenario's sparse.preset; --preset wins over it
+add_test(NAME trace_preset COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/trace_preset.sh $<TARGET_FILE:kvstrata> ${ks_pol})
+set_tests_properties(trace_preset PROPERTIES TIMEOUT 300)
 ks_cli_test(trace_record_needs_output --exit 2 --stdout-empty --stderr-has "-o TRACE.h5" -- trace record ${ks_pol})
 # cache.evict as a Lua function: LRU written in Lua equals the built-in lru
 add_test(NAME policy_lua_lru_is_lru COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/same_summary.sh $<TARGET_FILE:kvstrata>

@@ -19,7 +19,7 @@ build=${KS_BUILD:-build}
 jobs=${KS_JOBS:-$(nproc)}
 
 packages=(cmake make gcc pkg-config libsimgrid-dev liblua5.4-dev lua5.4 libhdf5-dev hdf5-tools
-          libcmocka-dev libjansson-dev liburing-dev fio jq gnuplot-nox)
+          libcmocka-dev libjansson-dev liburing-dev fio jq gnuplot-nox python3-h5py python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

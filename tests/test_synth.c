@@ -366,12 +366,193 @@ static void recency_default(void **state)
     ks_synth_free(s);
 }
 
+// The scale of each term in the query of (layer, query head), read back
+// from its channels (synth.h): the sink and heavy channels hold sqrt(d) times
+// their logit; the rotary pairs hold a norm of sqrt(d) times the recency
+// logit; with no topic and no retrieval the content channels hold the drift,
+// a unit direction times sqrt(d) times its logit.
+struct terms {
+    double sink, heavy, recency, drift;
+};
+
+static struct terms query_terms(const struct ks_synth *s, uint32_t layer, uint32_t qh)
+{
+    const struct ks_synth_params *p = ks_synth_params_of(s);
+    uint32_t d = p->head_dim, c0 = 2 * p->rope_pairs;
+    struct ks_synth_step st;
+    ks_synth_step_at(s, REQ, PROMPT, 5, &st);
+    assert_int_equal(st.target, KS_SYNTH_NONE);
+    float q[KS_SYNTH_MAX_DIM];
+    assert_int_equal(ks_synth_query(s, &st, layer, qh, q), KS_OK);
+    double sd = sqrt((double)d), rec = 0, content = 0;
+    for (uint32_t c = 0; c < c0; c++)
+        rec += (double)q[c] * q[c];
+    for (uint32_t c = c0; c < d - 2; c++)
+        content += (double)q[c] * q[c];
+    return (struct terms){.sink = q[d - 1] / sd, .heavy = q[d - 2] / sd, .recency = sqrt(rec) / sd,
+                          .drift = sqrt(content) / sd};
+}
+
+static void assert_near(double x, double want, const char *what, uint32_t layer, uint32_t qh)
+{
+    if (fabs(x - want) > 1e-4 * fabs(want))
+        fail_msg("layer %u head %u: %s %.6f, expected %.6f", layer, qh, what, x, want);
+}
+
+// Layers and heads differ as synth.h says: with head_spread = 0, every term
+// of layer l is its logit times the early-layer profile (content terms x (1 -
+// early_flatten e(l)), recency x (1 + early_local e(l)), e(l) = exp(-l /
+// early_layers)), the drift also times one factor per layer in 1 +-
+// layer_noise, and the heads of a layer are equal; with head_spread > 0 each
+// (layer, head) multiplies each term by exp(head_spread z), z standard normal.
+static void layer_and_head_terms(void **state)
+{
+    (void)state;
+    struct ks_synth_params p;
+    ks_synth_params_default(&p);
+    p.topic_logit = 0;    // content channels: the drift alone
+    p.retrieval_prob = 0; // no retrieval term either
+    p.head_spread = 0;
+    struct ks_synth *s = make(&p);
+    uint32_t H = p.n_kv_heads * p.group;
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint32_t l = 0; l < p.n_layers; l++) {
+        double e = exp(-(double)l / p.early_layers), flat = 1 - p.early_flatten * e, local = 1 + p.early_local * e;
+        struct terms t0 = query_terms(s, l, 0);
+        double noise = t0.drift / (p.drift_logit * flat);
+        if (!(noise >= 1 - p.layer_noise - 1e-5 && noise <= 1 + p.layer_noise + 1e-5))
+            fail_msg("layer %u: drift factor %.4f outside 1 +- %.2f", l, noise, (double)p.layer_noise);
+        lo = fmin(lo, noise);
+        hi = fmax(hi, noise);
+        for (uint32_t h = 0; h < H; h++) {
+            struct terms t = query_terms(s, l, h);
+            assert_near(t.sink, p.sink_logit * flat, "sink", l, h);
+            assert_near(t.heavy, p.heavy_logit * flat, "heavy", l, h);
+            assert_near(t.recency, p.recency_logit * local, "recency", l, h);
+            assert_near(t.drift, t0.drift, "drift (as head 0's)", l, h);
+        }
+    }
+    // 32 factors drawn uniformly in 1 +- 0.3 span most of it (a range under
+    // half of it has probability ~1e-8)
+    if (!(hi - lo > p.layer_noise))
+        fail_msg("the layers' drift factors span %.3f..%.3f only", lo, hi);
+    ks_synth_free(s);
+
+    // head weights: log(term / logit) over 32 layers x 32 heads x 4 terms,
+    // no early-layer profile, no layer noise
+    p.head_spread = 0.25f;
+    p.early_layers = 0;
+    p.layer_noise = 0;
+    s = make(&p);
+    double sum = 0, sum2 = 0;
+    uint32_t n = 0, same_layer_differs = 0, same_head_differs = 0;
+    for (uint32_t l = 0; l < p.n_layers; l++)
+        for (uint32_t h = 0; h < H; h++) {
+            struct terms t = query_terms(s, l, h);
+            double z[4] = {log(t.sink / p.sink_logit), log(t.heavy / p.heavy_logit),
+                           log(t.recency / p.recency_logit), log(t.drift / p.drift_logit)};
+            for (int k = 0; k < 4; k++, n++) {
+                sum += z[k];
+                sum2 += z[k] * z[k];
+            }
+            same_layer_differs += h > 0 && t.sink != query_terms(s, l, h - 1).sink;
+            same_head_differs += l > 0 && t.sink != query_terms(s, l - 1, h).sink;
+        }
+    double mean = sum / n, sd = sqrt(sum2 / n - mean * mean);
+    print_message("synth head weights: log-weight mean %.4f, sd %.4f (head_spread %.2f) over %u\n", mean, sd,
+                  (double)p.head_spread, n);
+    // standard errors over 4096 draws: 0.004 for the mean, 0.003 for the sd
+    if (fabs(mean) > 0.03 || fabs(sd - p.head_spread) > 0.025)
+        fail_msg("head weights: log mean %.4f, sd %.4f; expected 0 and %.2f", mean, sd, (double)p.head_spread);
+    assert_int_equal(same_layer_differs, p.n_layers * (H - 1));
+    assert_int_equal(same_head_differs, (p.n_layers - 1) * H);
+    ks_synth_free(s);
+}
+
+// The top-TOPK blocks of (layer, query head) at decode step 0 of the default
+// preset, scored as observe() does; in[b] = 1 for a selected block.
+static void top_blocks(const struct ks_synth *s, uint32_t layer, uint32_t qh, unsigned char *in)
+{
+    const struct ks_synth_params *p = ks_synth_params_of(s);
+    uint32_t d = p->head_dim, n = PROMPT / BLOCK;
+    float *keys = malloc(sizeof *keys * BLOCK * d), *score = malloc(sizeof *score * n);
+    float *sorted = malloc(sizeof *sorted * n), q[KS_SYNTH_MAX_DIM];
+    assert_true(keys && score && sorted);
+    struct ks_synth_step st;
+    ks_synth_step_at(s, REQ, PROMPT, 0, &st);
+    assert_int_equal(ks_synth_query(s, &st, layer, qh, q), KS_OK);
+    for (uint32_t b = 0; b < n; b++) {
+        assert_int_equal(ks_synth_keys(s, REQ, PROMPT, layer, qh / p->group, b * BLOCK, (b + 1) * BLOCK, keys),
+                         KS_OK);
+        double dot = 0;
+        for (uint32_t t = 0; t < BLOCK; t++)
+            for (uint32_t j = 0; j < d; j++)
+                dot += (double)keys[t * d + j] * q[j];
+        score[b] = (float)(dot / BLOCK);
+    }
+    memcpy(sorted, score, sizeof *score * n);
+    qsort(sorted, n, sizeof *sorted, by_score_desc);
+    uint32_t taken = 0;
+    for (uint32_t b = 0; b < n; b++) {
+        in[b] = score[b] >= sorted[TOPK - 1] && taken < TOPK;
+        taken += in[b];
+    }
+    free(keys);
+    free(score);
+    free(sorted);
+}
+
+static uint32_t shared(const unsigned char *a, const unsigned char *b)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < PROMPT / BLOCK; i++)
+        k += a[i] & b[i];
+    return k;
+}
+
+// What the generator gives differs by layer and by head: for one request and
+// step, no two of 4 layers (same query head) and no two of 4 query heads
+// (same layer, two of them sharing a KV head and so its keys) select the
+// same top-TOPK blocks. Measured over seeds 1-12 and the default's: layer
+// pairs share 26-62 of the 64 blocks, head pairs 35-63 (the two sharing a KV
+// head 43-63: only the heads' weights tell them apart).
+static void layers_and_heads_select_differently(void **state)
+{
+    (void)state;
+    struct ks_synth *s = make_preset("drifting");
+    const uint32_t layers[] = {0, 10, 20, 31}, heads[] = {4, 5, 17, 30}; // heads 4 and 5: KV head 1
+    enum { NL = 4, NH = 4, NB = PROMPT / BLOCK };
+    static unsigned char by_layer[NL][NB], by_head[NH][NB];
+    for (int i = 0; i < NL; i++)
+        top_blocks(s, layers[i], heads[0], by_layer[i]);
+    for (int i = 0; i < NH; i++)
+        top_blocks(s, layers[2], heads[i], by_head[i]);
+    for (int i = 0; i < NL; i++) {
+        for (int j = 0; j < i; j++) {
+            uint32_t k = shared(by_layer[i], by_layer[j]);
+            print_message("synth: layers %u and %u share %u of %d blocks\n", layers[i], layers[j], k, TOPK);
+            if (k == TOPK)
+                fail_msg("layers %u and %u select the same %d blocks", layers[i], layers[j], TOPK);
+        }
+    }
+    for (int i = 0; i < NH; i++)
+        for (int j = 0; j < i; j++) {
+            uint32_t k = shared(by_head[i], by_head[j]);
+            print_message("synth: heads %u and %u of layer %u share %u of %d blocks\n", heads[i], heads[j], layers[2],
+                          k, TOPK);
+            if (k == TOPK)
+                fail_msg("heads %u and %u select the same %d blocks", heads[i], heads[j], TOPK);
+        }
+    ks_synth_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(params_checked),     cmocka_unit_test(keys_deterministic),
         cmocka_unit_test(steps_deterministic), cmocka_unit_test(topic_switch_rate),
         cmocka_unit_test(locality_by_preset), cmocka_unit_test(recency_default),
+        cmocka_unit_test(layer_and_head_terms), cmocka_unit_test(layers_and_heads_select_differently),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

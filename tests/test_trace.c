@@ -185,7 +185,122 @@ static void reader_refuses(void **state)
     assert_null(ks_trace_load(path, err, sizeof err));
     assert_non_null(strstr(err, "HDF5"));
     unlink(path);
-    assert_null(ks_trace_load(path, err, sizeof err));
+    assert_null(ks_trace_load(path, err, sizeof err)); // said before HDF5 is tried
+    if (!strstr(err, path) || !strstr(err, "No such file"))
+        fail_msg("a missing trace gives '%s'", err);
+    assert_null(ks_trace_load(dir, err, sizeof err));
+    if (!strstr(err, "Is a directory"))
+        fail_msg("a directory gives '%s'", err);
+}
+
+// Replaces the root attribute `name` of the trace with a scalar string of
+// the given kind (h5py writes Python strings as variable-length UTF-8 and
+// numpy bytes as fixed-length, null-padded ASCII).
+static void set_str_attr(const char *name, const char *value, int vlen, H5T_cset_t cset, H5T_str_t pad)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    if (H5Aexists(f, name) > 0)
+        assert_true(H5Adelete(f, name) >= 0);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    assert_true(H5Tset_size(t, vlen ? H5T_VARIABLE : strlen(value)) >= 0);
+    assert_true(H5Tset_cset(t, cset) >= 0);
+    assert_true(H5Tset_strpad(t, pad) >= 0);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(f, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(a >= 0);
+    assert_true(H5Awrite(a, t, vlen ? (const void *)&value : (const void *)value) >= 0);
+    H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(t);
+    H5Fclose(f);
+}
+
+// Replaces a root attribute with an integer (n_strings 0), an array of
+// n_strings strings, or nothing (n_strings < 0).
+static void set_other_attr(const char *name, int n_strings)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(H5Adelete(f, name) >= 0);
+    if (n_strings > 0) {
+        const char *v[2] = {"kvstrata-trace", "kvstrata-trace"};
+        hsize_t dims = (hsize_t)n_strings;
+        assert_true(n_strings <= 2);
+        hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate_simple(1, &dims, NULL);
+        H5Tset_size(t, H5T_VARIABLE);
+        hid_t a = H5Acreate2(f, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+        assert_true(H5Awrite(a, t, v) >= 0);
+        H5Aclose(a);
+        H5Sclose(sp);
+        H5Tclose(t);
+    } else if (n_strings == 0) {
+        int v = 1;
+        hid_t sp = H5Screate(H5S_SCALAR);
+        hid_t a = H5Acreate2(f, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT);
+        assert_true(H5Awrite(a, H5T_NATIVE_INT, &v) >= 0);
+        H5Aclose(a);
+        H5Sclose(sp);
+    }
+    H5Fclose(f);
+}
+
+static struct ks_trace *load_or_fail(void)
+{
+    char err[512] = "";
+    struct ks_trace *t = ks_trace_load(path, err, sizeof err);
+    if (!t)
+        fail_msg("%s", err);
+    return t;
+}
+
+static void string_attrs(void **state)
+{
+    (void)state;
+    // variable-length UTF-8 throughout, as h5py writes str attributes
+    write_good();
+    set_str_attr("format", "kvstrata-trace", 1, H5T_CSET_UTF8, H5T_STR_NULLTERM);
+    set_str_attr("dtype", "fp16", 1, H5T_CSET_UTF8, H5T_STR_NULLTERM);
+    set_str_attr("source", "serveur \xc3\xa9t\xc3\xa9, 2026", 1, H5T_CSET_UTF8, H5T_STR_NULLTERM);
+    struct ks_trace *t = load_or_fail();
+    assert_string_equal(t->meta.dtype, "fp16");
+    assert_string_equal(t->meta.source, "serveur \xc3\xa9t\xc3\xa9, 2026");
+    assert_int_equal(t->n_steps, 8);
+    ks_trace_free(t);
+
+    // fixed-length ASCII filling every byte (no terminator), null- and space-padded
+    write_good();
+    set_str_attr("format", "kvstrata-trace", 0, H5T_CSET_ASCII, H5T_STR_NULLPAD);
+    set_str_attr("dtype", "int8", 0, H5T_CSET_ASCII, H5T_STR_SPACEPAD);
+    set_str_attr("source", "ascii source", 0, H5T_CSET_ASCII, H5T_STR_NULLTERM);
+    t = load_or_fail();
+    assert_string_equal(t->meta.dtype, "int8");
+    assert_string_equal(t->meta.source, "ascii source");
+    ks_trace_free(t);
+
+    // fixed-length UTF-8 and variable-length ASCII
+    write_good();
+    set_str_attr("format", "kvstrata-trace", 0, H5T_CSET_UTF8, H5T_STR_NULLPAD);
+    set_str_attr("source", "vlen ascii", 1, H5T_CSET_ASCII, H5T_STR_NULLTERM);
+    t = load_or_fail();
+    assert_string_equal(t->meta.source, "vlen ascii");
+    ks_trace_free(t);
+
+    // a format that is read but wrong, missing, not a string, not one string
+    write_good();
+    set_str_attr("format", "other-trace", 1, H5T_CSET_UTF8, H5T_STR_NULLTERM);
+    expect_refused("attribute /format is \"other-trace\", not \"kvstrata-trace\"");
+    write_good();
+    set_other_attr("format", -1);
+    expect_refused("attribute /format is missing");
+    write_good();
+    set_other_attr("format", 0);
+    expect_refused("attribute /format is not a string");
+    write_good();
+    set_other_attr("format", 2);
+    expect_refused("attribute /format holds 2 values");
+    write_good();
+    set_other_attr("source", 0);
+    expect_refused("attribute /source is not a string");
 }
 
 int main(void)
@@ -194,6 +309,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(writer_refuses, setup, teardown),
         cmocka_unit_test_setup_teardown(reader_refuses, setup, teardown),
+        cmocka_unit_test_setup_teardown(string_attrs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

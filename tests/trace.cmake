@@ -29,8 +29,11 @@ ks_cli_test(trace_stats_cut --exit 1 --stdout-empty --stderr-has "${ks_trace_dir
             -- trace stats ${ks_trace_dir}/cut.h5 --json)
 ks_cli_test(trace_stats_not_hdf5 --exit 1 --stdout-empty --stderr-has "trace.cmake: cannot be opened"
             -- trace stats ${CMAKE_CURRENT_SOURCE_DIR}/trace.cmake)
-ks_cli_test(trace_stats_missing --exit 1 --stdout-empty --stderr-has "${ks_trace_dir}/none.h5:"
+# a missing file is said to be missing, not "not HDF5"
+ks_cli_test(trace_stats_missing --exit 1 --stdout-empty --stderr-has "${ks_trace_dir}/none.h5: No such file or directory"
             -- trace stats ${ks_trace_dir}/none.h5)
+ks_cli_test(trace_model_missing --exit 1 --stdout-empty --stderr-has "${ks_trace_dir}/none.h5: No such file or directory"
+            -- trace model ${ks_trace_dir}/none.h5 -o ${ks_trace_dir}/none_model.h5)
 ks_cli_test(trace_stats_usage --exit 2 --stdout-empty --stderr-has "TRACE.h5" -- trace stats)
 ks_cli_test(trace_stats_help --stdout-has "Usage: kvstrata trace stats TRACE.h5" --stdout-has "reuse_W"
             -- trace stats --help)
