@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "luatab.h"
@@ -139,6 +140,11 @@ static int put_table(FILE *f, const struct ks_calib_table *t, int depth, char *e
                          t->lists[i].v[j]);
                 return -1;
             }
+    for (size_t i = 0; i < t->n_fields; i++)
+        if (!t->fields[i].text && !isfinite(t->fields[i].v)) {
+            snprintf(err, len, "%s.%s: %g is not a finite number", t->key, t->fields[i].name, t->fields[i].v);
+            return -1;
+        }
     indent(f, depth);
     put_key(f, t->key);
     fputc('{', f);
@@ -150,6 +156,15 @@ static int put_table(FILE *f, const struct ks_calib_table *t, int depth, char *e
             put_number(f, t->lists[i].v[j]);
         }
         fputs("}, ", f);
+    }
+    for (size_t i = 0; i < t->n_fields; i++) {
+        const struct ks_calib_field *x = &t->fields[i];
+        fprintf(f, "%s = ", x->name);
+        if (x->text)
+            put_string(f, x->text);
+        else
+            put_number(f, x->v);
+        fputs(", ", f);
     }
     fputs("source = ", f);
     put_string(f, t->source);
@@ -308,7 +323,12 @@ int ks_calib_profile_write(const struct ks_calib_profile *p, const char *out, ch
     }
     snprintf(tmp, n + 16, "%s.tmp.XXXXXX", out);
     int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    // NOTE: mkstemp makes the file 0600; a profile is an ordinary file that
+    // others read (and commit), so it gets what fopen would give: 0666 less
+    // the umask. umask can only be read by setting it: set back at once.
+    mode_t mask = umask(077);
+    umask(mask);
+    FILE *f = fd >= 0 && fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         snprintf(err, len, "%s: cannot create a file there", out);
         if (fd >= 0) {

@@ -23,7 +23,7 @@ struct ks_calib_figure {
 };
 
 // A top-level table of number lists, written whole: key = {name = {v, ...},
-// ..., source = "...", kind = "..."} (host_wake). It replaces the base's
+// ..., fields, source = "...", kind = "..."} (host_wake, kernel_time). It replaces the base's
 // field of that key, or follows the base's fields when the base lacks it.
 // Every value must be finite (else KS_EINVAL); each is written with the
 // fewest digits that read back as the same double.
@@ -32,10 +32,20 @@ struct ks_calib_list {
     const double *v;  // the table's n values
 };
 
+// A field of such a table besides its lists: a string when text is not
+// NULL, else the number v (kernel_time's batch = 32, backend = "cuda").
+struct ks_calib_field {
+    const char *name;
+    const char *text;
+    double v;
+};
+
 struct ks_calib_table {
     const char *key;                   // a top-level key: "host_wake"
     const struct ks_calib_list *lists; // n_lists lists, of n values each
     size_t n_lists, n;
+    const struct ks_calib_field *fields; // n_fields, written after the lists (may be NULL)
+    size_t n_fields;
     const char *source, *kind;
 };
 

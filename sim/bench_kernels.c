@@ -52,6 +52,7 @@
 #include "json.h"
 #include "kernel.h"
 #include "rng.h"
+#include "status.h"
 #include "summary.h"
 
 enum {
@@ -934,11 +935,14 @@ static void measure_copy(int cuda, struct copy *c)
         snprintf(c->note, sizeof c->note, "device copy failed: %s %s", ks_kernel_status_str(st), ks_kernel_error());
 }
 
+// The command's defaults; ks_bench_kernel_defaults gives the same.
+static const struct settings default_settings = {
+    .kernels = "summary,select,sparse,sparse_i8,dense", .blocks = "8,16,32,64,128,256", .batch = "1,8,32",
+    .kv_heads = 8, .q_heads = 32, .head_dim = 128, .block_size = 32, .context = 8192, .repeat = 5, .seed = 1};
+
 static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
 {
-    struct settings o = {.kernels = "summary,select,sparse,sparse_i8,dense", .blocks = "8,16,32,64,128,256",
-                         .batch = "1,8,32", .kv_heads = 8, .q_heads = 32, .head_dim = 128, .block_size = 32,
-                         .context = 8192, .repeat = 5, .seed = 1};
+    struct settings o = default_settings;
     const struct ks_cli_opt opts[] = {
         {.name = "kernels", .kind = KS_CLI_STRING, .out = &o.kernels, .arg = "LIST",
          .help = "kernels to time, comma-separated"},
@@ -1053,7 +1057,8 @@ int ks_bench_kernel_table(const struct ks_bench_shape *sh, const uint32_t *block
     struct settings o = {.kv_heads = sh->kv_heads, .q_heads = sh->q_heads, .head_dim = sh->head_dim,
                          .block_size = sh->block_size, .context = sh->context, .repeat = sh->repeat,
                          .seed = sh->seed, .n_bat = 1, .n_blk = n};
-    if (n == 0 || n > MAX_LIST || sh->repeat == 0 || sh->context % sh->block_size ||
+    _Static_assert(KS_BENCH_MAX_BLOCKS <= MAX_LIST, "a table's block counts fit the settings' list");
+    if (n == 0 || n > KS_BENCH_MAX_BLOCKS || sh->repeat == 0 || sh->context % sh->block_size ||
         blocks[n - 1] > sh->context / sh->block_size) {
         snprintf(err, len, "kernel table: 1 to %d block counts, each at most context / block_size", MAX_LIST);
         return KS_KERNEL_EINVAL;
@@ -1062,7 +1067,7 @@ int ks_bench_kernel_table(const struct ks_bench_shape *sh, const uint32_t *block
     o.bat[0] = sh->batch;
     memcpy(o.blk, blocks, n * sizeof *blocks);
     struct pool pool;
-    int st = pool_init(&pool, &o, 0);
+    int st = pool_init(&pool, &o, sh->cuda != 0);
     double *times = malloc(o.repeat * sizeof *times);
     struct ks_rng rng;
     ks_rng_seed(&rng, o.seed ^ UINT64_C(0x5851f42d4c957f2d));
@@ -1079,10 +1084,25 @@ int ks_bench_kernel_table(const struct ks_bench_shape *sh, const uint32_t *block
         seconds[i] = r.median;
     }
     if (st != KS_KERNEL_OK)
-        snprintf(err, len, "timing the sparse decode kernel: %s", ks_kernel_status_str(st));
+        snprintf(err, len, "timing the sparse decode kernel: %s%s%s", ks_kernel_status_str(st),
+                 sh->cuda ? " " : "", sh->cuda ? ks_kernel_error() : "");
     pool_free(&pool);
     free(times);
     return st;
+}
+
+void ks_bench_kernel_defaults(struct ks_bench_shape *sh, uint32_t *blocks, size_t *n)
+{
+    struct settings o = default_settings;
+    // the defaults are constants that parse (cmd is not used then)
+    int bad = parse_list(NULL, "blocks", o.blocks, 1, 1u << 20, o.blk, &o.n_blk);
+    bad |= parse_list(NULL, "batch", o.batch, 1, 4096, o.bat, &o.n_bat);
+    KS_ASSERT(!bad && o.n_blk <= KS_BENCH_MAX_BLOCKS);
+    *sh = (struct ks_bench_shape){.kv_heads = o.kv_heads, .q_heads = o.q_heads, .head_dim = o.head_dim,
+                                  .block_size = o.block_size, .context = o.context, .batch = o.bat[o.n_bat - 1],
+                                  .repeat = o.repeat, .seed = o.seed};
+    memcpy(blocks, o.blk, o.n_blk * sizeof *blocks);
+    *n = o.n_blk;
 }
 
 const struct ks_cli_cmd ks_bench_kernels_cmd = {

@@ -18,13 +18,24 @@ struct ks_bench_shape {
     uint32_t batch;   // sequences per call
     uint32_t repeat;  // timed samples per point (median)
     uint64_t seed;
+    int cuda;         // 1: the CUDA kernel on the GPU, 0: the C reference on the CPU
 };
 
-// The reference sparse decode kernel timed as `bench kernels --backend ref
-// --kernels sparse` times it: seconds[i] per call (one layer of the whole
-// batch) with blocks[i] selected blocks per sequence (ascending, at most
-// 32 of them). KS_KERNEL_OK, or a kernel status with the reason in err.
+#define KS_BENCH_MAX_BLOCKS 32 // block counts of one kernel-time table, at most
+
+// The sparse decode kernel timed as `bench kernels --backend ref|cuda
+// --kernels sparse` times it (sh->cuda picks the backend; cuda needs a GPU
+// and CUDA built in): seconds[i] per call (one layer of the whole batch)
+// with blocks[i] selected blocks per sequence (ascending, at most
+// KS_BENCH_MAX_BLOCKS of them). KS_KERNEL_OK, or a kernel status with the
+// reason in err.
 int ks_bench_kernel_table(const struct ks_bench_shape *sh, const uint32_t *blocks, size_t n, double *seconds,
                           char *err, size_t len);
+
+// The table `bench kernels --profile` writes with its default settings: the
+// shape (backend left to the caller: sh->cuda = 0), batch = the largest
+// default batch, and the default block counts in blocks (room for
+// KS_BENCH_MAX_BLOCKS); their number in *n.
+void ks_bench_kernel_defaults(struct ks_bench_shape *sh, uint32_t *blocks, size_t *n);
 
 #endif

@@ -5,7 +5,8 @@
 # bytes_per_s_max, and window_spread = (max - min) / median; and that each
 # DRAM or SSD goal carries worst_window_spread and points_spread_beyond_goal
 # computed from its points (the largest spread, and how many spread beyond
-# the goal) - DRAM: the points above 64 KiB, SSD: every read point.
+# the goal) - DRAM: the points above 64 KiB, SSD: every read point (the two
+# read goals) and every write point (the write goal).
 # Wake-ups (the `wake` array: always in calib host, in calib check when the
 # profile has host_wake): every point has idle_s, samples, seconds (the
 # median), p10_s and p90_s with min_s <= p10_s <= seconds <= p90_s <= max_s
@@ -66,8 +67,9 @@ jq -e '
     # calib check has goals (with --dir the SSD ones), calib host none
     and (if .goals == null then .dram == null and (.wake | type == "array" and wake_series_ok(false))
          else (goals("dram") | length == 1 and all(.[]; goal_ok([$r.dram[] | select(.bytes > 65536)])))
-              and (if .ssd_read then (goals("ssd") | length == 2 and all(.[]; goal_ok($r.ssd_read)))
-                   else goals("ssd") == [] end)
+              and (if .ssd_read then (goals("ssd reads") | length == 2 and all(.[]; goal_ok($r.ssd_read)))
+                       and (goals("ssd writes") | length == 1 and all(.[]; goal_ok($r.ssd_write)))
+                   else goals("ssd") == [] and .ssd_write == null end)
               and (if .host_wake then
                        (.wake | wake_series_ok(true))
                        and (goals("host wake-up") | length == 1 and all(.[];

@@ -2,10 +2,14 @@
 // from a base with measured figures loads through the scenario loader with
 // exactly those figures and the base's others; older profiles without the
 // new SSD figures still load (defaults 0); a bad figure or an unwritable
-// place leaves no file behind.
+// place leaves no file behind; the file gets an ordinary file's mode (0666
+// less the umask), not mkstemp's 0600; a table with fields besides its lists
+// (calib gpu's kernel_time: batch, shape, backend) loads as the simulator's
+// kernel_time, and a field that is not a finite number is refused.
 #define _POSIX_C_SOURCE 200809L // mkdtemp
 
 #include <dirent.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -110,6 +114,75 @@ static void round_trip(void **state)
     ks_scenario_free(s);
 }
 
+// The written profile's permission bits under umask `mask`.
+static mode_t mode_under(mode_t mask)
+{
+    char out[1024], base[1024], err[4096];
+    snprintf(out, sizeof out, "%s/mode_test.lua", dir);
+    snprintf(base, sizeof base, "%s/calib/profiles/h200_sxm_pcie5.lua", KS_TEST_SOURCE_DIR);
+    struct ks_calib_profile p = {.base_file = base, .name = "mode_test", .figs = figs, .n_figs = 6};
+    mode_t old = umask(mask);
+    int st = ks_calib_profile_write(&p, out, err, sizeof err);
+    umask(old);
+    if (st != KS_OK)
+        fail_msg("%s", err);
+    struct stat sb;
+    assert_int_equal(stat(out, &sb), 0);
+    assert_int_equal(unlink(out), 0);
+    return sb.st_mode & 07777;
+}
+
+static void ordinary_mode(void **state)
+{
+    (void)state;
+    assert_int_equal(mode_under(022), 0644);
+    assert_int_equal(mode_under(027), 0640);
+    assert_int_equal(mode_under(002), 0664);
+}
+
+static void kernel_table(void **state)
+{
+    (void)state;
+    char out[1024], base[1024], err[4096];
+    snprintf(out, sizeof out, "%s/kt_test.lua", dir);
+    snprintf(base, sizeof base, "%s/calib/profiles/h200_sxm_pcie5.lua", KS_TEST_SOURCE_DIR);
+    const double blocks[] = {8, 16, 64}, sec[] = {1.5e-5, 2.25e-5, 6.125e-5};
+    const struct ks_calib_list lists[] = {{"blocks", blocks}, {"seconds", sec}};
+    struct ks_calib_field fields[] = {
+        {"batch", NULL, 32},      {"kv_heads", NULL, 8},     {"q_heads", NULL, 32}, {"head_dim", NULL, 128},
+        {"block_size", NULL, 32}, {"backend", "cuda", 0}, {"dtype", "fp16", 0},
+    };
+    const struct ks_calib_table tab = {.key = "kernel_time", .lists = lists, .n_lists = 2, .n = 3, .fields = fields,
+                                       .n_fields = 7, .source = "test: kernel table", .kind = "measured"};
+    struct ks_calib_profile p = {.base_file = base, .name = "kt_test", .figs = figs, .n_figs = 6, .tables = &tab,
+                                 .n_tables = 1};
+    assert_int_equal(ks_calib_profile_write(&p, out, err, sizeof err), KS_OK);
+    struct ks_scenario *s = load_with("kt_test", dir);
+    const struct ks_kernel_time *kt = &s->platform.kernel_time;
+    assert_int_equal(kt->n, 3);
+    assert_int_equal(kt->batch, 32);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(kt->blocks[i], (uint32_t)blocks[i]);
+        assert_true(kt->seconds[i] == sec[i]);
+    }
+    ks_scenario_free(s);
+    // a shape the scenario does not have: the loader refuses it, so the
+    // fields were written where it reads them
+    fields[1].v = 4;
+    assert_int_equal(ks_calib_profile_write(&p, out, err, sizeof err), KS_OK);
+    char set[256], lerr[8192];
+    snprintf(set, sizeof set, "platform.profile=kt_test");
+    const char *sets[] = {set};
+    struct ks_scenario_params sp = {.sets = sets, .n_sets = 1, .profile_dirs = dir};
+    s = NULL;
+    assert_int_not_equal(ks_scenario_load(DEFAULT_SCENARIO, &sp, &s, lerr, sizeof lerr), KS_OK);
+    assert_non_null(strstr(lerr, "kv_heads = 4"));
+    ks_scenario_free(s);
+    fields[0].v = NAN;
+    assert_int_equal(ks_calib_profile_write(&p, out, err, sizeof err), KS_EINVAL);
+    assert_non_null(strstr(err, "kernel_time.batch"));
+}
+
 static void refused_leaves_nothing(void **state)
 {
     (void)state;
@@ -148,6 +221,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(refused_leaves_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(ordinary_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(kernel_table, setup, teardown),
         cmocka_unit_test(find),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
