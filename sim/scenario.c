@@ -61,7 +61,11 @@ struct field {
     int figure;                 // a platform figure: the profile may give it
 };
 
-static const char *const topologies[] = {"star", "fat_tree", "torus", "dragonfly", NULL};
+// The cluster network's shape. The platform (sim/platform.h) joins the nodes'
+// NICs through one non-blocking core, which is what a single switch (star) and
+// a full-bisection fat tree give; oversubscribed or direct topologies (torus,
+// dragonfly) are not modelled, so they are not offered.
+static const char *const topologies[] = {"star", "fat_tree", NULL};
 static const char *const dtypes[] = {"fp16", "bf16", "fp8", "int8", "fp32", NULL};
 static const int dtype_bytes[] = {2, 2, 1, 1, 4};
 static const char *const arrivals[] = {"poisson", "closed", "trace", NULL};

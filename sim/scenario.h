@@ -51,7 +51,9 @@ enum ks_prefill_mode {
     KS_PREFILL_COLOCATED,     // each decode GPU prefills its own requests (decode waits)
     KS_PREFILL_DISAGGREGATED, // a separate prefill pool; the KV crosses the network to the decode node
 };
-enum ks_topology { KS_TOPOLOGY_STAR, KS_TOPOLOGY_FAT_TREE, KS_TOPOLOGY_TORUS, KS_TOPOLOGY_DRAGONFLY };
+// Both are simulated as one non-blocking core (the NICs' bandwidth each way,
+// every node at once): a single switch, or a full-bisection fat tree.
+enum ks_topology { KS_TOPOLOGY_STAR, KS_TOPOLOGY_FAT_TREE };
 
 // A capacity given either in bytes or as a share of something else.
 struct ks_scenario_amount {

@@ -66,3 +66,9 @@ add_test(NAME policy_lua_prefetch_is_window COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/
          --set sparse.budget_tokens=256 --set cache.prefetch_window=4)
 ks_cli_test(policy_lua_prefetch_prefetches --json --gt prefetch_accuracy 0.05
             -- run ${PROJECT_SOURCE_DIR}/tests/scenarios/lua_prefetch.lua -o ${CMAKE_CURRENT_BINARY_DIR}/lua_prefetch.h5 --json)
+
+# the network topologies the platform does not model are refused by name
+ks_cli_test(scenario_topology_refused --exit 2 --stdout-empty --stderr-has "platform.network.topology"
+            --stderr-has "fat_tree"
+            -- run ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set platform.network.topology=torus
+            -o ${CMAKE_CURRENT_BINARY_DIR}/topology_bad.h5)
