@@ -214,7 +214,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         return status;
     static char err[ERR_LEN];
     struct ks_scenario *sc = NULL;
-    int st = ks_scenario_cmd_load_seed(cmd, file, sets, set.n, seed_text, &sc);
+    int st = ks_scenario_cmd_load_seed(cmd, file, sets, set.n, seed_text, 0, &sc);
     if (st != KS_EXIT_OK)
         return st;
     static char path[4096];

@@ -1457,7 +1457,7 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
         x.s->origin[0].from = dup_checked(&x, "default (the file's name)");
     }
     x.s->platform.profile_file = dup_checked(&x, x.profile_file);
-    if (x.n_errors == 0 && !x.oom)
+    if (x.n_errors == 0 && !x.oom && !(x.p && x.p->no_kernel_time))
         read_kernel_time(&x);
     if (x.n_errors == 0 && !x.oom)
         read_host_wake(&x);

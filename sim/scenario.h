@@ -242,6 +242,8 @@ struct ks_scenario_params {
     const char *lua_dirs;     // ';'-separated folders for require "kvstrata"; NULL = the built-in ones
     const char *profile_dirs; // ';'-separated folders of profiles; NULL = the built-in ones
     int max_errors;           // errors reported before giving up; 0 = 20
+    int no_kernel_time;       // leave platform.kernel_time out, unread (a caller that measures
+                              // its own table for the scenario's shape: validate --measure-kernels)
 };
 
 // The folders `require` searches from a scenario (the source tree's lua/,

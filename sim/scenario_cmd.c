@@ -57,11 +57,11 @@ static int add_item(const struct ks_scenario_item *it, void *ud)
     return 0;
 }
 
-int ks_scenario_cmd_load(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets, size_t n_sets,
-                         struct ks_scenario **out)
+static int load(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets, size_t n_sets,
+                int no_kernel_time, struct ks_scenario **out)
 {
     static char err[ERR_LEN];
-    struct ks_scenario_params p = {.sets = sets, .n_sets = n_sets};
+    struct ks_scenario_params p = {.sets = sets, .n_sets = n_sets, .no_kernel_time = no_kernel_time};
     int st = ks_scenario_load(file, &p, out, err, sizeof err);
     if (st == KS_ENOMEM)
         return ks_cli_fail(cmd, "%s", err);
@@ -73,11 +73,17 @@ int ks_scenario_cmd_load(const struct ks_cli_cmd *cmd, const char *file, const c
     return KS_EXIT_OK;
 }
 
+int ks_scenario_cmd_load(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets, size_t n_sets,
+                         struct ks_scenario **out)
+{
+    return load(cmd, file, sets, n_sets, 0, out);
+}
+
 int ks_scenario_cmd_load_seed(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets,
-                              size_t n_sets, const char *seed_text, struct ks_scenario **out)
+                              size_t n_sets, const char *seed_text, int no_kernel_time, struct ks_scenario **out)
 {
     if (!seed_text)
-        return ks_scenario_cmd_load(cmd, file, sets, n_sets, out);
+        return load(cmd, file, sets, n_sets, no_kernel_time, out);
     uint64_t seed;
     char why[128], seed_set[64];
     if (ks_cli_parse_u64(seed_text, 0, UINT64_MAX, &seed, why, sizeof why) != 0)
@@ -89,7 +95,7 @@ int ks_scenario_cmd_load_seed(const struct ks_cli_cmd *cmd, const char *file, co
     if (n_sets)
         memcpy(all, sets, n_sets * sizeof *all);
     all[n_sets] = seed_set;
-    int st = ks_scenario_cmd_load(cmd, file, all, n_sets + 1, out);
+    int st = load(cmd, file, all, n_sets + 1, no_kernel_time, out);
     free(all);
     return st;
 }

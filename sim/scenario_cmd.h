@@ -16,8 +16,9 @@ int ks_scenario_cmd_load(const struct ks_cli_cmd *cmd, const char *file, const c
                          struct ks_scenario **out);
 
 // The same, with a --seed value (NULL: none) applied after the sets as
-// `seed=N`; a seed that is not a whole number is a usage error.
+// `seed=N`; a seed that is not a whole number is a usage error. With
+// no_kernel_time the profile's kernel_time is left out (ks_scenario_params).
 int ks_scenario_cmd_load_seed(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets,
-                              size_t n_sets, const char *seed_text, struct ks_scenario **out);
+                              size_t n_sets, const char *seed_text, int no_kernel_time, struct ks_scenario **out);
 
 #endif

@@ -90,9 +90,9 @@ static void print_rows(const struct row *rows, size_t n)
     }
 }
 
-// Replaces the scenario's kernel-time table by one measured now, on this
-// machine, for its head shape (the profile's block counts and batch, or
-// 4..128 blocks at batch 8 when it has none): a CPU whose speed drifts over
+// Gives the scenario a kernel-time table measured now, on this machine, for
+// its head shape (4..128 blocks at batch 8; the profile's table is not read,
+// so its shape may differ from the scenario's): a CPU whose speed drifts over
 // minutes is then compared with a table of the same minute.
 static int measure_kernels(struct ks_scenario *sc, char *err, size_t len)
 {
@@ -255,7 +255,8 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {.name = "output", .kind = KS_CLI_STRING, .out = &out, .arg = "DIR", .short_name = 'o',
          .help = "write DIR/NAME_sim.h5 and DIR/NAME_runtime.h5 (the layout of `run`)", .hide_default = 1},
         {.name = "measure-kernels", .kind = KS_CLI_FLAG, .out = &measure,
-         .help = "time the reference kernel for the scenario's shape now and use that table"},
+         .help = "time the reference kernel for the scenario's head shape now and use that table (the "
+                 "profile's kernel_time, whatever its shape, is not read)"},
         {.name = "json", .kind = KS_CLI_FLAG, .out = &json, .help = "print one JSON object on stdout"},
     };
     int status;
@@ -266,7 +267,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
                            ks_device_error());
     static char err[ERR_LEN];
     struct ks_scenario *sc = NULL;
-    int st = ks_scenario_cmd_load_seed(cmd, file, sets, set.n, seed_text, &sc);
+    int st = ks_scenario_cmd_load_seed(cmd, file, sets, set.n, seed_text, measure, &sc);
     if (st != KS_EXIT_OK)
         return st;
     if (!ks_runtime_supports(sc, err, sizeof err)) {

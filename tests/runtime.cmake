@@ -56,3 +56,14 @@ add_test(NAME cli_validate_outside
   COMMAND sh -c "set -e; out=$(\"$1\" validate \"$2\" --json --dir /var/tmp --set platform.hbm_bytes=1MB); \
 echo \"$out\" | jq -e '[.rows[] | select(.metric == \"outside_reads\") | select(.identical and .runtime > 0)] | length == 1' > /dev/null"
   sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/tests/scenarios/runtime_tiny.lua)
+
+# --measure-kernels times the kernel for the scenario's own head shape: a
+# scenario whose shape differs from the profile's table runs with it (and is
+# refused without it)
+add_test(NAME cli_validate_measure_kernels
+  COMMAND sh -c "set -e; ! \"$1\" validate \"$2\" --dir /var/tmp --set model.q_heads=2 > /dev/null 2> err.txt; \
+grep -q 'was measured with q_heads = 8' err.txt; \
+out=$(\"$1\" validate \"$2\" --json --dir /var/tmp --set model.q_heads=2 --measure-kernels); \
+echo \"$out\" | jq -e '.hit_rates_identical == true and .in_run_kernel_s_per_block > 0' > /dev/null"
+  sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/tests/scenarios/runtime_tiny.lua)
+set_tests_properties(cli_validate_measure_kernels PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
