@@ -77,6 +77,27 @@ int ks_copy_async(void *dst, const void *src, size_t bytes, struct CUstream_st *
 int ks_pinned_alloc(void **ptr, size_t bytes);
 void ks_pinned_free(void *ptr);
 
+// Batched copies: one call enqueues n copies on s (not the NULL stream),
+// copy i of sizes[i] bytes from src[i] to dst[i], each between device memory
+// and pinned host memory; the copies may run in any order among themselves
+// (no two may overlap), after the work enqueued on s before them. n = 0 is
+// a no-op. Built on CUDA 13's cudaMemcpyBatchAsync.
+int ks_copy_batch_async(void *const *dst, const void *const *src, const size_t *sizes, size_t n,
+                        struct CUstream_st *s);
+
+// Events (cudaEvent_t is `struct CUevent_st *`), made without timing.
+// ks_event_new: *e receives a new event (free with ks_event_free; free(NULL)
+// is a no-op). ks_event_record captures the work enqueued on s so far;
+// ks_event_stream_wait makes the work enqueued on s from now on wait, on the
+// device, for the work e last captured (the host does not wait); ks_event_sync
+// waits on the host for it. Each returns KS_KERNEL_OK, ENODEV or ECUDA.
+struct CUevent_st;
+int ks_event_new(struct CUevent_st **e);
+void ks_event_free(struct CUevent_st *e);
+int ks_event_record(struct CUevent_st *e, struct CUstream_st *s);
+int ks_event_stream_wait(struct CUstream_st *s, struct CUevent_st *e);
+int ks_event_sync(struct CUevent_st *e);
+
 #ifdef __cplusplus
 }
 #endif

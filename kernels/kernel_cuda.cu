@@ -117,3 +117,67 @@ extern "C" void ks_pinned_free(void *ptr)
     if (ptr)
         (void)pinned_release(ptr);
 }
+
+// NOTE: CUDA 13's signature (12.8 and 12.9 took a failure index too, and
+// non-const arrays); the toolkit here is 13.0, and a binary on its static
+// runtime needs a driver of 13 anyway.
+#if CUDART_VERSION < 13000
+#error "ks_copy_batch_async is written for CUDA 13's cudaMemcpyBatchAsync"
+#endif
+
+extern "C" int ks_copy_batch_async(void *const *dst, const void *const *src, const size_t *sizes, size_t n,
+                                   struct CUstream_st *s)
+{
+    if (n == 0)
+        return KS_KERNEL_OK;
+    // one set of attributes for every copy: the sources are read in stream
+    // order (a stage may be refilled once the stream has passed the copy);
+    // the copies should overlap the decode kernel rather than delay it (a
+    // hint the platform may ignore)
+    struct cudaMemcpyAttributes attr;
+    memset(&attr, 0, sizeof attr);
+    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    attr.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+    size_t first = 0;
+    KS_CUDA_CHECK(cudaMemcpyBatchAsync(dst, src, sizes, n, &attr, &first, 1, s));
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_event_new(struct CUevent_st **e)
+{
+    cudaEvent_t ev = NULL;
+    *e = NULL;
+    KS_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    *e = ev;
+    return KS_KERNEL_OK;
+}
+
+static int event_release(cudaEvent_t e)
+{
+    KS_CUDA_CHECK(cudaEventDestroy(e));
+    return KS_KERNEL_OK;
+}
+
+extern "C" void ks_event_free(struct CUevent_st *e)
+{
+    if (e)
+        (void)event_release(e); // a failure is recorded for ks_kernel_error
+}
+
+extern "C" int ks_event_record(struct CUevent_st *e, struct CUstream_st *s)
+{
+    KS_CUDA_CHECK(cudaEventRecord(e, s));
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_event_stream_wait(struct CUstream_st *s, struct CUevent_st *e)
+{
+    KS_CUDA_CHECK(cudaStreamWaitEvent(s, e, 0));
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_event_sync(struct CUevent_st *e)
+{
+    KS_CUDA_CHECK(cudaEventSynchronize(e));
+    return KS_KERNEL_OK;
+}

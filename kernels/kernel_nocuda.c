@@ -73,6 +73,42 @@ void ks_pinned_free(void *ptr)
     (void)ptr;
 }
 
+int ks_copy_batch_async(void *const *dst, const void *const *src, const size_t *sizes, size_t n,
+                        struct CUstream_st *s)
+{
+    (void)dst, (void)src, (void)sizes, (void)n, (void)s;
+    return KS_KERNEL_ENODEV;
+}
+
+int ks_event_new(struct CUevent_st **e)
+{
+    *e = NULL;
+    return KS_KERNEL_ENODEV;
+}
+
+void ks_event_free(struct CUevent_st *e)
+{
+    (void)e;
+}
+
+int ks_event_record(struct CUevent_st *e, struct CUstream_st *s)
+{
+    (void)e, (void)s;
+    return KS_KERNEL_ENODEV;
+}
+
+int ks_event_stream_wait(struct CUstream_st *s, struct CUevent_st *e)
+{
+    (void)s, (void)e;
+    return KS_KERNEL_ENODEV;
+}
+
+int ks_event_sync(struct CUevent_st *e)
+{
+    (void)e;
+    return KS_KERNEL_ENODEV;
+}
+
 static int nodev(int st)
 {
     return st == KS_KERNEL_OK ? KS_KERNEL_ENODEV : st;

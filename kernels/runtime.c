@@ -1,9 +1,14 @@
-// runtime.c - the real runtime in CPU mode (see runtime.h).
+// runtime.c - the real runtime, CPU mode and GPU mode (see runtime.h).
 //
 // Threads: the decode thread (the caller) owns the cache manager; every call
 // into it is made there. Lanes only copy bytes: they take a batch, move its
-// blocks between arenas and the L3 file, and mark it landed. The job list,
-// its flags and the error string are guarded by rt.mu.
+// blocks between arenas and the L3 file, and mark it landed. In GPU mode a
+// lane first enqueues the batch's copies on its stream, records the job
+// slot's event and marks the job enqueued, then waits for the event and
+// marks it landed; the decode thread waits on the host only until a batch it
+// needs is enqueued, and makes the decode stream wait for its event. The job
+// list, its flags (enqueued included) and the error string are guarded by
+// rt.mu.
 #define _GNU_SOURCE // O_DIRECT
 
 #include "runtime.h"
@@ -56,6 +61,20 @@ struct lane {
     struct iovec iov[RING_DEPTH][2];
     struct CUstream_st *stream; // GPU mode: the lane's copies
     unsigned char *stage;       // GPU mode: pinned, RING_DEPTH blocks between the L3 file and L1
+    // GPU mode: the arrays of one batched copy (two halves per block), grown
+    // by the lane to the largest batch it has moved
+    void **cdst;
+    const void **csrc;
+    size_t *csize;
+    size_t n_copies, cap_copies;
+};
+
+// GPU mode: a job slot's event, made once for the slot and recorded by the
+// lane that takes the slot's batch, after it has enqueued the copies.
+struct job_event {
+    struct CUevent_st *ev;
+    uint8_t enqueued; // this step's batch in the slot: copies enqueued, event recorded (rt.mu)
+    uint8_t waited;   // decode thread: the decode stream waits for it (or will, at the next launch)
 };
 
 struct rt {
@@ -92,6 +111,10 @@ struct rt {
     uint32_t n_jobs, cap_jobs;
     uint32_t *job_of; // [n_blocks] this step's job of a block in flight + 1; 0: none
     uint32_t n_ids;
+    struct job_event *jev; // GPU mode: [cap_jev] per job slot
+    uint32_t cap_jev;
+    uint32_t *pend;        // GPU mode: [cap_jev] job slots the next launch makes the decode stream wait for
+    uint32_t n_pend;
     // requests
     struct ks_active_set act; // the admitted requests
     struct ks_request_spec *pending;
@@ -106,10 +129,14 @@ struct rt {
     uint32_t *seq_len, *table, *ksel, *kn_sel, *acc_blocks, *n_acc, *missing, *n_missing;
     void *ws;
     size_t ws_bytes;
-    // GPU mode: device copies of the kernel buffers (the host ones are built, then uploaded)
+    // GPU mode: device copies of the kernel buffers (the host ones are built, then uploaded);
+    // d_table holds a block table per layer, [layers][cap_seqs][cap_blocks], and tshadow what
+    // it holds (rows whose tshadow_ok is 0 hold nothing uploaded since it was allocated)
     float *d_q, *d_out, *d_acc_mass;
     uint32_t *d_seq_len, *d_table, *d_ksel, *d_kn_sel, *d_acc_blocks, *d_n_acc, *d_missing, *d_n_missing;
     void *d_ws;
+    uint32_t *tshadow;     // [layers][cap_seqs][cap_blocks]
+    uint8_t *tshadow_ok;   // [layers][cap_seqs]
     struct ks_access *acc; // [cap_blocks] one request's accesses in one layer
     struct ks_loc *locs;   // [cap_locs] a launch's located reads, validated after it
     size_t cap_locs;
@@ -341,42 +368,82 @@ static int ring_run(struct lane *ln, unsigned k, int write, char *err, size_t le
     return KS_OK;
 }
 
-// GPU mode: moves a batch with the lane's stream; an L3 block goes through
-// the lane's pinned stage (O_DIRECT file I/O there, then one copy per half).
+// GPU mode: room for n copies in the lane's batched-copy arrays, emptied.
+static int copies_reset(struct lane *ln, size_t n, char *err, size_t len)
+{
+    ln->n_copies = 0;
+    if (n <= ln->cap_copies)
+        return KS_OK;
+    free(ln->cdst);
+    free(ln->csrc);
+    free(ln->csize);
+    ln->cdst = malloc(n * sizeof *ln->cdst);
+    ln->csrc = malloc(n * sizeof *ln->csrc);
+    ln->csize = malloc(n * sizeof *ln->csize);
+    ln->cap_copies = ln->cdst && ln->csrc && ln->csize ? n : 0;
+    if (ln->cap_copies)
+        return KS_OK;
+    snprintf(err, len, "out of memory for a batch's copies (%zu)", n);
+    return KS_ENOMEM;
+}
+
+static void copies_add(struct lane *ln, void *dst, const void *src)
+{
+    KS_ASSERT(ln->n_copies < ln->cap_copies);
+    ln->cdst[ln->n_copies] = dst;
+    ln->csrc[ln->n_copies] = src;
+    ln->csize[ln->n_copies++] = ln->rt->half;
+}
+
+// Enqueues the copies gathered in the lane's arrays as one batched copy.
+static int copies_run(struct lane *ln, const char *what, char *err, size_t len)
+{
+    int st = ks_copy_batch_async(ln->cdst, ln->csrc, ln->csize, ln->n_copies, ln->stream);
+    return st == KS_KERNEL_OK ? KS_OK : cuda_fail(err, len, what, st);
+}
+
+// GPU mode: moves a batch with the lane's stream, one batched copy (both
+// halves of every block) per batch, or per RING_DEPTH blocks through the
+// lane's pinned stage for an L3 block (O_DIRECT file I/O there). It returns
+// with the last copies enqueued, not done: the lane records the slot's
+// event after them. L2 <-> L3 (host memory on both sides) is KS_ENOSYS_.
 static int copy_batch_gpu(struct lane *ln, const struct ks_batch *b, char *err, size_t len)
 {
     struct rt *t = ln->rt;
-    int st = KS_KERNEL_OK;
+    int st;
     if (b->src != KS_L3 && b->dst != KS_L3) {
-        for (uint32_t i = 0; st == KS_KERNEL_OK && i < b->n; i++) {
+        if ((st = copies_reset(ln, 2 * (size_t)b->n, err, len)) != KS_OK)
+            return st;
+        for (uint32_t i = 0; i < b->n; i++) {
             void *sk, *sv, *dk, *dv;
             halves(t, b->src, b->src_pages[i], &sk, &sv);
             halves(t, b->dst, b->dst_pages[i], &dk, &dv);
-            st = ks_copy_async(dk, sk, t->half, ln->stream);
-            if (st == KS_KERNEL_OK)
-                st = ks_copy_async(dv, sv, t->half, ln->stream);
+            copies_add(ln, dk, sk);
+            copies_add(ln, dv, sv);
         }
-        if (st == KS_KERNEL_OK)
-            st = ks_stream_sync(ln->stream);
-        return st == KS_KERNEL_OK ? KS_OK : cuda_fail(err, len, "a migration copy", st);
+        return copies_run(ln, "a migration batch", err, len);
     }
     if (b->src == KS_L2 || b->dst == KS_L2)
-        return KS_ENOSYS_; // host memory on both sides: the CPU path
+        return KS_ENOSYS_;
     int write = b->dst == KS_L3;
     size_t bb = 2 * t->half;
+    if ((st = copies_reset(ln, 2 * (size_t)(b->n < RING_DEPTH ? b->n : RING_DEPTH), err, len)) != KS_OK)
+        return st;
     for (uint32_t i = 0; i < b->n; i += RING_DEPTH) {
         uint32_t k = b->n - i < RING_DEPTH ? b->n - i : RING_DEPTH;
-        if (write) { // L1 -> stage -> file
-            for (uint32_t j = 0; st == KS_KERNEL_OK && j < k; j++) {
-                st = ks_copy_async(ln->stage + j * bb, page_k(t, b->src_pages[i + j]), t->half, ln->stream);
-                if (st == KS_KERNEL_OK)
-                    st = ks_copy_async(ln->stage + j * bb + t->half, page_v(t, b->src_pages[i + j]), t->half,
-                                       ln->stream);
+        if (write) { // L1 -> stage, done before the file write reads the stage
+            ln->n_copies = 0;
+            for (uint32_t j = 0; j < k; j++) {
+                copies_add(ln, ln->stage + j * bb, page_k(t, b->src_pages[i + j]));
+                copies_add(ln, ln->stage + j * bb + t->half, page_v(t, b->src_pages[i + j]));
             }
-            if (st == KS_KERNEL_OK)
-                st = ks_stream_sync(ln->stream);
-            if (st != KS_KERNEL_OK)
+            if ((st = copies_run(ln, "copying blocks out of L1", err, len)) != KS_OK)
+                return st;
+            if ((st = ks_stream_sync(ln->stream)) != KS_KERNEL_OK)
                 return cuda_fail(err, len, "copying blocks out of L1", st);
+        } else if (i > 0 && (st = ks_stream_sync(ln->stream)) != KS_KERNEL_OK) {
+            // the previous group's copies out of the stage are done before it is refilled
+            return cuda_fail(err, len, "copying blocks into L1", st);
         }
         for (uint32_t j = 0; j < k; j++) {
             struct io_uring_sqe *sqe = io_uring_get_sqe(&ln->ring);
@@ -390,16 +457,13 @@ static int copy_batch_gpu(struct lane *ln, const struct ks_batch *b, char *err, 
         if (ring_run(ln, k, write, err, len) != KS_OK)
             return KS_EIO;
         if (!write) { // stage -> L1
-            for (uint32_t j = 0; st == KS_KERNEL_OK && j < k; j++) {
-                st = ks_copy_async(page_k(t, b->dst_pages[i + j]), ln->stage + j * bb, t->half, ln->stream);
-                if (st == KS_KERNEL_OK)
-                    st = ks_copy_async(page_v(t, b->dst_pages[i + j]), ln->stage + j * bb + t->half, t->half,
-                                       ln->stream);
+            ln->n_copies = 0;
+            for (uint32_t j = 0; j < k; j++) {
+                copies_add(ln, page_k(t, b->dst_pages[i + j]), ln->stage + j * bb);
+                copies_add(ln, page_v(t, b->dst_pages[i + j]), ln->stage + j * bb + t->half);
             }
-            if (st == KS_KERNEL_OK)
-                st = ks_stream_sync(ln->stream);
-            if (st != KS_KERNEL_OK)
-                return cuda_fail(err, len, "copying blocks into L1", st);
+            if ((st = copies_run(ln, "copying blocks into L1", err, len)) != KS_OK)
+                return st;
         }
     }
     return KS_OK;
@@ -450,6 +514,24 @@ static int copy_batch(struct lane *ln, const struct ks_batch *b, char *err, size
     return KS_OK;
 }
 
+// GPU mode, once a batch's copies are enqueued on the lane's stream: records
+// job slot k's event after them, marks the job enqueued (the decode thread
+// may make its stream wait for the event from now on), then waits for the
+// event. KS_OK when the copies are done.
+static int publish_and_wait(struct lane *ln, uint32_t k, struct CUevent_st *ev, char *err, size_t len)
+{
+    struct rt *t = ln->rt;
+    int st = ks_event_record(ev, ln->stream);
+    if (st != KS_KERNEL_OK)
+        return cuda_fail(err, len, "recording a batch's event", st);
+    pthread_mutex_lock(&t->mu);
+    t->jev[k].enqueued = 1;
+    pthread_cond_broadcast(&t->done);
+    pthread_mutex_unlock(&t->mu);
+    st = ks_event_sync(ev);
+    return st == KS_KERNEL_OK ? KS_OK : cuda_fail(err, len, "a migration batch", st);
+}
+
 static void *lane_main(void *arg)
 {
     struct lane *ln = arg;
@@ -464,10 +546,13 @@ static void *lane_main(void *arg)
             break;
         t->jobs[k].running = 1;
         const struct ks_batch *b = t->jobs[k].b;
+        struct CUevent_st *ev = t->gpu ? t->jev[k].ev : NULL;
         pthread_mutex_unlock(&t->mu);
         double t0 = mono();
         err[0] = '\0';
         int st = copy_batch(ln, b, err, sizeof err);
+        if (t->gpu && st == KS_OK) // a batch copied on the host (L2 <-> L3) is done already: its event too
+            st = publish_and_wait(ln, (uint32_t)k, ev, err, sizeof err);
         double dt = mono() - t0;
         pthread_mutex_lock(&t->mu);
         t->x->copy_seconds += dt;
@@ -624,6 +709,69 @@ static int wait_landed(struct rt *t, uint32_t layer, int j)
     }
 }
 
+// GPU mode: job slot j's event, for the next launch to make the decode
+// stream wait for (once per step: a stream wait holds for all later work).
+static void note_wait(struct rt *t, uint32_t j)
+{
+    if (!t->jev[j].waited) {
+        t->jev[j].waited = 1;
+        t->pend[t->n_pend++] = j;
+    }
+}
+
+// GPU mode's wait_landed (mu held): waits until every needed batch for
+// layers <= layer, or job j (>= 0), has landed or at least been enqueued;
+// those not landed yet are noted for the next launch, whose kernel waits for
+// them on the device. Returns KS_EIO when a lane failed.
+static int wait_enqueued(struct rt *t, uint32_t layer, int j)
+{
+    for (;;) {
+        if (t->lane_failed)
+            return KS_EIO;
+        int busy = 0;
+        for (uint32_t i = 0; !busy && i < t->n_jobs; i++) {
+            const struct ks_engine_job *jb = &t->jobs[i];
+            int want = j >= 0 ? i == (uint32_t)j : jb->needed && jb->layer <= layer;
+            busy = want && !jb->landed && !t->jev[i].enqueued;
+        }
+        if (!busy)
+            break;
+        pthread_cond_wait(&t->done, &t->mu);
+    }
+    for (uint32_t i = 0; i < t->n_jobs; i++) {
+        const struct ks_engine_job *jb = &t->jobs[i];
+        int want = j >= 0 ? i == (uint32_t)j : jb->needed && jb->layer <= layer;
+        if (want && !jb->landed)
+            note_wait(t, i);
+    }
+    return KS_OK;
+}
+
+// GPU mode (mu held, no job running): an event for each of n job slots,
+// made once per slot.
+static int grow_events(struct rt *t, uint32_t n)
+{
+    if (n <= t->cap_jev)
+        return KS_OK;
+    struct job_event *e = realloc(t->jev, n * sizeof *e);
+    if (!e)
+        return fail(t, KS_ENOMEM, "%s: %s", "job events");
+    t->jev = e;
+    memset(e + t->cap_jev, 0, (n - t->cap_jev) * sizeof *e);
+    uint32_t from = t->cap_jev;
+    t->cap_jev = n; // every slot freed at teardown, made or not
+    uint32_t *p = realloc(t->pend, n * sizeof *p);
+    if (!p)
+        return fail(t, KS_ENOMEM, "%s: %s", "job events");
+    t->pend = p;
+    for (uint32_t i = from; i < n; i++) {
+        int st = ks_event_new(&e[i].ev);
+        if (st != KS_KERNEL_OK)
+            return cuda_fail(t->err, sizeof t->err, "a job slot's event", st);
+    }
+    return KS_OK;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -678,13 +826,23 @@ static int grow_seqs(struct rt *t, uint32_t n)
     if (!t->gpu)
         return KS_OK;
     free_device_buffers(t);
+    // the device's tables: nothing uploaded yet (the host table is zeroed so
+    // that a row's unread entries, uploaded with it, are defined)
+    size_t tables = (size_t)s->model.layers * n * mb;
+    memset(t->table, 0, n * mb * sizeof *t->table);
+    free(t->tshadow);
+    free(t->tshadow_ok);
+    t->tshadow = malloc(tables * sizeof *t->tshadow);
+    t->tshadow_ok = calloc((size_t)s->model.layers * n, 1);
+    if (!t->tshadow || !t->tshadow_ok)
+        return KS_ENOMEM;
     int st = KS_KERNEL_OK;
 #define DEV(ptr, bytes) do { if (st == KS_KERNEL_OK) st = ks_devbuf_alloc((void **)&(ptr), (bytes)); } while (0)
     DEV(t->d_q, n * qe * sizeof *t->q);
     DEV(t->d_out, n * qe * sizeof *t->out);
     DEV(t->d_acc_mass, n * mb * sizeof *t->acc_mass);
     DEV(t->d_seq_len, n * sizeof *t->seq_len);
-    DEV(t->d_table, n * mb * sizeof *t->table);
+    DEV(t->d_table, tables * sizeof *t->table);
     DEV(t->d_ksel, n * mb * sizeof *t->ksel);
     DEV(t->d_kn_sel, n * sizeof *t->kn_sel);
     DEV(t->d_acc_blocks, n * mb * sizeof *t->acc_blocks);
@@ -727,7 +885,13 @@ static int page_for(struct rt *t, struct ks_loc *e, const struct ks_active *a, u
     if (j && loc->state != KS_BLK_RESIDENT) {
         const struct ks_batch *bt = t->jobs[j - 1].b;
         pthread_mutex_lock(&t->mu);
-        st = wait_landed(t, 0, (int)(j - 1));
+        // GPU mode: a block landing in L1 is read by a kernel that waits for
+        // its batch's event; one landing elsewhere goes to a scratch page
+        // from its destination, once landed
+        if (t->gpu && bt->dst == KS_L1)
+            st = wait_enqueued(t, 0, (int)(j - 1));
+        else
+            st = wait_landed(t, 0, (int)(j - 1));
         pthread_mutex_unlock(&t->mu);
         if (st != KS_OK)
             return st;
@@ -783,6 +947,38 @@ static int page_for(struct rt *t, struct ks_loc *e, const struct ks_active *a, u
     return KS_OK;
 }
 
+// GPU mode: brings layer l's device table (dtab) up to date for the n
+// sequences packed in the kernel buffers: the span of rows from the first to
+// the last whose entries this launch reads (its selection's) differ from what
+// the device holds, or that hold nothing yet, in one copy on the decode
+// stream; none when all match (the device reads no other entry).
+static int upload_table(struct rt *t, uint32_t n, uint32_t l, uint32_t *dtab)
+{
+    size_t mb = t->cap_blocks;
+    uint32_t *sh = t->tshadow + (size_t)l * t->cap_seqs * mb;
+    uint8_t *ok = t->tshadow_ok + (size_t)l * t->cap_seqs;
+    uint32_t lo = n, hi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *row = t->table + i * mb, *sel = t->ksel + i * mb;
+        int changed = !ok[i];
+        for (uint32_t j = 0; !changed && j < t->kn_sel[i]; j++)
+            changed = sh[i * mb + sel[j]] != row[sel[j]];
+        if (changed) {
+            lo = lo < i ? lo : i;
+            hi = i;
+        }
+    }
+    if (lo == n) {
+        t->x->table_uploads_skipped++;
+        return KS_KERNEL_OK;
+    }
+    size_t at = lo * mb, count = (size_t)(hi - lo + 1) * mb;
+    memcpy(sh + at, t->table + at, count * sizeof *sh);
+    memset(ok + lo, 1, hi - lo + 1);
+    t->x->table_uploads++;
+    return ks_copy_async(dtab + at, t->table + at, count * sizeof *dtab, t->ds);
+}
+
 // Runs the sparse kernel in layer l over the n sequences packed in the
 // kernel buffers.
 static int launch(struct rt *t, uint32_t n, uint32_t l)
@@ -802,13 +998,20 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
         // the step's inputs up, the kernel on the decode stream, the report's counts down
         size_t rows = (size_t)n * t->cap_blocks * sizeof(uint32_t);
         st = ks_copy_async(t->d_seq_len, t->seq_len, n * sizeof *t->seq_len, t->ds);
+        uint32_t *dtab = t->d_table + (size_t)l * t->cap_seqs * t->cap_blocks;
         if (st == KS_KERNEL_OK)
-            st = ks_copy_async(t->d_table, t->table, rows, t->ds);
+            st = upload_table(t, n, l, dtab);
         if (st == KS_KERNEL_OK)
             st = ks_copy_async(t->d_ksel, t->ksel, rows, t->ds);
         if (st == KS_KERNEL_OK)
             st = ks_copy_async(t->d_kn_sel, t->kn_sel, n * sizeof *t->kn_sel, t->ds);
-        p.q = t->d_q, p.seq_len = t->d_seq_len, p.block_table = t->d_table, p.sel = t->d_ksel;
+        // then the batches carrying blocks it reads: the kernel waits for
+        // their copies on the device (after the uploads, which may wait on
+        // the host for the stream to reach them: their sources are pageable)
+        for (uint32_t i = 0; st == KS_KERNEL_OK && i < t->n_pend; i++)
+            st = ks_event_stream_wait(t->ds, t->jev[t->pend[i]].ev);
+        t->n_pend = 0;
+        p.q = t->d_q, p.seq_len = t->d_seq_len, p.block_table = dtab, p.sel = t->d_ksel;
         p.n_sel = t->d_kn_sel, p.out = t->d_out, p.acc_blocks = t->d_acc_blocks, p.acc_mass = t->d_acc_mass;
         p.n_acc = t->d_n_acc, p.missing = t->d_missing, p.n_missing = t->d_n_missing, p.workspace = t->d_ws;
         if (st == KS_KERNEL_OK)
@@ -991,9 +1194,16 @@ static int decode_step(struct rt *t)
         t->jobs = p;
         t->cap_jobs = plan.n;
     }
+    if (t->gpu && (st = grow_events(t, plan.n)) != KS_OK) {
+        pthread_mutex_unlock(&t->mu);
+        return st;
+    }
+    t->n_pend = 0;
     for (uint32_t i = 0; i < plan.n; i++) {
         struct ks_batch *b = plan.batch[i];
         t->jobs[i] = ks_engine_job_of(c, b);
+        if (t->gpu)
+            t->jev[i] = (struct job_event){.ev = t->jev[i].ev};
         for (uint32_t j = 0; j < b->n; j++)
             if (b->blocks[j] < t->n_ids)
                 t->job_of[b->blocks[j]] = i + 1;
@@ -1005,7 +1215,7 @@ static int decode_step(struct rt *t)
     for (uint32_t l = 0; l < s->model.layers; l++) {
         double w0 = rt_now(t);
         pthread_mutex_lock(&t->mu);
-        st = wait_landed(t, l, -1);
+        st = t->gpu ? wait_enqueued(t, l, -1) : wait_landed(t, l, -1);
         pthread_mutex_unlock(&t->mu);
         stall += rt_now(t) - w0;
         if (st != KS_OK)
@@ -1091,7 +1301,14 @@ static void teardown(struct rt *t)
             io_uring_queue_exit(&t->lanes[i].ring);
         ks_stream_free(t->lanes[i].stream);
         ks_pinned_free(t->lanes[i].stage);
+        free(t->lanes[i].cdst);
+        free(t->lanes[i].csrc);
+        free(t->lanes[i].csize);
     }
+    for (uint32_t i = 0; i < t->cap_jev; i++)
+        ks_event_free(t->jev[i].ev);
+    free(t->jev);
+    free(t->pend);
     free_device_buffers(t);
     ks_stream_free(t->ds);
     ks_pinned_free(t->dstage);
@@ -1116,6 +1333,8 @@ static void teardown(struct rt *t)
     free(t->stamp);
     free(t->q); free(t->out); free(t->acc_mass); free(t->seq_len); free(t->table); free(t->ksel);
     free(t->kn_sel); free(t->acc_blocks); free(t->n_acc); free(t->missing); free(t->n_missing); free(t->ws);
+    free(t->tshadow);
+    free(t->tshadow_ok);
     if (t->l3fd >= 0) {
         close(t->l3fd);
         unlink(t->l3path);

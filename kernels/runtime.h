@@ -14,14 +14,27 @@
 // manager maps it to.
 //
 // GPU mode (params.gpu): L1 is device memory and L2 pinned host memory, each
-// allocated once; every lane has its own CUDA stream (one cudaMemcpyAsync
-// per half block, then a stream sync before it marks the batch landed) and,
-// with an L3, a pinned stage through which O_DIRECT file I/O meets device
-// memory; the decode thread uploads each layer's block table and selection
-// and runs the CUDA sparse decode kernel on its own stream. Decisions,
-// waits, reading rule and clock are those of CPU mode. NOTE: GPU mode is
-// compiled (sm_80, sm_90) but has never run: no GPU has been available to
-// this project; tests/test_runtime.c checks it against CPU mode where one is.
+// allocated once. Every lane has its own CUDA stream, the migration streams:
+// a batch between L1 and L2 is one batched copy (cudaMemcpyBatchAsync, both
+// halves of every block); with an L3, a lane's pinned stage meets the file
+// (O_DIRECT) and device memory, one batched copy per 64 blocks. Once
+// a batch's copies are enqueued the lane records its job slot's CUDA event
+// (one per slot, made once), marks the batch enqueued, then waits for the
+// event and marks it landed. The decode thread waits on the host only until
+// the batches that carry a layer's misses, or an in-flight block it reads in
+// L1, are enqueued; the launch then makes the decode stream wait for their
+// events (cudaStreamWaitEvent) after uploading the kernel's inputs, so the
+// kernel waits for those copies on the device. A block in flight to L2 or L3
+// is copied into a scratch page after a host wait for its landing, as in CPU
+// mode; a step still ends when every batch has landed. The decode thread
+// keeps a block table per layer on the device and uploads a launch's rows
+// only when the entries the launch reads changed since their last upload
+// (table_uploads, table_uploads_skipped). The stall of a step is the host's
+// waiting; a kernel's waiting on the device for copies is in kernel_seconds.
+// Decisions, reading rule and clock are those of CPU mode. NOTE: GPU mode is
+// compiled (sm_80, sm_90, CUDA 13) but has never run: no GPU has been
+// available to this project; tests/test_runtime.c checks it against CPU mode
+// where one is.
 //
 // It makes the engine's decisions (sim/engine.h), call for call, so that a
 // run of the simulator and a run of the runtime on the same scenario and
@@ -92,6 +105,9 @@ struct ks_runtime_extra {
     uint64_t stale_refused;    // reads ks_cache_validate refused (0 when the reading rule holds)
     uint64_t table_refreshed;  // table entries found stale by the generation check before a read
                                // (the block had moved since it was last read), located afresh
+    uint64_t table_uploads;    // GPU mode: launches that uploaded block table rows to the device (rows
+                               // whose entries the launch reads differ from what the device holds)
+    uint64_t table_uploads_skipped; // GPU mode: launches whose rows the device held already (0 in CPU mode)
     double paused;             // seconds the clock stood still (prompt KV, selections)
     double kernel_seconds;     // decode thread time in the attention kernel
     double out_checksum;       // sum of every output element of every launch: a block's data is a

@@ -398,6 +398,8 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         e |= ks_json_set_num(o, "runtime_reads_scratch", (double)x.reads_scratch);
         e |= ks_json_set_num(o, "runtime_stale_refused", (double)x.stale_refused);
         e |= ks_json_set_num(o, "runtime_table_refreshed", (double)x.table_refreshed);
+        e |= ks_json_set_num(o, "runtime_table_uploads", (double)x.table_uploads);
+        e |= ks_json_set_num(o, "runtime_table_uploads_skipped", (double)x.table_uploads_skipped);
         e |= ks_json_set_num(o, "runtime_paused_s", x.paused);
         e |= ks_json_set_num(o, "runtime_kernel_s", x.kernel_seconds);
         e |= ks_json_set_num(o, "runtime_step_kernel_p10_s_per_block", x.step_kernel_p10);
