@@ -14,10 +14,11 @@
 // the same goal), and the profile's host_wake at its idle times within an
 // informative 25%. It reports whether each goal is met and exits 0 either way: a
 // missed goal is a finding, not a failure of the command.
-// calib gpu measures the GPU copies (gpubench.h) and the sparse decode
-// kernel (bench_kernels.h, as `bench kernels --backend cuda --profile` times
-// it) and writes a profile with the GPU figures and the kernel_time table
-// measured and the rest from the base.
+// calib gpu measures the GPU copies (gpubench.h; copy_overhead is the fixed
+// cost of one batched copy call, what the engine charges per migration
+// batch) and the sparse decode kernel (bench_kernels.h, as `bench kernels
+// --backend cuda --profile` times it) and writes a profile with the GPU
+// figures and the kernel_time table measured and the rest from the base.
 #define _POSIX_C_SOURCE 200809L // gethostname, gmtime_r, isatty
 
 #include "calib_cmd.h"
@@ -1406,12 +1407,19 @@ const struct ks_cli_cmd ks_calib_check_cmd = {
 
 enum { GPU_BLOCKS = 32 };
 #define GPU_BLOCK (128 * KIB)
+// blocks per batched call, fitted for the call's fixed cost; the last is GPU_BLOCKS
+static const int gpu_batch_blocks[] = {1, 2, 4, 8, 16, GPU_BLOCKS};
 
 struct gpu_run {
     double d2d_bw; // bytes read + written per second
     double t[4][N_OF(gpu_sizes)]; // [h2d pinned, d2h pinned, h2d pageable, d2h pageable][size]
     struct ks_fit_copy fit[4];
     double single_s, gather_s, bidir_s, one_dir_s;
+    // one ks_copy_batch_async call of gpu_batch_blocks[i] blocks: [h2d, d2h][i],
+    // fitted over bytes; link_worst: the fit's intercept with pcie_bw (fit[0].bw)
+    double batch_t[2][N_OF(gpu_batch_blocks)];
+    struct ks_fit_copy batch_fit[2];
+    double batch_link_worst[2];
     // the sparse decode kernel: `bench kernels`' default shape and block counts
     struct ks_bench_shape kshape;
     size_t n_kernel;
@@ -1438,6 +1446,22 @@ static int gpu_measure(const struct ks_cli_cmd *cmd, int repeat, struct gpu_run 
     progress_done();
     if (st == KS_KERNEL_OK)
         st = ks_gpu_bench_blocks(GPU_BLOCK, GPU_BLOCKS, repeat, &r->single_s, &r->gather_s);
+    for (int d = 0; d < 2 && st == KS_KERNEL_OK; d++) {
+        double x[N_OF(gpu_batch_blocks)];
+        for (size_t i = 0; i < N_OF(gpu_batch_blocks) && st == KS_KERNEL_OK; i++) {
+            progress("calib: %s batched copies of %d x 128 KiB", d ? "d2h" : "h2d", gpu_batch_blocks[i]);
+            x[i] = gpu_batch_blocks[i];
+            st = ks_gpu_bench_batch(d ? KS_GPU_D2H : KS_GPU_H2D, GPU_BLOCK, gpu_batch_blocks[i], repeat,
+                                    &r->batch_t[d][i]);
+        }
+        if (st == KS_KERNEL_OK && ks_fit_batch(x, r->batch_t[d], N_OF(gpu_batch_blocks), (double)GPU_BLOCK,
+                                               r->fit[0].bw, &r->batch_fit[d], &r->batch_link_worst[d]) != KS_OK) {
+            progress_done();
+            return ks_cli_fail(cmd, "%s batched copy times do not fit overhead + bytes / bandwidth",
+                               d ? "d2h" : "h2d");
+        }
+    }
+    progress_done();
     if (st == KS_KERNEL_OK)
         st = ks_gpu_bench_bidir(64 * MIB, repeat, &r->bidir_s);
     if (st == KS_KERNEL_OK)
@@ -1500,7 +1524,7 @@ static int run_gpu(const struct ks_cli_cmd *cmd, int argc, char **argv)
         text(where, sizeof where, "`%s` on %s (%s, host %s), %s", cmdline, m.host, dev, m.cpu, m.date);
         fmt(r.d2d_bw, KS_UNIT_BANDWIDTH, v_hbm, sizeof v_hbm);
         fmt(r.fit[0].bw, KS_UNIT_BANDWIDTH, v_bw, sizeof v_bw);
-        fmt(r.fit[0].lat, KS_UNIT_TIME, v_ov, sizeof v_ov);
+        fmt(r.batch_fit[0].lat, KS_UNIT_TIME, v_ov, sizeof v_ov);
         text(s_hbm, sizeof s_hbm, "%s: cudaMemcpy device to device of 256 MiB, bytes read + written per second",
                  where);
         text(s_bw, sizeof s_bw,
@@ -1508,11 +1532,20 @@ static int run_gpu(const struct ks_cli_cmd *cmd, int argc, char **argv)
                  "/ bw, worst residual %.1f%%; device-to-host %.4g GB/s (worst %.1f%%); pageable %.4g / %.4g GB/s",
                  where, 100 * r.fit[0].worst, r.fit[1].bw / 1e9, 100 * r.fit[1].worst, r.fit[2].bw / 1e9,
                  r.fit[3].bw / 1e9);
+        const size_t nb = N_OF(gpu_batch_blocks) - 1; // the GPU_BLOCKS point
         text(s_ov, sizeof s_ov,
-                 "%s: intercept of the pinned host-to-device fit (issue + wait per copy; pcie_lat is folded in here); "
-                 "32 x 128 KiB blocks: %.4g us one copy each, %.4g us one gather kernel",
-                 where, 1e6 * r.single_s, 1e6 * r.gather_s);
-        text(s_lat, sizeof s_lat, "%s: 0, its part of a copy's fixed cost is in copy_overhead", where);
+                 "%s: fixed cost of one batched copy call, which the simulator charges once per migration batch: "
+                 "intercept of one ks_copy_batch_async (cudaMemcpyBatchAsync) + stream sync moving 1 to %d pinned "
+                 "host blocks of 128 KiB to the device as the runtime moves a batch (two 64 KiB copies per block, "
+                 "its K and V halves), fit t = overhead + bytes / bw (%.4g GB/s, worst residual %.1f%%; with "
+                 "pcie_bw instead, worst %.1f%%; pcie_lat is folded in here); device to host %.4g us (%.4g GB/s, "
+                 "worst %.1f%%). One cudaMemcpyAsync per copy: intercept %.4g us (the pcie_bw fit). 32 x 128 KiB "
+                 "blocks host to device: %.4g us one copy each, %.4g us one gather kernel, %.4g us one batched call",
+                 where, GPU_BLOCKS, r.batch_fit[0].bw / 1e9, 100 * r.batch_fit[0].worst,
+                 100 * r.batch_link_worst[0], 1e6 * r.batch_fit[1].lat, r.batch_fit[1].bw / 1e9,
+                 100 * r.batch_fit[1].worst, 1e6 * r.fit[0].lat, 1e6 * r.single_s, 1e6 * r.gather_s,
+                 1e6 * r.batch_t[0][nb]);
+        text(s_lat, sizeof s_lat, "%s: 0, its part of a batch's fixed cost is in copy_overhead", where);
         const struct ks_bench_shape *ks = &r.kshape;
         char s_kt[2048];
         text(s_kt, sizeof s_kt,
@@ -1572,6 +1605,23 @@ static int run_gpu(const struct ks_cli_cmd *cmd, int argc, char **argv)
         }
         e |= ks_json_set_real(o, "blocks_32x128KiB_single_copies_s", r.single_s);
         e |= ks_json_set_real(o, "blocks_32x128KiB_gather_kernel_s", r.gather_s);
+        e |= ks_json_set_real(o, "blocks_32x128KiB_batched_copy_s", r.batch_t[0][N_OF(gpu_batch_blocks) - 1]);
+        e |= ks_json_set_real(o, "blocks_32x128KiB_batched_copy_d2h_s", r.batch_t[1][N_OF(gpu_batch_blocks) - 1]);
+        for (int d = 0; d < 2; d++) {
+            json_t *a = json_array();
+            for (size_t i = 0; a && i < N_OF(gpu_batch_blocks); i++) {
+                json_t *p = json_object();
+                e |= !p || ks_json_set_int(p, "blocks", gpu_batch_blocks[i]) ||
+                     ks_json_set_int(p, "bytes", (int64_t)(gpu_batch_blocks[i] * GPU_BLOCK)) ||
+                     ks_json_set_real(p, "seconds", r.batch_t[d][i]) || json_array_append_new(a, p);
+            }
+            e |= json_object_set_new(o, d ? "batched_d2h" : "batched_h2d", a);
+            e |= set_copy_fit(o, d ? "batched_d2h_fit" : "batched_h2d_fit", &r.batch_fit[d]);
+            e |= ks_json_set_real(o, d ? "batched_d2h_worst_with_pcie_bw" : "batched_h2d_worst_with_pcie_bw",
+                                  r.batch_link_worst[d]);
+        }
+        e |= ks_json_set_real(o, "copy_overhead_s", r.batch_fit[0].lat);
+        e |= ks_json_set_real(o, "single_copy_overhead_s", r.fit[0].lat);
         e |= ks_json_set_real(o, "bidir_64MiB_s", r.bidir_s);
         e |= ks_json_set_real(o, "one_dir_64MiB_s", r.one_dir_s);
         // kernel_time {batch, blocks, seconds}; each json_object_set_new takes its value, failing or not
@@ -1600,14 +1650,18 @@ const struct ks_cli_cmd ks_calib_gpu_cmd = {
         "second); host-to-device and device-to-host copies of 4 KiB to 64 MiB,\n"
         "pinned and pageable, each timed on the host from issue to the end of a\n"
         "stream synchronisation and fitted to overhead + size / bandwidth\n"
-        "(pcie_bw and copy_overhead from the pinned host-to-device fit); 32\n"
-        "blocks of 128 KiB moved by one copy each against one gather kernel;\n"
+        "(pcie_bw from the pinned host-to-device fit); 32 blocks of 128 KiB\n"
+        "moved by one copy each, by one gather kernel and by one batched copy\n"
+        "call (ks_copy_batch_async, two 64 KiB halves per block, as the runtime\n"
+        "moves a migration batch); batched calls of 1 to 32 blocks each way,\n"
+        "fitted to overhead + bytes / bandwidth (copy_overhead: the host-to-\n"
+        "device intercept, the fixed cost per batch the simulator charges);\n"
         "both directions at once; and the sparse decode kernel as\n"
         "`kvstrata bench kernels --backend cuda --profile` times it with its\n"
         "defaults (batch 32, 8 to 256 selected blocks, median of 5 samples).\n"
-        "Writes -o: the --base profile with hbm_bw,\n"
-        "pcie_bw, pcie_lat (0: folded into copy_overhead) and copy_overhead\n"
-        "measured, and its kernel_time table (replacing the base's). Without a GPU\n"
-        "it exits 1 and says so.\n",
+        "Writes -o: the --base profile with hbm_bw, pcie_bw, pcie_lat (0:\n"
+        "folded into copy_overhead) and copy_overhead measured (the single-copy\n"
+        "intercept stays in its source and JSON), and its kernel_time table\n"
+        "(replacing the base's). Without a GPU it exits 1 and says so.\n",
     .run = run_gpu,
 };

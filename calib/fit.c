@@ -178,6 +178,27 @@ int ks_fit_copy(const double *s, const double *t, size_t n, struct ks_fit_copy *
     return KS_OK;
 }
 
+int ks_fit_batch(const double *blocks, const double *t, size_t n, double block, double link_bw,
+                 struct ks_fit_copy *out, double *link_worst)
+{
+    memset(out, 0, sizeof *out);
+    *link_worst = 0;
+    if (!(block > 0) || !isfinite(block) || !(link_bw > 0) || !isfinite(link_bw) || n > MAX_POINTS)
+        return KS_EINVAL;
+    static _Thread_local double s[MAX_POINTS], m[MAX_POINTS];
+    for (size_t i = 0; i < n; i++)
+        s[i] = blocks[i] * block; // a bad count (< 0, NaN) is ks_fit_copy's EINVAL
+    int st = ks_fit_copy(s, t, n, out);
+    if (st != KS_OK)
+        return st;
+    struct ks_fit_copy link = {.lat = out->lat, .bw = link_bw};
+    for (size_t i = 0; i < n; i++)
+        m[i] = ks_fit_copy_time(&link, s[i]);
+    double rms;
+    residuals(m, t, n, link_worst, &rms);
+    return KS_OK;
+}
+
 int ks_fit_ssd(const struct ks_fit_ssd_point *p, size_t n, struct ks_fit_ssd *out)
 {
     memset(out, 0, sizeof *out);

@@ -2,7 +2,8 @@
 // simulator charges.
 //
 // Two models, both linear in their parameters:
-//   copy:  t(s)       = lat + s / bw                    (DRAM memcpy, one PCIe copy)
+//   copy:  t(s)       = lat + s / bw                    (DRAM memcpy, one PCIe copy,
+//                                                        one batched PCIe copy of s bytes)
 //   ssd:   t(qd, s)   = lat + qd * op + qd * s / bw     (closed loop, qd requests in flight)
 // where t is the time one request (or copy) takes from issue to completion,
 // s its bytes, qd the requests kept in flight. The ssd model is what SimGrid
@@ -46,6 +47,18 @@ struct ks_fit_ssd_point {
 // distinct sizes). KS_OK, or KS_EINVAL when the points cannot fix a positive
 // bandwidth.
 int ks_fit_copy(const double *s, const double *t, size_t n, struct ks_fit_copy *out);
+
+// The fixed cost of one batched copy call: the profile's copy_overhead, which
+// the simulator charges once per migration batch (the runtime issues one
+// batched call per batch). Fits t[i] = lat + blocks[i] * block / bw over n >= 2
+// calls that each moved blocks[i] blocks of `block` bytes (t > 0, at least two
+// distinct counts) into *out, whose lat is that cost; *link_worst receives the
+// largest |relative residual| over the same points of the model the simulator
+// then charges a batch, out->lat + blocks * block / link_bw, where link_bw is
+// the profile's pcie_bw (fitted elsewhere, on single copies). KS_OK, or
+// KS_EINVAL as ks_fit_copy, or when block or link_bw is not positive.
+int ks_fit_batch(const double *blocks, const double *t, size_t n, double block, double link_bw,
+                 struct ks_fit_copy *out, double *link_worst);
 
 // Fits the ssd model over n >= 3 points. KS_OK or KS_EINVAL as above.
 int ks_fit_ssd(const struct ks_fit_ssd_point *p, size_t n, struct ks_fit_ssd *out);

@@ -8,6 +8,7 @@
 
 #include "cuda_util.cuh"
 #include "gpubench.h"
+#include "kernel.h"
 
 static double now_s(void)
 {
@@ -113,6 +114,13 @@ extern "C" int ks_gpu_bench_copy(enum ks_gpu_dir dir, int pinned, size_t bytes, 
     return st;
 }
 
+// Block i's host slot: the pool holds 4n blocks and block i sits at slot
+// (7 i + 3) mod 4n, scattered and distinct; both block benchmarks use them.
+static size_t slot_offset(size_t block, int n, int i)
+{
+    return ((7 * (size_t)i + 3) % (4 * (size_t)n)) * block;
+}
+
 // Copies n blocks: block i from src[i] (mapped host memory) to dst + i * words.
 // Grid: (n, GATHER_SPLIT) blocks of GATHER_THREADS threads; blockIdx.y takes
 // one GATHER_SPLIT-th of the block's 16-byte words.
@@ -155,8 +163,7 @@ static int time_blocks(struct bufs *b, size_t block, int n, int repeat, const ui
 
 static int setup_blocks(struct bufs *b, size_t block, int n, char **hsrc, const uint4 **hptr, const uint4 ***dsrc)
 {
-    // a pool of 4n blocks; block i of the batch sits at slot (7 i + 3) mod 4n: scattered, distinct
-    size_t slots = 4 * (size_t)n, pool = slots * block;
+    size_t pool = 4 * (size_t)n * block; // slot_offset's pool
     b->pinned = 1;
     KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking));
     KS_CUDA_CHECK(cudaHostAlloc(&b->host, pool, cudaHostAllocMapped));
@@ -167,7 +174,7 @@ static int setup_blocks(struct bufs *b, size_t block, int n, char **hsrc, const 
     void *dev_host = NULL;
     KS_CUDA_CHECK(cudaHostGetDevicePointer(&dev_host, b->host, 0));
     for (int i = 0; i < n; i++) {
-        size_t off = ((7 * (size_t)i + 3) % slots) * block;
+        size_t off = slot_offset(block, n, i);
         hsrc[i] = (char *)b->host + off;
         hptr[i] = (const uint4 *)((char *)dev_host + off);
     }
@@ -200,6 +207,76 @@ extern "C" int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *sing
     bufs_free(&b);
     free(hsrc);
     free(hptr);
+    return st;
+}
+
+static int time_batch(struct bufs *b, size_t n_copies, void *const *dst, const void *const *src,
+                      const size_t *sizes, int repeat, double *t)
+{
+    for (int r = -1; r < repeat; r++) { // r = -1: untimed first touch
+        double t0 = now_s();
+        int st = ks_copy_batch_async(dst, src, sizes, n_copies, b->s1);
+        if (st != KS_KERNEL_OK)
+            return st; // the failed call is recorded for ks_kernel_error
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
+        if (r >= 0)
+            t[r] = now_s() - t0;
+    }
+    return KS_KERNEL_OK;
+}
+
+// The runtime's layout: block i whole at its host slot (K half, then V
+// half), its K half at b->dev + i * half and its V half at b->dev2 + i * half.
+// Copy 2i is the K half, 2i + 1 the V half, in direction dir.
+static int setup_batch(struct bufs *b, enum ks_gpu_dir dir, size_t block, int n, void **dst, const void **src,
+                       size_t *sizes)
+{
+    size_t half = block / 2, pool = 4 * (size_t)n * block;
+    b->pinned = 1;
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking));
+    KS_CUDA_CHECK(cudaHostAlloc(&b->host, pool, cudaHostAllocDefault)); // as ks_pinned_alloc
+    memset(b->host, 0x5a, pool);
+    KS_CUDA_CHECK(cudaMalloc(&b->dev, (size_t)n * half));
+    KS_CUDA_CHECK(cudaMalloc(&b->dev2, (size_t)n * half));
+    KS_CUDA_CHECK(cudaMemset(b->dev, 0x3c, (size_t)n * half));
+    KS_CUDA_CHECK(cudaMemset(b->dev2, 0x3c, (size_t)n * half));
+    for (int i = 0; i < n; i++) {
+        char *h = (char *)b->host + slot_offset(block, n, i);
+        char *dk = (char *)b->dev + (size_t)i * half, *dv = (char *)b->dev2 + (size_t)i * half;
+        char *host_half[2] = {h, h + half}, *dev_half[2] = {dk, dv};
+        for (int k = 0; k < 2; k++) {
+            size_t c = 2 * (size_t)i + (size_t)k;
+            dst[c] = dir == KS_GPU_H2D ? (void *)dev_half[k] : (void *)host_half[k];
+            src[c] = dir == KS_GPU_H2D ? (const void *)host_half[k] : (const void *)dev_half[k];
+            sizes[c] = half;
+        }
+    }
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int repeat, double *seconds)
+{
+    *seconds = 0;
+    if (bad_args(block, repeat) || block % 32 || n <= 0 || n > 1024 || (dir != KS_GPU_H2D && dir != KS_GPU_D2H))
+        return KS_KERNEL_EINVAL;
+    size_t n_copies = 2 * (size_t)n;
+    double t[KS_GPU_BENCH_MAX_REPEAT];
+    void **dst = (void **)calloc(n_copies, sizeof *dst);
+    const void **src = (const void **)calloc(n_copies, sizeof *src);
+    size_t *sizes = (size_t *)calloc(n_copies, sizeof *sizes);
+    struct bufs b;
+    memset(&b, 0, sizeof b);
+    int st = dst && src && sizes ? KS_KERNEL_OK : KS_KERNEL_EINVAL;
+    if (st == KS_KERNEL_OK)
+        st = setup_batch(&b, dir, block, n, dst, src, sizes);
+    if (st == KS_KERNEL_OK)
+        st = time_batch(&b, n_copies, dst, src, sizes, repeat, t);
+    if (st == KS_KERNEL_OK)
+        *seconds = median(t, repeat);
+    bufs_free(&b);
+    free(dst);
+    free(src);
+    free(sizes);
     return st;
 }
 

@@ -32,6 +32,16 @@ int ks_gpu_bench_copy(enum ks_gpu_dir dir, int pinned, size_t bytes, int repeat,
 // contiguously. Medians, seconds for all n blocks.
 int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *single_s, double *gather_s);
 
+// n blocks of `block` bytes (a multiple of 32) moved between the same
+// scattered places of a pinned host pool and the device, in direction dir
+// (H2D or D2H), by one ks_copy_batch_async call (kernel.h) and one stream
+// synchronisation, as the runtime's GPU mode moves a migration batch: every
+// block is two copies of block / 2 bytes, its K half and its V half, whole
+// in host memory and in two separate arrays on the device (the runtime's L2
+// page and its L1 K and V pages), so 2n copies per call. Median seconds for
+// all n blocks.
+int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int repeat, double *seconds);
+
 // One host-to-device and one device-to-host copy of `bytes` each (pinned), on
 // two streams at once. Median seconds until both are done.
 int ks_gpu_bench_bidir(size_t bytes, int repeat, double *seconds);

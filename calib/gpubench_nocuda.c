@@ -23,3 +23,10 @@ int ks_gpu_bench_bidir(size_t bytes, int repeat, double *seconds)
     *seconds = 0;
     return KS_KERNEL_ENODEV;
 }
+
+int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int repeat, double *seconds)
+{
+    (void)dir, (void)block, (void)n, (void)repeat;
+    *seconds = 0;
+    return KS_KERNEL_ENODEV;
+}

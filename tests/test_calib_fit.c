@@ -1,5 +1,6 @@
 // test_calib_fit.c - the fitter (calib/fit.h) on synthetic curves with known
-// parameters: exact recovery, non-negative parameters, residuals, bad input.
+// parameters: exact recovery, non-negative parameters, residuals, bad input;
+// the batched copy call's fixed cost that calib gpu writes as copy_overhead.
 #include <math.h>
 #include <stdio.h>
 #include <setjmp.h>
@@ -132,6 +133,43 @@ static void dram_moved(void **state)
     assert_rel(f.lat, 2e-6, 1e-6);
 }
 
+// calib gpu's copy_overhead: batched calls of n blocks of 128 KiB, each block
+// two copies that cost c besides their bytes, take t = ov + 2 n c + n * block
+// / bw. The intercept is the call's fixed cost ov alone (the per-copy part is
+// proportional to the bytes and lands in the slope), and the model the
+// simulator charges, ov + bytes / pcie_bw, misses by its closed form.
+static void batch_overhead(void **state)
+{
+    (void)state;
+    const double ov = 14e-6, c = 0.4e-6, bw = 40e9, block = 131072, blocks[6] = {1, 2, 4, 8, 16, 32};
+    double t[6];
+    for (int i = 0; i < 6; i++)
+        t[i] = ov + 2 * blocks[i] * c + blocks[i] * block / bw;
+    struct ks_fit_copy f;
+    double worst;
+    const double slope_bw = block / (2 * c + block / bw); // bytes/s, the per-copy cost included
+    assert_int_equal(ks_fit_batch(blocks, t, 6, block, slope_bw, &f, &worst), KS_OK);
+    assert_rel(f.lat, ov, 1e-6);
+    assert_rel(f.bw, slope_bw, 1e-9);
+    assert_true(f.worst < 1e-9 && worst < 1e-9); // with the fit's own bandwidth the model is exact
+    // with the single copies' bandwidth the per-copy part is lost: worst at 32 blocks
+    assert_int_equal(ks_fit_batch(blocks, t, 6, block, bw, &f, &worst), KS_OK);
+    assert_rel(f.lat, ov, 1e-6);
+    assert_rel(worst, 2 * 32 * c / t[5], 1e-6);
+    // no fixed cost: the intercept stays 0, never negative
+    for (int i = 0; i < 6; i++)
+        t[i] = blocks[i] * block / bw * (i == 0 ? 0.99 : 1.0);
+    assert_int_equal(ks_fit_batch(blocks, t, 6, block, bw, &f, &worst), KS_OK);
+    assert_true(f.lat == 0 && f.bw > 0);
+    // bad input: one count, no block size, no link bandwidth, a zero time
+    const double one[3] = {8, 8, 8};
+    assert_int_equal(ks_fit_batch(one, t, 3, block, bw, &f, &worst), KS_EINVAL);
+    assert_int_equal(ks_fit_batch(blocks, t, 6, 0, bw, &f, &worst), KS_EINVAL);
+    assert_int_equal(ks_fit_batch(blocks, t, 6, block, 0, &f, &worst), KS_EINVAL);
+    t[2] = 0;
+    assert_int_equal(ks_fit_batch(blocks, t, 6, block, bw, &f, &worst), KS_EINVAL);
+}
+
 static void bad_input(void **state)
 {
     (void)state;
@@ -155,7 +193,7 @@ int main(void)
         cmocka_unit_test(copy_exact),       cmocka_unit_test(copy_no_negative_latency),
         cmocka_unit_test(ssd_exact),        cmocka_unit_test(ssd_exact_no_op),
         cmocka_unit_test(ssd_noisy),        cmocka_unit_test(bad_input),
-        cmocka_unit_test(dram_moved),
+        cmocka_unit_test(dram_moved),       cmocka_unit_test(batch_overhead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
