@@ -69,8 +69,7 @@ enum {
 
 enum kernel { K_SUMMARY, K_SELECT, K_SPARSE, K_SPARSE_I8, K_DENSE, N_KERNELS };
 static const char *const kernel_names[N_KERNELS] = {"summary", "select", "sparse", "sparse_i8", "dense"};
-static const char *const backend_names[] = {"auto", "ref", "cuda", NULL};
-enum { BACKEND_AUTO, BACKEND_REF, BACKEND_CUDA };
+const char *const ks_bench_backend_names[] = {"auto", "ref", "cuda", NULL};
 
 struct settings {
     const char *kernels, *blocks, *batch, *profile;
@@ -905,15 +904,14 @@ static int check_settings(const struct ks_cli_cmd *cmd, struct settings *o)
     return 0;
 }
 
-// The backend to time on: 1 cuda, 0 ref; -1 after a message.
-static int pick_backend(const struct ks_cli_cmd *cmd, int want)
+int ks_bench_backend(const struct ks_cli_cmd *cmd, int want)
 {
-    if (want == BACKEND_REF)
+    if (want == KS_BENCH_REF)
         return 0;
     int n = ks_device_count();
     if (n > 0)
         return 1;
-    if (want == BACKEND_CUDA) {
+    if (want == KS_BENCH_CUDA) {
         ks_cli_fail(cmd, "--backend cuda: no GPU (%s)", ks_device_error());
         return -1;
     }
@@ -965,7 +963,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {.name = "seed", .kind = KS_CLI_U64, .out = &o.seed, .arg = "N", .help = "seed of every random input"},
         {.name = "backend", .kind = KS_CLI_CHOICE, .out = &o.backend,
          .help = "kernels to time: auto (cuda when a GPU answers, else ref), ref (CPU), cuda",
-         .choices = backend_names},
+         .choices = ks_bench_backend_names},
         {.name = "profile", .kind = KS_CLI_STRING, .out = &o.profile, .arg = "FILE.lua",
          .help = "also write the sparse decode times at the largest batch as a Lua kernel_time table"},
         {.name = "json", .kind = KS_CLI_FLAG, .out = &o.json, .help = "print one JSON object on stdout"},
@@ -975,7 +973,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         return status;
     if ((status = check_settings(cmd, &o)) != 0)
         return status;
-    int cuda = pick_backend(cmd, o.backend);
+    int cuda = ks_bench_backend(cmd, o.backend);
     if (cuda < 0)
         return KS_EXIT_FAIL;
 

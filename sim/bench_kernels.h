@@ -11,6 +11,16 @@
 
 extern const struct ks_cli_cmd ks_bench_kernels_cmd;
 
+// --backend of the commands that run kernels (bench kernels, trace record):
+// the choices, NULL-terminated for KS_CLI_CHOICE, indexed by enum ks_bench_backend_kind.
+enum ks_bench_backend_kind { KS_BENCH_AUTO, KS_BENCH_REF, KS_BENCH_CUDA };
+extern const char *const ks_bench_backend_names[];
+
+// What `want` runs on: 1 the CUDA kernels (auto: when a GPU answers), 0 the
+// C references; -1 after reporting, as cmd, that cuda was asked for and no
+// GPU answers (with ks_device_error's reason).
+int ks_bench_backend(const struct ks_cli_cmd *cmd, int want);
+
 // The head shape, context and sampling of a kernel-time table.
 struct ks_bench_shape {
     uint32_t kv_heads, q_heads, head_dim, block_size;

@@ -880,7 +880,10 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     int st = ks_cache_step(c, g->step++);
     int belady = s->cache.evict == KS_EVICT_BELADY;
     int per_layer = ks_sparse_per_layer(m->sparse);
-    double kv_bytes = 0, attn = 0; // attn: measured kernel seconds, all layers
+    // kv_bytes: KV the selections read; attn: measured kernel seconds, all
+    // layers (a trace's own, else the profile's table); kv_hbm: the KV bytes
+    // of the selections no measured time covers, timed at HBM bandwidth
+    double kv_bytes = 0, kv_hbm = 0, attn = 0;
     const struct ks_kernel_time *kt = &s->platform.kernel_time;
     for (uint32_t i = 0; st == KS_OK && i < g->act.n; i++) {
         struct ks_active *a = &g->act.a[i];
@@ -907,9 +910,16 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
                     tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
                 }
                 // KV bytes this selection reads: in every layer, or in this one
-                kv_bytes += (double)tokens * (double)m->z.token_bytes / (per_layer ? s->model.layers : 1);
-                if (kt->n)
+                double bytes = (double)tokens * (double)m->z.token_bytes / (per_layer ? s->model.layers : 1);
+                // a replayed trace's kernel time where the scenario asks for it (NAN: none)
+                double rec = s->sparse.kernel_time == KS_KERNEL_TIME_TRACE ? ks_sparse_kernel_time(a->sr) : NAN;
+                kv_bytes += bytes;
+                if (rec >= 0)
+                    attn += rec * (per_layer ? 1 : s->model.layers);
+                else if (kt->n)
                     attn += kernel_time(kt, now - 1, k) * (per_layer ? 1 : s->model.layers);
+                else
+                    kv_hbm += bytes;
             }
             st = ks_cache_access(c, a->req, l, acc, k, where, NULL);
             if (st == KS_OK)
@@ -966,10 +976,13 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     // layer by layer: a layer waits only for the batches carrying its own
     // missed blocks (or an earlier layer's); copies for later layers overlap
     // the compute of earlier ones
-    // a layer: its weights and the selected KV over HBM, or its weights
-    // and the measured attention kernel when the profile has a table
-    double layer_time = kt->n ? ((double)s->model.weight_bytes / s->platform.hbm_bw + attn) / s->model.layers
-                              : ((double)s->model.weight_bytes + kv_bytes) / s->platform.hbm_bw / s->model.layers;
+    // a layer: its weights over HBM, plus per request the measured attention
+    // kernel (the trace's time for that record, else the profile's table)
+    // or, where neither exists, its selected KV over HBM
+    // NOTE: with no measured time kv_hbm = kv_bytes and attn = 0, and with the
+    // table alone kv_hbm = 0: both give the earlier formulas bit for bit
+    double layer_time =
+        (((double)s->model.weight_bytes + kv_hbm) / s->platform.hbm_bw + attn) / s->model.layers;
     uint32_t done = 0;
     while (done < s->model.layers) {
         double t0 = simgrid_get_clock();

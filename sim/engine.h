@@ -24,9 +24,12 @@
 // since the last step, the stall for needed blocks, the selected blocks
 // read outside L1 (a miss whose promotion found no room this step is read
 // where it lies, into a scratch page before its layer: one transfer after
-// the other over its tier's route to the GPU, as the runtime does), and
-// (weight bytes + KV bytes of the selected tokens) / HBM bandwidth (or the
-// measured kernel's time). Prefill of n new tokens
+// the other over its tier's route to the GPU, as the runtime does), and per
+// layer the weight bytes / HBM bandwidth plus, for each decoding request,
+// its attention: with sparse.kernel_time = "trace", the replayed trace's
+// kernel_time for that (step, layer) when measured (>= 0), else the profile's kernel-time table at its
+// selected blocks, else the KV bytes of its selected tokens / HBM
+// bandwidth. Prefill of n new tokens
 // after c cached ones: (2 * parameters * n + 4 * layers * q_heads *
 // head_dim * (n * c + n * (n + 1) / 2)) / (flops * prefill_efficiency),
 // with parameters = weight bytes / 2 (16-bit weights); the second term is

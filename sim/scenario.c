@@ -72,6 +72,7 @@ static const char *const arrivals[] = {"poisson", "closed", "trace", NULL};
 static const char *const policies[] = {"dense", "window", "stride", "random", "topk", "retrieval", "mixed",
                                        "trace", "model", NULL}; // enum ks_sparse_policy
 static const char *const synth_presets[] = {"stable", "drifting", "noisy", NULL};
+static const char *const kernel_time_sources[] = {"profile", "trace", NULL}; // KS_KERNEL_TIME_*
 static const char *const l3s[] = {"ssd", "remote", "none", NULL};
 // order of enum ks_evict_policy; the last is shown for a Lua function, never typed
 static const char *const evicts[] = {"heat", "lru", "lfu", "belady", "lua function", NULL};
@@ -174,6 +175,7 @@ static const struct field fields[] = {
     {"sparse.switch_prob", T_REAL, KS_UNIT_FRACTION, OFF(sparse.switch_prob), "0.05", 0, 1, NULL, 0},
     {"platform.ssd.read_op_time", T_REAL, TM, OFF(platform.ssd.read_op_time), "0s", 0, 0, NULL, 1},
     {"platform.ssd.write_op_time", T_REAL, TM, OFF(platform.ssd.write_op_time), "0s", 0, 0, NULL, 1},
+    {"sparse.kernel_time", T_CHOICE, CN, OFF(sparse.kernel_time), "profile", 0, 0, kernel_time_sources, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
@@ -1357,6 +1359,9 @@ static void check_consistency(struct ctx *x)
              s->workload.shared_prefix.tokens);
     if (s->sparse.policy == KS_SPARSE_TRACE && !s->sparse.file)
         FAIL(x, "sparse.policy", "trace replay needs sparse.file (a trace written by kvstrata trace record)");
+    if (s->sparse.kernel_time == KS_KERNEL_TIME_TRACE && s->sparse.policy != KS_SPARSE_TRACE)
+        FAIL(x, "sparse.kernel_time", "\"trace\" takes the kernel times of a replayed trace: it needs "
+             "sparse.policy = \"trace\"");
     if (s->sparse.policy == KS_SPARSE_MODEL && !s->sparse.fit)
         FAIL(x, "sparse.policy", "the fitted access model needs sparse.fit (the trace to fit)");
     if (s->model.q_heads % s->model.kv_heads != 0)

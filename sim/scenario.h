@@ -189,7 +189,11 @@ struct ks_scenario_sparse {
     int preset;             // topk, retrieval, mixed: synthetic attention preset (0 stable, 1 drifting, 2 noisy)
     uint32_t attention_layers; // topk, retrieval, mixed: layers whose attention is computed (the rest share)
     double switch_prob;     // mixed: chance per step of switching between window and top-k
+    int kernel_time;        // where attention time comes from: KS_KERNEL_TIME_PROFILE (the profile's
+                            // kernel_time table, else selected KV over HBM) or KS_KERNEL_TIME_TRACE
+                            // (trace: each record's measured kernel_time, the profile's where < 0)
 };
+enum { KS_KERNEL_TIME_PROFILE = 0, KS_KERNEL_TIME_TRACE = 1 };
 
 struct ks_scenario_cache {
     uint32_t block_size;             // tokens per block

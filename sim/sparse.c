@@ -5,6 +5,7 @@
 // selection of step s is computed once and shared by the layers mapped to it.
 #include "sparse.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,13 @@ int ks_sparse_next_uses(const struct ks_sparse_req *r, uint32_t *dist)
         if (t->sel[r->last->first + i].block < r->last_nb) // as ks_sparse_select filtered them
             dist[k++] = sp->dist[r->last->first + i];
     return 0;
+}
+
+double ks_sparse_kernel_time(const struct ks_sparse_req *r)
+{
+    if (r->sp->policy != KS_SPARSE_TRACE || !r->last || !(r->last->kernel_time >= 0))
+        return NAN;
+    return r->last->kernel_time;
 }
 
 int ks_sparse_first_use(const struct ks_sparse_req *r, uint32_t layer, uint32_t block, uint32_t *step)

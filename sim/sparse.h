@@ -66,6 +66,13 @@ const char *ks_sparse_error(const struct ks_sparse_req *r);
 // Returns 0, or -1 when the policy is not trace.
 int ks_sparse_next_uses(const struct ks_sparse_req *r, uint32_t *dist);
 
+// Trace replay only: the seconds of the attention kernel the trace recorded
+// for the record the last ks_sparse_select read (one sequence, that layer,
+// as recorded: blocks dropped past the run's context do not shorten it).
+// NAN when the policy is not trace, before the first selection, or when the
+// record's kernel_time is negative (not measured).
+double ks_sparse_kernel_time(const struct ks_sparse_req *r);
+
 // Trace replay only: the first decode step at which `block` is selected in
 // `layer`, KS_SPARSE_NEVER when it never is. -1 when the policy is not trace.
 #define KS_SPARSE_NEVER UINT32_MAX

@@ -76,6 +76,16 @@ static int next_in_order(struct order *o, const struct ks_trace_meta *m, uint32_
     return 0;
 }
 
+// A kernel time is finite seconds, or negative (not measured). 0 or -1
+// with the reason in why.
+static int check_kernel_time(double t, char *why, size_t len)
+{
+    if (isfinite(t) || t < 0)
+        return 0;
+    snprintf(why, len, "kernel_time is %g; it is finite seconds, or negative (not measured)", t);
+    return -1;
+}
+
 // Blocks inside the context, each once, masses finite and >= 0.
 // blocks[i] and mass[i] sit bstride and mstride bytes apart.
 static int check_selection(struct order *o, const struct ks_trace_meta *m, uint32_t context, const uint32_t *blocks,
@@ -183,6 +193,7 @@ int ks_trace_writer_add(struct ks_trace_writer *w, uint32_t request, uint32_t st
 {
     char why[256];
     if (next_in_order(&w->order, &w->meta, request, step, layer, why, sizeof why) != 0 ||
+        check_kernel_time(kernel_time, why, sizeof why) != 0 ||
         check_selection(&w->order, &w->meta, context, blocks, sizeof *blocks, mass, sizeof *mass, n, why,
                         sizeof why) != 0) {
         snprintf(w->err, sizeof w->err, "%s", why);
@@ -393,6 +404,7 @@ static int check_loaded(struct ks_trace *t, const char *path, char *err, size_t 
                              (unsigned long long)s->first, (unsigned long long)s->first + s->n, t->n_sel),
                     1)
                  : 0) ||
+            check_kernel_time(s->kernel_time, why, sizeof why) != 0 ||
             check_selection(&o, &t->meta, s->context, &t->sel[s->first].block, sizeof *t->sel,
                             &t->sel[s->first].mass, sizeof *t->sel, s->n, why, sizeof why) != 0)
             rc = bad(err, len, path, "/steps record %zu: %s", i, why);

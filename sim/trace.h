@@ -12,7 +12,8 @@
 // them, naming the record): records sorted by (request, step, layer), steps
 // of a request numbered 0, 1, ... without gaps, every step holding every
 // layer 0 .. layers-1; each record's blocks lie below ceil(context /
-// block_size), appear once, and carry a finite mass >= 0.
+// block_size), appear once, and carry a finite mass >= 0; a record's
+// kernel_time is finite, or negative (not measured).
 #ifndef KS_TRACE_H
 #define KS_TRACE_H
 
@@ -37,7 +38,7 @@ struct ks_trace_step {
     uint32_t context;    // tokens in the KV cache at this step
     uint64_t first;      // row of its first selected block in /selected
     uint32_t n;          // blocks selected
-    double kernel_time;  // seconds of the attention kernel, < 0: not measured
+    double kernel_time;  // seconds of the attention kernel that gave the selection, < 0: not measured
 };
 
 struct ks_trace_sel {

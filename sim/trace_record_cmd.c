@@ -4,13 +4,22 @@
 // Per request (prompt lengths drawn by the scenario's workload) and layer, a
 // paged fp16 KV cache holds the synthetic keys (synth.h) and pseudo-random
 // values of the prompt; every decode step appends the new token's K and V,
-// summarises a block when it fills (ks_block_summary_ref), selects sink +
-// window + top-k by the Quest bound (ks_block_select_ref) and runs the
-// block-sparse decode kernel (ks_sparse_decode_ref), whose access report
+// summarises a block when it fills (ks_block_summary_*), selects sink +
+// window + top-k by the Quest bound (ks_block_select_*) and runs the
+// block-sparse decode kernel (ks_sparse_decode_*), whose access report
 // gives the blocks read and the exact attention mass of each. One layer's
 // cache lives at a time; a request's selections are buffered and written in
-// (step, layer) order. The C references run on the CPU, so kernel_time is
-// recorded as -1 (not measured): a CPU time says nothing of a GPU kernel.
+// (step, layer) order.
+//
+// Backends: ref runs the C references on host memory; cuda keeps the cache,
+// summaries, selection and report in device memory (the keys and values are
+// made on the host and uploaded as tokens arrive) and downloads the report,
+// so the trace holds what the CUDA kernels returned. kernel_time is the
+// decode kernel's call alone, one sequence and one layer: on the monotonic
+// clock around ks_sparse_decode_ref, or around ks_sparse_decode_cuda between
+// two waits for the device (ks_devbuf_sync), so it includes the launch.
+// NOTE: bench kernels times calls back to back, which hides the launch; a
+// trace's time is that of one call, as a replay charges it per request.
 #define _POSIX_C_SOURCE 200809L // clock_gettime
 
 #include "trace_record_cmd.h"
@@ -22,8 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_kernels.h"
 #include "blockselect.h"
 #include "decode.h"
+#include "device.h"
 #include "json.h"
 #include "kernel.h"
 #include "rng.h"
@@ -38,8 +49,22 @@
 
 static const char *const presets[] = {"stable", "drifting", "noisy", NULL};
 
+// The cuda backend's buffers, in device memory: the host buffers' shapes.
+struct dev {
+    uint32_t pages;             // pages the page-sized buffers hold
+    uint16_t *k, *v;
+    float *kmin, *kmax, *kmean;
+    uint32_t *table;
+    float *q, *out, *mass;
+    uint32_t *len, *sel, *n_sel, *acc, *n_acc; // len, n_sel, n_acc: one each
+    void *sel_ws, *dec_ws;
+    size_t sel_ws_bytes, dec_ws_bytes;
+};
+
 struct recorder {
     const struct ks_scenario *sc;
+    int cuda;                  // 1: the `_cuda` kernels on r->d
+    struct dev d;
     const struct ks_synth *syn;
     struct ks_trace_writer *w;
     uint32_t bs, layers, kv, qh, hd, n_sink, n_window, top_k, max_sel;
@@ -55,7 +80,9 @@ struct recorder {
     // a request's selections: [layers][steps][max_sel] and counts [layers][steps]
     uint32_t *buf_blocks, *buf_n;
     float *buf_mass;
+    double *buf_time;          // [layers][steps] seconds of the decode kernel
     uint64_t records, selected;
+    double kernel_seconds;     // summed over the records
     char err[512];
 };
 
@@ -63,6 +90,38 @@ static int fail_at(struct recorder *r, const char *what)
 {
     snprintf(r->err, sizeof r->err, "%s", what);
     return KS_EINVAL;
+}
+
+// A kernel or device-buffer status as the recorder's: KS_OK, or KS_EINVAL
+// with what failed and, on the device, the CUDA call at fault.
+static int kernel_status(struct recorder *r, int st, const char *what)
+{
+    if (st == KS_KERNEL_OK)
+        return KS_OK;
+    if (st == KS_KERNEL_EINVAL)
+        snprintf(r->err, sizeof r->err, "%s: refused its input", what);
+    else
+        snprintf(r->err, sizeof r->err, "%s: %s %s", what, ks_kernel_status_str(st), ks_kernel_error());
+    return KS_EINVAL;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+// Copies tokens [t0, t1) of the host cache to the device (cuda only).
+static int upload_tokens(struct recorder *r, uint32_t t0, uint32_t t1)
+{
+    if (!r->cuda || t1 <= t0)
+        return KS_OK;
+    size_t at = (size_t)t0 * r->kv * r->hd, n = (size_t)(t1 - t0) * r->kv * r->hd * sizeof *r->k;
+    int st = ks_devbuf_upload(r->d.k + at, r->k + at, n);
+    if (st == KS_KERNEL_OK)
+        st = ks_devbuf_upload(r->d.v + at, r->v + at, n);
+    return kernel_status(r, st, "uploading keys and values");
 }
 
 // Writes the keys and values of tokens [t0, t1) of (req, layer) into the cache.
@@ -85,7 +144,7 @@ static int fill(struct recorder *r, uint64_t req, uint32_t prompt, uint32_t laye
     ks_rng_seed(&g, r->sc->seed ^ (req * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)layer << 40) ^ t0);
     for (size_t i = (size_t)t0 * r->kv * r->hd; i < (size_t)t1 * r->kv * r->hd; i++)
         r->v[i] = ks_half_from_float((float)(2 * ks_rng_unit(&g) - 1));
-    return KS_OK;
+    return upload_tokens(r, t0, t1);
 }
 
 static int summarise(struct recorder *r, uint32_t from, uint32_t to) // full blocks [from, to)
@@ -96,17 +155,80 @@ static int summarise(struct recorder *r, uint32_t from, uint32_t to) // full blo
                                         .n_pages = r->pages, .n_slots = r->pages, .k = r->k,
                                         .page = r->table + from, .slot = r->table + from,
                                         .kmin = r->kmin, .kmax = r->kmax, .kmean = r->kmean};
-    return ks_block_summary_ref(&p) == KS_KERNEL_OK ? KS_OK : fail_at(r, "block summary kernel refused its input");
+    if (!r->cuda)
+        return kernel_status(r, ks_block_summary_ref(&p), "block summary kernel");
+    p.k = r->d.k;
+    p.page = p.slot = r->d.table + from;
+    p.kmin = r->d.kmin;
+    p.kmax = r->d.kmax;
+    p.kmean = r->d.kmean;
+    return kernel_status(r, ks_block_summary_cuda(&p, NULL), "block summary kernel (CUDA)");
 }
 
-// One decode step of one layer: select, attend, keep the access report.
+// step's selection and decode on the device: sp and dp as made for the
+// references, pointed here at the device buffers (q and ctx uploaded first).
+static int step_cuda(struct recorder *r, struct ks_block_select_params *sp, struct ks_decode_params *dp,
+                     uint32_t ctx, uint32_t *blocks, float *mass, uint32_t *n, double *seconds)
+{
+    struct dev *d = &r->d;
+    int ks = ks_devbuf_upload(d->q, r->q, (size_t)r->qh * r->hd * sizeof *r->q);
+    if (ks == KS_KERNEL_OK)
+        ks = ks_devbuf_upload(d->len, &ctx, sizeof ctx);
+    if ((ks = kernel_status(r, ks, "uploading the query")) != KS_OK)
+        return ks;
+    sp->q = dp->q = d->q;
+    sp->seq_len = dp->seq_len = d->len;
+    sp->sum_table = dp->block_table = d->table;
+    sp->kmin = d->kmin;
+    sp->kmax = d->kmax;
+    sp->kmean = d->kmean;
+    sp->sel = d->sel;
+    dp->sel = d->sel;
+    sp->n_sel = d->n_sel;
+    dp->n_sel = d->n_sel;
+    sp->workspace = d->sel_ws;
+    sp->workspace_bytes = d->sel_ws_bytes;
+    dp->k = d->k;
+    dp->v = d->v;
+    dp->out = d->out;
+    dp->acc_blocks = d->acc;
+    dp->acc_mass = d->mass;
+    dp->n_acc = d->n_acc;
+    dp->workspace = d->dec_ws;
+    dp->workspace_bytes = d->dec_ws_bytes;
+    ks = ks_block_select_cuda(sp, NULL);
+    if (ks == KS_KERNEL_OK)
+        ks = ks_devbuf_sync(); // the decode's clock starts on an idle device
+    if ((ks = kernel_status(r, ks, "block selection kernel (CUDA)")) != KS_OK)
+        return ks;
+    double t0 = now_s();
+    ks = ks_sparse_decode_cuda(dp, NULL);
+    if (ks == KS_KERNEL_OK)
+        ks = ks_devbuf_sync();
+    *seconds = now_s() - t0;
+    if ((ks = kernel_status(r, ks, "sparse decode kernel (CUDA)")) != KS_OK)
+        return ks;
+    uint32_t n_acc = 0;
+    ks = ks_devbuf_download(&n_acc, d->n_acc, sizeof n_acc);
+    if (ks == KS_KERNEL_OK && n_acc > r->max_sel)
+        return fail_at(r, "sparse decode kernel (CUDA): a report longer than the selection");
+    if (ks == KS_KERNEL_OK)
+        ks = ks_devbuf_download(blocks, d->acc, n_acc * sizeof *blocks);
+    if (ks == KS_KERNEL_OK)
+        ks = ks_devbuf_download(mass, d->mass, n_acc * sizeof *mass);
+    *n = n_acc;
+    return kernel_status(r, ks, "downloading the access report");
+}
+
+// One decode step of one layer: select, attend (timed into *seconds), keep
+// the access report.
 static int step(struct recorder *r, const struct ks_synth_step *st, uint32_t layer, uint32_t ctx, uint32_t *blocks,
-                float *mass, uint32_t *n)
+                float *mass, uint32_t *n, double *seconds)
 {
     for (uint32_t h = 0; h < r->qh; h++)
         if (ks_synth_query(r->syn, st, layer, h, r->q + (size_t)h * r->hd) != KS_OK)
             return fail_at(r, "synthetic query out of range");
-    uint32_t n_sel = 0;
+    uint32_t n_sel = 0, n_acc = 0;
     struct ks_block_select_params sp = {
         .n_seqs = 1, .q_heads = r->qh, .kv_heads = r->kv, .head_dim = r->hd, .block_size = r->bs,
         .max_blocks = r->pages, .n_slots = r->pages, .n_sink = r->n_sink, .n_window = r->n_window,
@@ -114,21 +236,106 @@ static int step(struct recorder *r, const struct ks_synth_step *st, uint32_t lay
         .mode = KS_SELECT_SEQ, .q = r->q, .seq_len = &ctx, .sum_table = r->table, .kmin = r->kmin, .kmax = r->kmax,
         .kmean = r->kmean, .sel = r->sel, .n_sel = &n_sel, .workspace = r->sel_ws,
         .workspace_bytes = r->sel_ws_bytes};
-    if (ks_block_select_ref(&sp) != KS_KERNEL_OK)
-        return fail_at(r, "block selection kernel refused its input");
-    uint32_t n_acc = 0;
     struct ks_decode_params dp = {
         .n_seqs = 1, .q_heads = r->qh, .kv_heads = r->kv, .head_dim = r->hd, .block_size = r->bs,
         .n_pages = r->pages, .max_blocks = r->pages, .scale = (float)(1.0 / sqrt((double)r->hd)), .q = r->q,
         .seq_len = &ctx, .block_table = r->table, .k = r->k, .v = r->v, .max_sel = r->max_sel, .sel = r->sel,
         .n_sel = &n_sel, .out = r->out, .report_cap = r->max_sel, .acc_blocks = r->acc, .acc_mass = r->mass,
         .n_acc = &n_acc, .workspace = r->dec_ws, .workspace_bytes = r->dec_ws_bytes};
-    if (ks_sparse_decode_ref(&dp) != KS_KERNEL_OK)
-        return fail_at(r, "sparse decode kernel refused its input");
+    if (r->cuda)
+        return step_cuda(r, &sp, &dp, ctx, blocks, mass, n, seconds);
+    int ks = kernel_status(r, ks_block_select_ref(&sp), "block selection kernel");
+    if (ks != KS_OK)
+        return ks;
+    double t0 = now_s();
+    int dst = ks_sparse_decode_ref(&dp);
+    *seconds = now_s() - t0;
+    if ((ks = kernel_status(r, dst, "sparse decode kernel")) != KS_OK)
+        return ks;
     memcpy(blocks, r->acc, n_acc * sizeof *blocks);
     memcpy(mass, r->mass, n_acc * sizeof *mass);
     *n = n_acc;
     return KS_OK;
+}
+
+static void dev_free(struct dev *d)
+{
+    ks_devbuf_free(d->k);
+    ks_devbuf_free(d->v);
+    ks_devbuf_free(d->kmin);
+    ks_devbuf_free(d->kmax);
+    ks_devbuf_free(d->kmean);
+    ks_devbuf_free(d->table);
+    ks_devbuf_free(d->q);
+    ks_devbuf_free(d->out);
+    ks_devbuf_free(d->mass);
+    ks_devbuf_free(d->len);
+    ks_devbuf_free(d->sel);
+    ks_devbuf_free(d->n_sel);
+    ks_devbuf_free(d->acc);
+    ks_devbuf_free(d->n_acc);
+    ks_devbuf_free(d->sel_ws);
+    ks_devbuf_free(d->dec_ws);
+    *d = (struct dev){0};
+}
+
+// `bytes` of device memory; NULL, with the status in *st, on failure, and
+// nothing done when *st already says one happened.
+static void *dev_alloc(size_t bytes, int *st)
+{
+    void *p = NULL;
+    if (*st == KS_KERNEL_OK)
+        *st = ks_devbuf_alloc(&p, bytes);
+    return *st == KS_KERNEL_OK ? p : NULL;
+}
+
+// Sizes the device buffers for the current request (r->pages pages and the
+// workspaces the host ones have) and uploads its identity block table.
+static int dev_prepare(struct recorder *r)
+{
+    struct dev *d = &r->d;
+    int st = KS_KERNEL_OK;
+    if (!d->n_acc) { // the buffers of one step, made once
+        size_t qb = (size_t)r->qh * r->hd * sizeof(float), sb = r->max_sel * sizeof(uint32_t);
+        d->q = dev_alloc(qb, &st);
+        d->out = dev_alloc(qb, &st);
+        d->mass = dev_alloc(r->max_sel * sizeof(float), &st);
+        d->sel = dev_alloc(sb, &st);
+        d->acc = dev_alloc(sb, &st);
+        d->len = dev_alloc(sizeof(uint32_t), &st);
+        d->n_sel = dev_alloc(sizeof(uint32_t), &st);
+        d->n_acc = dev_alloc(sizeof(uint32_t), &st);
+    }
+    if (st == KS_KERNEL_OK && r->pages > d->pages) {
+        ks_devbuf_free(d->k);
+        ks_devbuf_free(d->v);
+        ks_devbuf_free(d->kmin);
+        ks_devbuf_free(d->kmax);
+        ks_devbuf_free(d->kmean);
+        ks_devbuf_free(d->table);
+        size_t tok = (size_t)r->pages * r->bs * r->kv * r->hd * sizeof(uint16_t),
+               sum = (size_t)r->pages * r->kv * r->hd * sizeof(float);
+        d->k = dev_alloc(tok, &st);
+        d->v = dev_alloc(tok, &st);
+        d->kmin = dev_alloc(sum, &st);
+        d->kmax = dev_alloc(sum, &st);
+        d->kmean = dev_alloc(sum, &st);
+        d->table = dev_alloc(r->pages * sizeof(uint32_t), &st);
+        d->pages = st == KS_KERNEL_OK ? r->pages : 0;
+    }
+    if (st == KS_KERNEL_OK && r->sel_ws_bytes > d->sel_ws_bytes) {
+        ks_devbuf_free(d->sel_ws);
+        d->sel_ws = dev_alloc(r->sel_ws_bytes, &st);
+        d->sel_ws_bytes = st == KS_KERNEL_OK ? r->sel_ws_bytes : 0;
+    }
+    if (st == KS_KERNEL_OK && r->dec_ws_bytes > d->dec_ws_bytes) {
+        ks_devbuf_free(d->dec_ws);
+        d->dec_ws = dev_alloc(r->dec_ws_bytes, &st);
+        d->dec_ws_bytes = st == KS_KERNEL_OK ? r->dec_ws_bytes : 0;
+    }
+    if (st == KS_KERNEL_OK)
+        st = ks_devbuf_upload(d->table, r->table, r->pages * sizeof *r->table);
+    return kernel_status(r, st, "device buffers");
 }
 
 // Records one request: every layer over `steps` decode steps, then writes
@@ -158,7 +365,9 @@ static int record_request(struct recorder *r, uint32_t id, uint64_t req, uint32_
     r->buf_n = bn ? bn : r->buf_n;
     float *bm = realloc(r->buf_mass, per * r->max_sel * sizeof *bm);
     r->buf_mass = bm ? bm : r->buf_mass;
-    if (!k || !v || !a || !b || !c || !t || !bb || !bn || !bm)
+    double *bt = realloc(r->buf_time, per * sizeof *bt);
+    r->buf_time = bt ? bt : r->buf_time;
+    if (!k || !v || !a || !b || !c || !t || !bb || !bn || !bm || !bt)
         return KS_ENOMEM;
     for (uint32_t i = 0; i < r->pages; i++)
         r->table[i] = i;
@@ -182,6 +391,11 @@ static int record_request(struct recorder *r, uint32_t id, uint64_t req, uint32_
         r->dec_ws = p;
         r->dec_ws_bytes = dw;
     }
+    if (r->cuda) {
+        int st = dev_prepare(r);
+        if (st != KS_OK)
+            return st;
+    }
     for (uint32_t l = 0; l < r->layers; l++) {
         int st = fill(r, req, prompt, l, 0, prompt);
         uint32_t done = prompt / r->bs;
@@ -199,7 +413,7 @@ static int record_request(struct recorder *r, uint32_t id, uint64_t req, uint32_
             size_t at = (size_t)l * steps + s;
             if (st == KS_OK)
                 st = step(r, &ss, l, ctx, r->buf_blocks + at * r->max_sel, r->buf_mass + at * r->max_sel,
-                          &r->buf_n[at]);
+                          &r->buf_n[at], &r->buf_time[at]);
             ks_synth_step_next(r->syn, &ss);
         }
         if (st != KS_OK)
@@ -209,13 +423,14 @@ static int record_request(struct recorder *r, uint32_t id, uint64_t req, uint32_
         for (uint32_t l = 0; l < r->layers; l++) {
             size_t at = (size_t)l * steps + s;
             int st = ks_trace_writer_add(r->w, id, s, l, prompt + s + 1, r->buf_blocks + at * r->max_sel,
-                                         r->buf_mass + at * r->max_sel, r->buf_n[at], -1);
+                                         r->buf_mass + at * r->max_sel, r->buf_n[at], r->buf_time[at]);
             if (st != KS_OK) {
                 snprintf(r->err, sizeof r->err, "writing the trace: %s", ks_trace_writer_error(r->w));
                 return st;
             }
             r->records++;
             r->selected += r->buf_n[at];
+            r->kernel_seconds += r->buf_time[at];
         }
     return KS_OK;
 }
@@ -239,13 +454,8 @@ static void recorder_fini(struct recorder *r)
     free(r->buf_blocks);
     free(r->buf_n);
     free(r->buf_mass);
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+    free(r->buf_time);
+    dev_free(&r->d);
 }
 
 static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
@@ -254,7 +464,7 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     const char *sets[MAX_SETS];
     struct ks_cli_strings set = {.v = sets, .cap = MAX_SETS};
     uint32_t requests = 2, steps = 64;
-    int preset = -1, json = 0; // -1: the scenario's sparse.preset
+    int preset = -1, json = 0, backend = KS_BENCH_AUTO; // preset -1: the scenario's sparse.preset
     const struct ks_cli_opt opts[] = {
         {.name = "scenario", .kind = KS_CLI_ARG, .out = &file, .arg = "SCENARIO.lua"},
         {.name = "output", .kind = KS_CLI_STRING, .out = &out, .arg = "TRACE.h5", .short_name = 'o',
@@ -269,6 +479,10 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
          .help = "synthetic attention: how fast the query moves (sim/synth.h); default: the scenario's "
                  "sparse.preset",
          .choices = presets, .hide_default = 1},
+        {.name = "backend", .kind = KS_CLI_CHOICE, .out = &backend,
+         .help = "kernels to run: auto (cuda when a GPU answers, else ref), ref (the C references on the CPU), "
+                 "cuda",
+         .choices = ks_bench_backend_names},
         {.name = "json", .kind = KS_CLI_FLAG, .out = &json, .help = "print one JSON object on stdout"},
     };
     int status;
@@ -276,13 +490,16 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
         return status;
     if (!out)
         return ks_cli_usage_error(cmd, "-o TRACE.h5 is required");
+    int cuda = ks_bench_backend(cmd, backend); // before anything is written
+    if (cuda < 0)
+        return KS_EXIT_FAIL;
     struct ks_scenario *sc = NULL;
     int rc = ks_scenario_cmd_load(cmd, file, sets, set.n, &sc);
     if (rc != KS_EXIT_OK)
         return rc;
     if (preset < 0)
         preset = sc->sparse.preset; // same order as presets[]
-    struct recorder r = {.sc = sc};
+    struct recorder r = {.sc = sc, .cuda = cuda};
     const struct ks_scenario_model *mo = &sc->model;
     r.bs = sc->cache.block_size;
     r.layers = mo->layers;
@@ -325,8 +542,8 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     struct ks_trace_meta meta = {.block_size = r.bs, .layers = r.layers, .kv_heads = r.kv, .q_heads = r.qh,
                                  .head_dim = r.hd};
     snprintf(meta.dtype, sizeof meta.dtype, "fp16");
-    snprintf(meta.source, sizeof meta.source, "kvstrata trace record: synthetic %s (seed %llu), C reference kernels",
-             presets[preset], (unsigned long long)sc->seed);
+    snprintf(meta.source, sizeof meta.source, "kvstrata trace record: synthetic %s (seed %llu), %s",
+             presets[preset], (unsigned long long)sc->seed, cuda ? "CUDA kernels" : "C reference kernels");
     int st = r.q && r.out && r.keys && r.sel && r.acc && r.mass ? KS_OK : KS_ENOMEM;
     if (st == KS_OK && !(r.w = ks_trace_writer_open(out, &meta, err, sizeof err)))
         st = KS_EIO;
@@ -361,6 +578,7 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     }
     double wall = now_s() - t0;
     uint64_t records = r.records, selected = r.selected;
+    double kernel_seconds = r.kernel_seconds;
     recorder_fini(&r);
     ks_workload_free(wl);
     ks_synth_free(syn);
@@ -377,6 +595,8 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
         e |= ks_json_set_int(o, "layers", meta.layers);
         e |= ks_json_set_int(o, "records", (int64_t)records);
         e |= ks_json_set_num(o, "mean_selected", records ? (double)selected / (double)records : 0);
+        e |= ks_json_set_str(o, "backend", cuda ? "cuda" : "ref");
+        e |= ks_json_set_num(o, "kernel_time_mean", records ? kernel_seconds / (double)records : 0);
         e |= ks_json_set_num(o, "wall_s", wall);
     }
     int prc = e ? -1 : json ? ks_json_print(stdout, o) : ks_json_print_table(stdout, o, NULL);
@@ -389,13 +609,19 @@ const struct ks_cli_cmd ks_trace_record_cmd = {
     .summary = "Record an access trace from synthetic attention run through the kernels",
     .about = "Draws prompt lengths from the scenario's workload and, for each request, runs\n"
              "--steps decode steps of synthetic attention (the scenario's sparse.preset;\n"
-             "--preset, when given, wins) through the C reference kernels: block\n"
+             "--preset, when given, wins) through the kernels (--backend: the CUDA kernels\n"
+             "on device memory when a GPU answers, else the C references): block\n"
              "summaries, Quest scoring with sink, window and top-k (sparse.sink_blocks,\n"
              "window_blocks, budget_tokens / block_size) and the\n"
              "block-sparse decode kernel, whose access report gives each selected block's\n"
              "attention mass. Model shape and block size come from the scenario. Writes\n"
-             "TRACE.h5 whole or not at all (schema in results/README.md); kernel_time is -1\n"
-             "(the references run on the CPU). Cost grows with layers x steps x selected\n"
-             "blocks: a 32-layer, 32K-token request takes minutes for 64 steps.\n",
+             "TRACE.h5 whole or not at all (schema in results/README.md). Each record's\n"
+             "kernel_time is the seconds of the block-sparse decode kernel that gave it,\n"
+             "one call for one sequence (batch 1) and one layer over its selected blocks:\n"
+             "ks_sparse_decode_ref on the CPU (ref), or ks_sparse_decode_cuda from an\n"
+             "idle device until it is idle again, launch included (cuda); summaries,\n"
+             "selection and the synthetic generator are not timed. --backend cuda without\n"
+             "a GPU fails and writes nothing. Cost grows with layers x steps x selected\n"
+             "blocks: a 32-layer, 32K-token request takes minutes for 64 steps (ref).\n",
     .run = run_record,
 };

@@ -19,6 +19,11 @@ set_tests_properties(trace_replay PROPERTIES TIMEOUT 600)
 add_test(NAME trace_h5py COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/trace_h5py.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/results/README.md ${ks_pol})
 set_tests_properties(trace_h5py PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 300)
+# trace record times the decode kernel of each record (--backend ref, auto,
+# cuda); a replay charges those times: sim_time moves by the closed form
+add_test(NAME trace_kernel_time COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/trace_kernel_time.sh $<TARGET_FILE:kvstrata>
+         ${ks_pol})
+set_tests_properties(trace_kernel_time PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 300)
 ks_cli_test(policy_trace_needs_file --exit 2 --stdout-empty --stderr-has "sparse.file"
             -- run ${ks_pol} --set sparse.policy=trace)
 # a trace or a fit that is missing or not HDF5 is a scenario error, at its line
@@ -72,3 +77,7 @@ ks_cli_test(scenario_topology_refused --exit 2 --stdout-empty --stderr-has "plat
             --stderr-has "fat_tree"
             -- run ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set platform.network.topology=torus
             -o ${CMAKE_CURRENT_BINARY_DIR}/topology_bad.h5)
+# a trace's kernel times are charged only when replaying one
+ks_cli_test(policy_kernel_time_needs_trace --exit 2 --stdout-empty --stderr-has "sparse.kernel_time"
+            --stderr-has "needs sparse.policy = \"trace\""
+            -- run ${ks_pol} --set sparse.kernel_time=trace -o ${CMAKE_CURRENT_BINARY_DIR}/policy_kt.h5)
