@@ -1,10 +1,14 @@
--- ssd_bound.lua - validation: most of the KV on the SSD tier (kvstrata validate).
+-- ssd_bound.lua - validation: the SSD tier on the critical path (kvstrata validate).
 --
--- Question: when L2 is small and most blocks live in an O_DIRECT file, does the
--- simulator's SSD model (latency, per-request time, bandwidth) predict the stall?
+-- Question: when L1 holds under a third of the batch's active blocks, L2 is small
+-- and attention moves noisily, so that over a quarter of the reads find their block
+-- in an O_DIRECT file, does the simulator's SSD model (latency, per-request time,
+-- bandwidth) predict the time those reads take? Misses are promoted in batches
+-- while the kernel runs; misses that find no room in L1 are read one by one
+-- before their layer (outside_reads), as the runtime does.
 --   build/kvstrata validate scenarios/validation/ssd_bound.lua
--- How to read: hit_rate_l3 > 0 and migrated_bytes_l3_l1 > 0 (identical);
--- TPOT is set by the SSD reads of the misses.
+-- How to read: hit_rate_l3 > 0.2 and outside_reads > 0 (identical); the runtime's
+-- "other work" line is mostly those reads.
 return {
   name = "ssd_bound",
   seed = 1,
@@ -18,7 +22,7 @@ return {
     prompt_tokens = {kind = "uniform", min = 1024, max = 3072},
     output_tokens = {kind = "constant", value = 48},
   },
-  sparse = {policy = "topk", budget_tokens = 1024, sink_blocks = 1, window_blocks = 2, preset = "drifting"},
-  cache = {block_size = 16, l1 = "50%", l2 = "8MB", l3 = "ssd", evict = "heat",
+  sparse = {policy = "topk", budget_tokens = 1024, sink_blocks = 1, window_blocks = 2, preset = "noisy"},
+  cache = {block_size = 16, l1 = "30%", l2 = "8MB", l3 = "ssd", evict = "heat",
            prefetch_window = 4, migration_batch = 32},
 }
