@@ -17,7 +17,8 @@
 # writes into the folder (8 files at most, what the device tool brings back):
 #   calib_gpu.lua    calib gpu: HBM, PCIe pinned/pageable, per-copy overhead, batched vs
 #                    single copies, both directions (the measured H200 profile of issue 5)
-#   kernel_cuda.txt  the CUDA kernels against the C references (test_kernel_cuda.c)
+#   kernel_cuda.txt  the CUDA kernels against the C references (test_kernel_cuda.c), then
+#                    trace record --backend cuda and --backend ref with their trace stats
 #   runtime.txt      the runtime's test: GPU mode against CPU mode (test_runtime.c)
 #   sanitizer.txt    compute-sanitizer memcheck on both tests, racecheck on the runtime's
 #   bench.json       bench kernels --backend cuda: every kernel, batch 1/8/32, 8..256
@@ -122,6 +123,17 @@ case "${1:-}" in
         echo "kernel_cuda: exit $r"; tail -4 "$out/kernel_cuda.txt"
         [ "$r" = 0 ] || rc=1
         grep -q SKIPPED "$out/kernel_cuda.txt" && { echo "kernel_cuda: a test skipped (no GPU answered?)"; rc=1; }
+    fi
+    # 3b. trace record on the CUDA kernels (appended to kernel_cuda.txt): the
+    # trace's stats, then the same recording on the references for comparison
+    if ! t=$(step "trace record" 90); then rc=1; else
+        for be in cuda ref; do
+            echo "== trace record --backend $be" >> "$out/kernel_cuda.txt"
+            timeout "$t" "${run_b[@]}" "$b/kvstrata" trace record tests/scenarios/policies.lua --requests 2 --steps 32 \
+                --backend "$be" -o "/tmp/ks_trace_$be.h5" --json >> "$out/kernel_cuda.txt" 2>> "$log" &&
+                "${run_b[@]}" "$b/kvstrata" trace stats "/tmp/ks_trace_$be.h5" --json >> "$out/kernel_cuda.txt" 2>> "$log" ||
+                { echo "trace record --backend $be failed"; rc=1; }
+        done
     fi
     # 4. the kernel benchmark and the measured H200 profile
     if ! t=$(step "bench kernels" 200); then rc=1; else
