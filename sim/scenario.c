@@ -176,6 +176,10 @@ static const struct field fields[] = {
     {"platform.ssd.read_op_time", T_REAL, TM, OFF(platform.ssd.read_op_time), "0s", 0, 0, NULL, 1},
     {"platform.ssd.write_op_time", T_REAL, TM, OFF(platform.ssd.write_op_time), "0s", 0, 0, NULL, 1},
     {"sparse.kernel_time", T_CHOICE, CN, OFF(sparse.kernel_time), "profile", 0, 0, kernel_time_sources, 0},
+    // the synthetic attention's locality between and beyond the presets;
+    // left out: the preset's (NAN); topic_switch's bound is synth.h's with its 32 topics
+    {"sparse.topic_switch", T_REAL, KS_UNIT_FRACTION, OFF(sparse.topic_switch), "", 0, 0.96875, NULL, 0},
+    {"sparse.retrieval_prob", T_REAL, KS_UNIT_FRACTION, OFF(sparse.retrieval_prob), "", 0, 1, NULL, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
@@ -1466,6 +1470,13 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
         read_kernel_time(&x);
     if (x.n_errors == 0 && !x.oom)
         read_host_wake(&x);
+    // optional locality knobs left out: the preset's
+    static const char *const preset_knobs[] = {"sparse.topic_switch", "sparse.retrieval_prob"};
+    for (size_t k = 0; x.n_errors == 0 && !x.oom && k < sizeof preset_knobs / sizeof preset_knobs[0]; k++) {
+        int i = field_index(preset_knobs[k]);
+        if (i >= 0 && x.s->origin[i].from && strcmp(x.s->origin[i].from, "not set") == 0)
+            *(double *)((char *)x.s + fields[i].off) = NAN;
+    }
     if (x.n_errors == 0 && !x.oom)
         check_consistency(&x);
     if (x.n_errors || x.oom) {

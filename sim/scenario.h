@@ -189,6 +189,10 @@ struct ks_scenario_sparse {
     int preset;             // topk, retrieval, mixed: synthetic attention preset (0 stable, 1 drifting, 2 noisy)
     uint32_t attention_layers; // topk, retrieval, mixed: layers whose attention is computed (the rest share)
     double switch_prob;     // mixed: chance per step of switching between window and top-k
+    double topic_switch;    // topk, retrieval, mixed: chance per step that the query's topic changes
+                            // (synth.h); NAN: the preset's
+    double retrieval_prob;  // topk, retrieval, mixed: chance per step that a long-range retrieval
+                            // starts (synth.h); NAN: the preset's
     int kernel_time;        // where attention time comes from: KS_KERNEL_TIME_PROFILE (the profile's
                             // kernel_time table, else selected KV over HBM) or KS_KERNEL_TIME_TRACE
                             // (trace: each record's measured kernel_time, the profile's where < 0)

@@ -149,6 +149,20 @@ static struct ks_trace *load_trace(const struct ks_scenario *s, const char *key,
     return t;
 }
 
+void ks_sparse_synth_params(const struct ks_scenario *s, int preset, struct ks_synth_params *p)
+{
+    ks_synth_preset(preset_names[preset], p);
+    if (!isnan(s->sparse.topic_switch))
+        p->topic_switch = s->sparse.topic_switch;
+    if (!isnan(s->sparse.retrieval_prob))
+        p->retrieval_prob = s->sparse.retrieval_prob;
+    p->seed = s->seed;
+    p->n_layers = s->model.layers;
+    p->n_kv_heads = s->model.kv_heads;
+    p->group = s->model.q_heads / s->model.kv_heads;
+    p->head_dim = s->model.head_dim;
+}
+
 struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t len)
 {
     struct ks_sparse *sp = calloc(1, sizeof *sp);
@@ -165,12 +179,7 @@ struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t l
     case KS_SPARSE_RETRIEVAL:
     case KS_SPARSE_MIXED: {
         struct ks_synth_params p;
-        ks_synth_preset(preset_names[s->sparse.preset], &p);
-        p.seed = s->seed;
-        p.n_layers = s->model.layers;
-        p.n_kv_heads = s->model.kv_heads;
-        p.group = s->model.q_heads / s->model.kv_heads;
-        p.head_dim = s->model.head_dim;
+        ks_sparse_synth_params(s, s->sparse.preset, &p);
         if (!(sp->syn = ks_synth_new(&p, err, len))) {
             ks_sparse_free(sp);
             return NULL;

@@ -34,7 +34,14 @@
 #include "scenario.h"
 
 struct ks_sparse;     // per run: shared, read-only after ks_sparse_new
+struct ks_synth_params;
 struct ks_sparse_req; // per request
+
+// The synthetic attention's parameters for s: preset `preset` (an index of
+// sparse.preset's choices: 0 stable, 1 drifting, 2 noisy), then the
+// scenario's sparse.topic_switch and sparse.retrieval_prob where given, its
+// seed and its model's shape. ks_synth_params_check may still refuse them.
+void ks_sparse_synth_params(const struct ks_scenario *s, int preset, struct ks_synth_params *p);
 
 // Prepares the scenario's policy: loads a trace or fits a model. NULL with
 // "FILE: reason" in err.

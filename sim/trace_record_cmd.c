@@ -39,6 +39,7 @@
 #include "kernel.h"
 #include "rng.h"
 #include "scenario_cmd.h"
+#include "sparse.h"
 #include "status.h"
 #include "summary.h"
 #include "synth.h"
@@ -512,12 +513,7 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     r.max_sel = r.n_sink + r.n_window + 1 + r.top_k;
     static char err[1024];
     struct ks_synth_params spar;
-    ks_synth_preset(presets[preset], &spar);
-    spar.seed = sc->seed;
-    spar.n_layers = r.layers;
-    spar.n_kv_heads = r.kv;
-    spar.group = r.qh / r.kv;
-    spar.head_dim = r.hd;
+    ks_sparse_synth_params(sc, preset, &spar);
     struct ks_synth *syn = NULL;
     struct ks_workload *wl = NULL;
     if (r.bs > KS_KERNEL_MAX_BLOCK_SIZE || r.hd > KS_KERNEL_MAX_HEAD_DIM || spar.group > KS_KERNEL_MAX_GROUP)
@@ -542,8 +538,10 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     struct ks_trace_meta meta = {.block_size = r.bs, .layers = r.layers, .kv_heads = r.kv, .q_heads = r.qh,
                                  .head_dim = r.hd};
     snprintf(meta.dtype, sizeof meta.dtype, "fp16");
-    snprintf(meta.source, sizeof meta.source, "kvstrata trace record: synthetic %s (seed %llu), %s",
-             presets[preset], (unsigned long long)sc->seed, cuda ? "CUDA kernels" : "C reference kernels");
+    snprintf(meta.source, sizeof meta.source,
+             "kvstrata trace record: synthetic %s (topic_switch %g, retrieval_prob %g; seed %llu), %s",
+             presets[preset], spar.topic_switch, spar.retrieval_prob, (unsigned long long)sc->seed,
+             cuda ? "CUDA kernels" : "C reference kernels");
     int st = r.q && r.out && r.keys && r.sel && r.acc && r.mass ? KS_OK : KS_ENOMEM;
     if (st == KS_OK && !(r.w = ks_trace_writer_open(out, &meta, err, sizeof err)))
         st = KS_EIO;

@@ -81,3 +81,15 @@ ks_cli_test(scenario_topology_refused --exit 2 --stdout-empty --stderr-has "plat
 ks_cli_test(policy_kernel_time_needs_trace --exit 2 --stdout-empty --stderr-has "sparse.kernel_time"
             --stderr-has "needs sparse.policy = \"trace\""
             -- run ${ks_pol} --set sparse.kernel_time=trace -o ${CMAKE_CURRENT_BINARY_DIR}/policy_kt.h5)
+# the synthetic attention's locality is tunable between the presets: a
+# topic that changes more often lowers R(1); a value past synth.h's bound is
+# refused at its key
+add_test(NAME trace_topic_switch
+  COMMAND sh -c "set -e; for t in 0.002 0.9; do \"$1\" trace record \"$2\" --requests 2 --steps 32 \
+--set sparse.topic_switch=$t -o ts_$t.h5 > /dev/null; \"$1\" trace stats ts_$t.h5 --json > ts_$t.json; done; \
+jq -e -n --slurpfile a ts_0.002.json --slurpfile b ts_0.9.json '$b[0].reuse_1 < $a[0].reuse_1 - 0.1' > /dev/null; \
+h5dump -a /source ts_0.9.h5 | grep -q 'topic_switch 0.9,'; \
+! \"$1\" run \"$2\" --set sparse.topic_switch=0.99 -o ts_bad.h5 > /dev/null 2> ts_bad.err; \
+grep -q 'sparse.topic_switch: must be at most' ts_bad.err; [ ! -e ts_bad.h5 ]"
+  sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/tests/scenarios/policies.lua)
+set_tests_properties(trace_topic_switch PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
