@@ -168,6 +168,19 @@ static void generation_check_before_reads(void **state)
     struct ks_run_result a, b;
     struct ks_runtime_extra xa, xb;
     run_once(s, &a, &xa);
+    assert_true(xa.table_refreshed > 0);
+    assert_int_equal(xa.stale_refused, 0);
+    assert_true(a.table_rebuilds > 0 && a.table_rebuilds <= a.steps);
+#ifdef __SANITIZE_THREAD__
+    // the negative control reads pages a lane may be writing: a data race by
+    // design, which ThreadSanitizer rightly reports
+    printf("runtime_tiny: %llu table entries refreshed; negative control not run under ThreadSanitizer\n",
+           (unsigned long long)xa.table_refreshed);
+    ks_runtime_extra_fini(&xa);
+    ks_run_result_fini(&a);
+    ks_scenario_free(s);
+    return;
+#endif
     char err[1024] = "";
     struct ks_runtime_params p = {.dir = dir, .skip_gen_check = 1};
     if (ks_runtime_run(s, &p, &b, &xb, err, sizeof err) != KS_OK)
@@ -176,9 +189,6 @@ static void generation_check_before_reads(void **state)
            "output sum %.9g against %.9g\n",
            (unsigned long long)xa.table_refreshed, (unsigned long long)a.table_rebuilds,
            (unsigned long long)xb.stale_refused, xb.out_checksum, xa.out_checksum);
-    assert_true(xa.table_refreshed > 0);
-    assert_int_equal(xa.stale_refused, 0);
-    assert_true(a.table_rebuilds > 0 && a.table_rebuilds <= a.steps);
     // the same decisions (the table is not the cache manager's), other data
     assert_memory_equal(&a.cache.found, &b.cache.found, sizeof a.cache.found);
     assert_true(xb.stale_refused > 0);
