@@ -606,8 +606,9 @@ const struct ks_cli_cmd ks_trace_record_cmd = {
     .name = "trace record",
     .summary = "Record an access trace from synthetic attention run through the kernels",
     .about = "Draws prompt lengths from the scenario's workload and, for each request, runs\n"
-             "--steps decode steps of synthetic attention (the scenario's sparse.preset;\n"
-             "--preset, when given, wins) through the kernels (--backend: the CUDA kernels\n"
+             "--steps decode steps of synthetic attention (the scenario's sparse.preset,\n"
+             "--preset winning when given, with sparse.topic_switch and retrieval_prob\n"
+             "where the scenario gives them) through the kernels (--backend: the CUDA kernels\n"
              "on device memory when a GPU answers, else the C references): block\n"
              "summaries, Quest scoring with sink, window and top-k (sparse.sink_blocks,\n"
              "window_blocks, budget_tokens / block_size) and the\n"
