@@ -1175,13 +1175,8 @@ static int decode_step(struct rt *t)
         return fail(t, st, "%s: %s", "planning migrations");
     // the engine's count of table rebuilds: steps that begin with L1's
     // mapping changed (this table is mended entry by entry, in page_for)
-    struct ks_tier_view v;
-    ks_cache_tier_view(c, KS_L1, &v);
-    uint64_t version = v.allocs + v.frees + v.mig_in + v.mig_out;
-    if (version != t->l1_version) {
-        t->l1_version = version;
+    if (ks_engine_l1_changed(c, &t->l1_version))
         t->r->table_rebuilds++;
-    }
     if (decoding > t->cap_seqs && grow_seqs(t, decoding + 16) != KS_OK)
         return fail(t, KS_ENOMEM, "%s: %s", "kernel buffers");
     pthread_mutex_lock(&t->mu);

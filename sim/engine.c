@@ -286,6 +286,16 @@ int ks_engine_all_landed(const struct ks_engine_job *jobs, uint32_t n)
     return 1;
 }
 
+int ks_engine_l1_changed(const struct ks_cache *c, uint64_t *version)
+{
+    struct ks_tier_view v;
+    ks_cache_tier_view(c, KS_L1, &v);
+    uint64_t now = v.allocs + v.frees + v.mig_in + v.mig_out;
+    int changed = now != *version;
+    *version = now;
+    return changed;
+}
+
 struct ks_engine_job ks_engine_job_of(const struct ks_cache *c, struct ks_batch *b)
 {
     int needed = b->klass == KS_CLASS_MISS;
@@ -962,11 +972,7 @@ static int decode_step(struct gpu *g, uint32_t *sel, float *mass, uint32_t *dist
     // host work while the copies run: scheduling the batch, and rebuilding
     // the resident-block pointer table when L1's mapping changed
     double host = s->platform.sched_overhead;
-    struct ks_tier_view v;
-    ks_cache_tier_view(c, KS_L1, &v);
-    uint64_t version = v.allocs + v.frees + v.mig_in + v.mig_out;
-    if (version != g->l1_version) {
-        g->l1_version = version;
+    if (ks_engine_l1_changed(c, &g->l1_version)) {
         host += s->platform.table_rebuild;
         m->r->table_rebuilds++;
     }

@@ -151,6 +151,12 @@ struct ks_engine_job {
     uint8_t landed;  // its bytes have arrived (confirmed at the step's end)
 };
 
+// Whether L1's mapping (its placements and removals) changed since the
+// version in *version, which it updates: a step that begins so rebuilds the
+// resident-block pointer table (the engine charges table_rebuild; the runtime
+// counts it the same way).
+int ks_engine_l1_changed(const struct ks_cache *c, uint64_t *version);
+
 // The job for batch b of a plan: needed when it carries misses, then from
 // the first layer (group) any of its missed blocks belongs to. Prefetches
 // that share the batch do not make an earlier layer wait: this step does
