@@ -385,19 +385,6 @@ struct ks_accessmodel *ks_accessmodel_fit(const struct ks_trace *t, const struct
     return m;
 }
 
-struct ks_accessmodel *ks_accessmodel_from_trace(const char *path, char *err, size_t len)
-{
-    struct ks_trace *t = ks_trace_load(path, err, len);
-    if (!t)
-        return NULL;
-    char why[256];
-    struct ks_accessmodel *m = ks_accessmodel_fit(t, NULL, why, sizeof why);
-    if (!m)
-        snprintf(err, len, "%s: %s", path, why);
-    ks_trace_free(t);
-    return m;
-}
-
 void ks_accessmodel_free(struct ks_accessmodel *m)
 {
     if (!m)

@@ -6,7 +6,8 @@
 // blocks) per step (a few random draws per block, O(log horizon) each,
 // plus sorting the output), never a scan of the context. The scenario names it as
 // sparse = {policy = "model", fit = "TRACE.h5"}; the model is refitted from
-// the trace at load (ks_accessmodel_from_trace), which takes a fraction of a
+// the trace at load (ks_accessmodel_fit, after sparse.c has checked the
+// trace's block size against the run's), which takes a fraction of a
 // second per million selections, so nothing else is stored.
 //
 // The model, per layer (every parameter fitted from that layer's records):
@@ -105,10 +106,6 @@ struct ks_accessmodel;
 // memory). t is not kept. Free with ks_accessmodel_free (NULL is a no-op).
 struct ks_accessmodel *ks_accessmodel_fit(const struct ks_trace *t, const struct ks_accessmodel_params *p, char *err,
                                           size_t len);
-
-// Loads the trace at path and fits the default model to it. NULL with
-// "FILE: reason" in err.
-struct ks_accessmodel *ks_accessmodel_from_trace(const char *path, char *err, size_t len);
 
 void ks_accessmodel_free(struct ks_accessmodel *m);
 
