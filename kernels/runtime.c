@@ -25,12 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "active.h"
 #include "decode.h"
 #include "hist.h"
 #include "kernel.h"
 #include "rng.h"
 #include "sparse.h"
+#include "step.h"
 #include "workload.h"
 
 #define ALIGN 4096
@@ -81,11 +81,12 @@ struct rt {
     const struct ks_scenario *s;
     struct ks_run_result *r;
     struct ks_runtime_extra *x;
-    struct ks_engine_sizing z;
+    struct ks_step_sizing z;
     struct ks_cache *c;
     struct ks_workload *wl;
     struct ks_sparse *sp;
-    struct ks_rng rng;
+    struct ks_step d;      // the requests, iterations and decode steps (the decode thread's)
+    int d_ok;              // d initialised
     // memory
     size_t half;           // bytes of K (or V) of one block
     size_t elems;          // fp16 elements of K (or V) of one block
@@ -98,7 +99,8 @@ struct rt {
                            // marks per block; 4096-aligned for O_DIRECT
     int gpu;               // GPU mode: L1 and the kernel buffers on the device, L2 pinned
     int skip_gen_check;    // tests only: trust the table's entries unchecked (a negative control)
-    uint64_t l1_version;   // L1's mapping when the table last changed (the engine's count)
+    int progress;          // a progress line on stderr
+    uint64_t shown;        // requests finished when the progress line was last drawn
     struct CUstream_st *ds; // GPU mode: the decode stream
     unsigned char *dstage; // GPU mode: pinned, one block read from the L3 file for a scratch page
     // lanes and jobs
@@ -106,8 +108,8 @@ struct rt {
     pthread_cond_t work, done;
     int quit, lane_failed;
     char lane_err[256];
-    struct lane lanes[KS_ENGINE_LANES];
-    struct ks_engine_job *jobs;
+    struct lane lanes[KS_STEP_LANES];
+    struct ks_step_job *jobs;
     uint32_t n_jobs, cap_jobs;
     uint32_t *job_of; // [n_blocks] this step's job of a block in flight + 1; 0: none
     uint32_t n_ids;
@@ -116,13 +118,10 @@ struct rt {
     uint32_t *pend;        // GPU mode: [cap_jev] job slots the next launch makes the decode stream wait for
     uint32_t n_pend;
     // requests
-    struct ks_active_set act; // the admitted requests
-    struct ks_request_spec *pending;
-    uint32_t n_pending, cap_pending;
     struct ks_request_spec drawn; // the workload's next request, drawn
     int have_drawn, wl_done;
     uint64_t in_flight;
-    uint32_t step, cap_blocks;
+    uint32_t cap_blocks;
     // kernel buffers, for up to cap_seqs sequences
     uint32_t cap_seqs;
     float *q, *out, *acc_mass;
@@ -137,14 +136,14 @@ struct rt {
     void *d_ws;
     uint32_t *tshadow;     // [layers][cap_seqs][cap_blocks]
     uint8_t *tshadow_ok;   // [layers][cap_seqs]
-    struct ks_access *acc; // [cap_blocks] one request's accesses in one layer
     struct ks_loc *locs;   // [cap_locs] a launch's located reads, validated after it
     size_t cap_locs;
     double *step_kernel;   // [n_steps] each step's kernel seconds per block read
     size_t n_steps, cap_steps;
+    double kernel0;        // kernel seconds when the current step's plan was queued
+    uint64_t reads0;       // block reads then
     // clock
     double t0, paused, pause_at;
-    double next_sample, last_step, last_stall;
     char err[1024];
 };
 
@@ -540,7 +539,7 @@ static void *lane_main(void *arg)
     pthread_mutex_lock(&t->mu);
     for (;;) {
         int k = -1;
-        while (!t->quit && (k = ks_engine_next_job(t->jobs, t->n_jobs)) < 0)
+        while (!t->quit && (k = ks_step_next_job(t->jobs, t->n_jobs)) < 0)
             pthread_cond_wait(&t->work, &t->mu);
         if (t->quit)
             break;
@@ -574,7 +573,7 @@ static void *lane_main(void *arg)
 // ---- requests ----------------------------------------------------------------
 
 // The router of closed arrivals: releases requests while fewer than the
-// concurrency are in flight (the engine's router, run where the engine's
+// concurrency are in flight (the simulator's router, run where the simulator's
 // decode actor would let it run).
 static int release(struct rt *t)
 {
@@ -590,16 +589,9 @@ static int release(struct rt *t)
             }
             t->have_drawn = 1;
         }
-        if (t->n_pending == t->cap_pending) {
-            uint32_t cap = t->cap_pending ? 2 * t->cap_pending : 64;
-            struct ks_request_spec *p = realloc(t->pending, cap * sizeof *p);
-            if (!p)
-                return fail(t, KS_ENOMEM, "%s: %s", "queueing a request");
-            t->pending = p;
-            t->cap_pending = cap;
-        }
         t->drawn.arrival = rt_now(t);
-        t->pending[t->n_pending++] = t->drawn;
+        if (ks_step_push(&t->d, &t->drawn, -1) != KS_OK)
+            return fail(t, KS_ENOMEM, "%s: %s", "queueing a request");
         t->have_drawn = 0;
         t->r->arrived++;
         t->in_flight++;
@@ -652,45 +644,25 @@ static void finished_hook(void *ctx, struct ks_active *a)
     t->in_flight--;
 }
 
-// The engine's admit: the oldest pending request, one per iteration, when
-// its blocks fit the admission bound. Its prompt KV is written, and its
-// selection state made, with the clock stopped: the simulator charges
-// neither (prefill is not timed here).
-static int admit(struct rt *t)
+// The step driver admitted request a: its selection buffers.
+static int op_admitted(void *ctx, struct ks_active *a, char *err, size_t len)
 {
-    if (t->n_pending == 0)
+    struct rt *t = ctx;
+    if ((a->user = new_selbuf(t)))
         return KS_OK;
-    struct ks_active *a;
-    pause_clock(t);
-    int st = ks_active_admit(&t->act, &t->pending[0], rt_now(t), KS_L1, &a);
-    resume_clock(t);
-    if (st != KS_OK)
-        return fail(t, st, "%s: %s", t->act.why);
-    if (!a)
-        return KS_OK; // the tiers are full: wait for requests to finish
-    if (!(a->user = new_selbuf(t)))
-        return fail(t, KS_ENOMEM, "%s: %s", "admitting a request");
-    memmove(t->pending, t->pending + 1, (t->n_pending - 1) * sizeof *t->pending);
-    t->n_pending--;
-    return KS_OK;
+    snprintf(err, len, "admitting a request: %s", ks_status_str(KS_ENOMEM));
+    return KS_ENOMEM;
 }
 
-static void sample(struct rt *t)
+// a's selection in layer l, kept for the layer's kernel launch.
+static void op_selected(void *ctx, struct ks_active *a, uint32_t l, const uint32_t *sel, const float *mass,
+                        uint32_t k)
 {
-    double now = rt_now(t);
-    if (now < t->next_sample)
-        return;
-    double every = t->s->duration / KS_ENGINE_SAMPLES;
-    while (t->next_sample <= now)
-        t->next_sample += every;
-    struct ks_step_record *x = ks_run_result_add_step(t->r, t->c);
-    if (!x)
-        return;
-    x->t = now;
-    x->batch = t->act.n;
-    x->pending = t->n_pending;
-    x->step_time = t->last_step;
-    x->stall = t->last_stall;
+    struct rt *t = ctx;
+    struct selbuf *sb = a->user;
+    memcpy(sb->sel + (size_t)l * t->cap_blocks, sel, k * sizeof *sel);
+    memcpy(sb->mass + (size_t)l * t->cap_blocks, mass, k * sizeof *mass);
+    sb->n_sel[l] = k;
 }
 
 // ---- decode --------------------------------------------------------------------
@@ -702,7 +674,7 @@ static int wait_landed(struct rt *t, uint32_t layer, int j)
     for (;;) {
         if (t->lane_failed)
             return KS_EIO;
-        int busy = j >= 0 ? !t->jobs[j].landed : ks_engine_needed_unlanded(t->jobs, t->n_jobs, layer);
+        int busy = j >= 0 ? !t->jobs[j].landed : ks_step_needed_unlanded(t->jobs, t->n_jobs, layer);
         if (!busy)
             return KS_OK;
         pthread_cond_wait(&t->done, &t->mu);
@@ -730,7 +702,7 @@ static int wait_enqueued(struct rt *t, uint32_t layer, int j)
             return KS_EIO;
         int busy = 0;
         for (uint32_t i = 0; !busy && i < t->n_jobs; i++) {
-            const struct ks_engine_job *jb = &t->jobs[i];
+            const struct ks_step_job *jb = &t->jobs[i];
             int want = j >= 0 ? i == (uint32_t)j : jb->needed && jb->layer <= layer;
             busy = want && !jb->landed && !t->jev[i].enqueued;
         }
@@ -739,7 +711,7 @@ static int wait_enqueued(struct rt *t, uint32_t layer, int j)
         pthread_cond_wait(&t->done, &t->mu);
     }
     for (uint32_t i = 0; i < t->n_jobs; i++) {
-        const struct ks_engine_job *jb = &t->jobs[i];
+        const struct ks_step_job *jb = &t->jobs[i];
         int want = j >= 0 ? i == (uint32_t)j : jb->needed && jb->layer <= layer;
         if (want && !jb->landed)
             note_wait(t, i);
@@ -1058,8 +1030,9 @@ static int attend(struct rt *t, uint32_t l, int per_layer)
     struct ks_loc *locs = t->locs;
     size_t n_locs = 0;
     int st = KS_OK;
-    for (uint32_t i = 0; st == KS_OK && i <= t->act.n; i++) {
-        const struct ks_active *a = i < t->act.n ? &t->act.a[i] : NULL;
+    const struct ks_active_set *act = &t->d.act;
+    for (uint32_t i = 0; st == KS_OK && i <= act->n; i++) {
+        const struct ks_active *a = i < act->n ? &act->a[i] : NULL;
         if (a && a->generated == 0)
             continue;
         const struct selbuf *sb = a ? a->user : NULL;
@@ -1121,136 +1094,167 @@ static int note_step(struct rt *t, double per_block)
     return KS_OK;
 }
 
-// A decode step, the engine's decode_step with real copies and kernels.
-static int decode_step(struct rt *t)
+// ---- the step driver's operations ----------------------------------------------
+
+static double op_now(void *ctx)
 {
-    const struct ks_scenario *s = t->s;
-    struct ks_cache *c = t->c;
-    int st = ks_cache_step(c, t->step++);
-    int per_layer = ks_sparse_per_layer(t->sp);
-    double kv_bytes = 0;
-    uint32_t decoding = 0;
-    for (uint32_t i = 0; st == KS_OK && i < t->act.n; i++) {
-        struct ks_active *a = &t->act.a[i];
-        if (a->generated == 0)
-            continue;
-        decoding++;
-        struct selbuf *sb = a->user;
-        uint32_t nb = blocks_of(t, a->ctx), step = a->generated - 1, k = 0;
-        uint32_t *sel = sb->sel;
-        float *mass = sb->mass;
-        for (uint32_t l = 0; st == KS_OK && l < s->model.layers; l++) {
-            if (l == 0 || per_layer) {
-                sel = sb->sel + (size_t)l * t->cap_blocks;
-                mass = sb->mass + (size_t)l * t->cap_blocks;
-                pause_clock(t);
-                k = ks_sparse_select(a->sr, step, l, nb, &t->rng, sel, mass);
-                resume_clock(t);
-                if (k == 0 && ks_sparse_error(a->sr)[0]) {
-                    snprintf(t->err, sizeof t->err, "%s", ks_sparse_error(a->sr));
-                    return KS_EINVAL;
-                }
-                sb->n_sel[l] = k;
-                uint64_t tokens = 0;
-                for (uint32_t j = 0; j < k; j++) {
-                    uint64_t end = (uint64_t)(sel[j] + 1) * s->cache.block_size;
-                    tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
-                }
-                kv_bytes += (double)tokens * (double)t->z.token_bytes / (per_layer ? s->model.layers : 1);
-            }
-            // the accesses, with the selection's masses, in one report per
-            // request and layer as the engine makes them
-            for (uint32_t j = 0; j < k; j++)
-                t->acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = KS_NONE};
-            st = ks_cache_access(c, a->req, l, t->acc, k, NULL, NULL);
-        }
+    return rt_now(ctx);
+}
+
+static void op_hold(void *ctx, int on)
+{
+    if (on)
+        pause_clock(ctx);
+    else
+        resume_clock(ctx);
+}
+
+// No request admitted: the router releases what the concurrency allows. 0
+// when nothing is left to release.
+static int op_idle(void *ctx, char *err, size_t len)
+{
+    struct rt *t = ctx;
+    if (t->wl_done && !t->have_drawn && t->d.n_pending == 0)
+        return 0;
+    uint64_t before = t->r->arrived;
+    int st = release(t);
+    if (st != KS_OK) {
+        snprintf(err, len, "%s", t->err);
+        return st;
     }
-    if (st != KS_OK)
-        return fail(t, st, "%s: %s", "a decode step's accesses");
-    ks_cache_set_reserve(c, ks_engine_reserve(s, &t->z, t->act.n));
-    double step_start = rt_now(t), stall = 0, kernel0 = t->x->kernel_seconds;
-    uint64_t reads0 = t->x->reads;
-    struct ks_plan plan;
-    if ((st = ks_cache_plan(c, ks_engine_budget(s, &t->z, kv_bytes), &plan)) != KS_OK)
-        return fail(t, st, "%s: %s", "planning migrations");
-    // the engine's count of table rebuilds: steps that begin with L1's
-    // mapping changed (this table is mended entry by entry, in page_for)
-    if (ks_engine_l1_changed(c, &t->l1_version))
-        t->r->table_rebuilds++;
-    if (decoding > t->cap_seqs && grow_seqs(t, decoding + 16) != KS_OK)
-        return fail(t, KS_ENOMEM, "%s: %s", "kernel buffers");
+    return t->r->arrived == before && t->d.n_pending == 0 ? 0 : 1;
+}
+
+// The router runs once the decoder yields in an iteration: the requests it
+// releases join the queue behind this iteration's admission.
+static int op_iteration(void *ctx, char *err, size_t len)
+{
+    struct rt *t = ctx;
+    int st = release(t);
+    if (st != KS_OK) {
+        snprintf(err, len, "%s", t->err);
+        return st;
+    }
+    if (t->progress && t->r->finished != t->shown) {
+        t->shown = t->r->finished;
+        fprintf(stderr, "\rruntime: %llu of %llu requests finished, %llu tokens, %.1fs ",
+                (unsigned long long)t->shown, (unsigned long long)t->s->workload.requests,
+                (unsigned long long)t->r->tokens, rt_now(t));
+        fflush(stderr);
+    }
+    return KS_OK;
+}
+
+// The plan's batches become the lanes' jobs (GPU mode: with their slots'
+// events made and reset); the kernel buffers grow to the decoding requests.
+static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len)
+{
+    struct rt *t = ctx;
+    uint32_t decoding = 0;
+    for (uint32_t i = 0; i < t->d.act.n; i++)
+        decoding += t->d.act.a[i].generated > 0;
+    t->kernel0 = t->x->kernel_seconds;
+    t->reads0 = t->x->reads;
+    if (decoding > t->cap_seqs && grow_seqs(t, decoding + 16) != KS_OK) {
+        snprintf(err, len, "kernel buffers: %s", t->err[0] ? t->err : ks_status_str(KS_ENOMEM));
+        return KS_ENOMEM;
+    }
+    int st = KS_OK;
     pthread_mutex_lock(&t->mu);
-    if (plan.n > t->cap_jobs) {
-        struct ks_engine_job *p = realloc(t->jobs, plan.n * sizeof *p);
+    if (plan->n > t->cap_jobs) {
+        struct ks_step_job *p = realloc(t->jobs, plan->n * sizeof *p);
         if (!p) {
             pthread_mutex_unlock(&t->mu);
-            return fail(t, KS_ENOMEM, "%s: %s", "queueing migration batches");
+            snprintf(err, len, "queueing migration batches: %s", ks_status_str(KS_ENOMEM));
+            return KS_ENOMEM;
         }
         t->jobs = p;
-        t->cap_jobs = plan.n;
+        t->cap_jobs = plan->n;
     }
-    if (t->gpu && (st = grow_events(t, plan.n)) != KS_OK) {
+    if (t->gpu && (st = grow_events(t, plan->n)) != KS_OK) {
         pthread_mutex_unlock(&t->mu);
+        snprintf(err, len, "%s", t->err);
         return st;
     }
     t->n_pend = 0;
-    for (uint32_t i = 0; i < plan.n; i++) {
-        struct ks_batch *b = plan.batch[i];
-        t->jobs[i] = ks_engine_job_of(c, b);
+    for (uint32_t i = 0; i < plan->n; i++) {
+        struct ks_batch *b = plan->batch[i];
+        t->jobs[i] = ks_step_job_of(t->c, b);
         if (t->gpu)
             t->jev[i] = (struct job_event){.ev = t->jev[i].ev};
         for (uint32_t j = 0; j < b->n; j++)
             if (b->blocks[j] < t->n_ids)
                 t->job_of[b->blocks[j]] = i + 1;
     }
-    t->n_jobs = plan.n;
+    t->n_jobs = plan->n;
     pthread_cond_broadcast(&t->work);
     pthread_mutex_unlock(&t->mu);
-    // layer by layer: wait only for the batches carrying this layer's misses
-    for (uint32_t l = 0; l < s->model.layers; l++) {
-        double w0 = rt_now(t);
-        pthread_mutex_lock(&t->mu);
-        st = t->gpu ? wait_enqueued(t, l, -1) : wait_landed(t, l, -1);
-        pthread_mutex_unlock(&t->mu);
-        stall += rt_now(t) - w0;
-        if (st != KS_OK)
-            break;
-        if ((st = attend(t, l, per_layer)) != KS_OK)
-            break;
-    }
-    // the step's end: every batch landed, then confirmed in plan order
-    double w0 = rt_now(t);
+    return KS_OK;
+}
+
+static int lane_failure(struct rt *t, char *err, size_t len)
+{
+    snprintf(err, len, "a migration lane failed: %s", t->lane_err);
+    return KS_EIO;
+}
+
+// CPU mode: until the layer's needed batches have landed (then as many
+// layers as nothing else holds up); GPU mode: until they are enqueued, their
+// events noted for the launch (one layer at a time).
+static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, size_t len)
+{
+    struct rt *t = ctx;
     pthread_mutex_lock(&t->mu);
-    while (!ks_engine_all_landed(t->jobs, t->n_jobs) && !t->lane_failed)
+    int st = t->gpu ? wait_enqueued(t, layer, -1) : wait_landed(t, layer, -1);
+    *ready = t->gpu || st != KS_OK ? 1 : ks_step_ready_layers(t->jobs, t->n_jobs, layer, t->s->model.layers);
+    pthread_mutex_unlock(&t->mu);
+    return st == KS_OK ? KS_OK : lane_failure(t, err, len);
+}
+
+static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *err, size_t len)
+{
+    struct rt *t = ctx;
+    *extra = 0; // the step's busy time is measured whole
+    int per_layer = ks_sparse_per_layer(t->sp);
+    for (uint32_t l = from; l < from + n; l++) {
+        int st = attend(t, l, per_layer);
+        if (st != KS_OK) {
+            snprintf(err, len, "%s", t->err);
+            return st;
+        }
+    }
+    return KS_OK;
+}
+
+// Every batch landed; the blocks no longer in flight.
+static int op_wait_all(void *ctx, char *err, size_t len)
+{
+    struct rt *t = ctx;
+    pthread_mutex_lock(&t->mu);
+    while (!ks_step_all_landed(t->jobs, t->n_jobs) && !t->lane_failed)
         pthread_cond_wait(&t->done, &t->mu);
     int lane_failed = t->lane_failed;
-    pthread_mutex_unlock(&t->mu);
-    stall += rt_now(t) - w0;
     for (uint32_t i = 0; i < t->n_jobs; i++) {
         const struct ks_batch *b = t->jobs[i].b;
         for (uint32_t j = 0; j < b->n; j++)
             if (b->blocks[j] < t->n_ids)
                 t->job_of[b->blocks[j]] = 0;
     }
-    if (lane_failed) {
-        snprintf(t->err, sizeof t->err, "a migration lane failed: %s", t->lane_err);
-        return KS_EIO;
-    }
-    if (st != KS_OK)
-        return st == KS_EIO && !t->err[0] ? fail(t, st, "%s: %s", "a decode step") : st;
-    for (uint32_t i = 0; i < t->n_jobs; i++)
-        if ((st = ks_cache_confirm(c, t->jobs[i].b)) != KS_OK)
-            return fail(t, st, "%s: %s", "confirming a migration batch");
-    t->n_jobs = 0;
-    uint64_t reads = t->x->reads - reads0;
-    if (note_step(t, reads ? (t->x->kernel_seconds - kernel0) / (double)reads : NAN) != KS_OK)
-        return fail(t, KS_ENOMEM, "%s: %s", "recording a step");
-    t->r->stall += stall;
-    t->r->steps++;
-    t->last_step = rt_now(t) - step_start;
-    t->last_stall = stall;
-    t->r->busy += t->last_step - stall;
-    return KS_OK;
+    if (!lane_failed)
+        t->n_jobs = 0;
+    pthread_mutex_unlock(&t->mu);
+    return lane_failed ? lane_failure(t, err, len) : KS_OK;
+}
+
+// The kernel's speed in the step that ended: its seconds per block read.
+static int op_stepped(void *ctx, char *err, size_t len)
+{
+    struct rt *t = ctx;
+    uint64_t reads = t->x->reads - t->reads0;
+    if (note_step(t, reads ? (t->x->kernel_seconds - t->kernel0) / (double)reads : NAN) == KS_OK)
+        return KS_OK;
+    snprintf(err, len, "recording a step: %s", ks_status_str(KS_ENOMEM));
+    return KS_ENOMEM;
 }
 
 // ---- setup ---------------------------------------------------------------------
@@ -1289,7 +1293,7 @@ static void teardown(struct rt *t)
     t->quit = 1;
     pthread_cond_broadcast(&t->work);
     pthread_mutex_unlock(&t->mu);
-    for (int i = 0; i < KS_ENGINE_LANES; i++) {
+    for (int i = 0; i < KS_STEP_LANES; i++) {
         if (t->lanes[i].started)
             pthread_join(t->lanes[i].th, NULL);
         if (t->lanes[i].ring_ok)
@@ -1307,13 +1311,13 @@ static void teardown(struct rt *t)
     free_device_buffers(t);
     ks_stream_free(t->ds);
     ks_pinned_free(t->dstage);
-    for (uint32_t i = 0; i < t->act.n; i++)
-        free_selbuf(t->act.a[i].user);
-    ks_active_fini(&t->act);
-    free(t->pending);
+    if (t->d_ok) {
+        for (uint32_t i = 0; i < t->d.act.n; i++)
+            free_selbuf(t->d.act.a[i].user);
+        ks_step_fini(&t->d);
+    }
     free(t->jobs);
     free(t->job_of);
-    free(t->acc);
     free(t->locs);
     free(t->step_kernel);
     if (t->gpu) {
@@ -1362,22 +1366,17 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     if (!ks_runtime_supports(s, err, len))
         return KS_EINVAL;
     struct rt *t = calloc(1, sizeof *t);
-    r->ttft = malloc(sizeof *r->ttft);
-    r->tpot = malloc(sizeof *r->tpot);
-    if (!t || !r->ttft || !r->tpot) {
+    if (!t || ks_run_result_init(r) != KS_OK) {
         free(t);
-        ks_run_result_fini(r);
         snprintf(err, len, "out of memory");
         return KS_ENOMEM;
     }
-    ks_hist_init(r->ttft);
-    ks_hist_init(r->tpot);
-    *t = (struct rt){.s = s, .r = r, .x = x, .l3fd = -1, .step = 1};
+    *t = (struct rt){.s = s, .r = r, .x = x, .l3fd = -1, .progress = p && p->progress};
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->work, NULL);
     pthread_cond_init(&t->done, NULL);
     struct ks_cache_params cp;
-    int st = ks_engine_size(s, &cp, &t->z, err, len);
+    int st = ks_step_size(s, &cp, &t->z, err, len);
     t->half = (size_t)t->z.block_bytes[KS_L1] / 2;
     t->elems = t->half / 2;
     t->l1p = cp.tier_blocks[KS_L1];
@@ -1390,10 +1389,18 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         st = KS_EINVAL;
     if (st == KS_OK && !(t->sp = ks_sparse_new(s, err, len)))
         st = KS_EINVAL;
-    if (st == KS_OK)
-        ks_active_init(&t->act, &(struct ks_active_params){
-            .s = s, .cache = t->c, .sparse = t->sp, .r = r, .gpu = 0, .admit_blocks = t->z.admit_blocks,
-            .hooks = {.ctx = t, .fill = fill_hook, .finished = finished_hook}});
+    if (st == KS_OK) {
+        struct ks_step_ops ops = {
+            .ctx = t, .now = op_now, .hold = op_hold, .idle = op_idle, .iteration = op_iteration,
+            .admitted = op_admitted, .selected = op_selected, .fill = fill_hook, .finished = finished_hook,
+            .queue = op_queue, .wait_layer = op_wait_layer, .layers = op_layers, .wait_all = op_wait_all,
+            .stepped = op_stepped};
+        st = ks_step_init(&t->d, &(struct ks_step_params){
+            .s = s, .cache = t->c, .sparse = t->sp, .r = r, .z = t->z, .gpu = 0, .ops = ops});
+        t->d_ok = 1;
+        if (st != KS_OK)
+            snprintf(err, len, "out of memory for the step's buffers");
+    }
     t->gpu = p && p->gpu;
     t->skip_gen_check = p && p->skip_gen_check;
     if (st == KS_OK && t->gpu) {
@@ -1420,8 +1427,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         }
         t->stamp = aligned(2 * t->half);
         t->job_of = calloc(t->n_ids, sizeof *t->job_of);
-        t->acc = malloc(t->cap_blocks * sizeof *t->acc);
-        if (!t->l1k || !t->l1v || !t->l2 || !t->stamp || !t->job_of || !t->acc) {
+        if (!t->l1k || !t->l1v || !t->l2 || !t->stamp || !t->job_of) {
             snprintf(err, len, "out of memory for the tiers (L1 %u pages, L2 %u pages of %zu bytes)", t->l1p,
                      cp.tier_blocks[KS_L2], 2 * t->half);
             st = KS_ENOMEM;
@@ -1447,7 +1453,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         snprintf(err, len, "%s", t->err[0] ? t->err : "out of memory for the kernel's buffers");
         st = KS_ENOMEM;
     }
-    for (int i = 0; st == KS_OK && i < KS_ENGINE_LANES; i++) {
+    for (int i = 0; st == KS_OK && i < KS_STEP_LANES; i++) {
         struct lane *ln = &t->lanes[i];
         ln->rt = t;
         if (t->l3fd >= 0) {
@@ -1481,50 +1487,11 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         ks_run_result_fini(r);
         return st;
     }
-    ks_rng_seed(&t->rng, s->seed * 1000003u); // the engine's GPU 0
     double w0 = mono();
     t->t0 = w0;
-    int tty = p && p->progress;
-    uint64_t shown = 0;
-    while (st == KS_OK) {
-        if (rt_now(t) >= s->duration)
-            break; // the run's duration, in the runtime's clock
-        if ((st = admit(t)) != KS_OK)
-            break;
-        if (t->act.n == 0) {
-            if (t->wl_done && !t->have_drawn && t->n_pending == 0)
-                break;
-            // an idle GPU: the router runs before anything else
-            uint64_t before = t->r->arrived;
-            if ((st = release(t)) != KS_OK)
-                break;
-            if (t->r->arrived == before && t->n_pending == 0)
-                break; // nothing left to release
-            continue;
-        }
-        // the router runs once the decoder yields in this iteration: the
-        // released requests join the queue behind this iteration's admission
-        if ((st = release(t)) != KS_OK)
-            break;
-        int decoding = ks_active_decoding(&t->act);
-        ks_active_prefill_chunk(&t->act, NULL);
-        if (decoding && (st = decode_step(t)) != KS_OK)
-            break;
-        double now = rt_now(t);
-        if (decoding && (st = ks_active_emit(&t->act, now, 0)) != KS_OK)
-            break;
-        if ((st = ks_active_emit(&t->act, now, 1)) != KS_OK)
-            break;
-        sample(t);
-        if (tty && t->r->finished != shown) {
-            shown = t->r->finished;
-            fprintf(stderr, "\rruntime: %llu of %llu requests finished, %llu tokens, %.1fs ",
-                    (unsigned long long)shown, (unsigned long long)s->workload.requests,
-                    (unsigned long long)t->r->tokens, rt_now(t));
-            fflush(stderr);
-        }
-    }
-    if (tty)
+    char msg[1024] = "";
+    st = ks_step_run(&t->d, msg, sizeof msg);
+    if (t->progress)
         fputs("\r\033[K", stderr);
     r->sim_time = rt_now(t);
     r->wall_s = mono() - w0;
@@ -1547,22 +1514,11 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         x->n_step_kernel = t->n_steps;
         t->step_kernel = NULL;
     }
-    ks_active_record_rest(&t->act);
     r->tiers = calloc(KS_TIERS, sizeof *r->tiers);
-    for (unsigned k = 0; r->tiers && k < KS_TIERS; k++) {
-        struct ks_tier_view v;
-        ks_cache_tier_view(t->c, k, &v);
-        r->tiers[r->n_tiers++] = (struct ks_tier_record){
-            .gpu = 0, .tier = k, .capacity = v.cap, .used = v.used, .peak = v.peak,
-            .block_bytes = t->z.block_bytes[k], .mig_in = v.mig_in, .mig_out = v.mig_out,
-            .alloc_fails = v.alloc_fails};
-    }
-    if (t->c) {
-        r->cache = *ks_cache_stats(t->c);
-        r->unplanned += r->cache.unplanned;
-    }
+    ks_run_result_add_tiers(r, t->c, 0, t->z.block_bytes);
+    r->unplanned += r->cache.unplanned;
     if (st != KS_OK)
-        snprintf(err, len, "%s", t->err[0] ? t->err : ks_status_str(st));
+        snprintf(err, len, "%s", msg[0] ? msg : t->err[0] ? t->err : ks_status_str(st));
     teardown(t);
     free(t);
     return st;

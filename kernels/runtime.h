@@ -4,7 +4,7 @@
 // CPU mode: L1 and L2 are RAM arenas allocated once ([pages][block] fp16 K and
 // V; L1 keeps K and V in two arrays, the layout the attention kernels read),
 // L3 a file on disk opened with O_DIRECT and read and written through
-// io_uring. KS_ENGINE_LANES migration threads execute the cache manager's
+// io_uring. KS_STEP_LANES migration threads execute the cache manager's
 // batches (memcpy between arenas, O_DIRECT reads and writes for L3); the
 // decode thread attends with the C reference sparse decode kernel
 // (kernels/decode.h) over the blocks the scenario's sparse policy selects,
@@ -36,20 +36,15 @@
 // available to this project; tests/test_runtime.c checks it against CPU mode
 // where one is.
 //
-// It makes the engine's decisions (sim/engine.h), call for call, so that a
-// run of the simulator and a run of the runtime on the same scenario and
-// seed see the same accesses and the same hit rates:
-//   - admission, chunked prefill accounting, token emission and request
-//     release follow the engine's rules and order (closed arrivals: a
-//     request finished in one iteration frees its slot for the next);
-//   - per step: ks_cache_step, ks_cache_access per request and layer with
-//     the sparse policy's selection and masses (the heat map is fed the
-//     selection's masses, as in the simulator; the kernel's own access
-//     report is checked against the selection), the same reserve and
-//     prefetch budget (ks_engine_reserve, ks_engine_budget), ks_cache_plan;
-//   - a step ends when all its batches have landed, and they are confirmed
-//     then, in plan order: the mapping a step starts from does not depend on
-//     the copies' timing.
+// The decode thread runs the simulator's step driver (sim/step/step.h): the
+// same code admits, prefills, selects, reports accesses (the heat map is fed
+// the selection's masses; the kernel's own access report is checked against
+// the selection), plans, confirms in plan order once every batch has landed
+// and emits tokens. The runtime gives it time: its operations are the
+// lanes' threads and condition variables (CUDA streams and events in GPU
+// mode) and the kernel launches of a layer. So a run of the simulator and a
+// run of the runtime on the same scenario and seed see the same accesses and
+// the same hit rates, and a change of the step is made once.
 // Reading rule (the safety argument): a batch may write into the pages of a
 // batch that has landed but is not confirmed yet, so the decode thread never
 // reads a block that is in flight from its source page: it waits for the
@@ -84,7 +79,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
+#include "runresult.h"
 #include "scenario.h"
 
 struct ks_runtime_params {

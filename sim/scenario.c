@@ -67,7 +67,7 @@ struct field {
 // dragonfly) are not modelled, so they are not offered.
 static const char *const topologies[] = {"star", "fat_tree", NULL};
 static const char *const dtypes[] = {"fp16", "bf16", "fp8", "int8", "fp32", NULL};
-static const int dtype_bytes[] = {2, 2, 1, 1, 4};
+static const int dtype_size[] = {2, 2, 1, 1, 4}; // bytes, by enum ks_dtype
 static const char *const arrivals[] = {"poisson", "closed", "trace", NULL};
 static const char *const policies[] = {"dense", "window", "stride", "random", "topk", "retrieval", "mixed",
                                        "trace", "model", NULL}; // enum ks_sparse_policy
@@ -1234,10 +1234,14 @@ double ks_host_wake_time(const struct ks_host_wake *w, double idle)
 #define FAIL(x, path, ...) \
     report((x), (x)->at_file[field_index(path)], (x)->at_line[field_index(path)], (path), __VA_ARGS__)
 
+uint64_t ks_dtype_bytes(enum ks_dtype d)
+{
+    return (unsigned)d < sizeof dtype_size / sizeof dtype_size[0] ? (uint64_t)dtype_size[d] : 2;
+}
+
 uint64_t ks_scenario_block_bytes(const struct ks_scenario *s)
 {
-    return (uint64_t)s->cache.block_size * s->model.kv_heads * s->model.head_dim * 2 *
-           (uint64_t)dtype_bytes[s->model.dtype];
+    return (uint64_t)s->cache.block_size * s->model.kv_heads * s->model.head_dim * 2 * ks_dtype_bytes(s->model.dtype);
 }
 
 // The largest count a distribution yields, or `cap` when unbounded.

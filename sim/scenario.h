@@ -270,6 +270,9 @@ void ks_scenario_free(struct ks_scenario *s);
 // source and kind). Returns KS_OK, or KS_EINVAL with the errors in err.
 int ks_scenario_check_profile(const char *file, const char *lua_dirs, char *err, size_t len);
 
+// Bytes of one element of a KV cache of type d.
+uint64_t ks_dtype_bytes(enum ks_dtype d);
+
 // Bytes of one block of one layer (K and V): block_size * kv_heads *
 // head_dim * 2 * the dtype's size.
 uint64_t ks_scenario_block_bytes(const struct ks_scenario *s);

@@ -16,7 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "engine.h"
+#include "job.h"
 #include "unit_util.h"
 
 enum { BB = 4096 }; // block bytes in every tier
@@ -365,7 +365,7 @@ static void prefetch_sets_no_waiting_layer(void **state)
     assert_true(heat >= 0);
     assert_int_equal(b->block_klass[miss], KS_CLASS_MISS);
     assert_int_equal(b->block_klass[heat], KS_CLASS_HEAT);
-    struct ks_engine_job j = ks_engine_job_of(c, plan.batch[0]);
+    struct ks_step_job j = ks_step_job_of(c, plan.batch[0]);
     assert_true(j.needed);
     assert_int_equal(j.layer, 1);
     ks_test_confirm_all(c, &plan);

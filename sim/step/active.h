@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "cache.h"
-#include "engine.h"
+#include "runresult.h"
 #include "scenario.h"
 #include "sparse.h"
 #include "workload.h"

@@ -1,0 +1,32 @@
+// cost.c - the modelled time of a step's work (see cost.h).
+#include "cost.h"
+
+#include <math.h>
+
+double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
+{
+    double params = (double)s->model.weight_bytes / 2.0; // 16-bit weights
+    double attn = 4.0 * s->model.layers * (double)s->model.q_heads * s->model.head_dim * (n * c + n * (n + 1) / 2);
+    return (2.0 * params * n + attn) / (s->platform.flops * s->platform.prefill_efficiency);
+}
+
+double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k)
+{
+    if (step < kt->n_steps && isfinite(kt->steps[step]))
+        return kt->steps[step] * k;
+    uint32_t i = 1;
+    if (kt->n == 1)
+        return kt->seconds[0] * k / kt->blocks[0] / kt->batch;
+    while (i + 1 < kt->n && kt->blocks[i] < k)
+        i++;
+    double x0 = kt->blocks[i - 1], x1 = kt->blocks[i], y0 = kt->seconds[i - 1], y1 = kt->seconds[i];
+    double t = y0 + (y1 - y0) * ((double)k - x0) / (x1 - x0);
+    return t > 0 ? t / kt->batch : 0;
+}
+
+double ks_cost_layer(const struct ks_scenario *s, double kv_hbm, double attn)
+{
+    // NOTE: with no measured time kv_hbm is all the KV read and attn = 0, and
+    // with the table alone kv_hbm = 0: both give the earlier formulas bit for bit
+    return (((double)s->model.weight_bytes + kv_hbm) / s->platform.hbm_bw + attn) / s->model.layers;
+}

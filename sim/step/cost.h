@@ -1,0 +1,35 @@
+// cost.h - the modelled time of a step's work: prefill compute, a layer's
+// attention from a measured kernel-time table, a layer's weights and KV
+// over HBM.
+//
+// Pure functions of the scenario. The step driver (step.h) applies them to
+// every selection so that a backend that models time (the simulator) charges
+// them; a backend that does the work for real (the runtime) takes its own
+// time instead.
+#ifndef KS_COST_H
+#define KS_COST_H
+
+#include <stdint.h>
+
+#include "scenario.h"
+
+// Seconds to prefill n prompt tokens after c tokens whose KV exists:
+// (2 * parameters * n + 4 * layers * q_heads * head_dim * (n * c + n * (n +
+// 1) / 2)) / (flops * prefill_efficiency), with parameters = weight bytes /
+// 2 (16-bit weights); the second term is causal attention (QK^T and PV).
+double ks_cost_prefill(const struct ks_scenario *s, double n, double c);
+
+// Seconds of one layer of the measured attention kernel for one sequence
+// selecting k blocks in decode step `step` (0-based): a replayed run's speed
+// of that step when there is one, else the table's time at k (linear between
+// points, the end segments extended, never below 0), shared by the table's
+// batch. kt->n > 0.
+double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k);
+
+// Seconds of one layer of a decode step whose attention reads kv_hbm bytes
+// of KV timed at HBM bandwidth and takes attn seconds of measured kernel
+// time, all layers together: (weights + kv_hbm) / HBM bandwidth + attn, over
+// the layers.
+double ks_cost_layer(const struct ks_scenario *s, double kv_hbm, double attn);
+
+#endif

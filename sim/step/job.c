@@ -1,0 +1,64 @@
+// job.c - a decode step's migration batches as its lanes see them (see job.h).
+#include "job.h"
+
+// Whether the batch `batch_id` is still on its way.
+static int job_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t batch_id)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (jobs[i].b->id == batch_id)
+            return !jobs[i].landed;
+    return 0;
+}
+
+int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n)
+{
+    int best = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct ks_step_job *j = &jobs[i];
+        if (j->running || j->landed || (j->b->after != KS_NONE && job_unlanded(jobs, n, j->b->after)))
+            continue;
+        if (best < 0 || j->b->klass < jobs[best].b->klass)
+            best = (int)i;
+    }
+    return best;
+}
+
+int ks_step_needed_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t layer)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (jobs[i].needed && !jobs[i].landed && jobs[i].layer <= layer)
+            return 1;
+    return 0;
+}
+
+uint32_t ks_step_ready_layers(const struct ks_step_job *jobs, uint32_t n, uint32_t layer, uint32_t layers)
+{
+    if (!ks_step_needed_unlanded(jobs, n, UINT32_MAX - 1))
+        return layers - layer;
+    uint32_t run = 1;
+    while (layer + run < layers && !ks_step_needed_unlanded(jobs, n, layer + run))
+        run++;
+    return run;
+}
+
+int ks_step_all_landed(const struct ks_step_job *jobs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!jobs[i].landed)
+            return 0;
+    return 1;
+}
+
+struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b)
+{
+    int needed = b->klass == KS_CLASS_MISS;
+    uint32_t l = UINT32_MAX;
+    for (uint32_t i = 0; needed && i < b->n; i++) {
+        if (b->block_klass[i] != KS_CLASS_MISS)
+            continue; // a prefetch riding along: this step reads it in no layer
+        uint32_t g = ks_cache_block_group(c, b->blocks[i]);
+        if (g < l)
+            l = g;
+    }
+    return (struct ks_step_job){.b = b, .needed = (uint8_t)needed, .layer = needed ? l : 0};
+}

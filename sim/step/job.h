@@ -1,0 +1,45 @@
+// job.h - a decode step's migration batches as its lanes see them.
+//
+// The step driver (step.h) turns each batch of a plan into a job; the lanes
+// of a backend (SimGrid actors in the simulator, threads in the runtime)
+// take jobs in priority order and mark them landed; the driver's waits ask
+// these predicates. A backend guards its job list with its own lock.
+#ifndef KS_JOB_H
+#define KS_JOB_H
+
+#include <stdint.h>
+
+#include "cache.h"
+
+#define KS_STEP_LANES 4 // concurrent migration batches per GPU (its staging pool)
+
+struct ks_step_job {
+    struct ks_batch *b;
+    uint32_t layer;  // needed: the first layer whose compute waits for it
+    uint8_t needed;  // decode waits for it
+    uint8_t running; // a lane has it
+    uint8_t landed;  // its bytes have arrived (confirmed at the step's end)
+};
+
+// The job for batch b of a plan: needed when it carries misses, then from
+// the first layer (group) any of its missed blocks belongs to. Prefetches
+// that share the batch do not make an earlier layer wait: this step does
+// not read them.
+struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b);
+
+// The most urgent job that is neither running nor landed and whose `after`
+// batch has landed, or -1.
+int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n);
+
+// Whether a needed job for a layer up to `layer` has not landed yet.
+int ks_step_needed_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t layer);
+
+// Layers from `layer` on that can run without waiting: 1 + the layers after
+// it that no unlanded needed job holds up, up to `layers` in all (all the
+// rest when no needed job is in flight). Call it once `layer` may run.
+uint32_t ks_step_ready_layers(const struct ks_step_job *jobs, uint32_t n, uint32_t layer, uint32_t layers);
+
+// Whether every job has landed.
+int ks_step_all_landed(const struct ks_step_job *jobs, uint32_t n);
+
+#endif

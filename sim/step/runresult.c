@@ -1,0 +1,86 @@
+// runresult.c - what one run measured (see runresult.h).
+#include "runresult.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ks_run_result_init(struct ks_run_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->ttft = malloc(sizeof *r->ttft);
+    r->tpot = malloc(sizeof *r->tpot);
+    if (!r->ttft || !r->tpot) {
+        ks_run_result_fini(r);
+        return KS_ENOMEM;
+    }
+    ks_hist_init(r->ttft);
+    ks_hist_init(r->tpot);
+    return KS_OK;
+}
+
+void ks_run_result_fini(struct ks_run_result *r)
+{
+    free(r->ttft);
+    free(r->tpot);
+    free(r->rec);
+    free(r->samples);
+    free(r->tiers);
+    free(r->links);
+    free(r->link_samples);
+    memset(r, 0, sizeof *r);
+}
+
+void ks_run_result_add_request(struct ks_run_result *r, const struct ks_request_record *rec)
+{
+    if (r->n_rec == r->cap_rec) {
+        size_t cap = r->cap_rec ? 2 * r->cap_rec : 1024;
+        struct ks_request_record *p = realloc(r->rec, cap * sizeof *p);
+        if (!p)
+            return;
+        r->rec = p;
+        r->cap_rec = cap;
+    }
+    r->rec[r->n_rec++] = *rec;
+}
+
+struct ks_step_record *ks_run_result_add_step(struct ks_run_result *r, const struct ks_cache *c)
+{
+    if (r->n_samples == r->cap_samples) {
+        size_t cap = r->cap_samples ? 2 * r->cap_samples : 4096;
+        struct ks_step_record *p = realloc(r->samples, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        r->samples = p;
+        r->cap_samples = cap;
+    }
+    const struct ks_cache_stats *cs = ks_cache_stats(c);
+    struct ks_step_record *x = &r->samples[r->n_samples++];
+    *x = (struct ks_step_record){0};
+    for (unsigned t = 0; t < KS_TIERS; t++) {
+        struct ks_tier_view v;
+        ks_cache_tier_view(c, t, &v);
+        x->occupancy[t] = v.used;
+        x->found[t] = cs->found[t];
+        for (unsigned u = 0; u < KS_TIERS; u++) {
+            if (u < t)
+                x->bytes_up += cs->mig_bytes[t][u];
+            else if (u > t)
+                x->bytes_down += cs->mig_bytes[t][u];
+        }
+    }
+    return x;
+}
+
+void ks_run_result_add_tiers(struct ks_run_result *r, const struct ks_cache *c, uint32_t gpu,
+                             const uint64_t block_bytes[KS_TIERS])
+{
+    for (unsigned t = 0; r->tiers && t < KS_TIERS; t++) {
+        struct ks_tier_view v;
+        ks_cache_tier_view(c, t, &v);
+        r->tiers[r->n_tiers++] = (struct ks_tier_record){
+            .gpu = gpu, .tier = t, .capacity = v.cap, .used = v.used, .peak = v.peak,
+            .block_bytes = block_bytes[t], .mig_in = v.mig_in, .mig_out = v.mig_out,
+            .alloc_fails = v.alloc_fails};
+    }
+    ks_cache_stats_add(&r->cache, ks_cache_stats(c));
+}

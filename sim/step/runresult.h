@@ -1,0 +1,120 @@
+// runresult.h - what one run measured: counters, latency histograms and the
+// records the HDF5 file keeps (requests, sampled steps, tiers, links).
+//
+// The simulator (sim/engine.c) and the real runtime (kernels/runtime.c) fill
+// the same result through the step driver (step.h), so that `kvstrata
+// validate` compares like with like and both write the same file layout.
+// Appending a record never fails the run: a record that finds no memory is
+// lost, and only that record.
+#ifndef KS_RUNRESULT_H
+#define KS_RUNRESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "hist.h"
+
+// One finished (or cut off) request.
+struct ks_request_record {
+    uint64_t id;
+    uint64_t session;        // multi-turn session (a single-turn request is its own)
+    uint32_t turn;           // 0, 1, ... within the session
+    uint32_t gpu;
+    uint32_t prompt, output; // tokens asked for
+    uint32_t generated;      // tokens produced before the end of the run
+    double arrival, admitted, first_token, finish; // seconds; finish < 0: not finished
+    double tpot_mean, tpot_max;                     // seconds
+};
+
+// One GPU's state, sampled about every KS_RUN_SAMPLES-th of the duration
+// (at the first step boundary after each sample time).
+struct ks_step_record {
+    double t;           // seconds
+    uint32_t gpu;
+    uint32_t batch;     // requests decoding
+    uint32_t pending;   // requests waiting for admission
+    uint32_t occupancy[KS_TIERS]; // pages in use per tier
+    double step_time;   // seconds, the last decode step (stall included)
+    double stall;       // seconds of that step waiting for needed blocks
+    uint64_t found[KS_TIERS];     // accesses so far that found the block in each tier
+    uint64_t bytes_up, bytes_down; // bytes migrated so far towards L1 / away from it
+};
+#define KS_RUN_SAMPLES 1000
+
+// One tier of one GPU at the end of the run.
+struct ks_tier_record {
+    uint32_t gpu, tier;       // tier: 0 = L1, 1 = L2, 2 = L3
+    uint32_t capacity, used, peak; // pages
+    uint64_t block_bytes;     // bytes a block takes in this tier
+    uint64_t mig_in, mig_out; // blocks that arrived and left by migration
+    uint64_t alloc_fails;     // page requests that found the tier full
+};
+
+// One link at the end of the run (a full-duplex link is two: NAME_UP, NAME_DOWN).
+struct ks_link_record {
+    char name[32];
+    double bandwidth, latency; // bytes/s, seconds
+    double bytes;              // carried over the run
+    double utilisation;        // bytes / (bandwidth * simulated time)
+};
+
+// Bytes a link carried up to time t (a transfer's bytes spread evenly over
+// its duration).
+struct ks_link_sample {
+    double t;      // seconds
+    uint32_t link; // index into ks_run_result.links
+    double bytes;
+};
+#define KS_RUN_LINK_SAMPLES 100
+
+struct ks_run_result {
+    double sim_time;      // seconds simulated
+    double wall_s;        // seconds of wall clock the simulation took
+    uint64_t arrived, admitted, finished, tokens;
+    uint64_t steps;       // decode steps, all GPUs
+    double busy, stall;   // seconds, all GPUs: computing, waiting for needed blocks
+    uint64_t peak_batch;  // most requests decoding at once on one GPU
+    uint64_t unplanned;   // misses that found no page
+    uint64_t outside_reads; // selected blocks the kernel read outside L1 (their promotion found no
+                            // room): each fetched into a scratch page before its layer, one by one
+    struct ks_hist *ttft, *tpot; // seconds
+    struct ks_cache_stats cache; // summed over GPUs
+    struct ks_request_record *rec;
+    size_t n_rec, cap_rec;
+    struct ks_step_record *samples;
+    size_t n_samples, cap_samples;
+    struct ks_tier_record *tiers; // [n_tiers]: every GPU's tiers
+    size_t n_tiers;
+    struct ks_link_record *links; // [n_links]
+    size_t n_links;
+    struct ks_link_sample *link_samples;
+    size_t n_link_samples, cap_link_samples;
+    uint64_t table_rebuilds;  // resident-pointer table rebuilds, all GPUs
+    double host_time;         // seconds of host costs in decode steps, all GPUs
+    double prefill_time;      // seconds of prefill compute (on decode GPUs or the pool)
+    uint64_t kv_sent;         // disaggregated: prompt KV bytes sent by the prefill pool
+    double copy_seconds;      // migration batches: time from a lane taking one to its landing, summed
+    uint64_t copy_bytes;      // migration batches: their bytes, summed
+};
+
+// Zeroes r and gives it its two histograms. KS_OK or KS_ENOMEM (r is then
+// released).
+int ks_run_result_init(struct ks_run_result *r);
+// Releases everything r holds and zeroes it (r itself is the caller's).
+void ks_run_result_fini(struct ks_run_result *r);
+
+// Appends one request record to r.
+void ks_run_result_add_request(struct ks_run_result *r, const struct ks_request_record *rec);
+
+// A new /steps record in r with the cache's occupancy, accesses found per
+// tier and bytes migrated so far filled in; NULL when out of memory (the
+// time series loses a point, nothing else).
+struct ks_step_record *ks_run_result_add_step(struct ks_run_result *r, const struct ks_cache *c);
+
+// Appends the tiers of cache c (GPU `gpu`, block sizes block_bytes[tier])
+// to r->tiers, which holds room for them, and adds its statistics to r->cache.
+void ks_run_result_add_tiers(struct ks_run_result *r, const struct ks_cache *c, uint32_t gpu,
+                             const uint64_t block_bytes[KS_TIERS]);
+
+#endif

@@ -1,0 +1,66 @@
+// sizing.c - how a scenario sizes one GPU's cache (see sizing.h).
+#include "sizing.h"
+
+#include <math.h>
+#include <stdio.h>
+
+int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct ks_step_sizing *z, char *err,
+                 size_t len)
+{
+    ks_cache_params_default(cp);
+    uint64_t tb = (uint64_t)s->model.kv_heads * s->model.head_dim * 2 * ks_dtype_bytes(s->model.dtype);
+    z->token_bytes = tb * s->model.layers;
+    z->block_bytes[KS_L1] = tb * s->cache.block_size;
+    uint64_t low = s->cache.compression == KS_COMPRESSION_INT8 ? (z->block_bytes[KS_L1] + 1) / 2 : z->block_bytes[KS_L1];
+    z->block_bytes[KS_L2] = z->block_bytes[KS_L3] = low;
+    uint64_t bb = z->block_bytes[KS_L1];
+    double hbm_free = (double)s->platform.hbm_bytes - (double)s->model.weight_bytes;
+    double l1 = s->cache.l1.is_share ? hbm_free : s->cache.l1.value;
+    double l2 = s->cache.l2.is_share ? s->cache.l2.value * (double)s->platform.l2 : s->cache.l2.value;
+    l2 /= s->platform.gpus_per_node; // host DRAM is shared by the node's GPUs
+    uint64_t l1p = (uint64_t)(l1 / (double)bb), l2p = (uint64_t)(l2 / (double)z->block_bytes[KS_L2]);
+    if (l1p == 0) {
+        snprintf(err, len, "cache.l1: less than one %llu-byte block per GPU", (unsigned long long)bb);
+        return KS_EINVAL;
+    }
+    // admission: the batch's blocks may exceed L1 by the share's inverse
+    z->admit_blocks = s->cache.l1.is_share && s->cache.l1.value > 0 ? (uint64_t)((double)l1p / s->cache.l1.value)
+                                                                     : l1p + l2p;
+    // L3: the node's drives (or the remote pool) shared by its GPUs; without
+    // a capacity, room for twice what the admitted requests can hold
+    uint64_t l3p = s->cache.l3 == KS_L3_NONE ? 0 : 2 * z->admit_blocks + 1024;
+    double l3_bytes = s->cache.l3 == KS_L3_SSD      ? (double)s->platform.ssd.bytes * s->platform.ssd.count
+                      : s->cache.l3 == KS_L3_REMOTE ? (double)s->platform.remote.bytes / s->platform.nodes
+                                                    : 0;
+    if (l3_bytes > 0)
+        l3p = (uint64_t)(l3_bytes / s->platform.gpus_per_node / (double)z->block_bytes[KS_L3]);
+    uint64_t cap = KS_PAGE_MAX;
+    cp->tier_blocks[KS_L1] = (uint32_t)(l1p < cap ? l1p : cap);
+    z->l1_pages = cp->tier_blocks[KS_L1];
+    cp->tier_blocks[KS_L2] = (uint32_t)(l2p < cap ? l2p : cap);
+    cp->tier_blocks[KS_L3] = (uint32_t)(l3p < cap ? l3p : cap);
+    uint64_t ids = (uint64_t)cp->tier_blocks[0] + cp->tier_blocks[1] + cp->tier_blocks[2] +
+                   (uint64_t)KS_CHUNK * s->model.layers * 64; // room for partly used chunks
+    cp->n_blocks = (uint32_t)(ids < (UINT32_C(1) << 31) - KS_CHUNK ? ids : (UINT32_C(1) << 31) - KS_CHUNK);
+    for (int t = 0; t < KS_TIERS; t++)
+        cp->block_bytes[t] = (uint32_t)z->block_bytes[t];
+    cp->groups = s->model.layers;
+    cp->heat_half_life = s->cache.heat_half_life;
+    cp->prefetch_window = s->cache.prefetch_window;
+    cp->migration_batch = s->cache.migration_batch;
+    cp->evict = s->cache.evict;
+    cp->seed = s->seed;
+    return KS_OK;
+}
+
+uint32_t ks_step_reserve(const struct ks_scenario *s, const struct ks_step_sizing *z, uint32_t n_act)
+{
+    uint64_t reserve = (uint64_t)n_act * s->model.layers, quarter = z->l1_pages / 4;
+    return (uint32_t)(reserve < quarter ? reserve : quarter);
+}
+
+uint64_t ks_step_budget(const struct ks_scenario *s, const struct ks_step_sizing *z, double kv_bytes)
+{
+    double link_step = (double)s->platform.pcie_bw * (s->platform.hbm_bw > 0 ? kv_bytes / s->platform.hbm_bw : 0);
+    return (uint64_t)fmax(link_step, (double)z->block_bytes[KS_L1] * s->cache.migration_batch);
+}

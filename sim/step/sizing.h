@@ -1,0 +1,37 @@
+// sizing.h - how a scenario sizes one GPU's cache, and the per-step numbers
+// derived from it (L1 reserve, prefetch budget).
+//
+// The simulator and the runtime size their cache managers here, so that
+// both make the same decisions from the same scenario.
+#ifndef KS_SIZING_H
+#define KS_SIZING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "scenario.h"
+
+struct ks_step_sizing {
+    uint64_t block_bytes[KS_TIERS]; // bytes of one block of one layer in each tier (compression shrinks L2, L3)
+    uint64_t token_bytes;           // KV bytes of one token, all layers
+    uint64_t admit_blocks;          // blocks of admitted requests (at full length) one GPU may hold
+    uint64_t l1_pages;              // L1 pages per GPU
+};
+
+// Fills the cache manager's parameters (cp->seed is the scenario's; GPU i
+// of a cluster adds i) and *z. KS_OK, or KS_EINVAL with the reason in err
+// (L1 smaller than one block).
+int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct ks_step_sizing *z, char *err,
+                 size_t len);
+
+// A decode step's L1 reserve (ks_cache_set_reserve) for n_act admitted
+// requests: one page per request and layer, at most a quarter of L1.
+uint32_t ks_step_reserve(const struct ks_scenario *s, const struct ks_step_sizing *z, uint32_t n_act);
+
+// A decode step's prefetch budget (ks_cache_plan) when its selections read
+// kv_bytes: what the host link carries while HBM reads them, at least one
+// full migration batch.
+uint64_t ks_step_budget(const struct ks_scenario *s, const struct ks_step_sizing *z, double kv_bytes);
+
+#endif

@@ -1,0 +1,512 @@
+// step.c - one GPU's iterations and decode steps (see step.h).
+//
+// The driver calls the cache manager and the sparse policy itself; it never
+// blocks except inside an operation of its backend, and it keeps no state
+// between steps that a backend could change behind its back: the lanes only
+// mark their jobs landed, and batches are confirmed here, in plan order,
+// once all have landed, so the mapping a step starts from never depends on
+// the copies' timing.
+#include "step.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+
+// A selected block that was not in L1 when accessed (ks_cache_access).
+struct ks_step_miss {
+    uint32_t req, layer, block;
+};
+
+// A block of one of the step's batches, and where the batch takes it.
+struct ks_step_moving {
+    uint32_t id;
+    unsigned dst;
+};
+
+static uint32_t blocks_of(const struct ks_step *d, uint64_t tokens)
+{
+    uint32_t bs = d->p.s->cache.block_size;
+    return (uint32_t)((tokens + bs - 1) / bs);
+}
+
+// The reason for a failed call, unless an operation already wrote one.
+static int failed(char *err, size_t len, const char *what, int st)
+{
+    if (!err[0])
+        snprintf(err, len, "%s: %s", what, ks_status_str(st));
+    return st == KS_OK ? KS_EINVAL : st;
+}
+
+static void hold(const struct ks_step *d, int on)
+{
+    if (d->p.ops.hold)
+        d->p.ops.hold(d->p.ops.ctx, on);
+}
+
+static double now(const struct ks_step *d)
+{
+    return d->p.ops.now(d->p.ops.ctx);
+}
+
+int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
+{
+    const struct ks_scenario *s = p->s;
+    *d = (struct ks_step){.p = *p, .step = 1}; // blocks placed before the first step count as used at step 0
+    ks_active_init(&d->act, &(struct ks_active_params){
+        .s = s, .cache = p->cache, .sparse = p->sparse, .r = p->r, .gpu = p->gpu,
+        .admit_blocks = p->z.admit_blocks,
+        .hooks = {.ctx = p->ops.ctx, .fill = p->ops.fill, .finished = p->ops.finished}});
+    ks_rng_seed(&d->rng, s->seed * 1000003u + p->gpu);
+    d->cap = (uint32_t)fmin((double)blocks_of(d, s->model.max_context) + 1, 1u << 24);
+    d->sel = malloc(d->cap * sizeof *d->sel);
+    d->dist = malloc(d->cap * sizeof *d->dist);
+    d->mass = malloc(d->cap * sizeof *d->mass);
+    d->acc = malloc(d->cap * sizeof *d->acc);
+    d->where = malloc(d->cap);
+    d->outside = calloc(s->model.layers ? s->model.layers : 1, sizeof *d->outside);
+    return d->sel && d->dist && d->mass && d->acc && d->where && d->outside ? KS_OK : KS_ENOMEM;
+}
+
+void ks_step_fini(struct ks_step *d)
+{
+    ks_active_fini(&d->act);
+    free(d->sel);
+    free(d->dist);
+    free(d->mass);
+    free(d->acc);
+    free(d->where);
+    free(d->outside);
+    free(d->miss);
+    free(d->moving);
+    free(d->pending);
+    memset(d, 0, sizeof *d);
+}
+
+int ks_step_push(struct ks_step *d, const struct ks_request_spec *spec, double prefilled)
+{
+    if (d->n_pending == d->cap_pending) {
+        uint32_t cap = d->cap_pending ? 2 * d->cap_pending : 64;
+        struct ks_step_queued *q = realloc(d->pending, cap * sizeof *q);
+        if (!q)
+            return KS_ENOMEM;
+        d->pending = q;
+        d->cap_pending = cap;
+    }
+    d->pending[d->n_pending++] = (struct ks_step_queued){.spec = *spec, .prefilled = prefilled};
+    return KS_OK;
+}
+
+uint32_t ks_step_load(const struct ks_step *d)
+{
+    return d->act.n + d->n_pending;
+}
+
+// ---- admission ---------------------------------------------------------------
+
+// Belady: the step at which each prompt block is first read, from the trace.
+// Its first decode step is taken as the GPU's next step (a colocated prefill
+// may delay it by a few iterations: an approximation that keeps the order of
+// the request's own blocks exact).
+static void first_uses(struct ks_step *d, struct ks_active *a)
+{
+    const struct ks_scenario *s = d->p.s;
+    uint32_t nb = ks_cache_req_len(d->p.cache, a->req), steps = a->spec.output_tokens - 1;
+    for (uint32_t l = 0; l < s->model.layers; l++)
+        for (uint32_t b = 0; b < nb; b++) {
+            uint32_t f;
+            if (ks_sparse_first_use(a->sr, l, b, &f) == 0 && f != KS_SPARSE_NEVER && f < steps)
+                ks_cache_set_next_use(d->p.cache, a->req, l, b, d->step + f);
+        }
+}
+
+// Admits the oldest queued request if the GPU can hold its share (one per
+// iteration; later requests wait behind it). Its prompt's KV is placed now:
+// in L1 when it is prefilled here, chunk by chunk (ks_active_prefill_chunk),
+// in L2 (host DRAM) where a prefill pool sent it.
+static int admit(struct ks_step *d, char *err, size_t len)
+{
+    if (d->n_pending == 0)
+        return KS_OK;
+    const struct ks_step_queued *q = &d->pending[0];
+    const struct ks_request_spec *sp = &q->spec;
+    int pooled = q->prefilled >= 0; // prefilled by the pool: the first token exists
+    struct ks_active *a;
+    hold(d, 1);
+    int st = ks_active_admit(&d->act, sp, now(d), pooled ? KS_L2 : KS_L1, &a);
+    hold(d, 0);
+    if (st != KS_OK)
+        return failed(err, len, d->act.why, st);
+    if (!a)
+        return KS_OK;
+    if (d->p.s->cache.evict == KS_EVICT_BELADY)
+        first_uses(d, a);
+    if (d->p.ops.admitted && (st = d->p.ops.admitted(d->p.ops.ctx, a, err, len)) != KS_OK)
+        return failed(err, len, "admitting a request", st);
+    if (pooled) {
+        // the pool produced the first token; the next token's interval
+        // counts from admission (the wait for room here shows in
+        // /requests as admitted - first_token)
+        struct ks_run_result *r = d->p.r;
+        a->generated = 1;
+        a->first_token = q->prefilled;
+        a->last_token = a->admitted;
+        a->prefilled = sp->prompt_tokens;
+        ks_hist_add(r->ttft, q->prefilled - sp->arrival);
+        r->tokens++;
+        a->ctx++; // that token's K and V join the first decode step
+        if ((st = ks_active_grow(&d->act, a)) != KS_OK)
+            return failed(err, len, d->act.why, st);
+        if (a->generated >= sp->output_tokens)
+            ks_active_finish(&d->act, d->act.n - 1);
+    }
+    memmove(d->pending, d->pending + 1, (d->n_pending - 1) * sizeof *d->pending);
+    d->n_pending--;
+    return KS_OK;
+}
+
+// ---- reads outside L1 --------------------------------------------------------
+
+// Notes the accesses of acc[0..n) that missed L1 (where[], from
+// ks_cache_access). KS_OK or KS_ENOMEM.
+static int note_misses(struct ks_step *d, uint32_t req, uint32_t layer, uint32_t n)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        if (d->where[j] == KS_AT_L1)
+            continue;
+        if (d->n_miss == d->cap_miss) {
+            uint32_t cap = d->cap_miss ? 2 * d->cap_miss : 256;
+            struct ks_step_miss *p = realloc(d->miss, cap * sizeof *p);
+            if (!p)
+                return KS_ENOMEM;
+            d->miss = p;
+            d->cap_miss = cap;
+        }
+        d->miss[d->n_miss++] = (struct ks_step_miss){.req = req, .layer = layer, .block = d->acc[j].block};
+    }
+    return KS_OK;
+}
+
+static int cmp_moving(const void *a, const void *b)
+{
+    uint32_t x = ((const struct ks_step_moving *)a)->id, y = ((const struct ks_step_moving *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+// Where the plan's batches take block id (KS_TIERS: in none of them). The
+// sorted list of their blocks is built on the first call of a step.
+static unsigned moving_to(struct ks_step *d, const struct ks_plan *plan, uint32_t id)
+{
+    if (d->n_moving == 0) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < plan->n; i++)
+            n += plan->batch[i]->n;
+        if (n > d->cap_moving) {
+            struct ks_step_moving *p = realloc(d->moving, n * sizeof *p);
+            if (!p)
+                return KS_TIERS;
+            d->moving = p;
+            d->cap_moving = n;
+        }
+        for (uint32_t i = 0; i < plan->n; i++) {
+            const struct ks_batch *b = plan->batch[i];
+            for (uint32_t j = 0; j < b->n; j++)
+                d->moving[d->n_moving++] = (struct ks_step_moving){.id = b->blocks[j], .dst = b->dst};
+        }
+        qsort(d->moving, d->n_moving, sizeof *d->moving, cmp_moving);
+    }
+    struct ks_step_moving key = {.id = id}, *hit = bsearch(&key, d->moving, d->n_moving, sizeof key, cmp_moving);
+    return hit ? hit->dst : KS_TIERS;
+}
+
+// Counts, per layer and tier, the selected blocks the kernel must read
+// outside L1 this step: the misses whose promotion found no room (still in
+// L2 or L3 once the step's batches are planned), and blocks that a batch
+// takes elsewhere than L1, read where it lands. The runtime reads each into
+// a scratch page before its layer's kernel; the simulator charges the copy.
+static void count_outside(struct ks_step *d, const struct ks_plan *plan)
+{
+    struct ks_cache *c = d->p.cache;
+    memset(d->outside, 0, d->p.s->model.layers * sizeof *d->outside);
+    d->n_moving = 0;
+    for (uint32_t i = 0; i < d->n_miss; i++) {
+        const struct ks_step_miss *x = &d->miss[i];
+        struct ks_loc loc;
+        if (ks_cache_locate(c, x->req, x->layer, x->block, &loc) != KS_OK)
+            continue;
+        unsigned tier = loc.tier;
+        if (loc.state != KS_BLK_RESIDENT) {
+            unsigned dst = moving_to(d, plan, loc.id);
+            if (dst < KS_TIERS)
+                tier = dst;
+        }
+        if (tier != KS_L1)
+            d->outside[x->layer][tier]++;
+    }
+    d->n_miss = 0;
+}
+
+// ---- the decode step -----------------------------------------------------------
+
+// Whether L1's mapping (its placements and removals) changed since the
+// version in *version, which it updates: a step that begins so rebuilds the
+// resident-block pointer table (the simulator charges table_rebuild; the
+// runtime mends its table entry by entry and counts it the same way).
+static int l1_changed(const struct ks_cache *c, uint64_t *version)
+{
+    struct ks_tier_view v;
+    ks_cache_tier_view(c, KS_L1, &v);
+    uint64_t now = v.allocs + v.frees + v.mig_in + v.mig_out;
+    int changed = now != *version;
+    *version = now;
+    return changed;
+}
+
+// Selects, and reports the accesses of, every decoding request in every
+// layer; sums what the step's attention costs (kv_bytes, and the modelled
+// *kv_hbm bytes timed at HBM bandwidth and *attn seconds of measured kernel).
+static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, double *attn, char *err, size_t len)
+{
+    const struct ks_scenario *s = d->p.s;
+    struct ks_cache *c = d->p.cache;
+    const struct ks_kernel_time *kt = &s->platform.kernel_time;
+    int belady = s->cache.evict == KS_EVICT_BELADY;
+    int per_layer = ks_sparse_per_layer(d->p.sparse);
+    uint32_t layers = s->model.layers;
+    for (uint32_t i = 0; i < d->act.n; i++) {
+        struct ks_active *a = &d->act.a[i];
+        if (a->generated == 0)
+            continue; // still in prefill
+        uint32_t nb = blocks_of(d, a->ctx), step = a->generated - 1; // the request's decode step
+        uint32_t k = 0;
+        for (uint32_t l = 0; l < layers; l++) {
+            if (l == 0 || per_layer) {
+                hold(d, 1);
+                k = ks_sparse_select(a->sr, step, l, nb, &d->rng, d->sel, d->mass);
+                if (k == 0 && ks_sparse_error(a->sr)[0]) {
+                    hold(d, 0);
+                    snprintf(err, len, "%s", ks_sparse_error(a->sr));
+                    return KS_EINVAL;
+                }
+                if (d->p.ops.selected)
+                    d->p.ops.selected(d->p.ops.ctx, a, l, d->sel, d->mass, k);
+                hold(d, 0);
+                if (belady) // the trace knows when each block is read again
+                    ks_sparse_next_uses(a->sr, d->dist);
+                uint64_t tokens = 0;
+                for (uint32_t j = 0; j < k; j++) {
+                    uint32_t next = KS_NONE;
+                    if (belady && d->dist[j] != KS_SPARSE_NEVER && step + d->dist[j] < a->spec.output_tokens - 1)
+                        next = now_step + d->dist[j];
+                    d->acc[j] = (struct ks_access){.block = d->sel[j], .mass = d->mass[j], .next = next};
+                    uint64_t end = (uint64_t)(d->sel[j] + 1) * s->cache.block_size;
+                    tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)d->sel[j] * s->cache.block_size;
+                }
+                // KV bytes this selection reads: in every layer, or in this one
+                double bytes = (double)tokens * (double)d->p.z.token_bytes / (per_layer ? layers : 1);
+                // a replayed trace's kernel time where the scenario asks for it (NAN: none)
+                double rec = s->sparse.kernel_time == KS_KERNEL_TIME_TRACE ? ks_sparse_kernel_time(a->sr) : NAN;
+                d->kv_bytes += bytes;
+                if (rec >= 0)
+                    *attn += rec * (per_layer ? 1 : layers);
+                else if (kt->n)
+                    *attn += ks_cost_kernel(kt, now_step - 1, k) * (per_layer ? 1 : layers);
+                else
+                    *kv_hbm += bytes;
+            }
+            int st = ks_cache_access(c, a->req, l, d->acc, k, d->where, NULL);
+            if (st == KS_OK)
+                st = note_misses(d, a->req, l, k);
+            if (st != KS_OK)
+                return failed(err, len, "a decode step", st);
+        }
+    }
+    return KS_OK;
+}
+
+// The run's stall and this step's grow by the time since t0.
+static void stalled(struct ks_step *d, double t0, double *stall)
+{
+    double w = now(d) - t0;
+    d->p.r->stall += w;
+    *stall += w;
+}
+
+// Waits for the layers' needed batches and runs them, as few waits as the
+// landings allow; *stall grows by the waits, *extra by what the layers spent
+// besides their own compute.
+static int run_layers(struct ks_step *d, double *stall, double *extra, char *err, size_t len)
+{
+    const struct ks_step_ops *o = &d->p.ops;
+    uint32_t layers = d->p.s->model.layers, done = 0;
+    while (done < layers) {
+        double t0 = now(d);
+        uint32_t ready = 1;
+        int st = o->wait_layer(o->ctx, done, &ready, err, len);
+        stalled(d, t0, stall);
+        if (st != KS_OK)
+            return failed(err, len, "waiting for a layer's blocks", st);
+        if (ready < 1 || ready > layers - done)
+            ready = 1;
+        double x = 0;
+        if ((st = o->layers(o->ctx, done, ready, &x, err, len)) != KS_OK)
+            return failed(err, len, "a layer's attention", st);
+        d->p.r->busy += x;
+        *extra += x;
+        done += ready;
+    }
+    return KS_OK;
+}
+
+int ks_step_decode(struct ks_step *d, char *err, size_t len)
+{
+    const struct ks_scenario *s = d->p.s;
+    const struct ks_step_ops *o = &d->p.ops;
+    struct ks_cache *c = d->p.cache;
+    struct ks_run_result *r = d->p.r;
+    uint32_t now_step = d->step;
+    double kv_hbm = 0, attn = 0;
+    d->kv_bytes = 0;
+    d->n_miss = 0;
+    int st = ks_cache_step(c, d->step++);
+    if (st != KS_OK)
+        return failed(err, len, "a decode step", st);
+    if ((st = access_all(d, now_step, &kv_hbm, &attn, err, len)) != KS_OK)
+        return st;
+    // room in L1 for the blocks this step's tokens may open (one per request and layer)
+    ks_cache_set_reserve(c, ks_step_reserve(s, &d->p.z, d->act.n));
+    double step_start = now(d), stall = 0, extra = 0;
+    struct ks_plan plan;
+    st = ks_cache_plan(c, ks_step_budget(s, &d->p.z, d->kv_bytes), &plan);
+    if (st == KS_OK && d->p.lua && d->p.lua->failed) {
+        snprintf(err, len, "cache.%s (Lua): %s: %s", d->p.lua->failed, d->p.lua->err, ks_status_str(KS_EINVAL));
+        return KS_EINVAL;
+    }
+    if (st != KS_OK)
+        return failed(err, len, "a decode step", st);
+    d->layer_time = ks_cost_layer(s, kv_hbm, attn);
+    if ((st = o->queue(o->ctx, &plan, err, len)) != KS_OK)
+        return failed(err, len, "queueing a migration batch", st);
+    count_outside(d, &plan);
+    // host work while the copies run: scheduling the batch, and rebuilding
+    // the resident-block pointer table when L1's mapping changed
+    int rebuild = l1_changed(c, &d->l1_version);
+    if (rebuild)
+        r->table_rebuilds++;
+    double host = 0;
+    if (o->compute) {
+        host = s->platform.sched_overhead;
+        if (rebuild)
+            host += s->platform.table_rebuild;
+        if (host > 0)
+            o->compute(o->ctx, host);
+        r->host_time += host;
+    }
+    // layer by layer: a layer waits only for the batches carrying its own
+    // missed blocks (or an earlier layer's); copies for later layers overlap
+    // the compute of earlier ones
+    st = run_layers(d, &stall, &extra, err, len);
+    // the step ends when all its batches have landed (prefetches and
+    // demotions included, waited for as stall); they are confirmed then, in
+    // plan order, so the next step's accesses and this step's new blocks
+    // meet a mapping (pages included) that does not depend on the copies'
+    // timing. A failed layer still waits: the lanes must let go of the plan.
+    double t_end = now(d);
+    char spare[256] = "";
+    int all = o->wait_all(o->ctx, st == KS_OK ? err : spare, st == KS_OK ? len : sizeof spare);
+    stalled(d, t_end, &stall);
+    if (st != KS_OK)
+        return st;
+    if (all != KS_OK)
+        return failed(err, len, "waiting for a migration batch", all);
+    for (uint32_t i = 0; i < plan.n; i++)
+        if ((st = ks_cache_confirm(c, plan.batch[i])) != KS_OK)
+            return failed(err, len, "confirming a migration batch", st);
+    r->steps++;
+    d->last_step = now(d) - step_start;
+    d->last_stall = stall;
+    if (o->compute) // modelled time: the layers' modelled compute
+        r->busy += d->layer_time * s->model.layers;
+    else // real time: all but the waits
+        r->busy += d->last_step - stall - extra;
+    if (o->stepped && (st = o->stepped(o->ctx, err, len)) != KS_OK)
+        return failed(err, len, "a decode step", st);
+    return KS_OK;
+}
+
+// ---- the iteration -------------------------------------------------------------
+
+// A /steps record when its sampling time has come.
+static void sample(struct ks_step *d)
+{
+    double t = now(d);
+    if (t < d->next_sample)
+        return;
+    double every = d->p.s->duration / KS_RUN_SAMPLES;
+    while (d->next_sample <= t)
+        d->next_sample += every;
+    struct ks_step_record *x = ks_run_result_add_step(d->p.r, d->p.cache);
+    if (!x)
+        return;
+    x->t = t;
+    x->gpu = d->p.gpu;
+    x->batch = d->act.n;
+    x->pending = d->n_pending;
+    x->step_time = d->last_step;
+    x->stall = d->last_stall;
+}
+
+int ks_step_run(struct ks_step *d, char *err, size_t len)
+{
+    const struct ks_scenario *s = d->p.s;
+    const struct ks_step_ops *o = &d->p.ops;
+    struct ks_run_result *r = d->p.r;
+    int st = KS_OK;
+    while (st == KS_OK && now(d) < s->duration) {
+        if ((st = admit(d, err, len)) != KS_OK)
+            break;
+        if (d->act.n == 0) {
+            int go = o->idle(o->ctx, err, len);
+            if (go < 0)
+                st = failed(err, len, "waiting for requests", go);
+            if (go <= 0)
+                break;
+            continue;
+        }
+        if (o->iteration && (st = o->iteration(o->ctx, err, len)) != KS_OK)
+            break;
+        // one iteration: a chunk of prefill, then a decode step of the
+        // requests past their prefill (both hold the GPU: their times add)
+        int decoding = ks_active_decoding(&d->act);
+        double prefill = ks_active_prefill_chunk(&d->act, o->compute ? ks_cost_prefill : NULL);
+        if (prefill > 0) {
+            double t = now(d);
+            if (t + prefill > s->duration) {
+                // the run ends during this prefill: its work past the end is not counted
+                double left = s->duration - t;
+                o->compute(o->ctx, left);
+                r->busy += left;
+                r->prefill_time += left;
+                break;
+            }
+            o->compute(o->ctx, prefill);
+            r->busy += prefill;
+            r->prefill_time += prefill;
+        }
+        if (decoding && (st = ks_step_decode(d, err, len)) != KS_OK)
+            break;
+        double t = now(d);
+        if (decoding && (st = ks_active_emit(&d->act, t, 0)) != KS_OK)
+            break;
+        // prefills completed in this iteration: their first token
+        if ((st = ks_active_emit(&d->act, t, 1)) != KS_OK)
+            break;
+        sample(d);
+    }
+    if (st != KS_OK && d->act.why && !err[0])
+        failed(err, len, d->act.why, st);
+    ks_active_record_rest(&d->act); // cut off by the end of the run
+    return st;
+}

@@ -1,0 +1,154 @@
+// step.h - one GPU's iterations and decode steps, written once for the
+// simulator and the real runtime.
+//
+// The driver owns what a request lives through on one GPU: its queue, its
+// admission (active.h), the iteration (admit, a prefill chunk, a decode
+// step, the tokens, a /steps sample) and the decode step itself (select,
+// report accesses, reserve, plan, hand the batches to the lanes, wait per
+// layer only for the batches that layer needs, run the layer, wait for all,
+// confirm in plan order). It has no clock and no threads of its own: time
+// passes through a table of operations (struct ks_step_ops) that the
+// simulator implements on SimGrid (sim/engine.c) and the runtime on threads,
+// and CUDA streams and events in GPU mode (kernels/runtime.c). A change of
+// the step is therefore made once and validated by both.
+//
+// Time accounting per decode step: step time = now at its end - now before
+// its plan; stall = the time spent in wait_layer and wait_all. With
+// `compute` (modelled time) host = the modelled host costs (scheduling, and
+// a pointer-table rebuild when L1's mapping changed) and busy = the layers'
+// modelled compute + what `layers` reports besides it: step = host + stall +
+// busy. Without it (real time) nothing modelled is charged and busy = step
+// - stall: the host's work is part of it.
+#ifndef KS_STEP_H
+#define KS_STEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "active.h"
+#include "cache.h"
+#include "job.h"
+#include "luapolicy.h"
+#include "rng.h"
+#include "runresult.h"
+#include "scenario.h"
+#include "sizing.h"
+#include "sparse.h"
+#include "workload.h"
+
+// How time passes for one GPU. Every operation gets the ctx below; those
+// that may fail return a status and write the reason into err.
+struct ks_step_ops {
+    void *ctx;
+    // Seconds since the run began.
+    double (*now)(void *ctx);
+    // Modelled work of `seconds` takes its time (the simulator sleeps).
+    // NULL where work takes real time (the runtime): modelled host costs and
+    // prefill are then not charged.
+    void (*compute)(void *ctx, double seconds);
+    // Optional: the clock stands still from hold(ctx, 1) to hold(ctx, 0),
+    // around work that stands in for what a decode step does not pay for
+    // (writing a prompt's KV at admission, computing a selection).
+    void (*hold)(void *ctx, int on);
+    // No request is admitted: returns once one may be queued (ks_step_push).
+    // 1: go on; 0: nothing more will come, the run ends; < 0: a failure.
+    int (*idle)(void *ctx, char *err, size_t len);
+    // Optional: once per iteration after admission (the runtime's router
+    // queues the requests released meanwhile, and shows progress).
+    int (*iteration)(void *ctx, char *err, size_t len);
+    // Optional: request a was just admitted (a's `user` is the backend's).
+    int (*admitted)(void *ctx, struct ks_active *a, char *err, size_t len);
+    // Optional, with the clock held: a's selection in layer `layer` (in every
+    // layer when the policy selects once per step, then layer is 0).
+    void (*selected)(void *ctx, struct ks_active *a, uint32_t layer, const uint32_t *sel, const float *mass,
+                     uint32_t k);
+    // The active set's hooks (active.h): a new block's KV is written; a
+    // request finished. Either may be NULL.
+    int (*fill)(void *ctx, uint32_t req, uint32_t from, uint32_t to);
+    void (*finished)(void *ctx, struct ks_active *a);
+    // The plan's batches go to the lanes, in plan order, one job each
+    // (ks_step_job_of); called every decode step, plan->n may be 0.
+    int (*queue)(void *ctx, const struct ks_plan *plan, char *err, size_t len);
+    // Returns once layer `layer` may run (no needed batch of it or of an
+    // earlier layer is in flight), with *ready the layers from it on that may
+    // run without another wait (>= 1; ks_step_ready_layers).
+    int (*wait_layer)(void *ctx, uint32_t layer, uint32_t *ready, char *err, size_t len);
+    // Attention of layers [from, from + n) for every decoding request. The
+    // simulator reads ks_step.outside first, then charges ks_step.layer_time
+    // per layer; the runtime runs its kernels. *extra: seconds it spent
+    // besides the layers' own compute that count as busy (the simulator's
+    // reads outside L1; 0 where busy time is measured whole).
+    int (*layers)(void *ctx, uint32_t from, uint32_t n, double *extra, char *err, size_t len);
+    // Returns once every batch of the step has landed; the lanes then hold
+    // none of its jobs. The driver confirms them next.
+    int (*wait_all)(void *ctx, char *err, size_t len);
+    // Optional: the step ended, its batches confirmed.
+    int (*stepped)(void *ctx, char *err, size_t len);
+};
+
+struct ks_step_params {
+    const struct ks_scenario *s;    // borrowed, outlives the driver
+    struct ks_cache *cache;         // borrowed: the GPU's cache manager
+    struct ks_sparse *sparse;       // borrowed: the sparse-attention policy
+    struct ks_run_result *r;        // borrowed: counters, histograms, records
+    const struct ks_luapolicy *lua; // borrowed, may be NULL: Lua cache policies, checked after each plan
+    struct ks_step_sizing z;
+    uint32_t gpu;                   // index across the cluster
+    struct ks_step_ops ops;
+};
+
+// A request queued for admission.
+struct ks_step_queued {
+    struct ks_request_spec spec;
+    double prefilled; // seconds: when a prefill pool produced its first token; < 0: prefilled here
+};
+
+struct ks_step {
+    struct ks_step_params p;
+    struct ks_active_set act;        // the admitted requests
+    struct ks_rng rng;               // the selections' randomness (seed * 1000003 + gpu)
+    struct ks_step_queued *pending;  // [n_pending] queued, oldest first
+    uint32_t n_pending, cap_pending;
+    uint32_t step;                   // the cache's step clock (ks_cache_step), from 1
+    uint64_t l1_version;             // L1's mapping when the pointer table was last built
+    // the current decode step
+    double kv_bytes;                 // KV bytes its selections read
+    double layer_time;               // modelled seconds of one layer (cost.h)
+    uint32_t (*outside)[KS_TIERS];   // [layers] selected blocks read outside L1, per layer and tier
+    double last_step, last_stall;    // seconds: the last decode step, its stall
+    double next_sample;              // seconds: the next /steps record
+    // buffers (one request and layer at a time), cap entries each
+    uint32_t cap;
+    uint32_t *sel, *dist;
+    float *mass;
+    struct ks_access *acc;
+    uint8_t *where;
+    struct ks_step_miss *miss;       // this step's accesses that missed L1
+    uint32_t n_miss, cap_miss;
+    struct ks_step_moving *moving;   // this step's batches' blocks, by id
+    uint32_t n_moving, cap_moving;
+};
+
+// Initialises a driver in caller storage; *p is copied. KS_OK or KS_ENOMEM.
+int ks_step_init(struct ks_step *d, const struct ks_step_params *p);
+// Releases the driver's buffers and active set (the requests' `user` state
+// is the caller's: release it first). Safe on a driver whose init failed.
+void ks_step_fini(struct ks_step *d);
+
+// Queues a request for admission. KS_OK or KS_ENOMEM.
+int ks_step_push(struct ks_step *d, const struct ks_request_spec *spec, double prefilled);
+
+// Requests on this GPU or queued for it.
+uint32_t ks_step_load(const struct ks_step *d);
+
+// Iterates until the scenario's duration, or until idle says nothing more
+// will come, then records the requests still admitted as unfinished. KS_OK,
+// or a status with the reason in err.
+int ks_step_run(struct ks_step *d, char *err, size_t len);
+
+// One decode step of the admitted requests past their prefill (what
+// ks_step_run does each iteration that has any). KS_OK, or a status with the
+// reason in err.
+int ks_step_decode(struct ks_step *d, char *err, size_t len);
+
+#endif
