@@ -7,7 +7,7 @@
 // lets go of it only inside pthread_cond_wait, so from then on it waits),
 // spins on the clock for `idle` seconds (busy, as a decode thread computing
 // while the migration lanes sleep), then, under the mutex, stores the time
-// and broadcasts, as the runtime (kernels/runtime.c) does. The waiter's first
+// and broadcasts, as the runtime (kernels/runtime/runtime.c) does. The waiter's first
 // clock read after pthread_cond_wait returns (the mutex held again) ends the
 // sample: a wake-up is that time minus the stored one. A spurious return
 // finds its round not yet signalled and waits again, so every sample is a

@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-// NOTE: KS_KERNEL_OK and KS_KERNEL_EINVAL have the values of sim/status.h's
+// NOTE: KS_KERNEL_OK and KS_KERNEL_EINVAL have the values of sim/base/status.h's
 // KS_OK and KS_EINVAL, so a caller may pass a kernel status on unchanged;
 // the kernel library does not depend on the simulator's headers.
 enum ks_kernel_status {

@@ -2,7 +2,7 @@
 --
 -- Every helper returns plain values (numbers, strings, tables): a scenario is
 -- a plain table, and the helpers only spare some typing. What the simulator
--- accepts is decided by the C loader (sim/scenario.c), not here; these
+-- accepts is decided by the C loader (sim/scenario/scenario.c), not here; these
 -- helpers check just enough to fail early with a clear message.
 local M = {}
 

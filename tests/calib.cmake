@@ -22,7 +22,7 @@ target_compile_definitions(calib_wake PRIVATE
   KS_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KS_TEST_BINARY_DIR="${CMAKE_CURRENT_BINARY_DIR}")
 ks_tsan_test(calib_wake)
 ks_add_test(calib_sim test_calib_sim.c)
-target_link_libraries(calib_sim PRIVATE ks_calib)
+target_link_libraries(calib_sim PRIVATE ks_engine)
 ks_add_test(calib_profile test_calib_profile.c)
 target_link_libraries(calib_profile PRIVATE ks_calib)
 target_compile_definitions(calib_profile PRIVATE

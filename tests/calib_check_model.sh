@@ -17,7 +17,7 @@
 #              or above it (2 everywhere when the threshold is 0: unknown);
 #   SSD reads: predicted_s = ssd.lat + qd * read_op_time + qd * bytes / read_bw;
 #   writes:    predicted_s = ssd.lat + qd * write_op_time + qd * bytes / write_bw
-#              (the simulator's write link has ssd.lat, sim/platform.c);
+#              (the simulator's write link has ssd.lat, sim/engine/platform.c);
 #   wake-ups:  predicted_s = the profile's host_wake seconds at that idle time;
 #   every point: rel_error = (predicted - measured) / measured (and the SSD
 #   reads' sim_rel_error from simulated_s).

@@ -6,7 +6,8 @@
 add_executable(test_cli test_cli.c)
 target_link_libraries(test_cli PRIVATE PkgConfig::JANSSON)
 
-ks_add_test(cli_parse test_cli_parse.c ${PROJECT_SOURCE_DIR}/sim/cli.c)
+ks_add_test(cli_parse test_cli_parse.c ${PROJECT_SOURCE_DIR}/sim/cli/cli.c)
+target_include_directories(cli_parse PRIVATE ${PROJECT_SOURCE_DIR}/sim/cli)
 
 # ks_cli_test(NAME CHECKS... -- ARGS...): runs `kvstrata ARGS...` and checks.
 function(ks_cli_test name)

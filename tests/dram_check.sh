@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/dram_check.sh KVSTRATA SCENARIO [ARGS...]: on one node every byte that
-# a device moves to or from host memory crosses n0-dram once (sim/platform.h):
+# a device moves to or from host memory crosses n0-dram once (sim/engine/platform.h):
 # each byte over a GPU's PCIe link (to or from L2, or through the bounce
 # buffer of an SSD or the network), each byte the SSDs read or write, each
 # byte the prefill pool or the remote pool sends or receives. So in /links the

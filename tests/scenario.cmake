@@ -43,4 +43,5 @@ ks_scenario_cli_test(check_bad_file --exit 2 --stdout-empty
 ks_scenario_cli_test(check_missing --exit 2 --stdout-empty --stderr-has "missing SCENARIO.lua" --)
 ks_scenario_cli_test(check_two_files --exit 2 --stdout-empty --stderr-has "unexpected argument"
                      -- ${ks_sc}/default.lua ${ks_sc}/default.lua)
-ks_add_test(scenario_cli_kinds test_cli_kinds.c ${PROJECT_SOURCE_DIR}/sim/cli.c)
+ks_add_test(scenario_cli_kinds test_cli_kinds.c ${PROJECT_SOURCE_DIR}/sim/cli/cli.c)
+target_include_directories(scenario_cli_kinds PRIVATE ${PROJECT_SOURCE_DIR}/sim/cli)

@@ -1,14 +1,14 @@
 # Simulator support modules: histograms, HDF5 result files, the SimGrid platform.
 ks_add_test(sim_hist test_hist.c)
-target_link_libraries(sim_hist PRIVATE ks_sim)
+target_link_libraries(sim_hist PRIVATE ks_base)
 ks_add_test(sim_results test_results.c)
-target_link_libraries(sim_results PRIVATE ks_sim)
+target_link_libraries(sim_results PRIVATE ks_results)
 ks_add_test(sim_platform test_platform.c)
 target_link_libraries(sim_platform PRIVATE ks_engine)
 ks_add_test(sim_select test_select.c)
-target_link_libraries(sim_select PRIVATE ks_sim)
+target_link_libraries(sim_select PRIVATE ks_workload)
 ks_add_test(sim_workload test_workload.c)
-target_link_libraries(sim_workload PRIVATE ks_sim ks_scenario)
+target_link_libraries(sim_workload PRIVATE ks_workload ks_scenario)
 target_compile_definitions(sim_workload PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 # The simulation: closed forms, determinism, no result file on failure.
@@ -106,7 +106,7 @@ set_tests_properties(run_sessions PROPERTIES TIMEOUT 300)
 ks_cli_test(run_bad_q_heads --exit 2 --stdout-empty --stderr-has "model.q_heads"
             -- run ${ks_ts}/closed_form.lua --set model.q_heads=12)
 ks_add_test(sim_trace test_trace.c)
-target_link_libraries(sim_trace PRIVATE ks_sim)
+target_link_libraries(sim_trace PRIVATE ks_workload)
 # a measured kernel-time table replaces the KV term: k us per layer for k
 # blocks, 128 blocks x 32 layers = 4.096 ms a token; batch 2 in the table halves it
 ks_cli_test(run_closed_form_kernel_time --json --ge tpot_mean 4.0959959e-3 --le tpot_mean 4.0960041e-3

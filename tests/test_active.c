@@ -1,4 +1,4 @@
-// test_active.c - a GPU's admitted requests (sim/active.h), the lifecycle the
+// test_active.c - a GPU's admitted requests (sim/step/active.h), the lifecycle the
 // engine and the runtime share: the admission bound, prompt placement with a
 // shared prefix and the fill hook, prefill chunks oldest first, TTFT and TPOT
 // in closed form, growth by a block per layer, finishing and records, full

@@ -1,4 +1,4 @@
-// test_calib_sim.c - the simulated SSD experiment (calib/simssd.h) against its
+// test_calib_sim.c - the simulated SSD experiment (sim/engine/simssd.h) against its
 // closed form: qd equal flows on the SSD read link of the generated platform
 // finish together after lat + qd * (size + op * bw) / bw, every round. Also:
 // SimGrid runs once per process, and bad figures are refused before it runs.

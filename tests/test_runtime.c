@@ -1,4 +1,4 @@
-// test_runtime.c - the real runtime (kernels/runtime.h) on a small scenario
+// test_runtime.c - the real runtime (kernels/runtime/runtime.h) on a small scenario
 // that keeps all three tiers busy: it finishes every request, reads blocks
 // in flight from their destination, refuses no read, and makes the same
 // cache decisions on every run whatever the threads' timing.

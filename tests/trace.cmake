@@ -1,9 +1,9 @@
 # Access traces: their statistics (tracestats), the access model fitted to
 # them (accessmodel), and `kvstrata trace stats`.
 ks_add_test(unit_tracestats test_tracestats.c)
-target_link_libraries(unit_tracestats PRIVATE ks_sim)
+target_link_libraries(unit_tracestats PRIVATE ks_workload)
 ks_add_test(unit_accessmodel test_accessmodel.c)
-target_link_libraries(unit_accessmodel PRIVATE ks_sim)
+target_link_libraries(unit_accessmodel PRIVATE ks_workload)
 
 # The CLI tests read a small random trace and a copy cut in half, which
 # unit_tracestats writes first.

@@ -1,5 +1,5 @@
 -- devvm_cpu_runtime.lua - the machine the real runtime runs on in CPU mode
--- (kernels/runtime.h): this project's development VM (AMD EPYC, 2 vCPUs).
+-- (kernels/runtime/runtime.h): this project's development VM (AMD EPYC, 2 vCPUs).
 -- The runtime's "GPU" is the CPU: L1 and L2 are RAM arenas, L1 <-> L2 copies
 -- are memcpy, L3 is an O_DIRECT file on /var/tmp, and the attention kernel is
 -- the C reference sparse decode. So HBM and the host link take the measured
@@ -34,7 +34,7 @@ return {
   },
   flops = {value = "1000000PFLOPS", source = "the runtime writes a prompt's KV with its clock stopped (runtime.h): prefill takes no time in what it measures, so the simulator's must take none either", kind = "assumed"},
   sched_overhead = {value = "0s", source = "the runtime's host work per step (cache-manager calls, locating the selected blocks) is not measured apart; its cost is part of the validation error", kind = "assumed"},
-  table_rebuild = {value = "0s", source = "the CPU runtime mends its resident-pointer table entry by entry (a block that moved is located afresh before its read, kernels/runtime.h); that work is inside its measured step time, under 1% of it in results/fidelity, and not charged as a rebuild", kind = "assumed"},
+  table_rebuild = {value = "0s", source = "the CPU runtime mends its resident-pointer table entry by entry (a block that moved is located afresh before its read, kernels/runtime/runtime.h); that work is inside its measured step time, under 1% of it in results/fidelity, and not charged as a rebuild", kind = "assumed"},
   prefill_efficiency = {value = 1, source = "prefill is free here (see flops)", kind = "assumed"},
   kernel_time = {
     source = "kvstrata bench kernels --backend ref --kernels sparse --kv-heads 2 --q-heads 8 --head-dim 64 --block-size 16 --context 4096 --blocks 4,8,16,32,64,128,256 --batch 8 --repeat 15 on vm (AMD EPYC), 2026-11-29T15:29:03Z",
@@ -44,6 +44,6 @@ return {
     blocks = {4, 8, 16, 32, 64, 128, 256},
     seconds = {0.00125862, 0.00262094, 0.00573451, 0.0107803, 0.0235672, 0.0461969, 0.0961848},
   },
-  -- the runtime's lanes and decode thread sleep on condition variables (kernels/runtime.c)
+  -- the runtime's lanes and decode thread sleep on condition variables (kernels/runtime/runtime.c)
   host_wake = {idle = {0.0001, 0.001, 0.01, 0.1}, seconds = {7.259e-06, 2.741e-05, 7.952e-05, 6.484e-05}, source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua --json` on vm (AMD EPYC, 2 cores), 2026-11-29T19:17:20Z (devvm_epyc_host.lua): a thread waiting in pthread_cond_wait for the idle time, then signalled (pthread_cond_broadcast under the mutex, right after storing the time) by a thread that spins meanwhile; seconds from the signal to the waiter's first clock read after the wait returns (CLOCK_MONOTONIC), median per idle time (calib/wake.h); per point, idle: samples, P10-P90: 0.0001 s: 200, 6.8-8.2 us; 0.001 s: 200, 21.5-38.9 us; 0.01 s: 60, 49.1-102.0 us; 0.1 s: 20, 43.9-125.0 us", kind = "measured"},
 }

@@ -2,8 +2,8 @@
 // token: prompt placement (shared prefixes included), prefill chunks, tokens
 // with their TTFT and TPOT, and their /requests records.
 //
-// The simulator's decode actors (sim/engine.c) and the real runtime
-// (kernels/runtime.c) each drive one set per GPU, so that a request lives the
+// The simulator's decode actors (sim/engine/engine.c) and the real runtime
+// (kernels/runtime/runtime.c) each drive one set per GPU, so that a request lives the
 // same life in both: `kvstrata validate` requires identical hit rates, steps
 // and tokens, and gets them because this code is shared. A set keeps no
 // clock; its callers pass times in seconds. Requests sit densely in a[0..n):

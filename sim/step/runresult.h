@@ -1,7 +1,7 @@
 // runresult.h - what one run measured: counters, latency histograms and the
 // records the HDF5 file keeps (requests, sampled steps, tiers, links).
 //
-// The simulator (sim/engine.c) and the real runtime (kernels/runtime.c) fill
+// The simulator (sim/engine/engine.c) and the real runtime (kernels/runtime/runtime.c) fill
 // the same result through the step driver (step.h), so that `kvstrata
 // validate` compares like with like and both write the same file layout.
 // Appending a record never fails the run: a record that finds no memory is

@@ -8,8 +8,8 @@
 // layer only for the batches that layer needs, run the layer, wait for all,
 // confirm in plan order). It has no clock and no threads of its own: time
 // passes through a table of operations (struct ks_step_ops) that the
-// simulator implements on SimGrid (sim/engine.c) and the runtime on threads,
-// and CUDA streams and events in GPU mode (kernels/runtime.c). A change of
+// simulator implements on SimGrid (sim/engine/engine.c) and the runtime on threads,
+// and CUDA streams and events in GPU mode (kernels/runtime/runtime.c). A change of
 // the step is therefore made once and validated by both.
 //
 // Time accounting per decode step: step time = now at its end - now before

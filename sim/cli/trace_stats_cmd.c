@@ -218,7 +218,7 @@ const struct ks_cli_cmd ks_trace_stats_cmd = {
     .name = "trace stats",
     .summary = "Summarise an access trace: reuse, locality, working sets, mass, OPT hit rates",
     .about =
-        "Reads TRACE.h5 whole, checks it, and reports (definitions in sim/tracestats.h):\n"
+        "Reads TRACE.h5 whole, checks it, and reports (definitions in sim/trace/tracestats.h):\n"
         "  reuse_W       of the selections at steps >= W, the fraction whose block the\n"
         "                same (request, layer) also selected in one of the previous W\n"
         "                steps (W = 1, 4, 16, 256)\n"

@@ -1,4 +1,4 @@
-// validate_cmd.c - `kvstrata validate`: the runtime (kernels/runtime.h) and
+// validate_cmd.c - `kvstrata validate`: the runtime (kernels/runtime/runtime.h) and
 // the simulator on the same scenario, seed and profile, side by side.
 //
 // Both make the same cache-manager calls with the same accesses, so their

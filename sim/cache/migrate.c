@@ -1,4 +1,4 @@
-// plan.c - migration planning: the step's candidates become batches of block
+// migrate.c - migration planning: the step's candidates become batches of block
 // moves, with the evictions that make room; confirm and abort finish them.
 //
 // Planning runs in four passes:

@@ -477,7 +477,7 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {.name = "steps", .kind = KS_CLI_U32, .out = &steps, .arg = "N", .help = "decode steps per request",
          .min = 1, .max = 1u << 20},
         {.name = "preset", .kind = KS_CLI_CHOICE, .out = &preset,
-         .help = "synthetic attention: how fast the query moves (sim/synth.h); default: the scenario's "
+         .help = "synthetic attention: how fast the query moves (sim/workload/synth.h); default: the scenario's "
                  "sparse.preset",
          .choices = presets, .hide_default = 1},
         {.name = "backend", .kind = KS_CLI_CHOICE, .out = &backend,

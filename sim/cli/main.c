@@ -23,7 +23,7 @@
 #include "report_cmd.h"
 #include "run_cmd.h"
 #include "scenario_cmd.h"
-#include "slo_search_cmd.h"
+#include "plan_cmd.h"
 #include "sweep_cmd.h"
 #include "trace_stats_cmd.h"
 #include "trace_model_cmd.h"

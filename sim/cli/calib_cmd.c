@@ -1180,7 +1180,7 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
     struct ssd_pt *rd = calloc(2 * MAX_SSD, sizeof *rd), *wr = rd ? rd + MAX_SSD : NULL;
     size_t n_ssd = 0;
     struct goal gs = {.name = "ssd reads: t = lat + qd * op + qd * size / bw", .goal = SSD_GOAL};
-    struct goal gsim = {.name = "ssd reads simulated (SimGrid, sim/platform.c)", .goal = SSD_GOAL};
+    struct goal gsim = {.name = "ssd reads simulated (SimGrid, sim/engine/platform.c)", .goal = SSD_GOAL};
     struct goal gwr = {.name = "ssd writes: t = lat + qd * write_op + qd * size / write_bw", .goal = SSD_GOAL};
     char fsdesc[320] = "";
     if (!rd && rc == 0)
@@ -1224,9 +1224,9 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
         gs.met = gs.worst <= gs.goal;
         gsim.met = gsim.worst <= gsim.goal;
         // NOTE: a write has the reads' latency: the engine sends it over the
-        // SSD's write link, which sim/platform.c gives ssd.lat (a profile has
+        // SSD's write link, which sim/engine/platform.c gives ssd.lat (a profile has
         // one), at write_bw, with write_op_time * write_bw bytes more per
-        // block (sim/engine.c); qd writes in flight share that link
+        // block (sim/engine/engine.c); qd writes in flight share that link
         for (size_t i = 0; rc == 0 && i < n_ssd; i++) {
             wr[i].model = lat + wr[i].qd * wop + wr[i].qd * (double)wr[i].bytes / wbw;
             wr[i].err = (wr[i].model - wr[i].r.t) / wr[i].r.t;
@@ -1368,7 +1368,7 @@ const struct ks_cli_cmd ks_calib_check_cmd = {
         "    there against the measured median (without host_wake: skipped);\n"
         "  with --dir, O_DIRECT random reads by size and queue depth:\n"
         "    ssd.lat + qd * ssd.read_op_time + qd * size / ssd.read_bw, and the\n"
-        "    same reads replayed in SimGrid on the platform sim/platform.c makes;\n"
+        "    same reads replayed in SimGrid on the platform sim/engine/platform.c makes;\n"
         "    then writes at the same points: ssd.lat + qd * ssd.write_op_time +\n"
         "    qd * size / ssd.write_bw (the simulator's write link has ssd.lat);\n"
         "  with a GPU, pinned H2D and D2H copies:\n"
@@ -1550,7 +1550,7 @@ static int run_gpu(const struct ks_cli_cmd *cmd, int argc, char **argv)
         char s_kt[2048];
         text(s_kt, sizeof s_kt,
              "%s: the CUDA sparse decode kernel timed as `kvstrata bench kernels --backend cuda --kernels sparse "
-             "--batch %u` times it (sim/bench_kernels.h): one decode layer for the whole batch, fp16 KV, context "
+             "--batch %u` times it (sim/cli/bench_kernels.h): one decode layer for the whole batch, fp16 KV, context "
              "%u tokens, median of %u samples, seed %" PRIu64, where, ks->batch, ks->context, ks->repeat, ks->seed);
         const struct ks_calib_list kt_lists[] = {{"blocks", r.kblocks}, {"seconds", r.kseconds}};
         const struct ks_calib_field kt_fields[] = {

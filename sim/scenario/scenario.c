@@ -61,7 +61,7 @@ struct field {
     int figure;                 // a platform figure: the profile may give it
 };
 
-// The cluster network's shape. The platform (sim/platform.h) joins the nodes'
+// The cluster network's shape. The platform (sim/engine/platform.h) joins the nodes'
 // NICs through one non-blocking core, which is what a single switch (star) and
 // a full-bisection fat tree give; oversubscribed or direct topologies (torus,
 // dragonfly) are not modelled, so they are not offered.

@@ -28,7 +28,7 @@
 // been confirmed, so a caller that starts a dependent batch as soon as its
 // `after` has landed (before confirming it) must not read a block in flight
 // from its source page: read it at its destination once its batch has
-// landed (the runtime's rule, kernels/runtime.h). A caller that starts
+// landed (the runtime's rule, kernels/runtime/runtime.h). A caller that starts
 // dependent batches only after confirming `after` may read in-flight blocks
 // at their source and validate (tests/test_stale_reads.c races exactly that).
 #ifndef KS_CACHE_H

@@ -1,6 +1,6 @@
 // cache_impl.h - the cache manager's private state, shared by its modules:
 // cache.c (requests, steps, access reports), evict.c (victim choice),
-// plan.c (migration planning, confirm, abort), check.c (invariants).
+// migrate.c (migration planning, confirm, abort), check.c (invariants).
 // Nothing outside those files includes it.
 #ifndef KS_CACHE_IMPL_H
 #define KS_CACHE_IMPL_H
@@ -101,7 +101,7 @@ struct ks_cache {
     uint32_t n_bel[KS_TIERS], cap_bel[KS_TIERS];
     uint8_t bel_lost;         // a push failed: rebuild before trusting the heaps
     uint32_t cap_heap;
-    uint32_t *vict[KS_TIERS]; // victims chosen in each tier (plan.c)
+    uint32_t *vict[KS_TIERS]; // victims chosen in each tier (migrate.c)
     uint32_t cap_vict[KS_TIERS];
     uint32_t *turn;    // [cap_req] per-request counters
     uint32_t cap_turn;
@@ -126,7 +126,7 @@ uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id);
 int ks_cache_cand_rebuild(struct ks_cache *c);
 void ks_cache_release_block(struct ks_cache *c, uint32_t id);
 
-// plan.c
+// migrate.c
 void ks_batch_rec_free(struct ks_batch_rec *br); // NULL is a no-op
 
 // evict.c

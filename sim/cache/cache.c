@@ -2,7 +2,7 @@
 // sequences, steps, access reports (heat, recency, hit and miss statistics,
 // prefetch candidates), readers' generation checks, statistics.
 //
-// Migration planning is in plan.c, victim choice in evict.c, the invariant
+// Migration planning is in migrate.c, victim choice in evict.c, the invariant
 // checker in check.c; they share struct ks_cache through cache_impl.h.
 #include <stdio.h>
 #include <stdlib.h>

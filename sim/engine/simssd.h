@@ -1,6 +1,6 @@
 // simssd.h - the SSD benchmark's reads, replayed in the simulator.
 //
-// Loads the platform that sim/platform.c generates (one node, one GPU, one
+// Loads the platform that sim/engine/platform.c generates (one node, one GPU, one
 // SSD with the given figures, host memory of dram_bw, run with
 // KS_PLATFORM_CFG) and, for each point,
 // starts qd actors on the SSD pseudo-host that each send `rounds` requests

@@ -78,7 +78,7 @@ static int run_model(const struct ks_cli_cmd *cmd, int argc, char **argv)
 const struct ks_cli_cmd ks_trace_model_cmd = {
     .name = "trace model",
     .summary = "Fit the access model to a trace and write a trace drawn from it",
-    .about = "Fits the statistical access model (sim/accessmodel.h; what sparse.policy =\n"
+    .about = "Fits the statistical access model (sim/workload/accessmodel.h; what sparse.policy =\n"
              "\"model\" runs on) to TRACE.h5, writes OUT.h5 with the same requests, steps and\n"
              "contexts drawn from the model, and prints the reuse fractions of both (as\n"
              "`trace stats` defines them) with the model's relative error.\n",

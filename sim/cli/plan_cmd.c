@@ -1,4 +1,4 @@
-// slo_search_cmd.c - `kvstrata plan`: the smallest platform or the largest
+// plan_cmd.c - `kvstrata plan`: the smallest platform or the largest
 // load that meets a scenario's SLO, by bisection over one monotone field.
 //
 // A plan file is Lua returning a table:
@@ -18,7 +18,7 @@
 // simulated and the margin at the answer are printed.
 #define _POSIX_C_SOURCE 200809L // posix_spawn, realpath
 
-#include "slo_search_cmd.h"
+#include "plan_cmd.h"
 
 #include <fcntl.h>
 #include <math.h>

@@ -1,9 +1,0 @@
-// slo_search_cmd.h - the `kvstrata plan` command (SLO search).
-#ifndef KS_SLO_SEARCH_CMD_H
-#define KS_SLO_SEARCH_CMD_H
-
-#include "cli.h"
-
-extern const struct ks_cli_cmd ks_plan_cmd;
-
-#endif
