@@ -22,7 +22,7 @@
 struct fixture {
     struct ks_scenario s;
     struct ks_cache *c;
-    struct ks_sparse *sp;
+    struct ks_selection *sp;
     struct ks_run_result r;
     struct ks_active_set set;
     // hook calls
@@ -65,7 +65,7 @@ static struct fixture *setup(uint32_t l1, uint32_t l2, uint64_t admit_blocks, ui
     p.groups = LAYERS;
     f->c = ks_test_new(&p);
     char err[256];
-    f->sp = ks_sparse_new(&f->s, err, sizeof err);
+    f->sp = ks_selection_new(&f->s, err, sizeof err);
     assert_non_null(f->sp);
     f->r.ttft = malloc(sizeof *f->r.ttft);
     f->r.tpot = malloc(sizeof *f->r.tpot);
@@ -84,7 +84,7 @@ static void teardown(struct fixture *f)
     ks_active_fini(&f->set);
     ks_test_check(f->c);
     ks_cache_free(f->c);
-    ks_sparse_free(f->sp);
+    ks_selection_free(f->sp);
     ks_run_result_fini(&f->r);
     free(f);
 }

@@ -29,7 +29,7 @@
 #include "hist.h"
 #include "kernel.h"
 #include "rng.h"
-#include "sparse.h"
+#include "selection.h"
 #include "step.h"
 #include "workload.h"
 
@@ -84,7 +84,7 @@ struct rt {
     struct ks_step_sizing z;
     struct ks_cache *c;
     struct ks_workload *wl;
-    struct ks_sparse *sp;
+    struct ks_selection *sp;
     struct ks_step d;      // the requests, iterations and decode steps (the decode thread's)
     int d_ok;              // d initialised
     // memory
@@ -1215,7 +1215,7 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
 {
     struct rt *t = ctx;
     *extra = 0; // the step's busy time is measured whole
-    int per_layer = ks_sparse_per_layer(t->sp);
+    int per_layer = ks_selection_per_layer(t->sp);
     for (uint32_t l = from; l < from + n; l++) {
         int st = attend(t, l, per_layer);
         if (st != KS_OK) {
@@ -1340,7 +1340,7 @@ static void teardown(struct rt *t)
     }
     ks_cache_free(t->c);
     ks_workload_free(t->wl);
-    ks_sparse_free(t->sp);
+    ks_selection_free(t->sp);
     pthread_mutex_destroy(&t->mu);
     pthread_cond_destroy(&t->work);
     pthread_cond_destroy(&t->done);
@@ -1387,7 +1387,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         st = KS_EINVAL;
     if (st == KS_OK && !(t->wl = ks_workload_new(s, err, len)))
         st = KS_EINVAL;
-    if (st == KS_OK && !(t->sp = ks_sparse_new(s, err, len)))
+    if (st == KS_OK && !(t->sp = ks_selection_new(s, err, len)))
         st = KS_EINVAL;
     if (st == KS_OK) {
         struct ks_step_ops ops = {

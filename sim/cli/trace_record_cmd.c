@@ -39,7 +39,7 @@
 #include "kernel.h"
 #include "rng.h"
 #include "scenario_cmd.h"
-#include "sparse.h"
+#include "selection.h"
 #include "status.h"
 #include "summary.h"
 #include "synth.h"
@@ -513,7 +513,7 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     r.max_sel = r.n_sink + r.n_window + 1 + r.top_k;
     static char err[1024];
     struct ks_synth_params spar;
-    ks_sparse_synth_params(sc, preset, &spar);
+    ks_selection_synth_params(sc, preset, &spar);
     struct ks_synth *syn = NULL;
     struct ks_workload *wl = NULL;
     if (r.bs > KS_KERNEL_MAX_BLOCK_SIZE || r.hd > KS_KERNEL_MAX_HEAD_DIM || spar.group > KS_KERNEL_MAX_GROUP)

@@ -24,7 +24,7 @@
 #include "luapolicy.h"
 #include "platform.h"
 #include "cost.h"
-#include "sparse.h"
+#include "selection.h"
 #include "step.h"
 #include "workload.h"
 
@@ -82,7 +82,7 @@ struct sim {
     double *link_bytes;
     double *link_bins; // [n_links][KS_RUN_LINK_SAMPLES + 1] bytes carried in each sampling interval
     struct ks_step_sizing z; // block sizes, admission bound, L1 pages
-    struct ks_sparse *sparse; // the sparse-attention policy
+    struct ks_selection *sparse; // the sparse-attention policy
     struct ks_luapolicy lua; // cache.evict, cache.prefetch_window as Lua functions
     char err[1024];
 };
@@ -797,7 +797,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         ks_run_result_fini(r);
         return KS_EINVAL;
     }
-    if (!(m.sparse = ks_sparse_new(s, err, len))) {
+    if (!(m.sparse = ks_selection_new(s, err, len))) {
         ks_workload_free(m.wl);
         ks_run_result_fini(r);
         return KS_EINVAL;
@@ -806,7 +806,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     if ((lua_evict || s->cache.prefetch_lua) &&
         ks_luapolicy_init(&m.lua, s->file, lua_evict ? "cache.evict" : NULL,
                           s->cache.prefetch_lua ? "cache.prefetch_window" : NULL, err, len) != KS_OK) {
-        ks_sparse_free(m.sparse);
+        ks_selection_free(m.sparse);
         ks_workload_free(m.wl);
         ks_run_result_fini(r);
         return KS_EINVAL;
@@ -827,7 +827,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     platform_of(s, &pp);
     if ((st = ks_platform_load(&pp, err, len)) != KS_OK) {
         ks_workload_free(m.wl);
-        ks_sparse_free(m.sparse);
+        ks_selection_free(m.sparse);
         ks_luapolicy_fini(&m.lua);
         ks_run_result_fini(r);
         return st;
@@ -944,7 +944,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     free(m.link_bytes);
     free(m.link_bins);
     ks_workload_free(m.wl);
-    ks_sparse_free(m.sparse);
+    ks_selection_free(m.sparse);
     ks_luapolicy_fini(&m.lua);
     if (st == KS_OK && m.err[0])
         st = KS_EINVAL;

@@ -33,7 +33,7 @@ void ks_active_init(struct ks_active_set *set, const struct ks_active_params *p)
 void ks_active_fini(struct ks_active_set *set)
 {
     for (uint32_t i = 0; i < set->n; i++)
-        ks_sparse_close(set->a[i].sr);
+        ks_selection_close(set->a[i].sr);
     free(set->a);
     set->a = NULL;
     set->n = set->cap = 0;
@@ -131,7 +131,7 @@ int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp,
     uint32_t cached = 0;
     int filling = 0;
     int st = place_prompt(set, a, tier, &cached, &filling);
-    if (st == KS_OK && !(a->sr = ks_sparse_open(set->p.sparse, sp->id, sp->prompt_tokens))) {
+    if (st == KS_OK && !(a->sr = ks_selection_open(set->p.sparse, sp->id, sp->prompt_tokens))) {
         st = KS_ENOMEM;
         set->why = "admitting a request";
     } else if (st != KS_OK && filling) {
@@ -213,7 +213,7 @@ void ks_active_finish(struct ks_active_set *set, uint32_t i)
         set->p.hooks.finished(set->p.hooks.ctx, a);
     set->blocks -= footprint(set, &a->spec);
     ks_cache_req_free(set->p.cache, a->req);
-    ks_sparse_close(a->sr);
+    ks_selection_close(a->sr);
     set->a[i] = set->a[--set->n];
 }
 

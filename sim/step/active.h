@@ -17,7 +17,7 @@
 #include "cache.h"
 #include "runresult.h"
 #include "scenario.h"
-#include "sparse.h"
+#include "selection.h"
 #include "workload.h"
 
 #define KS_ACTIVE_PREFIX_GROUPS 64 // shared-prefix groups a set tracks; later groups share nothing
@@ -27,7 +27,7 @@ struct ks_active {
     uint32_t ctx;             // tokens in its KV cache
     uint32_t generated;       // tokens produced
     uint32_t prefilled;       // prompt tokens whose KV exists (a cached prefix, chunks done)
-    struct ks_sparse_req *sr; // its selection state, owned by the set
+    struct ks_selection_req *sr; // its selection state, owned by the set
     struct ks_request_spec spec;
     double admitted, first_token, last_token; // seconds
     double tpot_sum, tpot_max;                // seconds, over its decode tokens
@@ -50,7 +50,7 @@ struct ks_active_hooks {
 struct ks_active_params {
     const struct ks_scenario *s; // borrowed, outlives the set
     struct ks_cache *cache;      // borrowed: the GPU's cache manager
-    struct ks_sparse *sparse;    // borrowed: opens each request's selection state
+    struct ks_selection *sparse;    // borrowed: opens each request's selection state
     struct ks_run_result *r;     // borrowed: counters, TTFT and TPOT histograms, /requests
     uint32_t gpu;                // the GPU's index across the cluster (/requests)
     uint64_t admit_blocks;       // blocks (all layers, at full length) the admitted requests may hold

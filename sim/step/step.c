@@ -117,7 +117,7 @@ static void first_uses(struct ks_step *d, struct ks_active *a)
     for (uint32_t l = 0; l < s->model.layers; l++)
         for (uint32_t b = 0; b < nb; b++) {
             uint32_t f;
-            if (ks_sparse_first_use(a->sr, l, b, &f) == 0 && f != KS_SPARSE_NEVER && f < steps)
+            if (ks_selection_first_use(a->sr, l, b, &f) == 0 && f != KS_SELECTION_NEVER && f < steps)
                 ks_cache_set_next_use(d->p.cache, a->req, l, b, d->step + f);
         }
 }
@@ -273,7 +273,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
     struct ks_cache *c = d->p.cache;
     const struct ks_kernel_time *kt = &s->platform.kernel_time;
     int belady = s->cache.evict == KS_EVICT_BELADY;
-    int per_layer = ks_sparse_per_layer(d->p.sparse);
+    int per_layer = ks_selection_per_layer(d->p.sparse);
     uint32_t layers = s->model.layers;
     for (uint32_t i = 0; i < d->act.n; i++) {
         struct ks_active *a = &d->act.a[i];
@@ -284,21 +284,21 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         for (uint32_t l = 0; l < layers; l++) {
             if (l == 0 || per_layer) {
                 hold(d, 1);
-                k = ks_sparse_select(a->sr, step, l, nb, &d->rng, d->sel, d->mass);
-                if (k == 0 && ks_sparse_error(a->sr)[0]) {
+                k = ks_selection_get(a->sr, step, l, nb, &d->rng, d->sel, d->mass);
+                if (k == 0 && ks_selection_error(a->sr)[0]) {
                     hold(d, 0);
-                    snprintf(err, len, "%s", ks_sparse_error(a->sr));
+                    snprintf(err, len, "%s", ks_selection_error(a->sr));
                     return KS_EINVAL;
                 }
                 if (d->p.ops.selected)
                     d->p.ops.selected(d->p.ops.ctx, a, l, d->sel, d->mass, k);
                 hold(d, 0);
                 if (belady) // the trace knows when each block is read again
-                    ks_sparse_next_uses(a->sr, d->dist);
+                    ks_selection_next_uses(a->sr, d->dist);
                 uint64_t tokens = 0;
                 for (uint32_t j = 0; j < k; j++) {
                     uint32_t next = KS_NONE;
-                    if (belady && d->dist[j] != KS_SPARSE_NEVER && step + d->dist[j] < a->spec.output_tokens - 1)
+                    if (belady && d->dist[j] != KS_SELECTION_NEVER && step + d->dist[j] < a->spec.output_tokens - 1)
                         next = now_step + d->dist[j];
                     d->acc[j] = (struct ks_access){.block = d->sel[j], .mass = d->mass[j], .next = next};
                     uint64_t end = (uint64_t)(d->sel[j] + 1) * s->cache.block_size;
@@ -307,7 +307,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                 // KV bytes this selection reads: in every layer, or in this one
                 double bytes = (double)tokens * (double)d->p.z.token_bytes / (per_layer ? layers : 1);
                 // a replayed trace's kernel time where the scenario asks for it (NAN: none)
-                double rec = s->sparse.kernel_time == KS_KERNEL_TIME_TRACE ? ks_sparse_kernel_time(a->sr) : NAN;
+                double rec = s->sparse.kernel_time == KS_KERNEL_TIME_TRACE ? ks_selection_kernel_time(a->sr) : NAN;
                 d->kv_bytes += bytes;
                 if (rec >= 0)
                     *attn += rec * (per_layer ? 1 : layers);

@@ -33,7 +33,7 @@
 #include "runresult.h"
 #include "scenario.h"
 #include "sizing.h"
-#include "sparse.h"
+#include "selection.h"
 #include "workload.h"
 
 // How time passes for one GPU. Every operation gets the ctx below; those
@@ -89,7 +89,7 @@ struct ks_step_ops {
 struct ks_step_params {
     const struct ks_scenario *s;    // borrowed, outlives the driver
     struct ks_cache *cache;         // borrowed: the GPU's cache manager
-    struct ks_sparse *sparse;       // borrowed: the sparse-attention policy
+    struct ks_selection *sparse;       // borrowed: the sparse-attention policy
     struct ks_run_result *r;        // borrowed: counters, histograms, records
     const struct ks_luapolicy *lua; // borrowed, may be NULL: Lua cache policies, checked after each plan
     struct ks_step_sizing z;

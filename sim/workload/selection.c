@@ -1,9 +1,9 @@
-// sparse.c - a run's sparse-attention policy (see sparse.h).
+// selection.c - a run's sparse-attention policy (see selection.h).
 //
 // Invariant: a request's synthetic-attention state (its step and the cached
 // selection of each computed layer) only moves forward; a computed layer's
 // selection of step s is computed once and shared by the layers mapped to it.
-#include "sparse.h"
+#include "selection.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,14 +13,14 @@
 #include "accessmodel.h"
 #include "attention.h"
 #include "blockselect.h"
-#include "select.h"
+#include "positional.h"
 #include "status.h"
 #include "synth.h"
 #include "trace.h"
 
 static const char *const preset_names[] = {"stable", "drifting", "noisy"};
 
-struct ks_sparse {
+struct ks_selection {
     const struct ks_scenario *s;
     enum ks_sparse_policy policy;
     uint32_t layers, computed; // model layers; layers with synthetic attention computed
@@ -43,11 +43,11 @@ struct computed {
     float *mass;
 };
 
-struct ks_sparse_req {
-    struct ks_sparse *sp;
+struct ks_selection_req {
+    struct ks_selection *sp;
     uint64_t id;
     uint32_t prompt;
-    struct ks_selector rule; // the position rules (and mixed's window)
+    struct ks_positional rule; // the position rules (and mixed's window)
     struct ks_synth_step st; // synthetic attention at step `st.step`
     int started;
     struct computed *c;      // [computed]
@@ -62,7 +62,7 @@ struct ks_sparse_req {
 // For each (request, layer) stream of the trace: the first step selecting
 // each block, and for each row the steps until its block is selected again
 // (after the stream's last step, the count wraps to the first).
-static int index_reuse(struct ks_sparse *sp)
+static int index_reuse(struct ks_selection *sp)
 {
     const struct ks_trace *t = sp->trace;
     uint32_t L = t->meta.layers;
@@ -99,13 +99,13 @@ static int index_reuse(struct ks_sparse *sp)
             sp->first[(size_t)r * L + l] = first;
             sp->first_n[(size_t)r * L + l] = nb;
             for (uint32_t b = 0; b < nb; b++) {
-                first[b] = KS_SPARSE_NEVER;
+                first[b] = KS_SELECTION_NEVER;
                 last[b] = UINT64_MAX; // here: the step of the block's next selection
             }
             for (uint32_t s = 0; s < S; s++) {
                 const struct ks_trace_step *rec = ks_trace_at(t, r, s, l);
                 for (uint32_t i = 0; i < rec->n; i++)
-                    if (first[t->sel[rec->first + i].block] == KS_SPARSE_NEVER)
+                    if (first[t->sel[rec->first + i].block] == KS_SELECTION_NEVER)
                         first[t->sel[rec->first + i].block] = s;
             }
             // backward: each row's distance to the next selection of its block
@@ -149,7 +149,7 @@ static struct ks_trace *load_trace(const struct ks_scenario *s, const char *key,
     return t;
 }
 
-void ks_sparse_synth_params(const struct ks_scenario *s, int preset, struct ks_synth_params *p)
+void ks_selection_synth_params(const struct ks_scenario *s, int preset, struct ks_synth_params *p)
 {
     ks_synth_preset(preset_names[preset], p);
     if (!isnan(s->sparse.topic_switch))
@@ -163,9 +163,9 @@ void ks_sparse_synth_params(const struct ks_scenario *s, int preset, struct ks_s
     p->head_dim = s->model.head_dim;
 }
 
-struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t len)
+struct ks_selection *ks_selection_new(const struct ks_scenario *s, char *err, size_t len)
 {
-    struct ks_sparse *sp = calloc(1, sizeof *sp);
+    struct ks_selection *sp = calloc(1, sizeof *sp);
     if (!sp) {
         snprintf(err, len, "out of memory");
         return NULL;
@@ -179,9 +179,9 @@ struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t l
     case KS_SPARSE_RETRIEVAL:
     case KS_SPARSE_MIXED: {
         struct ks_synth_params p;
-        ks_sparse_synth_params(s, s->sparse.preset, &p);
+        ks_selection_synth_params(s, s->sparse.preset, &p);
         if (!(sp->syn = ks_synth_new(&p, err, len))) {
-            ks_sparse_free(sp);
+            ks_selection_free(sp);
             return NULL;
         }
         int retrieval = sp->policy == KS_SPARSE_RETRIEVAL;
@@ -196,7 +196,7 @@ struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t l
     }
     case KS_SPARSE_TRACE: {
         if (!(sp->trace = load_trace(s, "sparse.file", s->sparse.file, err, len))) {
-            ks_sparse_free(sp);
+            ks_selection_free(sp);
             return NULL;
         }
         for (size_t i = 0; i < sp->trace->n_steps; i++)
@@ -204,7 +204,7 @@ struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t l
                 sp->cap = sp->trace->steps[i].n;
         if (index_reuse(sp) != KS_OK) {
             snprintf(err, len, "out of memory indexing the trace %s", s->sparse.file);
-            ks_sparse_free(sp);
+            ks_selection_free(sp);
             return NULL;
         }
         break;
@@ -217,7 +217,7 @@ struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t l
             snprintf(err, len, "sparse.fit: %s: %s", s->sparse.fit, why);
         ks_trace_free(t);
         if (!sp->model) {
-            ks_sparse_free(sp);
+            ks_selection_free(sp);
             return NULL;
         }
         sp->model_layers = ks_accessmodel_layers(sp->model);
@@ -229,7 +229,7 @@ struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t l
     return sp;
 }
 
-void ks_sparse_free(struct ks_sparse *sp)
+void ks_selection_free(struct ks_selection *sp)
 {
     if (!sp)
         return;
@@ -244,29 +244,29 @@ void ks_sparse_free(struct ks_sparse *sp)
     free(sp);
 }
 
-int ks_sparse_per_layer(const struct ks_sparse *sp)
+int ks_selection_per_layer(const struct ks_selection *sp)
 {
     return sp->policy >= KS_SPARSE_TOPK;
 }
 
-struct ks_sparse_req *ks_sparse_open(struct ks_sparse *sp, uint64_t id, uint32_t prompt)
+struct ks_selection_req *ks_selection_open(struct ks_selection *sp, uint64_t id, uint32_t prompt)
 {
-    struct ks_sparse_req *r = calloc(1, sizeof *r);
+    struct ks_selection_req *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->sp = sp;
     r->id = id;
     r->prompt = prompt;
-    ks_select_init(&r->rule, &sp->s->sparse, sp->s->cache.block_size);
+    ks_positional_init(&r->rule, &sp->s->sparse, sp->s->cache.block_size);
     r->mode_step = UINT32_MAX;
     if (sp->model && !(r->streams = calloc(sp->layers, sizeof *r->streams))) {
-        ks_sparse_close(r);
+        ks_selection_close(r);
         return NULL;
     }
     if (sp->computed) {
         r->c = calloc(sp->computed, sizeof *r->c);
         if (!r->c) {
-            ks_sparse_close(r);
+            ks_selection_close(r);
             return NULL;
         }
         for (uint32_t i = 0; i < sp->computed; i++) {
@@ -274,7 +274,7 @@ struct ks_sparse_req *ks_sparse_open(struct ks_sparse *sp, uint64_t id, uint32_t
             r->c[i].blocks = malloc(sp->cap * sizeof *r->c[i].blocks);
             r->c[i].mass = malloc(sp->cap * sizeof *r->c[i].mass);
             if (!r->c[i].blocks || !r->c[i].mass) {
-                ks_sparse_close(r);
+                ks_selection_close(r);
                 return NULL;
             }
         }
@@ -282,7 +282,7 @@ struct ks_sparse_req *ks_sparse_open(struct ks_sparse *sp, uint64_t id, uint32_t
     return r;
 }
 
-void ks_sparse_close(struct ks_sparse_req *r)
+void ks_selection_close(struct ks_selection_req *r)
 {
     if (!r)
         return;
@@ -295,19 +295,19 @@ void ks_sparse_close(struct ks_sparse_req *r)
     for (uint32_t l = 0; r->streams && l < r->sp->layers; l++)
         ks_accessmodel_stream_free(r->streams[l]);
     free(r->streams);
-    ks_select_fini(&r->rule);
+    ks_positional_fini(&r->rule);
     free(r);
 }
 
-const char *ks_sparse_error(const struct ks_sparse_req *r)
+const char *ks_selection_error(const struct ks_selection_req *r)
 {
     return r->err;
 }
 
 // Top-k from synthetic attention for `layer` at `step`.
-static uint32_t scored(struct ks_sparse_req *r, uint32_t step, uint32_t layer, uint32_t nb, uint32_t *out, float *mass)
+static uint32_t scored(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, uint32_t *out, float *mass)
 {
-    struct ks_sparse *sp = r->sp;
+    struct ks_selection *sp = r->sp;
     if (!r->started || step < r->st.step) {
         ks_synth_step_at(sp->syn, r->id, r->prompt, step, &r->st);
         r->started = 1;
@@ -339,7 +339,7 @@ static uint32_t scored(struct ks_sparse_req *r, uint32_t step, uint32_t layer, u
     return k;
 }
 
-static uint32_t replay(struct ks_sparse_req *r, uint32_t step, uint32_t layer, uint32_t nb, uint32_t *out, float *mass)
+static uint32_t replay(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, uint32_t *out, float *mass)
 {
     const struct ks_trace *t = r->sp->trace;
     uint32_t req = (uint32_t)(r->id % t->n_requests);
@@ -355,41 +355,41 @@ static uint32_t replay(struct ks_sparse_req *r, uint32_t step, uint32_t layer, u
     return k;
 }
 
-int ks_sparse_next_uses(const struct ks_sparse_req *r, uint32_t *dist)
+int ks_selection_next_uses(const struct ks_selection_req *r, uint32_t *dist)
 {
-    const struct ks_sparse *sp = r->sp;
+    const struct ks_selection *sp = r->sp;
     if (sp->policy != KS_SPARSE_TRACE)
         return -1;
     const struct ks_trace *t = sp->trace;
     uint32_t k = 0;
     for (uint32_t i = 0; r->last && i < r->last->n; i++)
-        if (t->sel[r->last->first + i].block < r->last_nb) // as ks_sparse_select filtered them
+        if (t->sel[r->last->first + i].block < r->last_nb) // as ks_selection_get filtered them
             dist[k++] = sp->dist[r->last->first + i];
     return 0;
 }
 
-double ks_sparse_kernel_time(const struct ks_sparse_req *r)
+double ks_selection_kernel_time(const struct ks_selection_req *r)
 {
     if (r->sp->policy != KS_SPARSE_TRACE || !r->last || !(r->last->kernel_time >= 0))
         return NAN;
     return r->last->kernel_time;
 }
 
-int ks_sparse_first_use(const struct ks_sparse_req *r, uint32_t layer, uint32_t block, uint32_t *step)
+int ks_selection_first_use(const struct ks_selection_req *r, uint32_t layer, uint32_t block, uint32_t *step)
 {
-    const struct ks_sparse *sp = r->sp;
+    const struct ks_selection *sp = r->sp;
     if (sp->policy != KS_SPARSE_TRACE)
         return -1;
     const struct ks_trace *t = sp->trace;
     size_t i = (size_t)(r->id % t->n_requests) * t->meta.layers + layer % t->meta.layers;
-    *step = block < sp->first_n[i] ? sp->first[i][block] : KS_SPARSE_NEVER;
+    *step = block < sp->first_n[i] ? sp->first[i][block] : KS_SELECTION_NEVER;
     return 0;
 }
 
-uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
+uint32_t ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
                           uint32_t *out, float *mass)
 {
-    struct ks_sparse *sp = r->sp;
+    struct ks_selection *sp = r->sp;
     switch (sp->policy) {
     case KS_SPARSE_TOPK:
     case KS_SPARSE_RETRIEVAL:
@@ -405,7 +405,7 @@ uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer
         struct ks_scenario_sparse w = sp->s->sparse; // the window rule, for this call
         w.policy = KS_SPARSE_WINDOW;
         r->rule.sp = &w;
-        uint32_t k = ks_select(&r->rule, nb, rng, out, mass);
+        uint32_t k = ks_positional_select(&r->rule, nb, rng, out, mass);
         r->rule.sp = &sp->s->sparse;
         return k;
     }
@@ -429,6 +429,6 @@ uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer
         return (uint32_t)n;
     }
     default:
-        return ks_select(&r->rule, nb, rng, out, mass);
+        return ks_positional_select(&r->rule, nb, rng, out, mass);
     }
 }

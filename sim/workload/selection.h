@@ -1,7 +1,7 @@
-// sparse.h - a run's sparse-attention policy: which blocks each request
+// selection.h - a run's sparse-attention policy: which blocks each request
 // reads, decode step by decode step and layer by layer.
 //
-// The rules over block positions (dense, window, stride, random; select.h)
+// The rules over block positions (dense, window, stride, random; positional.h)
 // give every layer the same blocks. The others differ by layer:
 //   topk      : synthetic attention (synth.h, preset sparse.preset) through
 //               the reference scoring kernel (attention.h): sink + window +
@@ -24,8 +24,8 @@
 // below it (memory and time per request grow with the computed layers).
 // Masses: equal for the position rules; estimated from scores (attention.h)
 // for topk/retrieval; as recorded for trace; as generated for model.
-#ifndef KS_SPARSE_H
-#define KS_SPARSE_H
+#ifndef KS_SELECTION_H
+#define KS_SELECTION_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,56 +33,56 @@
 #include "rng.h"
 #include "scenario.h"
 
-struct ks_sparse;     // per run: shared, read-only after ks_sparse_new
+struct ks_selection;     // per run: shared, read-only after ks_selection_new
 struct ks_synth_params;
-struct ks_sparse_req; // per request
+struct ks_selection_req; // per request
 
 // The synthetic attention's parameters for s: preset `preset` (an index of
 // sparse.preset's choices: 0 stable, 1 drifting, 2 noisy), then the
 // scenario's sparse.topic_switch and sparse.retrieval_prob where given, its
 // seed and its model's shape. ks_synth_params_check may still refuse them.
-void ks_sparse_synth_params(const struct ks_scenario *s, int preset, struct ks_synth_params *p);
+void ks_selection_synth_params(const struct ks_scenario *s, int preset, struct ks_synth_params *p);
 
 // Prepares the scenario's policy: loads a trace or fits a model. NULL with
 // "FILE: reason" in err.
-struct ks_sparse *ks_sparse_new(const struct ks_scenario *s, char *err, size_t len);
-void ks_sparse_free(struct ks_sparse *sp);
+struct ks_selection *ks_selection_new(const struct ks_scenario *s, char *err, size_t len);
+void ks_selection_free(struct ks_selection *sp);
 
 // 1 when the selection differs by layer (the caller must ask per layer).
-int ks_sparse_per_layer(const struct ks_sparse *sp);
+int ks_selection_per_layer(const struct ks_selection *sp);
 
 // A request's selection state: id is its run-wide request id, prompt its
 // prompt tokens (synthetic attention generates that context). NULL when out
 // of memory.
-struct ks_sparse_req *ks_sparse_open(struct ks_sparse *sp, uint64_t id, uint32_t prompt);
-void ks_sparse_close(struct ks_sparse_req *r);
+struct ks_selection_req *ks_selection_open(struct ks_selection *sp, uint64_t id, uint32_t prompt);
+void ks_selection_close(struct ks_selection_req *r);
 
 // The blocks request r reads at its decode step `step` (from 0, called in
 // increasing order) in `layer`, out of nb blocks of context, into out
 // (capacity nb: a block is selected at most once) with their masses;
-// returns the count (0 on failure, with a reason in ks_sparse_error). rng
+// returns the count (0 on failure, with a reason in ks_selection_error). rng
 // drives the random rules.
-uint32_t ks_sparse_select(struct ks_sparse_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
+uint32_t ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
                           uint32_t *out, float *mass);
 
-const char *ks_sparse_error(const struct ks_sparse_req *r);
+const char *ks_selection_error(const struct ks_selection_req *r);
 
 // Trace replay only (the future is known): for the selection the last
-// ks_sparse_select returned, the decode steps until each block is selected
+// ks_selection_get returned, the decode steps until each block is selected
 // again in that layer (the trace's steps wrap around), into dist[0 .. count).
 // Returns 0, or -1 when the policy is not trace.
-int ks_sparse_next_uses(const struct ks_sparse_req *r, uint32_t *dist);
+int ks_selection_next_uses(const struct ks_selection_req *r, uint32_t *dist);
 
 // Trace replay only: the seconds of the attention kernel the trace recorded
-// for the record the last ks_sparse_select read (one sequence, that layer,
+// for the record the last ks_selection_get read (one sequence, that layer,
 // as recorded: blocks dropped past the run's context do not shorten it).
 // NAN when the policy is not trace, before the first selection, or when the
 // record's kernel_time is negative (not measured).
-double ks_sparse_kernel_time(const struct ks_sparse_req *r);
+double ks_selection_kernel_time(const struct ks_selection_req *r);
 
 // Trace replay only: the first decode step at which `block` is selected in
-// `layer`, KS_SPARSE_NEVER when it never is. -1 when the policy is not trace.
-#define KS_SPARSE_NEVER UINT32_MAX
-int ks_sparse_first_use(const struct ks_sparse_req *r, uint32_t layer, uint32_t block, uint32_t *step);
+// `layer`, KS_SELECTION_NEVER when it never is. -1 when the policy is not trace.
+#define KS_SELECTION_NEVER UINT32_MAX
+int ks_selection_first_use(const struct ks_selection_req *r, uint32_t layer, uint32_t block, uint32_t *step);
 
 #endif

@@ -1,24 +1,24 @@
-// select.c - sparse-attention block selection (see select.h).
-#include "select.h"
+// positional.c - block selection by position rules (see positional.h).
+#include "positional.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void ks_select_init(struct ks_selector *s, const struct ks_scenario_sparse *sp, uint32_t block_size)
+void ks_positional_init(struct ks_positional *s, const struct ks_scenario_sparse *sp, uint32_t block_size)
 {
     memset(s, 0, sizeof *s);
     s->sp = sp;
     s->block_size = block_size ? block_size : 1;
 }
 
-void ks_select_fini(struct ks_selector *s)
+void ks_positional_fini(struct ks_positional *s)
 {
     free(s->bits);
     memset(s, 0, sizeof *s);
 }
 
 // The blocks between the sinks and the window: [lo, hi).
-static void middle(const struct ks_selector *s, uint32_t n, uint32_t *lo, uint32_t *hi)
+static void middle(const struct ks_positional *s, uint32_t n, uint32_t *lo, uint32_t *hi)
 {
     uint32_t sink = s->sp->sink_blocks < n ? s->sp->sink_blocks : n;
     uint32_t win = s->sp->window_blocks < n - sink ? s->sp->window_blocks : n - sink;
@@ -26,13 +26,13 @@ static void middle(const struct ks_selector *s, uint32_t n, uint32_t *lo, uint32
     *hi = n - win;
 }
 
-static uint32_t extra(const struct ks_selector *s, uint32_t lo, uint32_t hi)
+static uint32_t extra(const struct ks_positional *s, uint32_t lo, uint32_t hi)
 {
     uint32_t budget = s->sp->budget_tokens / s->block_size;
     return budget < hi - lo ? budget : hi - lo;
 }
 
-uint32_t ks_select_max(const struct ks_selector *s, uint32_t n)
+uint32_t ks_positional_max(const struct ks_positional *s, uint32_t n)
 {
     uint32_t lo, hi;
     middle(s, n, &lo, &hi);
@@ -41,7 +41,7 @@ uint32_t ks_select_max(const struct ks_selector *s, uint32_t n)
     return lo + (n - hi) + extra(s, lo, hi);
 }
 
-uint32_t ks_select(struct ks_selector *s, uint32_t n, struct ks_rng *rng, uint32_t *out, float *mass)
+uint32_t ks_positional_select(struct ks_positional *s, uint32_t n, struct ks_rng *rng, uint32_t *out, float *mass)
 {
     uint32_t lo, hi, k = 0;
     middle(s, n, &lo, &hi);

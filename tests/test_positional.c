@@ -1,4 +1,4 @@
-// test_select.c - sparse block selection: exact sets for the fixed policies,
+// test_positional.c - sparse block selection: exact sets for the fixed policies,
 // uniform distinct draws for random.
 #include <math.h>
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "select.h"
+#include "positional.h"
 
 static struct ks_scenario_sparse sparse(enum ks_sparse_policy p, uint32_t budget, uint32_t sink, uint32_t window,
                                         uint32_t stride)
@@ -32,42 +32,42 @@ static void fixed_policies(void **state)
     float mass[256];
     struct ks_rng r;
     ks_rng_seed(&r, 1);
-    struct ks_selector s;
+    struct ks_positional s;
 
     struct ks_scenario_sparse dense = sparse(KS_SPARSE_DENSE, 64, 1, 2, 0);
-    ks_select_init(&s, &dense, 32);
-    uint32_t n = ks_select(&s, 10, &r, out, mass);
+    ks_positional_init(&s, &dense, 32);
+    uint32_t n = ks_positional_select(&s, 10, &r, out, mass);
     expect(out, n, (uint32_t[]){0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 10);
-    assert_int_equal(ks_select_max(&s, 10), 10);
-    ks_select_fini(&s);
+    assert_int_equal(ks_positional_max(&s, 10), 10);
+    ks_positional_fini(&s);
 
     // window: 1 sink, 2 recent, budget 3 blocks (96 tokens / 32) more recent ones
     struct ks_scenario_sparse win = sparse(KS_SPARSE_WINDOW, 96, 1, 2, 0);
-    ks_select_init(&s, &win, 32);
-    n = ks_select(&s, 20, &r, out, mass);
+    ks_positional_init(&s, &win, 32);
+    n = ks_positional_select(&s, 20, &r, out, mass);
     expect(out, n, (uint32_t[]){0, 15, 16, 17, 18, 19}, 6);
     assert_true(fabsf(mass[0] - 1.0f / 6) < 1e-7f);
-    ks_select_fini(&s);
+    ks_positional_fini(&s);
 
     // stride 4 back from the newest block before the window
     struct ks_scenario_sparse str = sparse(KS_SPARSE_STRIDE, 4 * 16, 2, 1, 4);
-    ks_select_init(&s, &str, 16);
-    n = ks_select(&s, 30, &r, out, NULL);
+    ks_positional_init(&s, &str, 16);
+    n = ks_positional_select(&s, 30, &r, out, NULL);
     expect(out, n, (uint32_t[]){0, 1, 16, 20, 24, 28, 29}, 7);
-    assert_int_equal(ks_select_max(&s, 30), 7);
+    assert_int_equal(ks_positional_max(&s, 30), 7);
     // the budget reaches past the sinks: stop at them
-    n = ks_select(&s, 9, &r, out, NULL);
+    n = ks_positional_select(&s, 9, &r, out, NULL);
     expect(out, n, (uint32_t[]){0, 1, 3, 7, 8}, 5);
-    ks_select_fini(&s);
+    ks_positional_fini(&s);
 
     // a context shorter than sinks + window: every block, once
-    ks_select_init(&s, &win, 32);
-    n = ks_select(&s, 2, &r, out, mass);
+    ks_positional_init(&s, &win, 32);
+    n = ks_positional_select(&s, 2, &r, out, mass);
     expect(out, n, (uint32_t[]){0, 1}, 2);
-    n = ks_select(&s, 1, &r, out, mass);
+    n = ks_positional_select(&s, 1, &r, out, mass);
     expect(out, n, (uint32_t[]){0}, 1);
     assert_true(mass[0] == 1.0f);
-    ks_select_fini(&s);
+    ks_positional_fini(&s);
 }
 
 static void random_is_uniform_and_distinct(void **state)
@@ -75,13 +75,13 @@ static void random_is_uniform_and_distinct(void **state)
     (void)state;
     enum { N = 200, TRIALS = 20000 };
     struct ks_scenario_sparse rnd = sparse(KS_SPARSE_RANDOM, 20 * 32, 4, 8, 0);
-    struct ks_selector s;
-    ks_select_init(&s, &rnd, 32);
+    struct ks_positional s;
+    ks_positional_init(&s, &rnd, 32);
     struct ks_rng r;
     ks_rng_seed(&r, 5);
     uint32_t out[N], count[N] = {0};
     for (int t = 0; t < TRIALS; t++) {
-        uint32_t n = ks_select(&s, N, &r, out, NULL);
+        uint32_t n = ks_positional_select(&s, N, &r, out, NULL);
         assert_int_equal(n, 4 + 20 + 8);
         for (uint32_t i = 0; i < n; i++) {
             if (i)
@@ -100,7 +100,7 @@ static void random_is_uniform_and_distinct(void **state)
         chi += (count[b] - e) * (count[b] - e) / e;
     }
     assert_true(chi < 260); // the 99.9th percentile of chi-square(187) is about 259
-    ks_select_fini(&s);
+    ks_positional_fini(&s);
 }
 
 int main(void)
