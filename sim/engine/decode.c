@@ -1,0 +1,191 @@
+// decode.c - a GPU's decode actor: its step driver (step.h) run with SimGrid
+// time. Waits are condition waits on the lanes' landings, modelled work is
+// a sleep, a layer's attention its modelled time after the reads outside L1
+// (see engine_impl.h).
+#include "engine_impl.h"
+
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+// Hands a request to its GPU's admission queue. KS_OK or KS_ENOMEM.
+int ks_engine_push(struct gpu *g, const struct ks_request_spec *spec, double prefilled)
+{
+    int st = ks_step_push(&g->d, spec, prefilled);
+    if (st == KS_OK)
+        sg_cond_notify_all(g->arrive);
+    return st;
+}
+
+// Requests on a GPU or bound for it: what the load-aware routers compare.
+uint32_t ks_engine_load(const struct gpu *g)
+{
+    return ks_step_load(&g->d) + g->incoming;
+}
+
+// A request finished (the step driver's hook): its session's next turn may
+// go, and a router waiting for a slot may release one.
+static void finished(void *ctx, struct ks_active *a)
+{
+    struct gpu *g = ctx;
+    struct sim *m = g->sim;
+    if (m->s->workload.sessions.turns > 1)
+        ks_engine_turn_finished(m, &a->spec, a->last_token);
+    m->in_flight--;
+    sg_cond_notify_all(m->slot);
+}
+
+static double op_now(void *ctx)
+{
+    (void)ctx;
+    return simgrid_get_clock();
+}
+
+static void op_compute(void *ctx, double seconds)
+{
+    (void)ctx;
+    sg_actor_sleep_for(seconds);
+}
+
+// No request admitted: waits for one, unless the run is over (it reached
+// its duration, or the router is done and nothing is held back or queued).
+static int op_idle(void *ctx, char *err, size_t len)
+{
+    (void)err, (void)len;
+    struct gpu *g = ctx;
+    struct sim *m = g->sim;
+    if (m->closing || (m->router_done && m->waiting == 0 && g->d.n_pending == 0 && g->incoming == 0))
+        return 0;
+    // NOTE: a plain wait: sg_cond_wait_for never returned in SimGrid 3.32
+    // here (the run deadlocked at time 0); the router wakes every decoder
+    // when it stops.
+    sg_mutex_lock(g->mu);
+    while (g->d.n_pending == 0 && !m->closing && (!m->router_done || g->incoming > 0 || m->waiting > 0))
+        sg_cond_wait(g->arrive, g->mu);
+    sg_mutex_unlock(g->mu);
+    return 1;
+}
+
+// Another actor failed for this GPU (its message is the run's already).
+static int op_iteration(void *ctx, char *err, size_t len)
+{
+    (void)err, (void)len;
+    return ((struct gpu *)ctx)->failed ? KS_ESTATE : KS_OK;
+}
+
+static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len)
+{
+    (void)err, (void)len;
+    struct gpu *g = ctx;
+    for (uint32_t i = 0; i < plan->n; i++) {
+        if (g->n_jobs == g->cap_jobs) {
+            uint32_t cap = g->cap_jobs ? 2 * g->cap_jobs : 64;
+            struct ks_step_job *p = realloc(g->jobs, cap * sizeof *p);
+            if (!p)
+                return KS_ENOMEM;
+            g->jobs = p;
+            g->cap_jobs = cap;
+        }
+        g->jobs[g->n_jobs++] = ks_step_job_of(g->cache, plan->batch[i]);
+    }
+    if (plan->n)
+        sg_cond_notify_all(g->work);
+    return KS_OK;
+}
+
+// The decode loop waited since `since` and a landing signalled it: it runs
+// again after the host's wake-up time for that idleness (counted as stall).
+static void wake_up(struct gpu *g, double since)
+{
+    const struct ks_host_wake *w = &g->sim->s->platform.host_wake;
+    if (w->n)
+        sg_actor_sleep_for(ks_host_wake_time(w, simgrid_get_clock() - since));
+}
+
+static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, size_t len)
+{
+    (void)err, (void)len;
+    struct gpu *g = ctx;
+    double t0 = simgrid_get_clock();
+    sg_mutex_lock(g->mu);
+    int waited = 0;
+    while (ks_step_needed_unlanded(g->jobs, g->n_jobs, layer) && !g->failed) {
+        sg_cond_wait(g->done, g->mu);
+        waited = 1;
+    }
+    sg_mutex_unlock(g->mu);
+    if (waited)
+        wake_up(g, t0);
+    // what landed while it woke up counts too (actors switch only inside SimGrid calls)
+    *ready = ks_step_ready_layers(g->jobs, g->n_jobs, layer, g->sim->s->model.layers);
+    return g->failed ? KS_ESTATE : KS_OK;
+}
+
+// Reads layers [from, from + n)'s blocks outside L1, one after the other,
+// each over its tier's route to the GPU (a copy's overhead, and an SSD
+// request's op time as in a batch), then computes the layers.
+static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *err, size_t len)
+{
+    (void)err, (void)len;
+    struct gpu *g = ctx;
+    struct sim *m = g->sim;
+    const struct ks_scenario *s = m->s;
+    double t0 = simgrid_get_clock();
+    for (uint32_t l = from; l < from + n; l++)
+        for (unsigned tier = KS_L2; tier < KS_TIERS; tier++)
+            for (uint32_t i = 0; i < g->d.outside[l][tier]; i++) {
+                m->r->outside_reads++;
+                if (s->platform.copy_overhead > 0)
+                    sg_actor_sleep_for(s->platform.copy_overhead);
+                double ssd = tier == KS_L3 && s->cache.l3 == KS_L3_SSD
+                                 ? s->platform.ssd.read_op_time * s->platform.ssd.read_bw
+                                 : 0;
+                ks_engine_transfer(m, &g->routes[tier][KS_L1], ks_engine_tier_host(g, tier), g->host, (double)m->z.block_bytes[tier],
+                         ssd);
+            }
+    *extra = simgrid_get_clock() - t0;
+    sg_actor_sleep_for(g->d.layer_time * n);
+    return KS_OK;
+}
+
+static int op_wait_all(void *ctx, char *err, size_t len)
+{
+    (void)err, (void)len;
+    struct gpu *g = ctx;
+    double t0 = simgrid_get_clock();
+    sg_mutex_lock(g->mu);
+    int waited = 0;
+    while (!ks_step_all_landed(g->jobs, g->n_jobs) && !g->failed) {
+        sg_cond_wait(g->done, g->mu);
+        waited = 1;
+    }
+    if (!g->failed)
+        g->n_jobs = 0; // all landed: no lane holds one
+    sg_mutex_unlock(g->mu);
+    if (waited)
+        wake_up(g, t0);
+    return g->failed ? KS_ESTATE : KS_OK;
+}
+
+struct ks_step_ops ks_engine_step_ops(struct gpu *g)
+{
+    return (struct ks_step_ops){
+        .ctx = g, .now = op_now, .compute = op_compute, .idle = op_idle, .iteration = op_iteration,
+        .finished = finished, .queue = op_queue, .wait_layer = op_wait_layer, .layers = op_layers,
+        .wait_all = op_wait_all};
+}
+
+void ks_engine_decode(int argc, char **argv)
+{
+    (void)argc;
+    struct gpu *g = (struct gpu *)(uintptr_t)strtoull(argv[1], NULL, 16);
+    struct sim *m = g->sim;
+    char err[1024] = "";
+    if (ks_step_run(&g->d, err, sizeof err) != KS_OK) {
+        ks_engine_fail_msg(m, err);
+        g->failed = 1;
+    }
+    m->decoders--;
+    sg_cond_notify_all(m->slot); // a router waiting for a slot must not wait for this one
+}

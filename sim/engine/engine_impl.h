@@ -1,0 +1,145 @@
+// engine_impl.h - what the engine's actors share (see engine.h): the run,
+// its GPUs, and the functions one actor's file calls in another's.
+//
+// One file per actor: router.c (the router, multi-turn sessions, the
+// closer), decode.c (a GPU's decode actor: its step driver's operations on
+// SimGrid), lane.c (the migration lanes), prefill.c (the disaggregated
+// prefill pool); links.c carries and counts transfers; engine.c sets the
+// run up and tears it down. Shared state needs no locking for correctness
+// (SimGrid actors run one at a time, switching only inside SimGrid calls);
+// the mutexes exist because condition variables want them.
+#ifndef KS_ENGINE_IMPL_H
+#define KS_ENGINE_IMPL_H
+
+#include <simgrid/cond.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <simgrid/mutex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "luapolicy.h"
+#include "runresult.h"
+#include "scenario.h"
+#include "selection.h"
+#include "step.h"
+#include "workload.h"
+
+// The links a transfer crosses, as indices into sg_link_list().
+struct route {
+    uint32_t n;
+    uint32_t *link; // NULL: not looked up yet
+};
+#define POOL KS_TIERS // route source: the prefill pool
+
+struct gpu {
+    struct sim *sim;
+    uint32_t node, index; // index: across the cluster
+    sg_host_t host, cpu, l3;
+    struct ks_cache *cache;
+    struct ks_step d;                // its requests, iterations and decode steps
+    int d_ok;                        // d initialised
+    sg_mutex_t mu;
+    sg_cond_t work, done, arrive;
+    struct ks_step_job *jobs;        // this step's batches, for the lanes
+    uint32_t n_jobs, cap_jobs;
+    uint32_t incoming;               // routed here, still in the prefill pool
+    struct route routes[KS_TIERS + 1][KS_TIERS]; // [source tier or POOL][destination tier]
+    int failed;
+};
+
+struct sim {
+    const struct ks_scenario *s;
+    struct ks_run_result *r;
+    struct gpu *gpu;
+    uint32_t n_gpu;
+    struct ks_workload *wl;
+    int router_done;
+    int closing;       // the run reached its duration: idle decoders stop waiting
+    uint32_t rr_turn;  // round robin: the next GPU
+    // multi-turn sessions: a turn is released when its previous turn
+    // finished, plus think_time; until then it waits here
+    struct session *sess; // [n_sess], by session id
+    size_t n_sess;
+    uint32_t waiting;     // turns held back (parked or timed)
+    uint32_t decoders; // decode actors still running
+    uint32_t prefix_home[64]; // prefix_affinity: the GPU of each prefix group, KS_NONE: none yet
+    uint64_t in_flight; // closed arrivals: requests released and not finished
+    sg_mutex_t mu;
+    sg_cond_t slot; // a request finished (closed arrivals)
+    // disaggregated prefill: requests waiting for a pool worker, in arrival order
+    struct incoming *pool;
+    size_t pool_head, pool_n, pool_cap;
+    sg_cond_t pool_work;
+    sg_host_t pool_host;
+    // link accounting: SimGrid's load plugin skips the halves of SPLITDUPLEX
+    // links, so every transfer adds its bytes to each link of its route
+    sg_link_t *links;
+    size_t n_links;
+    double *link_bytes;
+    double *link_bins; // [n_links][KS_RUN_LINK_SAMPLES + 1] bytes carried in each sampling interval
+    struct ks_step_sizing z; // block sizes, admission bound, L1 pages
+    struct ks_selection *sparse; // the sparse-attention policy
+    struct ks_luapolicy lua; // cache.evict, cache.prefetch_window as Lua functions
+    char err[1024];
+};
+
+// A session's progress (sessions of more than one turn).
+struct session {
+    double done;            // seconds: when turn_done finished
+    uint32_t turn_done;
+    uint8_t finished;       // turn_done is valid
+    uint8_t parked;         // next waits for turn_done + 1's predecessor to finish
+    struct ks_request_spec next;
+};
+
+// A request routed to a GPU, waiting for the prefill pool.
+struct incoming {
+    struct ks_request_spec spec;
+    struct gpu *g;
+};
+
+// ---- engine.c ----
+// Records the run's first failure: msg and the status's name.
+void ks_engine_fail(struct sim *m, const char *msg, int st);
+// Records the run's first failure, its message complete.
+void ks_engine_fail_msg(struct sim *m, const char *msg);
+// Starts actor fn(argv = {name, arg as hex}) on host; a daemon ends with the run.
+void ks_engine_spawn(const char *name, sg_host_t host, void (*fn)(int, char **), void *arg, int daemon);
+
+// ---- links.c ----
+// Sends `bytes` from one host to another over route rt (looked up on first
+// use) and records them on every link it crosses; `extra` bytes take their
+// time but are not recorded as carried (a device's per-request time).
+void ks_engine_transfer(struct sim *m, struct route *rt, sg_host_t from, sg_host_t to, double bytes, double extra);
+// Every link's totals and its time series into r.
+void ks_engine_link_records(struct sim *m, struct ks_run_result *r);
+
+// ---- lane.c ----
+// The host of a GPU's tier: the GPU for L1, the node's CPU for L2, the L3 device's.
+sg_host_t ks_engine_tier_host(const struct gpu *g, unsigned tier);
+void ks_engine_lane(int argc, char **argv); // actor: argv[1] = struct gpu *
+
+// ---- decode.c ----
+// Queues a request for admission on g and wakes its decoder. KS_OK or KS_ENOMEM.
+int ks_engine_push(struct gpu *g, const struct ks_request_spec *spec, double prefilled);
+// Requests on g or bound for it: what the load-aware routers compare.
+uint32_t ks_engine_load(const struct gpu *g);
+// g's step driver operations on SimGrid.
+struct ks_step_ops ks_engine_step_ops(struct gpu *g);
+void ks_engine_decode(int argc, char **argv); // actor: argv[1] = struct gpu *
+
+// ---- prefill.c ----
+// Queues a request routed to g for the prefill pool. KS_OK or KS_ENOMEM.
+int ks_engine_pool_push(struct sim *m, struct gpu *g, const struct ks_request_spec *spec);
+void ks_engine_prefill(int argc, char **argv); // actor: argv[1] = struct sim *
+
+// ---- router.c ----
+void ks_engine_router(int argc, char **argv); // actor: argv[1] = struct sim *
+void ks_engine_closer(int argc, char **argv); // daemon: argv[1] = struct sim *
+// Ends the waits of idle decoders (the router stopped, the run is closing).
+void ks_engine_wake_decoders(struct sim *m);
+// A session's turn finished at `now`: its next turn, if it waits, comes think_time later.
+void ks_engine_turn_finished(struct sim *m, const struct ks_request_spec *sp, double now);
+
+#endif

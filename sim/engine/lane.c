@@ -1,0 +1,71 @@
+// lane.c - a GPU's migration lanes: each executes the step's batches in
+// priority order as one SimGrid transfer each and marks them landed (see
+// engine_impl.h; the step driver confirms them at the step's end).
+#include "engine_impl.h"
+
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <stdlib.h>
+
+sg_host_t ks_engine_tier_host(const struct gpu *g, unsigned tier)
+{
+    return tier == KS_L1 ? g->host : tier == KS_L2 ? g->cpu : g->l3;
+}
+
+void ks_engine_lane(int argc, char **argv)
+{
+    (void)argc;
+    struct gpu *g = (struct gpu *)(uintptr_t)strtoull(argv[1], NULL, 16);
+    const struct ks_scenario *s = g->sim->s;
+    const struct ks_host_wake *wake = &s->platform.host_wake;
+    for (;;) {
+        sg_mutex_lock(g->mu);
+        double idle_from = simgrid_get_clock();
+        int k, waited = 0;
+        while ((k = ks_step_next_job(g->jobs, g->n_jobs)) < 0) {
+            sg_cond_wait(g->work, g->mu);
+            waited = 1;
+        }
+        if (waited && wake->n) {
+            // a lane that slept takes this long to run once signalled; a
+            // lane already awake may take the job meanwhile
+            sg_mutex_unlock(g->mu);
+            sg_actor_sleep_for(ks_host_wake_time(wake, simgrid_get_clock() - idle_from));
+            sg_mutex_lock(g->mu);
+            if ((k = ks_step_next_job(g->jobs, g->n_jobs)) < 0) {
+                sg_mutex_unlock(g->mu);
+                continue;
+            }
+        }
+        g->jobs[k].running = 1;
+        struct ks_batch *b = g->jobs[k].b;
+        sg_mutex_unlock(g->mu);
+
+        // one batched copy: its fixed cost, then the bytes over the route
+        double t_copy = simgrid_get_clock();
+        if (s->platform.copy_overhead > 0)
+            sg_actor_sleep_for(s->platform.copy_overhead);
+        // each block of a batch is its own SSD request (its page sits
+        // anywhere in the file), and a request holds the drive for its
+        // per-request time (the profile's op_time, calib/fit.h) besides its
+        // bytes: as that many more bytes at the drive's rate, which SimGrid
+        // then shares like the rest
+        double extra = 0;
+        if (s->cache.l3 == KS_L3_SSD && b->src == KS_L3)
+            extra = b->n * s->platform.ssd.read_op_time * s->platform.ssd.read_bw;
+        else if (s->cache.l3 == KS_L3_SSD && b->dst == KS_L3)
+            extra = b->n * s->platform.ssd.write_op_time * s->platform.ssd.write_bw;
+        ks_engine_transfer(g->sim, &g->routes[b->src][b->dst], ks_engine_tier_host(g, b->src), ks_engine_tier_host(g, b->dst), (double)b->bytes,
+                 extra);
+
+        sg_mutex_lock(g->mu);
+        g->sim->r->copy_seconds += simgrid_get_clock() - t_copy;
+        g->sim->r->copy_bytes += b->bytes;
+        for (uint32_t i = 0; i < g->n_jobs; i++)
+            if (g->jobs[i].b == b)
+                g->jobs[i].landed = 1; // the step driver confirms it at the step's end
+        sg_cond_notify_all(g->done);
+        sg_cond_notify_all(g->work);
+        sg_mutex_unlock(g->mu);
+    }
+}
