@@ -284,11 +284,10 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         for (uint32_t l = 0; l < layers; l++) {
             if (l == 0 || per_layer) {
                 hold(d, 1);
-                k = ks_selection_get(a->sr, step, l, nb, &d->rng, d->sel, d->mass);
-                if (k == 0 && ks_selection_error(a->sr)[0]) {
+                int st = ks_selection_get(a->sr, step, l, nb, &d->rng, d->sel, d->mass, &k, err, len);
+                if (st != KS_OK) {
                     hold(d, 0);
-                    snprintf(err, len, "%s", ks_selection_error(a->sr));
-                    return KS_EINVAL;
+                    return st;
                 }
                 if (d->p.ops.selected)
                     d->p.ops.selected(d->p.ops.ctx, a, l, d->sel, d->mass, k);

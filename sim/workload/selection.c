@@ -56,7 +56,6 @@ struct ks_selection_req {
     uint32_t last_nb;        // trace: the context (blocks) of the last selection
     uint32_t mode_step;      // mixed: the last step seen (UINT32_MAX: none yet)
     int topk;                // mixed: 1 while top-k is in force (it starts with the window)
-    char err[256];
 };
 
 // For each (request, layer) stream of the trace: the first step selecting
@@ -299,13 +298,9 @@ void ks_selection_close(struct ks_selection_req *r)
     free(r);
 }
 
-const char *ks_selection_error(const struct ks_selection_req *r)
-{
-    return r->err;
-}
-
-// Top-k from synthetic attention for `layer` at `step`.
-static uint32_t scored(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, uint32_t *out, float *mass)
+// Top-k from synthetic attention for `layer` at `step` into out, *k.
+static int scored(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, uint32_t *out, float *mass,
+                  uint32_t *k, char *err, size_t len)
 {
     struct ks_selection *sp = r->sp;
     if (!r->started || step < r->st.step) {
@@ -319,24 +314,24 @@ static uint32_t scored(struct ks_selection_req *r, uint32_t step, uint32_t layer
     if (c->step != step) {
         if (!c->seq) {
             uint32_t synth_layer = (uint32_t)((uint64_t)ci * sp->layers / sp->computed);
-            if (!(c->seq = ks_attention_seq_new(&sp->ap, sp->syn, r->id, r->prompt, synth_layer, r->err,
-                                                sizeof r->err)))
-                return 0;
+            if (!(c->seq = ks_attention_seq_new(&sp->ap, sp->syn, r->id, r->prompt, synth_layer, err, len)))
+                return KS_ENOMEM;
         }
         int st = ks_attention_seq_select(c->seq, &r->st, c->blocks, c->mass, sp->cap, &c->n);
         if (st != KS_OK) {
-            snprintf(r->err, sizeof r->err, "synthetic attention, step %u layer %u: %s", step, layer, ks_status_str(st));
-            return 0;
+            snprintf(err, len, "synthetic attention, step %u layer %u: %s", step, layer, ks_status_str(st));
+            return st;
         }
         c->step = step;
     }
-    uint32_t k = 0;
+    uint32_t n = 0;
     for (uint32_t i = 0; i < c->n; i++)
         if (c->blocks[i] < nb) { // the engine's context is the attention's (prompt + step + 1 tokens)
-            out[k] = c->blocks[i];
-            mass[k++] = c->mass[i];
+            out[n] = c->blocks[i];
+            mass[n++] = c->mass[i];
         }
-    return k;
+    *k = n;
+    return KS_OK;
 }
 
 static uint32_t replay(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, uint32_t *out, float *mass)
@@ -386,14 +381,15 @@ int ks_selection_first_use(const struct ks_selection_req *r, uint32_t layer, uin
     return 0;
 }
 
-uint32_t ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
-                          uint32_t *out, float *mass)
+int ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
+                     uint32_t *out, float *mass, uint32_t *k, char *err, size_t len)
 {
     struct ks_selection *sp = r->sp;
+    *k = 0;
     switch (sp->policy) {
     case KS_SPARSE_TOPK:
     case KS_SPARSE_RETRIEVAL:
-        return scored(r, step, layer, nb, out, mass);
+        return scored(r, step, layer, nb, out, mass, k, err, len);
     case KS_SPARSE_MIXED: {
         if (step != r->mode_step) { // a new step: switch or not
             if (r->mode_step != UINT32_MAX && ks_rng_unit(rng) < sp->s->sparse.switch_prob)
@@ -401,34 +397,37 @@ uint32_t ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t la
             r->mode_step = step;
         }
         if (r->topk)
-            return scored(r, step, layer, nb, out, mass);
+            return scored(r, step, layer, nb, out, mass, k, err, len);
         struct ks_scenario_sparse w = sp->s->sparse; // the window rule, for this call
         w.policy = KS_SPARSE_WINDOW;
         r->rule.sp = &w;
-        uint32_t k = ks_positional_select(&r->rule, nb, rng, out, mass);
+        *k = ks_positional_select(&r->rule, nb, rng, out, mass);
         r->rule.sp = &sp->s->sparse;
-        return k;
+        return KS_OK;
     }
     case KS_SPARSE_TRACE:
-        return replay(r, step, layer, nb, out, mass);
+        *k = replay(r, step, layer, nb, out, mass);
+        return KS_OK;
     case KS_SPARSE_MODEL: {
         // one stream per layer, one draw per step (the engine asks each layer once a step, in order)
         struct ks_accessmodel_stream **st = &r->streams[layer];
         if (!*st && !(*st = ks_accessmodel_stream_new(sp->model, layer % sp->model_layers,
                                                        sp->s->seed ^ (r->id * 0x9e3779b97f4a7c15ULL) ^ layer))) {
-            snprintf(r->err, sizeof r->err, "access model: out of memory");
-            return 0;
+            snprintf(err, len, "access model: out of memory");
+            return KS_ENOMEM;
         }
         // the caller's buffers hold nb blocks; the model writes at most nb (distinct blocks)
         uint32_t cap = ks_accessmodel_max_selected(sp->model, layer % sp->model_layers, nb);
         int n = ks_accessmodel_next(sp->model, *st, nb, out, mass, cap);
         if (n < 0) {
-            snprintf(r->err, sizeof r->err, "access model, step %u layer %u: %s", step, layer, ks_status_str(n));
-            return 0;
+            snprintf(err, len, "access model, step %u layer %u: %s", step, layer, ks_status_str(n));
+            return n;
         }
-        return (uint32_t)n;
+        *k = (uint32_t)n;
+        return KS_OK;
     }
     default:
-        return ks_positional_select(&r->rule, nb, rng, out, mass);
+        *k = ks_positional_select(&r->rule, nb, rng, out, mass);
+        return KS_OK;
     }
 }

@@ -59,13 +59,11 @@ void ks_selection_close(struct ks_selection_req *r);
 
 // The blocks request r reads at its decode step `step` (from 0, called in
 // increasing order) in `layer`, out of nb blocks of context, into out
-// (capacity nb: a block is selected at most once) with their masses;
-// returns the count (0 on failure, with a reason in ks_selection_error). rng
+// (capacity nb: a block is selected at most once) with their masses, and
+// their count into *k. KS_OK, or a status with the reason in err. rng
 // drives the random rules.
-uint32_t ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
-                          uint32_t *out, float *mass);
-
-const char *ks_selection_error(const struct ks_selection_req *r);
+int ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
+                     uint32_t *out, float *mass, uint32_t *k, char *err, size_t len);
 
 // Trace replay only (the future is known): for the selection the last
 // ks_selection_get returned, the decode steps until each block is selected
