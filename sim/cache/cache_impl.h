@@ -122,9 +122,21 @@ struct ks_cache {
 };
 
 // cache.c
-uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id);
-int ks_cache_cand_rebuild(struct ks_cache *c);
 void ks_cache_release_block(struct ks_cache *c, uint32_t id);
+
+// prefetch.c
+// The candidate index of block id in this step, or KS_NONE.
+uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id);
+// Re-indexes the candidate array (after it was emptied, compacted or grew).
+int ks_cache_cand_rebuild(struct ks_cache *c);
+// Makes block id a candidate of class klass for request req (or raises its
+// class). KS_OK or KS_ENOMEM.
+int ks_cache_cand_add(struct ks_cache *c, uint32_t id, uint32_t req, unsigned klass);
+// After an access to block j (id) of sequence s that entered its region or
+// raised its heat: the next *w blocks become prefetch candidates, *w first
+// answered by the prefetch function when there is one. KS_OK or KS_ENOMEM.
+int ks_prefetch_after(struct ks_cache *c, const struct ks_seq *s, uint32_t req, uint32_t id, uint32_t j, int entering,
+                      uint32_t *w);
 
 // migrate.c
 void ks_batch_rec_free(struct ks_batch_rec *br); // NULL is a no-op
