@@ -6,7 +6,7 @@
 // outlives a call. The threads wait for a start signal until all of them
 // exist, so that they copy at the same time; when one cannot be created
 // the others are told to leave without working.
-#define _POSIX_C_SOURCE 200809L // clock_gettime, popen
+#define _POSIX_C_SOURCE 200809L // popen
 
 #include "dram.h"
 
@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "status.h"
 
 #define PAGE 4096
@@ -44,13 +44,6 @@ struct ks_dram {
     int go;                   // 0: wait; 1: run the job; -1: leave without it
     int sync;                 // mu and cv were initialised
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void *thread_main(void *arg)
 {
@@ -100,7 +93,7 @@ static void copy_window(struct worker *w)
     size_t off = (w->pos + b - 1) / b * b;
     if (off + b > span)
         off = 0;
-    double t0 = now_s(), deadline = t0 + d->pt.seconds, t = t0;
+    double t0 = ks_clock_mono(), deadline = t0 + d->pt.seconds, t = t0;
     unsigned long long n = 0;
     // NOTE: at least two copies, so that one slow first copy is not the point
     while (t < deadline || n < 2) {
@@ -109,7 +102,7 @@ static void copy_window(struct worker *w)
         if (off + b > span)
             off = 0;
         n++;
-        t = now_s();
+        t = ks_clock_mono();
     }
     w->pos = off;
     w->elapsed = t - t0;

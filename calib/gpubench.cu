@@ -4,18 +4,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "cuda_util.cuh"
 #include "gpubench.h"
 #include "kernel.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -67,11 +60,11 @@ static int time_copy(struct bufs *b, enum ks_gpu_dir dir, size_t bytes, int repe
                           : dir == KS_GPU_D2H ? cudaMemcpyDeviceToHost
                                               : cudaMemcpyDeviceToDevice;
     for (int r = -1; r < repeat; r++) { // r = -1: untimed first touch
-        double t0 = now_s();
+        double t0 = ks_clock_mono();
         KS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, b->s1));
         KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
         if (r >= 0)
-            t[r] = now_s() - t0;
+            t[r] = ks_clock_mono() - t0;
     }
     return KS_KERNEL_OK;
 }
@@ -141,22 +134,22 @@ static int time_blocks(struct bufs *b, size_t block, int n, int repeat, const ui
                        double *t1, double *t2)
 {
     for (int r = -1; r < repeat; r++) {
-        double t0 = now_s();
+        double t0 = ks_clock_mono();
         for (int i = 0; i < n; i++)
             KS_CUDA_CHECK(cudaMemcpyAsync((char *)b->dev + (size_t)i * block, hsrc[i], block, cudaMemcpyHostToDevice,
                                           b->s1));
         KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
         if (r >= 0)
-            t1[r] = now_s() - t0;
+            t1[r] = ks_clock_mono() - t0;
     }
     dim3 grid((unsigned)n, GATHER_SPLIT);
     for (int r = -1; r < repeat; r++) {
-        double t0 = now_s();
+        double t0 = ks_clock_mono();
         gather_blocks<<<grid, GATHER_THREADS, 0, b->s1>>>(dsrc, (uint4 *)b->dev2, block / sizeof(uint4));
         KS_CUDA_CHECK_LAUNCH();
         KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
         if (r >= 0)
-            t2[r] = now_s() - t0;
+            t2[r] = ks_clock_mono() - t0;
     }
     return KS_KERNEL_OK;
 }
@@ -214,13 +207,13 @@ static int time_batch(struct bufs *b, size_t n_copies, void *const *dst, const v
                       const size_t *sizes, int repeat, double *t)
 {
     for (int r = -1; r < repeat; r++) { // r = -1: untimed first touch
-        double t0 = now_s();
+        double t0 = ks_clock_mono();
         int st = ks_copy_batch_async(dst, src, sizes, n_copies, b->s1);
         if (st != KS_KERNEL_OK)
             return st; // the failed call is recorded for ks_kernel_error
         KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
         if (r >= 0)
-            t[r] = now_s() - t0;
+            t[r] = ks_clock_mono() - t0;
     }
     return KS_KERNEL_OK;
 }
@@ -284,13 +277,13 @@ static int time_bidir(struct bufs *b, size_t bytes, int repeat, double *t)
 {
     char *h_up = (char *)b->host, *h_down = h_up + bytes;
     for (int r = -1; r < repeat; r++) {
-        double t0 = now_s();
+        double t0 = ks_clock_mono();
         KS_CUDA_CHECK(cudaMemcpyAsync(b->dev, h_up, bytes, cudaMemcpyHostToDevice, b->s1));
         KS_CUDA_CHECK(cudaMemcpyAsync(h_down, b->dev2, bytes, cudaMemcpyDeviceToHost, b->s2));
         KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
         KS_CUDA_CHECK(cudaStreamSynchronize(b->s2));
         if (r >= 0)
-            t[r] = now_s() - t0;
+            t[r] = ks_clock_mono() - t0;
     }
     return KS_KERNEL_OK;
 }

@@ -1,5 +1,4 @@
 // profile.c - the profile writer of profile.h.
-#define _POSIX_C_SOURCE 200809L // mkstemp, fdopen, fsync
 
 #include "profile.h"
 
@@ -8,9 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomicfile.h"
 #include "luatab.h"
 #include "scenario.h"
 #include "status.h"
@@ -314,31 +312,14 @@ int ks_calib_profile_write(const struct ks_calib_profile *p, const char *out, ch
     int st = ks_luatab_load(p->base_file, NULL, &base, err, len);
     if (st != KS_OK)
         return st;
-    size_t n = strlen(out);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
+    struct ks_atomicfile a;
+    st = ks_atomicfile_open(&a, out, &(struct ks_atomicfile_params){.sync = 1}, NULL, 0);
+    if (st != KS_OK) {
         ks_luatab_free(base);
-        snprintf(err, len, "out of memory");
-        return KS_ENOMEM;
+        snprintf(err, len, st == KS_ENOMEM ? "out of memory" : "%s: cannot create a file there", out);
+        return st;
     }
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", out);
-    int fd = mkstemp(tmp);
-    // NOTE: mkstemp makes the file 0600; a profile is an ordinary file that
-    // others read (and commit), so it gets what fopen would give: 0666 less
-    // the umask. umask can only be read by setting it: set back at once.
-    mode_t mask = umask(077);
-    umask(mask);
-    FILE *f = fd >= 0 && fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        snprintf(err, len, "%s: cannot create a file there", out);
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
-        ks_luatab_free(base);
-        return KS_EIO;
-    }
+    FILE *f = a.f;
     if (p->comment) {
         for (const char *c = p->comment; *c;) {
             size_t k = strcspn(c, "\n");
@@ -357,38 +338,24 @@ int ks_calib_profile_write(const struct ks_calib_profile *p, const char *out, ch
     fputs("}\n", f);
     ks_luatab_free(base);
     if (bad) {
-        fclose(f);
-        unlink(tmp);
-        free(tmp);
+        ks_atomicfile_abandon(&a);
         return KS_EINVAL;
     }
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0 || ferror(f)) {
-        fclose(f);
-        unlink(tmp);
-        free(tmp);
-        snprintf(err, len, "%s: cannot write the file", out);
-        return KS_EIO;
-    }
-    if (fclose(f) != 0) {
-        unlink(tmp);
-        free(tmp);
+    if (ks_atomicfile_finish(&a, NULL, 0) != KS_OK) {
+        ks_atomicfile_abandon(&a);
         snprintf(err, len, "%s: cannot write the file", out);
         return KS_EIO;
     }
     char why[4096];
-    st = ks_scenario_check_profile(tmp, NULL, why, sizeof why);
+    st = ks_scenario_check_profile(a.tmp, NULL, why, sizeof why);
     if (st != KS_OK) {
-        unlink(tmp);
-        free(tmp);
+        ks_atomicfile_abandon(&a);
         snprintf(err, len, "the written profile does not pass the check: %s", why);
         return KS_EINVAL;
     }
-    if (rename(tmp, out) != 0) {
-        unlink(tmp);
-        free(tmp);
+    if (ks_atomicfile_commit(&a, NULL, 0) != KS_OK) {
         snprintf(err, len, "%s: cannot rename the file into place", out);
         return KS_EIO;
     }
-    free(tmp);
     return KS_OK;
 }

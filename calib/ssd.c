@@ -14,9 +14,9 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "rng.h"
 #include "status.h"
 
@@ -35,13 +35,6 @@ struct ks_ssd {
     size_t iov_cap;
     char path[4096];
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 const char *ks_ssd_path(const struct ks_ssd *s)
 {
@@ -233,7 +226,7 @@ static int run_ring(struct ks_ssd *s, struct io_uring *ring, const struct ks_ssd
             snprintf(err, len, "io_uring_wait_cqe: %s", strerror(-rc));
             return KS_EIO; // requests may still be in flight: the caller exits the ring
         }
-        double now = now_s();
+        double now = ks_clock_mono();
         unsigned seen = 0;
         // NOTE: the window runs from one reaped batch to another and counts the
         // completions in (t0, t1]: the rest of the batch that ends the warm-up

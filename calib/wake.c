@@ -5,7 +5,7 @@
 // mutex, so that the caller's polling never makes the waiter wait for the
 // mutex on its way into pthread_cond_wait; everything else (the round
 // signalled, the stored time, the samples) is written under the mutex.
-#define _POSIX_C_SOURCE 200809L // clock_gettime, sched_yield
+#define _POSIX_C_SOURCE 200809L // sched_yield
 
 #include "wake.h"
 
@@ -15,8 +15,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "status.h"
 
 struct bench {
@@ -29,13 +29,6 @@ struct bench {
     double *lat;        // under mu: samples entries, seconds
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void *waiter(void *arg)
 {
     struct bench *b = arg;
@@ -45,7 +38,7 @@ static void *waiter(void *arg)
         atomic_store_explicit(&b->asleep, k, memory_order_release);
         while (b->signalled < k)
             pthread_cond_wait(&b->cv, &b->mu);
-        double t = now_s();
+        double t = ks_clock_mono();
         b->lat[k - 1] = t - b->t_signal;
     }
     pthread_mutex_unlock(&b->mu);
@@ -54,8 +47,8 @@ static void *waiter(void *arg)
 
 static void spin(double seconds)
 {
-    double t0 = now_s();
-    while (now_s() - t0 < seconds)
+    double t0 = ks_clock_mono();
+    while (ks_clock_mono() - t0 < seconds)
         ;
 }
 
@@ -104,7 +97,7 @@ int ks_wake_run(const struct ks_wake_params *p, struct ks_wake_result *r)
         pthread_mutex_unlock(&b.mu);
         spin(p->idle);
         pthread_mutex_lock(&b.mu);
-        b.t_signal = now_s();
+        b.t_signal = ks_clock_mono();
         b.signalled = k;
         pthread_cond_broadcast(&b.cv);
         pthread_mutex_unlock(&b.mu);

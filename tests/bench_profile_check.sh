@@ -39,7 +39,7 @@ else
     grep -q '^    blocks = {[0-9]' "$dir/kt.lua" || fail "no blocks"
     grep -q '^    seconds = {[0-9]' "$dir/kt.lua" || fail "no seconds"
 fi
-leftover=$(find "$dir" -name '*.tmp.*')
+leftover=$(find "$dir" -name '*.part-*')
 [ -z "$leftover" ] || fail "temporary files left: $leftover"
 
 mkdir "$dir/taken"
@@ -47,7 +47,7 @@ status=0
 "$ks" bench kernels "$@" --profile "$dir/taken" > /dev/null 2> "$dir/err" || status=$?
 [ "$status" = 1 ] || fail "writing over a directory exited $status, expected 1"
 grep -q -- '--profile' "$dir/err" || fail "the failure does not name --profile"
-leftover=$(find "$dir" -name '*.tmp.*')
+leftover=$(find "$dir" -name '*.part-*')
 [ -z "$leftover" ] || fail "a failed write left $leftover"
 [ -z "$(ls -A "$dir/taken")" ] || fail "a failed write put files in the directory"
 echo "bench_profile_check: ok"

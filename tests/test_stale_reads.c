@@ -88,6 +88,7 @@
 #include <time.h>
 
 #include "cache.h"
+#include "clock.h"
 #include "rng.h"
 
 enum {
@@ -457,8 +458,7 @@ static void stale_reads_refused(void **state)
             }
     }
 
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = ks_clock_mono();
     pthread_t mt, rt[READERS];
     struct reader rd[READERS];
     memset(rd, 0, sizeof rd);
@@ -483,8 +483,7 @@ static void stale_reads_refused(void **state)
             memcpy(s.err, rd[i].st.err, sizeof s.err);
         s.errors += rd[i].st.errors;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    double secs = ks_clock_mono() - t0;
 
     const struct mig_stats *m = &w->mig;
     const struct ks_cache_stats *cs = ks_cache_stats(w->c);

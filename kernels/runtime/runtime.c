@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "decode.h"
 #include "hist.h"
 #include "kernel.h"
@@ -147,26 +147,19 @@ struct rt {
     char err[1024];
 };
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static double rt_now(const struct rt *t)
 {
-    return mono() - t->t0 - t->paused;
+    return ks_clock_mono() - t->t0 - t->paused;
 }
 
 static void pause_clock(struct rt *t)
 {
-    t->pause_at = mono();
+    t->pause_at = ks_clock_mono();
 }
 
 static void resume_clock(struct rt *t)
 {
-    t->paused += mono() - t->pause_at;
+    t->paused += ks_clock_mono() - t->pause_at;
 }
 
 static int fail(struct rt *t, int st, const char *fmt, const char *what)
@@ -181,11 +174,6 @@ static int cuda_fail(char *err, size_t len, const char *what, int st)
 {
     snprintf(err, len, "%s: %s (%s)", what, ks_kernel_status_str(st), ks_kernel_error());
     return KS_EIO;
-}
-
-static uint32_t blocks_of(const struct rt *t, uint64_t tokens)
-{
-    return (uint32_t)((tokens + t->s->cache.block_size - 1) / t->s->cache.block_size);
 }
 
 int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len)
@@ -547,12 +535,12 @@ static void *lane_main(void *arg)
         const struct ks_batch *b = t->jobs[k].b;
         struct CUevent_st *ev = t->gpu ? t->jev[k].ev : NULL;
         pthread_mutex_unlock(&t->mu);
-        double t0 = mono();
+        double t0 = ks_clock_mono();
         err[0] = '\0';
         int st = copy_batch(ln, b, err, sizeof err);
         if (t->gpu && st == KS_OK) // a batch copied on the host (L2 <-> L3) is done already: its event too
             st = publish_and_wait(ln, (uint32_t)k, ev, err, sizeof err);
-        double dt = mono() - t0;
+        double dt = ks_clock_mono() - t0;
         pthread_mutex_lock(&t->mu);
         t->x->copy_seconds += dt;
         t->x->copy_bytes += (uint64_t)b->n * 2 * t->half;
@@ -964,7 +952,7 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
         .n_sel = t->kn_sel, .out = t->out, .report_cap = t->cap_blocks, .acc_blocks = t->acc_blocks,
         .acc_mass = t->acc_mass, .n_acc = t->n_acc, .missing = t->missing, .n_missing = t->n_missing,
         .workspace = t->ws, .workspace_bytes = t->ws_bytes};
-    double t0 = mono();
+    double t0 = ks_clock_mono();
     int st;
     if (t->gpu) {
         // the step's inputs up, the kernel on the decode stream, the report's counts down
@@ -998,13 +986,13 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
         if (st == KS_KERNEL_OK)
             st = ks_stream_sync(t->ds);
         if (st != KS_KERNEL_OK && st != KS_KERNEL_EINVAL) {
-            t->x->kernel_seconds += mono() - t0;
+            t->x->kernel_seconds += ks_clock_mono() - t0;
             return cuda_fail(t->err, sizeof t->err, "the CUDA sparse decode kernel", st);
         }
     } else {
         st = ks_sparse_decode_ref(&p);
     }
-    t->x->kernel_seconds += mono() - t0;
+    t->x->kernel_seconds += ks_clock_mono() - t0;
     if (st != KS_KERNEL_OK) {
         snprintf(t->err, sizeof t->err, "the sparse decode kernel refused layer %u: %s", l, ks_kernel_status_str(st));
         return KS_EINVAL;
@@ -1380,7 +1368,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     t->half = (size_t)t->z.block_bytes[KS_L1] / 2;
     t->elems = t->half / 2;
     t->l1p = cp.tier_blocks[KS_L1];
-    t->cap_blocks = blocks_of(t, s->model.max_context) + 1;
+    t->cap_blocks = ks_step_blocks(t->s, s->model.max_context) + 1;
     t->scratch = t->cap_blocks;
     t->n_ids = cp.n_blocks;
     if (st == KS_OK && !(t->c = ks_cache_new(&cp, err, len)))
@@ -1487,14 +1475,14 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         ks_run_result_fini(r);
         return st;
     }
-    double w0 = mono();
+    double w0 = ks_clock_mono();
     t->t0 = w0;
     char msg[1024] = "";
     st = ks_step_run(&t->d, msg, sizeof msg);
     if (t->progress)
         fputs("\r\033[K", stderr);
     r->sim_time = rt_now(t);
-    r->wall_s = mono() - w0;
+    r->wall_s = ks_clock_mono() - w0;
     x->paused = t->paused;
     r->copy_seconds = x->copy_seconds;
     r->copy_bytes = x->copy_bytes;

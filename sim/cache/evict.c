@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cache_impl.h"
+#include "heap.h"
 
 void ks_evict_view(const struct ks_cache *c, uint32_t id, struct ks_block_view *v)
 {
@@ -81,36 +82,12 @@ static int eligible(const struct ks_cache *c, unsigned t, uint32_t page, uint32_
            b->last != c->now;
 }
 
-// Max-heap of (key, id) holding the n lowest keys seen (struct kv: cache_impl.h).
-
-static void sift_down(struct kv *h, uint32_t n, uint32_t i)
+// Max-heap of (key, id) holding the n lowest keys seen (struct kv: cache_impl.h):
+// the highest key leaves first.
+static int kv_higher(const void *a, const void *b)
 {
-    for (;;) {
-        uint32_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && h[l].key > h[m].key)
-            m = l;
-        if (r < n && h[r].key > h[m].key)
-            m = r;
-        if (m == i)
-            return;
-        struct kv tmp = h[i];
-        h[i] = h[m];
-        h[m] = tmp;
-        i = m;
-    }
-}
-
-static void sift_up(struct kv *h, uint32_t i)
-{
-    while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (h[p].key >= h[i].key)
-            return;
-        struct kv tmp = h[i];
-        h[i] = h[p];
-        h[p] = tmp;
-        i = p;
-    }
+    uint64_t x = ((const struct kv *)a)->key, y = ((const struct kv *)b)->key;
+    return (x < y) - (x > y);
 }
 
 static void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t key, uint32_t id);
@@ -141,13 +118,10 @@ static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_
 // Keeps the want lowest keys among the candidates seen, marking nothing.
 static void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t key, uint32_t id)
 {
-    if (*k < want) {
-        h[*k] = (struct kv){key, id};
-        sift_up(h, (*k)++);
-    } else if (key < h[0].key) {
-        h[0] = (struct kv){key, id};
-        sift_down(h, *k, 0);
-    }
+    if (*k < want)
+        ks_heap_push(h, (*k)++, sizeof *h, &(struct kv){key, id}, kv_higher);
+    else if (key < h[0].key)
+        ks_heap_replace(h, *k, sizeof *h, &(struct kv){key, id}, kv_higher);
 }
 
 
@@ -200,8 +174,7 @@ static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint
     while (k > want) {
         if (pool->n < KS_EVICT_POOL)
             pool->e[pool->n++] = h[0];
-        h[0] = h[--k];
-        sift_down(h, k, 0);
+        ks_heap_pop(h, k--, sizeof *h, NULL, kv_higher);
     }
     uint32_t got = 0;
     for (uint32_t i = 0; i < k; i++) {
@@ -225,8 +198,7 @@ static void bel_push(struct ks_cache *c, unsigned t, uint32_t id)
         c->bel_lost = 1; // rebuilt from the tier at the next selection
         return;
     }
-    c->bel[t][c->n_bel[t]] = (struct kv){c->next[id], id};
-    sift_up(c->bel[t], c->n_bel[t]++);
+    ks_heap_push(c->bel[t], c->n_bel[t]++, sizeof *c->bel[t], &(struct kv){c->next[id], id}, kv_higher);
 }
 
 static void bel_rebuild(struct ks_cache *c, unsigned t)
@@ -267,9 +239,8 @@ static uint32_t select_belady(struct ks_cache *c, unsigned t, uint32_t n, uint32
     // entries of blocks used this step are valid but not eligible: set aside
     // in the scratch heap array, pushed back afterwards
     while (got < n && c->n_bel[t] > 0) {
-        struct kv top = h[0];
-        h[0] = h[--c->n_bel[t]];
-        sift_down(h, c->n_bel[t], 0);
+        struct kv top;
+        ks_heap_pop(h, c->n_bel[t]--, sizeof *h, &top, kv_higher);
         struct ks_block *b = ks_blocktab_get(&c->tab, top.id);
         if (ks_blk_state(b) != KS_BLK_RESIDENT || ks_blk_tier(b) != t || c->next[top.id] != top.key)
             continue; // stale
@@ -283,10 +254,8 @@ static uint32_t select_belady(struct ks_cache *c, unsigned t, uint32_t n, uint32
         ks_blk_set_state(b, KS_BLK_MIG_DOWN);
         out[got++] = top.id;
     }
-    for (uint32_t i = 0; i < held; i++) { // room: each was popped from this array
-        h[c->n_bel[t]] = c->heap[i];
-        sift_up(h, c->n_bel[t]++);
-    }
+    for (uint32_t i = 0; i < held; i++) // room: each was popped from this array
+        ks_heap_push(h, c->n_bel[t]++, sizeof *h, &c->heap[i], kv_higher);
     return got;
 }
 

@@ -25,7 +25,7 @@
 // Each timed step is ks_cache_step, one ks_cache_access, ks_cache_plan with
 // an unlimited budget, and ks_cache_confirm of every batch in plan order.
 // Every status is checked; a failure ends the run with exit status 1.
-#define _POSIX_C_SOURCE 200809L // clock_gettime, isatty
+#define _POSIX_C_SOURCE 200809L // isatty
 
 #include "bench_cache.h"
 
@@ -34,10 +34,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cache.h"
+#include "clock.h"
 #include "json.h"
 #include "luapolicy.h"
 #include "rng.h"
@@ -70,13 +70,6 @@ struct stream {
     size_t *off;           // [steps + 1] first access of each step
     uint32_t steps;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void stream_free(struct stream *s)
 {
@@ -164,7 +157,7 @@ struct progress {
 
 static void progress_show(struct progress *p, uint32_t done, uint32_t total)
 {
-    double t = now_s();
+    double t = ks_clock_mono();
     if (t - p->shown < 0.25)
         return;
     p->shown = t;
@@ -201,7 +194,7 @@ static int drive(const struct ks_cli_cmd *cmd, struct ks_cache *c, uint32_t req,
             return ks_cli_fail(cmd, "%s at step %" PRIu32 ": %s", what, step, ks_status_str(st));     \
         }                                                                                             \
     } while (0)
-    double t0 = now_s();
+    double t0 = ks_clock_mono();
     prog.start = prog.shown = t0;
     for (uint32_t step = 0; step < s->steps; step++) {
         CALL("ks_cache_step", ks_cache_step(c, step));
@@ -218,7 +211,7 @@ static int drive(const struct ks_cli_cmd *cmd, struct ks_cache *c, uint32_t req,
             progress_show(&prog, step, s->steps);
     }
 #undef CALL
-    *wall = now_s() - t0;
+    *wall = ks_clock_mono() - t0;
     progress_clear(&prog);
     if (check_on && check(cmd, c, s->steps - 1) != 0)
         return KS_EXIT_FAIL;

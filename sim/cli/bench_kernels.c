@@ -31,7 +31,7 @@
 // clock. A point's time is the median over the samples of sample / inner.
 // NOTE: back-to-back calls are what a decode step does, layer after layer;
 // it hides the launch and the wait, which timing one call alone would add.
-#define _POSIX_C_SOURCE 200809L // clock_gettime, gethostname, gmtime_r, mkstemp, fdopen, fsync, isatty
+#define _POSIX_C_SOURCE 200809L // gethostname, gmtime_r, isatty
 
 #include "bench_kernels.h"
 
@@ -41,11 +41,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "blockselect.h"
+#include "clock.h"
+#include "cmdline.h"
 #include "copybench.h"
 #include "decode.h"
 #include "device.h"
@@ -101,13 +103,6 @@ struct result {
     double median, min; // seconds per call
     double bytes;       // KV bytes read per call (decode kernels), else 0
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -497,12 +492,12 @@ static int point_call(struct point *pt, uint32_t l)
 static int sample(struct point *pt, uint32_t inner, uint32_t *l, double *seconds)
 {
     int cuda = pt->pool->cuda, st = sync_backend(cuda);
-    double t0 = now_s();
+    double t0 = ks_clock_mono();
     for (uint32_t i = 0; st == KS_KERNEL_OK && i < inner; i++, *l = (*l + 1) % LAYERS)
         st = point_call(pt, *l);
     if (st == KS_KERNEL_OK)
         st = sync_backend(cuda);
-    *seconds = now_s() - t0;
+    *seconds = ks_clock_mono() - t0;
     return st;
 }
 
@@ -616,14 +611,6 @@ static void lua_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-// "kvstrata bench kernels ARGS..." in buf.
-static void command_line(char *buf, size_t len, int argc, char **argv)
-{
-    size_t n = (size_t)snprintf(buf, len, "kvstrata bench kernels");
-    for (int i = 0; i < argc && n < len; i++)
-        n += (size_t)snprintf(buf + n, len - n, " %s", argv[i]);
-}
-
 // 0 when the directory of path can take a new file; for failing early.
 static int profile_dir_ok(const char *path)
 {
@@ -647,25 +634,10 @@ static int profile_write(const char *path, const struct settings *o, const struc
                          const struct result *res, size_t n_res, const char *cmdline)
 {
     uint32_t batch = o->bat[o->n_bat - 1];
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    if (!tmp)
+    struct ks_atomicfile a;
+    if (ks_atomicfile_open(&a, path, &(struct ks_atomicfile_params){.sync = 1}, NULL, 0) != KS_OK)
         return -1;
-    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return -1;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
+    FILE *f = a.f;
     char source[4096];
     snprintf(source, sizeof source, "%s on %s (%s), %s", cmdline, m->host, m->device, m->date);
     fprintf(f, "-- written by kvstrata bench kernels on %s, %s\n", m->host, m->date);
@@ -685,15 +657,7 @@ static int profile_write(const char *path, const struct settings *o, const struc
         if (res[i].kernel == K_SPARSE && res[i].batch == batch)
             fprintf(f, "%s%.6g", k++ ? ", " : "", res[i].median);
     fprintf(f, "}, -- one decode layer for the whole batch\n  },\n}\n");
-    int bad = ferror(f) | (fflush(f) != 0) | (fsync(fileno(f)) != 0);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    return ks_atomicfile_commit(&a, NULL, 0) == KS_OK ? 0 : -1;
 }
 
 // ---- the report ----------------------------------------------------------
@@ -1038,7 +1002,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     free(times);
     if (rc == 0 && o.profile) {
         char cmdline[2048];
-        command_line(cmdline, sizeof cmdline, argc, argv);
+        ks_cmdline_format(cmdline, sizeof cmdline, argc, argv, "kvstrata bench kernels");
         if (profile_write(o.profile, &o, &m, cuda, res, n_res, cmdline) != 0)
             rc = ks_cli_fail(cmd, "--profile %s: cannot write the file", o.profile);
     }

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "bench_kernels.h"
+#include "cmdline.h"
 #include "copybench.h"
 #include "device.h"
 #include "dram.h"
@@ -121,13 +122,6 @@ static void machine_init(struct machine *m)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static void command_line(char *buf, size_t len, const char *name, int argc, char **argv)
-{
-    size_t used = (size_t)snprintf(buf, len, "kvstrata %s", name);
-    for (int i = 0; i < argc && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
 }
 
 static void fmt(double v, enum ks_unit unit, char *buf, size_t len)
@@ -910,7 +904,7 @@ static int run_host(const struct ks_cli_cmd *cmd, int argc, char **argv)
     }
     h->threads = o.threads ? o.threads : m.cores;
     char cmdline[2048];
-    command_line(cmdline, sizeof cmdline, cmd->name, argc, argv);
+    ks_cmdline_format(cmdline, sizeof cmdline, argc, argv, "kvstrata %s", cmd->name);
     int rc = host_measure(cmd, &o, h);
     if (rc == 0)
         rc = host_write_profile(cmd, &o, h, &m, base_file, cmdline);
@@ -1515,7 +1509,7 @@ static int run_gpu(const struct ks_cli_cmd *cmd, int argc, char **argv)
     machine_init(&m);
     char dev[256] = "GPU", cmdline[2048];
     (void)ks_copy_bench_device_name(dev, sizeof dev);
-    command_line(cmdline, sizeof cmdline, cmd->name, argc, argv);
+    ks_cmdline_format(cmdline, sizeof cmdline, argc, argv, "kvstrata %s", cmd->name);
     struct gpu_run r;
     memset(&r, 0, sizeof r);
     int rc = gpu_measure(cmd, quick ? 5 : 21, &r);

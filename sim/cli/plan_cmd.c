@@ -26,10 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "json.h"
 #include "luatab.h"
 #include "scenario.h"
@@ -281,7 +281,7 @@ static int run_plan(const struct ks_cli_cmd *cmd, int argc, char **argv)
         dir = dbuf;
     }
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0 || (mkdir(dir, 0755) != 0 && access(dir, W_OK) != 0)) {
+    if (n <= 0 || (ks_fs_mkdirs(dir, 0755, NULL, 0) != KS_OK || access(dir, W_OK) != 0)) {
         for (size_t i = 0; i < p.n_sets; i++)
             free(p.sets[i]);
         return ks_cli_fail(cmd, "%s", n <= 0 ? "cannot find the kvstrata program" : "cannot create the output folder");

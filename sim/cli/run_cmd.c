@@ -4,16 +4,15 @@
 // The summary's keys are the same on stdout (text or --json) and as the
 // attributes of /summary in the result file; /requests holds one record per
 // request. The result is written whole or not at all (results.h).
-#define _POSIX_C_SOURCE 200809L // mkdir
 
 #include "run_cmd.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "engine.h"
+#include "fs.h"
 #include "json.h"
 #include "results.h"
 #include "scenario.h"
@@ -221,7 +220,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (out) {
         snprintf(path, sizeof path, "%s", out);
     } else {
-        mkdir("results", 0777); // an existing folder is fine; a failure shows when the file is made
+        ks_fs_mkdirs("results", 0777, NULL, 0); // a failure shows when the file is made
         snprintf(path, sizeof path, "results/%s.h5", sc->name);
     }
     struct ks_run_result r;

@@ -15,7 +15,7 @@
 // hashes its settings and its result is checked before it is reused, a rerun
 // runs exactly the points without a complete result, and an interrupted
 // sweep loses only the points it was running.
-#define _XOPEN_SOURCE 700 // realpath, readlink, sigaction, clock_gettime
+#define _XOPEN_SOURCE 700 // realpath, readlink, sigaction
 
 #include "sweep_cmd.h"
 
@@ -30,9 +30,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
+#include "clock.h"
+#include "fs.h"
 #include "json.h"
 #include "status.h"
 #include "sweep.h"
@@ -48,13 +50,6 @@ static volatile sig_atomic_t interrupted; // the signal that asks the sweep to s
 static void on_signal(int sig)
 {
     interrupted = sig;
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static char *copy_str(const char *s)
@@ -80,28 +75,6 @@ static void shell_word(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-// Makes dir and its parents; 0, or -1 with errno.
-static int make_dirs(const char *dir)
-{
-    char p[PATH_LEN];
-    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *c = p + 1;; c++) {
-        if (*c != '/' && *c != '\0')
-            continue;
-        char was = *c;
-        *c = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            return -1;
-        if (!(*c = was))
-            break;
-    }
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
 // An absolute form of path (that need not exist): realpath when it does.
 static char *absolute(const char *path)
 {
@@ -117,23 +90,15 @@ static char *absolute(const char *path)
     return p;
 }
 
-// Writes text to path through a partial file and a rename.
+// Writes text to path whole or not at all, with permission bits mode (0: as
+// fopen). 0 or -1.
 static int write_atomic(const char *path, const char *text, int mode)
 {
-    char part[PATH_LEN + 32];
-    snprintf(part, sizeof part, "%s.part-%ld", path, (long)getpid());
-    FILE *f = fopen(part, "w");
-    if (!f)
+    struct ks_atomicfile a;
+    if (ks_atomicfile_open(&a, path, &(struct ks_atomicfile_params){.mode = (unsigned)mode}, NULL, 0) != KS_OK)
         return -1;
-    int bad = fputs(text, f) < 0;
-    bad |= fclose(f) != 0;
-    if (!bad && mode)
-        bad = chmod(part, (mode_t)mode) != 0;
-    if (bad || rename(part, path) != 0) {
-        unlink(part);
-        return -1;
-    }
-    return 0;
+    fputs(text, a.f); // a failure marks the stream, and the commit fails
+    return ks_atomicfile_commit(&a, NULL, 0) == KS_OK ? 0 : -1;
 }
 
 // ---- one sweep -----------------------------------------------------------------
@@ -297,7 +262,7 @@ static int write_slurm(const struct sweep_run *r, char *path, size_t len)
     snprintf(path, len, "%s/sweep.slurm", r->dir);
     snprintf(logs, sizeof logs, "%s/slurm", r->dir);
     snprintf(cmds, sizeof cmds, "%s/commands.txt", r->dir);
-    if (make_dirs(logs) != 0) {
+    if (ks_fs_mkdirs(logs, 0777, NULL, 0) != KS_OK) {
         ks_cli_fail(r->cmd, "%s: cannot create", logs);
         return -1;
     }
@@ -385,7 +350,7 @@ static void show_progress(const struct sweep_run *r, size_t done, int final)
 {
     if (!r->progress)
         return;
-    long t = (long)(now() - r->t0);
+    long t = (long)(ks_clock_mono() - r->t0);
     fprintf(stderr, "\r\033[Ksweep %s: %zu/%zu points done, %zu failed, %ld:%02ld elapsed%s", r->s->name, done,
             r->s->n_points, r->failed, t / 60, t % 60, final ? "\n" : "");
     fflush(stderr);
@@ -417,7 +382,8 @@ static void finish_point(struct sweep_run *r, size_t i, int ws)
     point_path(r, i, ".err", err, sizeof err);
     int code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
     r->ran++;
-    if (code == 0 && rename(part, js) == 0 && ks_sweep_merge_check(h5, js, NULL, why, sizeof why)) {
+    if (code == 0 && ks_atomicfile_rename(part, js, NULL, 0) == KS_OK &&
+        ks_sweep_merge_check(h5, js, NULL, why, sizeof why)) {
         struct stat st;
         if (stat(err, &st) == 0 && st.st_size == 0)
             unlink(err);
@@ -655,7 +621,7 @@ static int run_sweep(const struct ks_cli_cmd *cmd, struct sweep_run *r, const ch
     if (!r->exe || !r->base || !r->file)
         return ks_cli_fail(cmd, "cannot resolve the paths of the kvstrata binary, %s and %s: %s", s->file, s->base,
                            strerror(errno));
-    if (!dry && make_dirs(dir_arg) != 0)
+    if (!dry && ks_fs_mkdirs(dir_arg, 0777, NULL, 0) != KS_OK)
         return ks_cli_fail(cmd, "%s: cannot create: %s", dir_arg, strerror(errno));
     r->dir = absolute(dir_arg);
     r->line = calloc(n, sizeof *r->line);
@@ -672,7 +638,7 @@ static int run_sweep(const struct ks_cli_cmd *cmd, struct sweep_run *r, const ch
 
     char pts[PATH_LEN];
     snprintf(pts, sizeof pts, "%s/points", r->dir);
-    if (make_dirs(pts) != 0)
+    if (ks_fs_mkdirs(pts, 0777, NULL, 0) != KS_OK)
         return ks_cli_fail(cmd, "%s: cannot create: %s", pts, strerror(errno));
     size_t reused = 0;
     for (size_t i = 0; i < n; i++) {
@@ -709,7 +675,7 @@ static int run_sweep(const struct ks_cli_cmd *cmd, struct sweep_run *r, const ch
         }
         return report(cmd, o, json);
     }
-    r->t0 = now();
+    r->t0 = ks_clock_mono();
     r->progress = isatty(STDERR_FILENO);
     int sig = run_points(r, jobs);
     if (write_manifest(r) != 0 || sig < 0) {
@@ -724,7 +690,7 @@ static int run_sweep(const struct ks_cli_cmd *cmd, struct sweep_run *r, const ch
     e |= ks_json_set_int(o, "ran", (int64_t)r->ran);
     e |= ks_json_set_int(o, "skipped", (int64_t)reused);
     e |= ks_json_set_int(o, "failed", (int64_t)r->failed);
-    e |= ks_json_set_real(o, "wall_s", now() - r->t0);
+    e |= ks_json_set_real(o, "wall_s", ks_clock_mono() - r->t0);
     snprintf(path, sizeof path, "%s/sweep.json", r->dir);
     e |= ks_json_set_str(o, "manifest", path);
     json_t *m = manifest(r);

@@ -20,7 +20,7 @@
 // two waits for the device (ks_devbuf_sync), so it includes the launch.
 // NOTE: bench kernels times calls back to back, which hides the launch; a
 // trace's time is that of one call, as a replay charges it per request.
-#define _POSIX_C_SOURCE 200809L // clock_gettime
+#define _POSIX_C_SOURCE 200809L // isatty
 
 #include "trace_record_cmd.h"
 
@@ -28,11 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench_kernels.h"
 #include "blockselect.h"
+#include "clock.h"
 #include "decode.h"
 #include "device.h"
 #include "json.h"
@@ -104,13 +104,6 @@ static int kernel_status(struct recorder *r, int st, const char *what)
     else
         snprintf(r->err, sizeof r->err, "%s: %s %s", what, ks_kernel_status_str(st), ks_kernel_error());
     return KS_EINVAL;
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 // Copies tokens [t0, t1) of the host cache to the device (cuda only).
@@ -202,11 +195,11 @@ static int step_cuda(struct recorder *r, struct ks_block_select_params *sp, stru
         ks = ks_devbuf_sync(); // the decode's clock starts on an idle device
     if ((ks = kernel_status(r, ks, "block selection kernel (CUDA)")) != KS_OK)
         return ks;
-    double t0 = now_s();
+    double t0 = ks_clock_mono();
     ks = ks_sparse_decode_cuda(dp, NULL);
     if (ks == KS_KERNEL_OK)
         ks = ks_devbuf_sync();
-    *seconds = now_s() - t0;
+    *seconds = ks_clock_mono() - t0;
     if ((ks = kernel_status(r, ks, "sparse decode kernel (CUDA)")) != KS_OK)
         return ks;
     uint32_t n_acc = 0;
@@ -248,9 +241,9 @@ static int step(struct recorder *r, const struct ks_synth_step *st, uint32_t lay
     int ks = kernel_status(r, ks_block_select_ref(&sp), "block selection kernel");
     if (ks != KS_OK)
         return ks;
-    double t0 = now_s();
+    double t0 = ks_clock_mono();
     int dst = ks_sparse_decode_ref(&dp);
-    *seconds = now_s() - t0;
+    *seconds = ks_clock_mono() - t0;
     if ((ks = kernel_status(r, dst, "sparse decode kernel")) != KS_OK)
         return ks;
     memcpy(blocks, r->acc, n_acc * sizeof *blocks);
@@ -545,7 +538,7 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     int st = r.q && r.out && r.keys && r.sel && r.acc && r.mass ? KS_OK : KS_ENOMEM;
     if (st == KS_OK && !(r.w = ks_trace_writer_open(out, &meta, err, sizeof err)))
         st = KS_EIO;
-    double t0 = now_s();
+    double t0 = ks_clock_mono();
     int tty = isatty(STDERR_FILENO);
     for (uint32_t i = 0; st == KS_OK && i < requests; i++) {
         struct ks_request_spec spec;
@@ -563,7 +556,7 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
             snprintf(err, sizeof err, "request %u (%u prompt tokens): %s", i, prompt,
                      st == KS_ENOMEM ? "out of memory" : r.err);
         if (tty)
-            fprintf(stderr, "\rtrace record: %u of %u requests, %.1fs ", i + 1, requests, now_s() - t0);
+            fprintf(stderr, "\rtrace record: %u of %u requests, %.1fs ", i + 1, requests, ks_clock_mono() - t0);
     }
     if (tty)
         fputs("\r\033[K", stderr);
@@ -574,7 +567,7 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
         if (!err[0])
             snprintf(err, sizeof err, "%s", ks_status_str(st));
     }
-    double wall = now_s() - t0;
+    double wall = ks_clock_mono() - t0;
     uint64_t records = r.records, selected = r.selected;
     double kernel_seconds = r.kernel_seconds;
     recorder_fini(&r);

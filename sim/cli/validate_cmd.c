@@ -6,7 +6,7 @@
 // the command fails. Times (TPOT mean/P50/P99, stall fraction) are the
 // simulator's predictions against what the runtime measured, with relative
 // errors and the goals (TPOT P50 within 5%, P99 within 10%).
-#define _POSIX_C_SOURCE 200809L // mkdir
+#define _POSIX_C_SOURCE 200809L // fork, pipe, waitpid
 
 #include "validate_cmd.h"
 
@@ -15,13 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_kernels.h"
 #include "device.h"
 #include "engine.h"
+#include "fs.h"
 #include "json.h"
 #include "run_cmd.h"
 #include "runtime.h"
@@ -274,7 +274,7 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         ks_scenario_free(sc);
         return ks_cli_fail(cmd, "%s: the runtime cannot run this scenario: %s", file, err);
     }
-    if (out && mkdir(out, 0777) != 0 && errno != EEXIST) {
+    if (out && ks_fs_mkdirs(out, 0777, NULL, 0) != KS_OK) {
         ks_scenario_free(sc);
         return ks_cli_fail(cmd, "-o %s: cannot make the folder", out);
     }

@@ -1,7 +1,5 @@
 // engine.c - one simulation: the platform, the GPUs and their actors set up,
 // run, and torn down into the run's result (see engine.h, engine_impl.h).
-#define _POSIX_C_SOURCE 200809L // clock_gettime
-
 #include "engine.h"
 #include "engine_impl.h"
 
@@ -10,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "platform.h"
 
 static int initialised;
@@ -30,14 +28,6 @@ void ks_engine_fail_msg(struct sim *m, const char *msg)
         snprintf(m->err, sizeof m->err, "%s", msg);
 }
 
-// Seconds of wall clock (monotonic).
-static double wall_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 // ---- progress ----------------------------------------------------------------
 
 // A daemon that redraws a progress line on stderr every 1% of the duration
@@ -46,10 +36,10 @@ static void progress(int argc, char **argv)
 {
     (void)argc;
     struct sim *m = (struct sim *)(uintptr_t)strtoull(argv[1], NULL, 16);
-    double t0 = wall_now();
+    double t0 = ks_clock_mono();
     for (int pct = 1;; pct++) {
         sg_actor_sleep_until(m->s->duration * pct / 100.0);
-        double wall = wall_now() - t0;
+        double wall = ks_clock_mono() - t0;
         fprintf(stderr, "\rrun: %3d%% of %gs simulated, %llu requests finished, %llu tokens, %.1fs wall ",
                 pct < 100 ? pct : 100, m->s->duration, (unsigned long long)m->r->finished,
                 (unsigned long long)m->r->tokens, wall);
@@ -287,13 +277,13 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     m.pool_host = pp.prefill_pool ? sg_host_by_name(KS_PLATFORM_PREFILL) : NULL;
     for (uint32_t i = 0; st == KS_OK && i < m.n_gpu; i++)
         st = setup_gpu(&m, i, &pp, &cp, err, len);
-    double w0 = wall_now();
+    double w0 = ks_clock_mono();
     if (st == KS_OK) {
         run_actors(&m);
         r->sim_time = simgrid_get_clock();
         ks_engine_link_records(&m, r);
     }
-    r->wall_s = wall_now() - w0;
+    r->wall_s = ks_clock_mono() - w0;
     st = teardown(&m, st);
     if (st == KS_OK && m.err[0])
         st = KS_EINVAL;

@@ -1,5 +1,5 @@
 // results.c - HDF5 result files written whole or not at all (see results.h).
-#define _POSIX_C_SOURCE 200809L // getpid
+#define _POSIX_C_SOURCE 200809L // strdup, unlink
 
 #include "results.h"
 
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "status.h"
 
 struct ks_table {
@@ -56,7 +57,7 @@ struct ks_results *ks_results_open(const char *path, char *err, size_t errlen)
         free(r);
         return NULL;
     }
-    snprintf(r->partial, n, "%s.part-%ld", path, (long)getpid());
+    ks_atomicfile_tmpname(path, r->partial, n); // fits: n leaves 32 bytes for the suffix
     r->file = H5Fcreate(r->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (r->file < 0) {
         if (err)
@@ -341,7 +342,7 @@ static void destroy(struct ks_results *r)
 int ks_results_commit(struct ks_results *r, char *err, size_t errlen)
 {
     int st = close_all(r, 1);
-    if (st == KS_OK && rename(r->partial, r->path) != 0)
+    if (st == KS_OK && ks_atomicfile_rename(r->partial, r->path, NULL, 0) != KS_OK)
         st = fail(r, "%s: cannot rename to %s", r->partial, r->path);
     if (st != KS_OK) {
         if (err)

@@ -5,17 +5,12 @@
 #include <string.h>
 
 #include "hist.h"
-
-static uint32_t blocks_of(const struct ks_active_set *set, uint64_t tokens)
-{
-    uint32_t bs = set->p.s->cache.block_size;
-    return (uint32_t)((tokens + bs - 1) / bs);
-}
+#include "sizing.h"
 
 // Blocks of all layers the request holds at its full length.
 static uint64_t footprint(const struct ks_active_set *set, const struct ks_request_spec *sp)
 {
-    return (uint64_t)blocks_of(set, (uint64_t)sp->prompt_tokens + sp->output_tokens) * set->p.s->model.layers;
+    return (uint64_t)ks_step_blocks(set->p.s, (uint64_t)sp->prompt_tokens + sp->output_tokens) * set->p.s->model.layers;
 }
 
 static int fill(struct ks_active_set *set, uint32_t req, uint32_t from, uint32_t to)
@@ -98,7 +93,7 @@ static int place_prompt(struct ks_active_set *set, struct ks_active *a, unsigned
                 *cached = pb * s->cache.block_size;
         }
     }
-    uint32_t want = blocks_of(set, sp->prompt_tokens);
+    uint32_t want = ks_step_blocks(set->p.s, sp->prompt_tokens);
     if (want <= shared)
         return KS_OK;
     if ((st = ks_cache_req_grow(c, a->req, want - shared, tier, NULL)) != KS_OK)
@@ -191,7 +186,7 @@ double ks_active_prefill_chunk(struct ks_active_set *set,
 int ks_active_grow(struct ks_active_set *set, struct ks_active *a)
 {
     struct ks_cache *c = set->p.cache;
-    uint32_t have = ks_cache_req_len(c, a->req), need = blocks_of(set, a->ctx);
+    uint32_t have = ks_cache_req_len(c, a->req), need = ks_step_blocks(set->p.s, a->ctx);
     if (need <= have)
         return KS_OK;
     if (ks_cache_req_grow(c, a->req, need - have, KS_L1, NULL) != KS_OK) {

@@ -4,6 +4,12 @@
 #include <math.h>
 #include <stdio.h>
 
+uint32_t ks_step_blocks(const struct ks_scenario *s, uint64_t tokens)
+{
+    uint32_t bs = s->cache.block_size;
+    return (uint32_t)((tokens + bs - 1) / bs);
+}
+
 int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct ks_step_sizing *z, char *err,
                  size_t len)
 {

@@ -19,6 +19,9 @@ struct ks_step_sizing {
     uint64_t l1_pages;              // L1 pages per GPU
 };
 
+// Blocks of one layer that `tokens` tokens fill: ceil(tokens / block_size).
+uint32_t ks_step_blocks(const struct ks_scenario *s, uint64_t tokens);
+
 // Fills the cache manager's parameters (cp->seed is the scenario's; GPU i
 // of a cluster adds i) and *z. KS_OK, or KS_EINVAL with the reason in err
 // (L1 smaller than one block).

@@ -26,12 +26,6 @@ struct ks_step_moving {
     unsigned dst;
 };
 
-static uint32_t blocks_of(const struct ks_step *d, uint64_t tokens)
-{
-    uint32_t bs = d->p.s->cache.block_size;
-    return (uint32_t)((tokens + bs - 1) / bs);
-}
-
 // The reason for a failed call, unless an operation already wrote one.
 static int failed(char *err, size_t len, const char *what, int st)
 {
@@ -60,7 +54,7 @@ int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
         .admit_blocks = p->z.admit_blocks,
         .hooks = {.ctx = p->ops.ctx, .fill = p->ops.fill, .finished = p->ops.finished}});
     ks_rng_seed(&d->rng, s->seed * 1000003u + p->gpu);
-    d->cap = (uint32_t)fmin((double)blocks_of(d, s->model.max_context) + 1, 1u << 24);
+    d->cap = (uint32_t)fmin((double)ks_step_blocks(s, s->model.max_context) + 1, 1u << 24);
     d->sel = malloc(d->cap * sizeof *d->sel);
     d->dist = malloc(d->cap * sizeof *d->dist);
     d->mass = malloc(d->cap * sizeof *d->mass);
@@ -279,7 +273,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         struct ks_active *a = &d->act.a[i];
         if (a->generated == 0)
             continue; // still in prefill
-        uint32_t nb = blocks_of(d, a->ctx), step = a->generated - 1; // the request's decode step
+        uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1; // the request's decode step
         uint32_t k = 0;
         for (uint32_t l = 0; l < layers; l++) {
             if (l == 0 || per_layer) {

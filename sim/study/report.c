@@ -4,7 +4,7 @@
 // depends only on the documented column names. Time series are binned into
 // BINS equal intervals of the run; a bin without samples is left out of
 // the data file (gnuplot draws the gap).
-#define _POSIX_C_SOURCE 200809L // fdopen, mkdir modes
+#define _POSIX_C_SOURCE 200809L // fork, dup2, execlp, waitpid
 
 #include "report.h"
 
@@ -18,10 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
+#include "fs.h"
 #include "status.h"
 
 #define BINS 100
@@ -221,8 +222,7 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
         char plots[4096], data[4096];
         snprintf(plots, sizeof plots, "%s/plots", dir);
         snprintf(data, sizeof data, "%s/data", dir);
-        if ((mkdir(dir, 0755) != 0 && errno != EEXIST) || (mkdir(plots, 0755) != 0 && errno != EEXIST) ||
-            (mkdir(data, 0755) != 0 && errno != EEXIST))
+        if (ks_fs_mkdirs(plots, 0755, NULL, 0) != KS_OK || ks_fs_mkdirs(data, 0755, NULL, 0) != KS_OK)
             rc = fail(err, len, dir, "cannot create the report folder: %s", strerror(errno));
     }
     double t_end = 0;
@@ -451,13 +451,13 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
             rc = render(dir, gnuplot, name, err, len);
     }
     if (rc == KS_OK) { // index.html: the summary, then every plot
-        char hpath[4096], tmp[4200];
+        char hpath[4096];
         snprintf(hpath, sizeof hpath, "%s/index.html", dir);
-        snprintf(tmp, sizeof tmp, "%s.part", hpath);
-        FILE *hf = fopen(tmp, "w");
-        if (!hf) {
+        struct ks_atomicfile html;
+        if (ks_atomicfile_open(&html, hpath, NULL, NULL, 0) != KS_OK) {
             rc = fail(err, len, dir, "cannot write index.html");
         } else {
+            FILE *hf = html.f;
             fprintf(hf, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata report</title>\n"
                         "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td{padding:2px 8px}"
                         "img{max-width:100%%}</style></head><body>\n<h1>kvstrata report</h1>\n<p>Result: ");
@@ -481,10 +481,8 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
                 fprintf(hf, "<h2>%s</h2>\n<p>%s</p>\n<img src=\"%s.png\" alt=\"%s\"> <a href=\"%s.svg\">SVG</a>\n",
                         plots[p].title, plots[p].caption, plots[p].name, plots[p].title, plots[p].name);
             fputs("</body></html>\n", hf);
-            if (fclose(hf) != 0 || rename(tmp, hpath) != 0) {
-                unlink(tmp);
+            if (ks_atomicfile_commit(&html, NULL, 0) != KS_OK)
                 rc = fail(err, len, dir, "cannot write index.html");
-            }
         }
     }
     free(req.v);
@@ -600,8 +598,7 @@ int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot,
     char plots[4200], data[4200];
     snprintf(plots, sizeof plots, "%s/plots", dir);
     snprintf(data, sizeof data, "%s/data", dir);
-    if (rc == KS_OK && ((mkdir(dir, 0755) != 0 && errno != EEXIST) || (mkdir(plots, 0755) != 0 && errno != EEXIST) ||
-                        (mkdir(data, 0755) != 0 && errno != EEXIST)))
+    if (rc == KS_OK && (ks_fs_mkdirs(plots, 0755, NULL, 0) != KS_OK || ks_fs_mkdirs(data, 0755, NULL, 0) != KS_OK))
         rc = fail(err, len, dir, "cannot create the report folder: %s", strerror(errno));
     char **names = calloc(nc * N_METRICS + 1, sizeof *names);
     size_t n_names = 0;
@@ -733,13 +730,13 @@ int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot,
             fclose(g);
     }
     if (rc == KS_OK) { // index.html: the points, then every plot
-        char hpath[4300], tmp[4400];
+        char hpath[4300];
         snprintf(hpath, sizeof hpath, "%s/index.html", dir);
-        snprintf(tmp, sizeof tmp, "%s.part", hpath);
-        FILE *hf = fopen(tmp, "w");
-        if (!hf) {
+        struct ks_atomicfile html;
+        if (ks_atomicfile_open(&html, hpath, NULL, NULL, 0) != KS_OK) {
             rc = fail(err, len, dir, "cannot write index.html");
         } else {
+            FILE *hf = html.f;
             fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata sweep report</title>\n"
                   "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td,th{padding:2px 8px}"
                   "img{max-width:100%}</style></head><body>\n<h1>kvstrata sweep report</h1>\n<p>Sweep: ",
@@ -770,10 +767,8 @@ int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot,
                 fprintf(hf, "<h2>%s</h2>\n<img src=\"%s.png\" alt=\"%s\"> <a href=\"%s.svg\">SVG</a>\n", names[i],
                         names[i], names[i], names[i]);
             fputs("</body></html>\n", hf);
-            if (fclose(hf) != 0 || rename(tmp, hpath) != 0) {
-                unlink(tmp);
+            if (ks_atomicfile_commit(&html, NULL, 0) != KS_OK)
                 rc = fail(err, len, dir, "cannot write index.html");
-            }
         }
     }
     for (size_t i = 0; names && i < n_names; i++)

@@ -1,5 +1,5 @@
 // sweep_merge.c - checking point results and merging them (see sweep_merge.h).
-#define _POSIX_C_SOURCE 200809L // getpid
+#define _POSIX_C_SOURCE 200809L // stat
 
 #include "sweep_merge.h"
 
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomicfile.h"
 #include "results.h"
 #include "status.h"
 #include "sweep.h"
@@ -172,13 +172,10 @@ static void value_text(const json_t *v, char *buf, size_t len)
 static int write_csv(const char *path, const struct col *cols, size_t n_cols, const char *const *keys,
                      size_t n_keys, const struct row *rows, size_t n_rows, char *err, size_t len)
 {
-    char part[4096 + 32];
-    snprintf(part, sizeof part, "%s.part-%ld", path, (long)getpid());
-    FILE *f = fopen(part, "w");
-    if (!f) {
-        snprintf(err, len, "%s: cannot create", part);
+    struct ks_atomicfile a;
+    if (ks_atomicfile_open(&a, path, NULL, err, len) != KS_OK)
         return KS_EIO;
-    }
+    FILE *f = a.f;
     csv_cell(f, "id", 1);
     for (size_t i = 0; i < n_cols; i++)
         csv_cell(f, cols[i].name, 0);
@@ -199,10 +196,7 @@ static int write_csv(const char *path, const struct col *cols, size_t n_cols, co
         }
         fputc('\n', f);
     }
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(part, path) != 0) {
-        unlink(part);
+    if (ks_atomicfile_commit(&a, NULL, 0) != KS_OK) {
         snprintf(err, len, "%s: cannot write", path);
         return KS_EIO;
     }

@@ -86,12 +86,17 @@ static int check_kernel_time(double t, char *why, size_t len)
     return -1;
 }
 
+size_t ks_trace_blocks(const struct ks_trace_meta *m, uint32_t context)
+{
+    return ((size_t)context + m->block_size - 1) / m->block_size;
+}
+
 // Blocks inside the context, each once, masses finite and >= 0.
 // blocks[i] and mass[i] sit bstride and mstride bytes apart.
 static int check_selection(struct order *o, const struct ks_trace_meta *m, uint32_t context, const uint32_t *blocks,
                            size_t bstride, const float *mass, size_t mstride, uint32_t n, char *why, size_t len)
 {
-    size_t nb = ((size_t)context + m->block_size - 1) / m->block_size;
+    size_t nb = ks_trace_blocks(m, context);
     if (n > nb) {
         snprintf(why, len, "%u blocks selected out of the %zu blocks of a %u-token context", n, nb, context);
         return -1;

@@ -46,6 +46,10 @@ struct ks_trace_sel {
     float mass;     // attention mass the block received (a step's masses sum to about 1)
 };
 
+// Blocks of a context of `context` tokens: ceil(context / block_size), the
+// bound every selected block lies below.
+size_t ks_trace_blocks(const struct ks_trace_meta *m, uint32_t context);
+
 // ---- writing -------------------------------------------------------------
 
 struct ks_trace_writer;

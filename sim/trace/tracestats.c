@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "status.h"
 
 const uint32_t ks_tracestats_window[KS_TRACESTATS_WINDOWS] = {1, 4, 16, 256};
@@ -30,11 +31,6 @@ static unsigned bucket_of(uint64_t d)
     return k;
 }
 
-static size_t blocks_of(const struct ks_trace *t, const struct ks_trace_step *r)
-{
-    return ((size_t)r->context + t->meta.block_size - 1) / t->meta.block_size;
-}
-
 static int by_mass_desc(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;
@@ -48,34 +44,11 @@ struct heap_entry {
     uint32_t key;
 };
 
-static void heap_push(struct heap_entry *h, size_t *n, struct heap_entry e)
+// The entry used farthest ahead leaves the heap first.
+static int later_use(const void *a, const void *b)
 {
-    size_t i = (*n)++;
-    while (i > 0 && h[(i - 1) / 2].next < e.next) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = e;
-}
-
-static struct heap_entry heap_pop(struct heap_entry *h, size_t *n)
-{
-    struct heap_entry top = h[0], last = h[--*n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && h[c + 1].next > h[c].next)
-            c++;
-        if (h[c].next <= last.next)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n > 0)
-        h[i] = last;
-    return top;
+    size_t x = ((const struct heap_entry *)a)->next, y = ((const struct heap_entry *)b)->next;
+    return (x < y) - (x > y);
 }
 
 int ks_tracestats_opt_hits(const uint32_t *keys, size_t n, uint32_t n_keys, uint32_t capacity, uint64_t *hits)
@@ -115,7 +88,8 @@ int ks_tracestats_opt_hits(const uint32_t *keys, size_t n, uint32_t n_keys, uint
         } else {
             if (held == capacity) {
                 for (;;) { // skip entries superseded by a later access or an eviction
-                    struct heap_entry e = heap_pop(heap, &heap_n);
+                    struct heap_entry e;
+                    ks_heap_pop(heap, heap_n--, sizeof *heap, &e, later_use);
                     if (resident[e.key] && cur[e.key] == e.next) {
                         resident[e.key] = 0;
                         held--;
@@ -127,7 +101,7 @@ int ks_tracestats_opt_hits(const uint32_t *keys, size_t n, uint32_t n_keys, uint
             held++;
         }
         cur[k] = next[i];
-        heap_push(heap, &heap_n, (struct heap_entry){next[i], k});
+        ks_heap_push(heap, heap_n++, sizeof *heap, &(struct heap_entry){next[i], k}, later_use);
     }
     free(next);
     free(cur);
@@ -183,7 +157,7 @@ static void stream_pass(const struct ks_trace *t, uint32_t r, uint32_t l, struct
         for (uint32_t i = 0; i < rec->n; i++)
             w->now[sel[i].block] = step + 1;
         if (prev) { // neighbours: prev is S_{step-1}; last[] still describes it
-            size_t nb = blocks_of(t, rec);
+            size_t nb = ks_trace_blocks(&t->meta, rec->context);
             const struct ks_trace_sel *ps = t->sel + prev->first;
             for (uint32_t i = 0; i < prev->n; i++) {
                 uint32_t b = ps[i].block;
@@ -312,7 +286,7 @@ int ks_tracestats_compute(const struct ks_trace *t, struct ks_tracestats *s)
         max_req_sel = n > max_req_sel ? n : max_req_sel;
     }
     for (size_t i = 0; i < t->n_steps; i++) {
-        size_t nb = blocks_of(t, &t->steps[i]);
+        size_t nb = ks_trace_blocks(&t->meta, t->steps[i].context);
         s->max_blocks = nb > s->max_blocks ? (uint32_t)nb : s->max_blocks;
         s->max_selected = t->steps[i].n > s->max_selected ? t->steps[i].n : s->max_selected;
         s->min_selected = t->steps[i].n < s->min_selected ? t->steps[i].n : s->min_selected;

@@ -49,11 +49,6 @@ static unsigned log_bucket(uint64_t x, unsigned n)
     return k;
 }
 
-static size_t blocks_of(const struct ks_trace *t, const struct ks_trace_step *r)
-{
-    return ((size_t)r->context + t->meta.block_size - 1) / t->meta.block_size;
-}
-
 // The free range [*fs, *fe) of a context of nb blocks.
 static void free_range(const struct ks_accessmodel_layer *ml, uint32_t nb, uint32_t *fs, uint32_t *fe)
 {
@@ -141,7 +136,7 @@ static void fit_edges(const struct ks_trace *t, uint32_t l, const struct ks_acce
     for (size_t i = l; i < t->n_steps; i += t->meta.layers) {
         const struct ks_trace_step *rec = &t->steps[i];
         const struct ks_trace_sel *sel = t->sel + rec->first;
-        size_t nb = blocks_of(t, rec), reach = nb < p->max_edge ? nb : p->max_edge;
+        size_t nb = ks_trace_blocks(&t->meta, rec->context), reach = nb < p->max_edge ? nb : p->max_edge;
         for (uint32_t j = 0; j < rec->n; j++)
             w->mark[sel[j].block] = 1;
         for (size_t j = 0; j < reach; j++) {
@@ -189,7 +184,7 @@ static void fit_stream(const struct ks_trace *t, uint32_t r, uint32_t l, const s
     for (uint32_t step = 0; step < T; step++) {
         const struct ks_trace_step *rec = &t->steps[t->req_first[r] + (size_t)step * L + l];
         const struct ks_trace_sel *sel = t->sel + rec->first;
-        size_t nb = blocks_of(t, rec);
+        size_t nb = ks_trace_blocks(&t->meta, rec->context);
         uint32_t fs, fe, m = 0, nf = 0;
         free_range(ml, (uint32_t)nb, &fs, &fe);
         for (uint32_t i = 0; i < rec->n; i++) {
@@ -359,7 +354,7 @@ struct ks_accessmodel *ks_accessmodel_fit(const struct ks_trace *t, const struct
     }
     size_t max_blocks = 0, max_sel = 0;
     for (size_t i = 0; i < t->n_steps; i++) {
-        size_t nb = blocks_of(t, &t->steps[i]);
+        size_t nb = ks_trace_blocks(&t->meta, t->steps[i].context);
         max_blocks = nb > max_blocks ? nb : max_blocks;
         max_sel = t->steps[i].n > max_sel ? t->steps[i].n : max_sel;
     }
@@ -778,7 +773,7 @@ int ks_accessmodel_write(const struct ks_accessmodel *m, const struct ks_trace *
     }
     size_t max_blocks = 1;
     for (size_t i = 0; i < shape->n_steps; i++) {
-        size_t nb = blocks_of(shape, &shape->steps[i]);
+        size_t nb = ks_trace_blocks(&shape->meta, shape->steps[i].context);
         max_blocks = nb > max_blocks ? nb : max_blocks;
     }
     struct ks_trace_meta meta = shape->meta;
@@ -801,8 +796,8 @@ int ks_accessmodel_write(const struct ks_accessmodel *m, const struct ks_trace *
         for (uint32_t step = 0; step < shape->req_steps[r] && rc == KS_OK; step++)
             for (uint32_t l = 0; l < L && rc == KS_OK; l++) {
                 const struct ks_trace_step *rec = ks_trace_at(shape, r, step, l);
-                int n = ks_accessmodel_next(m, st[l], (uint32_t)blocks_of(shape, rec), blocks, mass,
-                                            (uint32_t)max_blocks);
+                int n = ks_accessmodel_next(m, st[l], (uint32_t)ks_trace_blocks(&shape->meta, rec->context), blocks,
+                                            mass, (uint32_t)max_blocks);
                 if (n < 0) {
                     snprintf(err, len, "%s: generating request %u step %u layer %u: %s", path, r, step, l,
                              ks_status_str(n));

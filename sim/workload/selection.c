@@ -79,7 +79,7 @@ static int index_reuse(struct ks_selection *sp)
         for (size_t i = t->req_first[r]; i < t->req_first[r] + (size_t)S * L; i++)
             if (t->steps[i].context > ctx)
                 ctx = t->steps[i].context;
-        uint32_t nb = (ctx + t->meta.block_size - 1) / t->meta.block_size;
+        uint32_t nb = (uint32_t)ks_trace_blocks(&t->meta, ctx);
         if (nb > cap) {
             uint64_t *p = realloc(last, nb * sizeof *p);
             if (!p) {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "heap.h"
 #include "rng.h"
 #include "status.h"
 
@@ -302,6 +303,11 @@ static int before(const struct pending *a, const struct pending *b)
     return a->key < b->key || (a->key == b->key && a->seq < b->seq);
 }
 
+static int cmp_pending(const void *a, const void *b)
+{
+    return before(a, b) ? -1 : before(b, a);
+}
+
 static int heap_push(struct ks_workload *w, double key, const struct ks_request_spec *r)
 {
     if (w->n_heap == w->cap_heap) {
@@ -312,34 +318,16 @@ static int heap_push(struct ks_workload *w, double key, const struct ks_request_
         w->heap = p;
         w->cap_heap = c;
     }
-    size_t i = w->n_heap++;
     struct pending e = {.key = key, .seq = w->seq++, .r = *r};
-    while (i > 0 && before(&e, &w->heap[(i - 1) / 2])) {
-        w->heap[i] = w->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    w->heap[i] = e;
+    ks_heap_push(w->heap, w->n_heap++, sizeof *w->heap, &e, cmp_pending);
     return KS_OK;
 }
 
 static struct pending heap_pop(struct ks_workload *w)
 {
     KS_ASSERT(w->n_heap > 0);
-    struct pending top = w->heap[0], e = w->heap[--w->n_heap];
-    size_t i = 0, n = w->n_heap;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && before(&w->heap[c + 1], &w->heap[c]))
-            c++;
-        if (!before(&w->heap[c], &e))
-            break;
-        w->heap[i] = w->heap[c];
-        i = c;
-    }
-    if (n > 0)
-        w->heap[i] = e;
+    struct pending top;
+    ks_heap_pop(w->heap, w->n_heap--, sizeof *w->heap, &top, cmp_pending);
     return top;
 }
 
