@@ -29,10 +29,12 @@ struct fixture {
     uint32_t fills, filled_blocks, finished;
     uint32_t last_req, last_from, last_to;
     int fill_status;
+    char err[256]; // the reason of the set's last failed call
 };
 
-static int on_fill(void *ctx, uint32_t req, uint32_t from, uint32_t to)
+static int on_fill(void *ctx, uint32_t req, uint32_t from, uint32_t to, char *err, size_t len)
 {
+    (void)err, (void)len;
     struct fixture *f = ctx;
     f->fills++;
     f->filled_blocks += to - from;
@@ -98,7 +100,7 @@ static struct ks_request_spec spec(uint64_t id, uint32_t prompt, uint32_t output
 static struct ks_active *admit(struct fixture *f, const struct ks_request_spec *sp, double now)
 {
     struct ks_active *a = NULL;
-    assert_int_equal(ks_active_admit(&f->set, sp, now, KS_L1, &a), KS_OK);
+    assert_int_equal(ks_active_admit(&f->set, sp, now, KS_L1, &a, f->err, sizeof f->err), KS_OK);
     return a;
 }
 
@@ -124,7 +126,7 @@ static void admission_bound(void **state)
     // prefill, then 8 tokens: the request finishes and its blocks go
     ks_active_prefill_chunk(&f->set, NULL);
     for (int i = 0; i < 8; i++)
-        assert_int_equal(ks_active_emit(&f->set, 2.0 + i, i == 0), KS_OK);
+        assert_int_equal(ks_active_emit(&f->set, 2.0 + i, i == 0, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->set.n, 0);
     assert_int_equal(f->set.blocks, 0);
     assert_int_equal(f->finished, 1);
@@ -144,20 +146,20 @@ static void token_timing(void **state)
     assert_non_null(a);
     assert_int_equal(ks_active_decoding(&f->set), 0);
     // no token before the prompt is prefilled
-    assert_int_equal(ks_active_emit(&f->set, 1.5, 1), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 1.5, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->set.a[0].generated, 0);
     ks_active_prefill_chunk(&f->set, NULL);
-    assert_int_equal(ks_active_emit(&f->set, 2.0, 0), KS_OK); // not yet decoding: nothing
+    assert_int_equal(ks_active_emit(&f->set, 2.0, 0, f->err, sizeof f->err), KS_OK); // not yet decoding: nothing
     assert_int_equal(f->set.a[0].generated, 0);
-    assert_int_equal(ks_active_emit(&f->set, 2.0, 1), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 2.0, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(ks_active_decoding(&f->set), 1);
     assert_int_equal(f->r.ttft->count, 1);
     assert_float_equal(f->r.ttft->sum, 1.5, 1e-12);
-    assert_int_equal(ks_active_emit(&f->set, 2.0, 1), KS_OK); // a second first token: none
+    assert_int_equal(ks_active_emit(&f->set, 2.0, 1, f->err, sizeof f->err), KS_OK); // a second first token: none
     assert_int_equal(f->r.tokens, 1);
-    assert_int_equal(ks_active_emit(&f->set, 2.25, 0), KS_OK);
-    assert_int_equal(ks_active_emit(&f->set, 2.75, 0), KS_OK);
-    assert_int_equal(ks_active_emit(&f->set, 3.0, 0), KS_OK); // the 4th token: finished
+    assert_int_equal(ks_active_emit(&f->set, 2.25, 0, f->err, sizeof f->err), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 2.75, 0, f->err, sizeof f->err), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 3.0, 0, f->err, sizeof f->err), KS_OK); // the 4th token: finished
     assert_int_equal(f->set.n, 0);
     assert_int_equal(f->r.tokens, 4);
     assert_int_equal(f->r.finished, 1);
@@ -186,11 +188,11 @@ static void growth_by_block(void **state)
     assert_non_null(admit(f, &sp, 0));
     ks_active_prefill_chunk(&f->set, NULL);
     uint32_t fills = f->fills;
-    assert_int_equal(ks_active_emit(&f->set, 1, 1), KS_OK); // ctx 31
-    assert_int_equal(ks_active_emit(&f->set, 2, 0), KS_OK); // ctx 32
+    assert_int_equal(ks_active_emit(&f->set, 1, 1, f->err, sizeof f->err), KS_OK); // ctx 31
+    assert_int_equal(ks_active_emit(&f->set, 2, 0, f->err, sizeof f->err), KS_OK); // ctx 32
     assert_int_equal(f->fills, fills);
     assert_int_equal(ks_cache_req_len(f->c, f->set.a[0].req), 2);
-    assert_int_equal(ks_active_emit(&f->set, 3, 0), KS_OK); // ctx 33: a third block
+    assert_int_equal(ks_active_emit(&f->set, 3, 0, f->err, sizeof f->err), KS_OK); // ctx 33: a third block
     assert_int_equal(f->set.a[0].ctx, 33);
     assert_int_equal(ks_cache_req_len(f->c, f->set.a[0].req), 3);
     assert_int_equal(f->fills, fills + 1);
@@ -199,9 +201,9 @@ static void growth_by_block(void **state)
     // a failing fill stops the call with its status
     f->fill_status = KS_EIO;
     for (int i = 0; i < 15; i++) // up to ctx 48
-        assert_int_equal(ks_active_emit(&f->set, 4 + i, 0), KS_OK);
-    assert_int_equal(ks_active_emit(&f->set, 20, 0), KS_EIO); // ctx 49: a fourth block
-    assert_non_null(f->set.why);
+        assert_int_equal(ks_active_emit(&f->set, 4 + i, 0, f->err, sizeof f->err), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 20, 0, f->err, sizeof f->err), KS_EIO); // ctx 49: a fourth block
+    assert_string_equal(f->err, "writing a new block's KV: input/output error"); // no reason of the hook's own
     teardown(f);
 }
 
@@ -224,15 +226,15 @@ static void prefill_chunks_oldest_first(void **state)
     assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), 64 * 1000 + 0, 0);
     assert_int_equal(f->set.a[0].prefilled, 64);
     assert_int_equal(f->set.a[1].prefilled, 0);
-    assert_int_equal(ks_active_emit(&f->set, 3.0, 1), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 3.0, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->r.tokens, 0);
     // x's last 36, then 28 of y's
     assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), (36 * 1000 + 64) + (28 * 1000 + 0), 0);
-    assert_int_equal(ks_active_emit(&f->set, 4.0, 1), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 4.0, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->r.tokens, 1); // x's first token, not y's
     assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), 22 * 1000 + 28, 0);
     assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), 0, 0); // nothing left
-    assert_int_equal(ks_active_emit(&f->set, 5.0, 1), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 5.0, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->r.tokens, 2);
     teardown(f);
 }
@@ -285,9 +287,9 @@ static void full_tiers(void **state)
         .s = &f->s, .cache = f->c, .sparse = f->sp, .r = &f->r, .admit_blocks = 1000,
         .hooks = {.ctx = f, .fill = on_fill, .finished = on_finished}});
     struct ks_active *a = NULL;
-    assert_int_equal(ks_active_admit(&f->set, &big, 0, KS_L1, &a), KS_ENOSPC);
+    assert_int_equal(ks_active_admit(&f->set, &big, 0, KS_L1, &a, f->err, sizeof f->err), KS_ENOSPC);
     assert_null(a);
-    assert_string_equal(f->set.why, "placing a prompt in an empty GPU");
+    assert_string_equal(f->err, "placing a prompt in an empty GPU: no free page in any tier");
     assert_int_equal(f->set.n, 0);
     teardown(f);
 }
@@ -300,8 +302,8 @@ static void record_rest(void **state)
     struct ks_request_spec sp = spec(4, 20, 10, 0);
     assert_non_null(admit(f, &sp, 0));
     ks_active_prefill_chunk(&f->set, NULL);
-    assert_int_equal(ks_active_emit(&f->set, 1.0, 1), KS_OK);
-    assert_int_equal(ks_active_emit(&f->set, 1.5, 0), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 1.0, 1, f->err, sizeof f->err), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, 1.5, 0, f->err, sizeof f->err), KS_OK);
     ks_active_record_rest(&f->set);
     assert_int_equal(f->r.n_rec, 1);
     assert_int_equal(f->r.rec[0].generated, 2);

@@ -619,9 +619,13 @@ static struct selbuf *new_selbuf(const struct rt *t)
 
 // ks_active_set's hooks: a new block's KV is written to its page; a
 // finished request's buffers are freed.
-static int fill_hook(void *ctx, uint32_t req, uint32_t from, uint32_t to)
+static int fill_hook(void *ctx, uint32_t req, uint32_t from, uint32_t to, char *err, size_t len)
 {
-    return fill_new(ctx, req, from, to);
+    struct rt *t = ctx;
+    int st = fill_new(t, req, from, to);
+    if (st != KS_OK)
+        snprintf(err, len, "%s", t->err);
+    return st;
 }
 
 static void finished_hook(void *ctx, struct ks_active *a)

@@ -1,6 +1,7 @@
 // active.c - the requests admitted to one GPU (see active.h).
 #include "active.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +14,18 @@ static uint64_t footprint(const struct ks_active_set *set, const struct ks_reque
     return (uint64_t)ks_step_blocks(set->p.s, (uint64_t)sp->prompt_tokens + sp->output_tokens) * set->p.s->model.layers;
 }
 
-static int fill(struct ks_active_set *set, uint32_t req, uint32_t from, uint32_t to)
+static int fill(struct ks_active_set *set, uint32_t req, uint32_t from, uint32_t to, char *err, size_t len)
 {
     const struct ks_active_hooks *h = &set->p.hooks;
-    return h->fill && to > from ? h->fill(h->ctx, req, from, to) : KS_OK;
+    return h->fill && to > from ? h->fill(h->ctx, req, from, to, err, len) : KS_OK;
+}
+
+// A failed call's reason, "what: status", unless a hook gave its own.
+static int failed(char *err, size_t len, const char *what, int st)
+{
+    if (!err[0])
+        snprintf(err, len, "%s: %s", what, ks_status_str(st));
+    return st;
 }
 
 void ks_active_init(struct ks_active_set *set, const struct ks_active_params *p)
@@ -60,7 +69,7 @@ static void record(struct ks_active_set *set, const struct ks_active *a, int fin
 // prefix placed by an earlier request of the group): prefill skips them.
 // *filling is set when the fill hook failed (a failure, not a full tier).
 static int place_prompt(struct ks_active_set *set, struct ks_active *a, unsigned tier, uint32_t *cached,
-                        int *filling)
+                        int *filling, char *err, size_t len)
 {
     const struct ks_scenario *s = set->p.s;
     struct ks_cache *c = set->p.cache;
@@ -82,7 +91,7 @@ static int place_prompt(struct ks_active_set *set, struct ks_active *a, unsigned
                 *pr = KS_NONE;
                 return st;
             }
-            if ((st = fill(set, *pr, 0, pb)) != KS_OK) {
+            if ((st = fill(set, *pr, 0, pb, err, len)) != KS_OK) {
                 *filling = 1;
                 return st;
             }
@@ -98,26 +107,23 @@ static int place_prompt(struct ks_active_set *set, struct ks_active *a, unsigned
         return KS_OK;
     if ((st = ks_cache_req_grow(c, a->req, want - shared, tier, NULL)) != KS_OK)
         return st;
-    if ((st = fill(set, a->req, shared, want)) != KS_OK)
+    if ((st = fill(set, a->req, shared, want, err, len)) != KS_OK)
         *filling = 1;
     return st;
 }
 
 int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp, double now, unsigned tier,
-                    struct ks_active **out)
+                    struct ks_active **out, char *err, size_t len)
 {
     *out = NULL;
-    set->why = NULL;
     uint64_t full = footprint(set, sp);
     if (set->n > 0 && set->blocks + full > set->p.admit_blocks)
         return KS_OK;
     if (set->n == set->cap) {
         uint32_t cap = set->cap ? 2 * set->cap : 64;
         struct ks_active *p = realloc(set->a, cap * sizeof *p);
-        if (!p) {
-            set->why = "admitting a request";
-            return KS_ENOMEM;
-        }
+        if (!p)
+            return failed(err, len, "admitting a request", KS_ENOMEM);
         set->a = p;
         set->cap = cap;
     }
@@ -125,19 +131,20 @@ int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp,
     *a = (struct ks_active){.req = KS_NONE, .spec = *sp, .ctx = sp->prompt_tokens, .admitted = now};
     uint32_t cached = 0;
     int filling = 0;
-    int st = place_prompt(set, a, tier, &cached, &filling);
+    int st = place_prompt(set, a, tier, &cached, &filling, err, len);
+    const char *why = NULL; // what failed; NULL: the tiers are full, the request waits for others to finish
     if (st == KS_OK && !(a->sr = ks_selection_open(set->p.sparse, sp->id, sp->prompt_tokens))) {
         st = KS_ENOMEM;
-        set->why = "admitting a request";
+        why = "admitting a request";
     } else if (st != KS_OK && filling) {
-        set->why = "writing a prompt's KV";
+        why = "writing a prompt's KV";
     } else if (st != KS_OK && set->n == 0) {
-        set->why = "placing a prompt in an empty GPU";
+        why = "placing a prompt in an empty GPU";
     }
     if (st != KS_OK) {
         if (a->req != KS_NONE)
             ks_cache_req_free(set->p.cache, a->req);
-        return set->why ? st : KS_OK; // the tiers are full: wait for requests to finish
+        return why ? failed(err, len, why, st) : KS_OK;
     }
     a->prefilled = cached;
     set->n++;
@@ -183,7 +190,7 @@ double ks_active_prefill_chunk(struct ks_active_set *set,
     return t;
 }
 
-int ks_active_grow(struct ks_active_set *set, struct ks_active *a)
+int ks_active_grow(struct ks_active_set *set, struct ks_active *a, char *err, size_t len)
 {
     struct ks_cache *c = set->p.cache;
     uint32_t have = ks_cache_req_len(c, a->req), need = ks_step_blocks(set->p.s, a->ctx);
@@ -193,10 +200,8 @@ int ks_active_grow(struct ks_active_set *set, struct ks_active *a)
         set->p.r->unplanned++; // no room for the new block anywhere: counted, decoding goes on
         return KS_OK;
     }
-    int st = fill(set, a->req, have, need);
-    if (st != KS_OK)
-        set->why = "writing a new block's KV";
-    return st;
+    int st = fill(set, a->req, have, need, err, len);
+    return st == KS_OK ? KS_OK : failed(err, len, "writing a new block's KV", st);
 }
 
 void ks_active_finish(struct ks_active_set *set, uint32_t i)
@@ -212,7 +217,7 @@ void ks_active_finish(struct ks_active_set *set, uint32_t i)
     set->a[i] = set->a[--set->n];
 }
 
-int ks_active_emit(struct ks_active_set *set, double now, int from_prefill)
+int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char *err, size_t len)
 {
     struct ks_run_result *r = set->p.r;
     for (uint32_t i = 0; i < set->n;) {
@@ -233,7 +238,7 @@ int ks_active_emit(struct ks_active_set *set, double now, int from_prefill)
         }
         // the new token is the next step's input: its K and V join what that step reads
         a->ctx++;
-        int st = ks_active_grow(set, a);
+        int st = ks_active_grow(set, a, err, len);
         if (st != KS_OK)
             return st;
         a->generated++;

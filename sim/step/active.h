@@ -12,6 +12,7 @@
 #ifndef KS_ACTIVE_H
 #define KS_ACTIVE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cache.h"
@@ -39,9 +40,9 @@ struct ks_active_hooks {
     void *ctx;
     // Blocks [from, to) of every layer of cache request `req` were just
     // created and placed: give them their KV (the runtime writes real bytes;
-    // the simulator has nothing to write). A status other than KS_OK is
-    // returned by the set's call that created them.
-    int (*fill)(void *ctx, uint32_t req, uint32_t from, uint32_t to);
+    // the simulator has nothing to write). A status other than KS_OK, with
+    // the reason in err, is returned by the set's call that created them.
+    int (*fill)(void *ctx, uint32_t req, uint32_t from, uint32_t to, char *err, size_t len);
     // `a` produced its last token and was recorded; its cache request and
     // selection state are released after this returns, and its slot reused.
     void (*finished)(void *ctx, struct ks_active *a);
@@ -63,8 +64,10 @@ struct ks_active_set {
     uint32_t n, cap;
     uint64_t blocks;     // blocks of the admitted requests at their full length, all layers
     uint32_t prefix_req[KS_ACTIVE_PREFIX_GROUPS]; // cache request holding each group's prefix; KS_NONE: none yet
-    const char *why;     // after a failed call: what failed ("placing a prompt in an empty GPU", ...)
 };
+
+// The calls that may fail return a status with the reason in the caller's
+// err (empty on entry: a hook's own reason is kept).
 
 // Initialises an empty set in caller storage; *p is copied.
 void ks_active_init(struct ks_active_set *set, const struct ks_active_params *p);
@@ -79,9 +82,10 @@ void ks_active_fini(struct ks_active_set *set);
 // state. KS_OK with *out the new request (counted as admitted), or with *out
 // NULL when it must wait (it does not fit, or the tiers are full while other
 // requests hold them: they free room as they finish). Any other status is a
-// failure, with set->why; nothing of the request is kept.
+// failure ("placing a prompt in an empty GPU: ...", ...); nothing of the
+// request is kept.
 int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp, double now, unsigned tier,
-                    struct ks_active **out);
+                    struct ks_active **out, char *err, size_t len);
 
 // Whether any request is past its prefill (has produced its first token).
 int ks_active_decoding(const struct ks_active_set *set);
@@ -98,11 +102,11 @@ double ks_active_prefill_chunk(struct ks_active_set *set,
 // block of every layer when it fills one: in L1, or counted as unplanned
 // when no tier has room), and a request with all its output finishes.
 // KS_OK, or the fill hook's status.
-int ks_active_emit(struct ks_active_set *set, double now, int from_prefill);
+int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char *err, size_t len);
 
 // Grows a's blocks to hold its ctx tokens (see ks_active_emit). KS_OK, or
 // the fill hook's status.
-int ks_active_grow(struct ks_active_set *set, struct ks_active *a);
+int ks_active_grow(struct ks_active_set *set, struct ks_active *a, char *err, size_t len);
 
 // Finishes request i: records it, runs the finished hook, releases its cache
 // request and selection state; the last request moves into slot i.

@@ -129,10 +129,10 @@ static int admit(struct ks_step *d, char *err, size_t len)
     int pooled = q->prefilled >= 0; // prefilled by the pool: the first token exists
     struct ks_active *a;
     hold(d, 1);
-    int st = ks_active_admit(&d->act, sp, now(d), pooled ? KS_L2 : KS_L1, &a);
+    int st = ks_active_admit(&d->act, sp, now(d), pooled ? KS_L2 : KS_L1, &a, err, len);
     hold(d, 0);
     if (st != KS_OK)
-        return failed(err, len, d->act.why, st);
+        return st;
     if (!a)
         return KS_OK;
     if (d->p.s->cache.evict == KS_EVICT_BELADY)
@@ -151,8 +151,8 @@ static int admit(struct ks_step *d, char *err, size_t len)
         ks_hist_add(r->ttft, q->prefilled - sp->arrival);
         r->tokens++;
         a->ctx++; // that token's K and V join the first decode step
-        if ((st = ks_active_grow(&d->act, a)) != KS_OK)
-            return failed(err, len, d->act.why, st);
+        if ((st = ks_active_grow(&d->act, a, err, len)) != KS_OK)
+            return st;
         if (a->generated >= sp->output_tokens)
             ks_active_finish(&d->act, d->act.n - 1);
     }
@@ -491,15 +491,13 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
         if (decoding && (st = ks_step_decode(d, err, len)) != KS_OK)
             break;
         double t = now(d);
-        if (decoding && (st = ks_active_emit(&d->act, t, 0)) != KS_OK)
+        if (decoding && (st = ks_active_emit(&d->act, t, 0, err, len)) != KS_OK)
             break;
         // prefills completed in this iteration: their first token
-        if ((st = ks_active_emit(&d->act, t, 1)) != KS_OK)
+        if ((st = ks_active_emit(&d->act, t, 1, err, len)) != KS_OK)
             break;
         sample(d);
     }
-    if (st != KS_OK && d->act.why && !err[0])
-        failed(err, len, d->act.why, st);
     ks_active_record_rest(&d->act); // cut off by the end of the run
     return st;
 }

@@ -64,7 +64,7 @@ struct ks_step_ops {
                      uint32_t k);
     // The active set's hooks (active.h): a new block's KV is written; a
     // request finished. Either may be NULL.
-    int (*fill)(void *ctx, uint32_t req, uint32_t from, uint32_t to);
+    int (*fill)(void *ctx, uint32_t req, uint32_t from, uint32_t to, char *err, size_t len);
     void (*finished)(void *ctx, struct ks_active *a);
     // The plan's batches go to the lanes, in plan order, one job each
     // (ks_step_job_of); called every decode step, plan->n may be 0.
