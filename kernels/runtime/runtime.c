@@ -1347,11 +1347,154 @@ void ks_runtime_extra_fini(struct ks_runtime_extra *x)
     }
 }
 
+// The tiers' memory: L1 and L2 arenas (a device pool and pinned memory in
+// GPU mode), each allocated once and touched, and the new-block stamp.
+static int alloc_tiers(struct rt *t, const struct ks_cache_params *cp, char *err, size_t len)
+{
+    size_t l1 = (size_t)(t->l1p + t->scratch) * t->half, l2 = (size_t)cp->tier_blocks[KS_L2] * 2 * t->half;
+    if (t->gpu) {
+        int cs = ks_devbuf_alloc((void **)&t->l1k, l1);
+        if (cs == KS_KERNEL_OK)
+            cs = ks_devbuf_alloc((void **)&t->l1v, l1);
+        if (cs == KS_KERNEL_OK)
+            cs = ks_pinned_alloc((void **)&t->l2, l2);
+        if (cs == KS_KERNEL_OK)
+            cs = ks_pinned_alloc((void **)&t->dstage, 2 * t->half);
+        if (cs == KS_KERNEL_OK)
+            cs = ks_stream_new(&t->ds);
+        if (cs != KS_KERNEL_OK)
+            return cuda_fail(err, len, "GPU mode: the tiers", cs);
+    } else {
+        t->l1k = aligned(l1);
+        t->l1v = aligned(l1);
+        t->l2 = aligned(l2);
+    }
+    t->stamp = aligned(2 * t->half);
+    t->job_of = calloc(t->n_ids, sizeof *t->job_of);
+    if (!t->l1k || !t->l1v || !t->l2 || !t->stamp || !t->job_of) {
+        snprintf(err, len, "out of memory for the tiers (L1 %u pages, L2 %u pages of %zu bytes)", t->l1p,
+                 cp->tier_blocks[KS_L2], 2 * t->half);
+        return KS_ENOMEM;
+    }
+    // touch every page now, so page faults do not land in decode steps
+    // (device memory needs no touching; every block is written when made)
+    if (!t->gpu) {
+        memset(t->l1k, 0, l1);
+        memset(t->l1v, 0, l1);
+    }
+    memset(t->l2, 0, l2);
+    struct ks_rng g;
+    ks_rng_seed(&g, t->s->seed + 77);
+    uint16_t *h = (uint16_t *)t->stamp;
+    for (size_t i = 0; i < t->half; i++) // K then V: 2 * half bytes of fp16
+        h[i] = ks_half_from_float((float)(2 * ks_rng_unit(&g) - 1));
+    return KS_OK;
+}
+
+// The migration lanes: a ring each for the L3 file, a stream and a pinned
+// stage each in GPU mode, and their threads.
+static int start_lanes(struct rt *t, char *err, size_t len)
+{
+    for (int i = 0; i < KS_STEP_LANES; i++) {
+        struct lane *ln = &t->lanes[i];
+        ln->rt = t;
+        if (t->l3fd >= 0) {
+            int e = io_uring_queue_init(RING_DEPTH, &ln->ring, 0);
+            if (e < 0) {
+                snprintf(err, len, "io_uring_queue_init: %s", strerror(-e));
+                return KS_EIO;
+            }
+            ln->ring_ok = 1;
+        }
+        if (t->gpu) {
+            int cs = ks_stream_new(&ln->stream);
+            if (cs == KS_KERNEL_OK && t->l3fd >= 0)
+                cs = ks_pinned_alloc((void **)&ln->stage, (size_t)RING_DEPTH * 2 * t->half);
+            if (cs != KS_KERNEL_OK)
+                return cuda_fail(err, len, "GPU mode: a lane's stream and stage", cs);
+        }
+        if (pthread_create(&ln->th, NULL, lane_main, ln) != 0) {
+            snprintf(err, len, "cannot start a migration lane");
+            return KS_ENOMEM;
+        }
+        ln->started = 1;
+    }
+    return KS_OK;
+}
+
+// Everything a run needs before its first step: the cache manager, the
+// workload, the selection policy, the step driver, the tiers, the L3 file,
+// the kernel's buffers and the lanes.
+static int setup(struct rt *t, const struct ks_runtime_params *p, char *err, size_t len)
+{
+    const struct ks_scenario *s = t->s;
+    struct ks_cache_params cp;
+    int st = ks_step_size(s, &cp, &t->z, err, len);
+    if (st != KS_OK)
+        return st;
+    t->half = (size_t)t->z.block_bytes[KS_L1] / 2;
+    t->elems = t->half / 2;
+    t->l1p = cp.tier_blocks[KS_L1];
+    t->cap_blocks = ks_step_blocks(s, s->model.max_context) + 1;
+    t->scratch = t->cap_blocks;
+    t->n_ids = cp.n_blocks;
+    t->gpu = p && p->gpu;
+    t->skip_gen_check = p && p->skip_gen_check;
+    if (!(t->c = ks_cache_new(&cp, err, len)) || !(t->wl = ks_workload_new(s, err, len)) ||
+        !(t->sp = ks_selection_new(s, err, len)))
+        return KS_EINVAL;
+    struct ks_step_ops ops = {
+        .ctx = t, .now = op_now, .hold = op_hold, .idle = op_idle, .iteration = op_iteration,
+        .admitted = op_admitted, .selected = op_selected, .fill = fill_hook, .finished = finished_hook,
+        .queue = op_queue, .wait_layer = op_wait_layer, .layers = op_layers, .wait_all = op_wait_all,
+        .stepped = op_stepped};
+    st = ks_step_init(&t->d, &(struct ks_step_params){
+        .s = s, .cache = t->c, .sparse = t->sp, .r = t->r, .z = t->z, .gpu = 0, .ops = ops});
+    t->d_ok = 1;
+    if (st != KS_OK) {
+        snprintf(err, len, "out of memory for the step's buffers");
+        return st;
+    }
+    if ((st = alloc_tiers(t, &cp, err, len)) != KS_OK)
+        return st;
+    if (s->cache.l3 == KS_L3_SSD && cp.tier_blocks[KS_L3] > 0 &&
+        (st = open_l3(t, p && p->dir ? p->dir : "/var/tmp", cp.tier_blocks[KS_L3], err, len)) != KS_OK)
+        return st;
+    if (grow_seqs(t, 16) != KS_OK) {
+        snprintf(err, len, "%s", t->err[0] ? t->err : "out of memory for the kernel's buffers");
+        return KS_ENOMEM;
+    }
+    return start_lanes(t, err, len);
+}
+
+// The kernel's speed step by step: its quantiles (over the steps that read:
+// ks_hist_add refuses NaN), and the steps themselves when x is the caller's.
+static void step_speeds(struct rt *t, struct ks_runtime_extra *x, int keep)
+{
+    struct ks_hist *h = malloc(sizeof *h);
+    if (h) {
+        ks_hist_init(h);
+        for (size_t i = 0; i < t->n_steps; i++)
+            ks_hist_add(h, t->step_kernel[i]);
+        x->step_kernel_p10 = ks_hist_quantile(h, 0.10);
+        x->step_kernel_p50 = ks_hist_quantile(h, 0.50);
+        x->step_kernel_p90 = ks_hist_quantile(h, 0.90);
+        x->step_kernel_p99 = ks_hist_quantile(h, 0.99);
+        free(h);
+    }
+    if (keep) {
+        x->step_kernel = t->step_kernel;
+        x->n_step_kernel = t->n_steps;
+        t->step_kernel = NULL;
+    }
+}
+
 int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *p, struct ks_run_result *r,
                    struct ks_runtime_extra *x, char *err, size_t len)
 {
     memset(r, 0, sizeof *r);
     struct ks_runtime_extra xs;
+    int keep = x != NULL; // the caller's: the steps go with it
     if (!x)
         x = &xs;
     memset(x, 0, sizeof *x);
@@ -1367,112 +1510,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->work, NULL);
     pthread_cond_init(&t->done, NULL);
-    struct ks_cache_params cp;
-    int st = ks_step_size(s, &cp, &t->z, err, len);
-    t->half = (size_t)t->z.block_bytes[KS_L1] / 2;
-    t->elems = t->half / 2;
-    t->l1p = cp.tier_blocks[KS_L1];
-    t->cap_blocks = ks_step_blocks(t->s, s->model.max_context) + 1;
-    t->scratch = t->cap_blocks;
-    t->n_ids = cp.n_blocks;
-    if (st == KS_OK && !(t->c = ks_cache_new(&cp, err, len)))
-        st = KS_EINVAL;
-    if (st == KS_OK && !(t->wl = ks_workload_new(s, err, len)))
-        st = KS_EINVAL;
-    if (st == KS_OK && !(t->sp = ks_selection_new(s, err, len)))
-        st = KS_EINVAL;
-    if (st == KS_OK) {
-        struct ks_step_ops ops = {
-            .ctx = t, .now = op_now, .hold = op_hold, .idle = op_idle, .iteration = op_iteration,
-            .admitted = op_admitted, .selected = op_selected, .fill = fill_hook, .finished = finished_hook,
-            .queue = op_queue, .wait_layer = op_wait_layer, .layers = op_layers, .wait_all = op_wait_all,
-            .stepped = op_stepped};
-        st = ks_step_init(&t->d, &(struct ks_step_params){
-            .s = s, .cache = t->c, .sparse = t->sp, .r = r, .z = t->z, .gpu = 0, .ops = ops});
-        t->d_ok = 1;
-        if (st != KS_OK)
-            snprintf(err, len, "out of memory for the step's buffers");
-    }
-    t->gpu = p && p->gpu;
-    t->skip_gen_check = p && p->skip_gen_check;
-    if (st == KS_OK && t->gpu) {
-        // L1 a device pool, L2 pinned host memory, each allocated once
-        size_t l1 = (size_t)(t->l1p + t->scratch) * t->half;
-        int cs = ks_devbuf_alloc((void **)&t->l1k, l1);
-        if (cs == KS_KERNEL_OK)
-            cs = ks_devbuf_alloc((void **)&t->l1v, l1);
-        if (cs == KS_KERNEL_OK)
-            cs = ks_pinned_alloc((void **)&t->l2, (size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
-        if (cs == KS_KERNEL_OK)
-            cs = ks_pinned_alloc((void **)&t->dstage, 2 * t->half);
-        if (cs == KS_KERNEL_OK)
-            cs = ks_stream_new(&t->ds);
-        if (cs != KS_KERNEL_OK)
-            st = cuda_fail(err, len, "GPU mode: the tiers", cs);
-    }
-    if (st == KS_OK) {
-        size_t l1 = (size_t)(t->l1p + t->scratch) * t->half;
-        if (!t->gpu) {
-            t->l1k = aligned(l1);
-            t->l1v = aligned(l1);
-            t->l2 = aligned((size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
-        }
-        t->stamp = aligned(2 * t->half);
-        t->job_of = calloc(t->n_ids, sizeof *t->job_of);
-        if (!t->l1k || !t->l1v || !t->l2 || !t->stamp || !t->job_of) {
-            snprintf(err, len, "out of memory for the tiers (L1 %u pages, L2 %u pages of %zu bytes)", t->l1p,
-                     cp.tier_blocks[KS_L2], 2 * t->half);
-            st = KS_ENOMEM;
-        }
-    }
-    if (st == KS_OK) {
-        // touch every page now, so page faults do not land in decode steps
-        // (device memory needs no touching; every block is written when made)
-        if (!t->gpu) {
-            memset(t->l1k, 0, (size_t)(t->l1p + t->scratch) * t->half);
-            memset(t->l1v, 0, (size_t)(t->l1p + t->scratch) * t->half);
-        }
-        memset(t->l2, 0, (size_t)cp.tier_blocks[KS_L2] * 2 * t->half);
-        struct ks_rng g;
-        ks_rng_seed(&g, s->seed + 77);
-        uint16_t *h = (uint16_t *)t->stamp;
-        for (size_t i = 0; i < t->half; i++) // K then V: 2 * half bytes of fp16
-            h[i] = ks_half_from_float((float)(2 * ks_rng_unit(&g) - 1));
-    }
-    if (st == KS_OK && s->cache.l3 == KS_L3_SSD && cp.tier_blocks[KS_L3] > 0)
-        st = open_l3(t, p && p->dir ? p->dir : "/var/tmp", cp.tier_blocks[KS_L3], err, len);
-    if (st == KS_OK && grow_seqs(t, 16) != KS_OK) {
-        snprintf(err, len, "%s", t->err[0] ? t->err : "out of memory for the kernel's buffers");
-        st = KS_ENOMEM;
-    }
-    for (int i = 0; st == KS_OK && i < KS_STEP_LANES; i++) {
-        struct lane *ln = &t->lanes[i];
-        ln->rt = t;
-        if (t->l3fd >= 0) {
-            int e = io_uring_queue_init(RING_DEPTH, &ln->ring, 0);
-            if (e < 0) {
-                snprintf(err, len, "io_uring_queue_init: %s", strerror(-e));
-                st = KS_EIO;
-                break;
-            }
-            ln->ring_ok = 1;
-        }
-        if (t->gpu) {
-            int cs = ks_stream_new(&ln->stream);
-            if (cs == KS_KERNEL_OK && t->l3fd >= 0)
-                cs = ks_pinned_alloc((void **)&ln->stage, (size_t)RING_DEPTH * 2 * t->half);
-            if (cs != KS_KERNEL_OK) {
-                st = cuda_fail(err, len, "GPU mode: a lane's stream and stage", cs);
-                break;
-            }
-        }
-        if (pthread_create(&ln->th, NULL, lane_main, ln) != 0) {
-            snprintf(err, len, "cannot start a migration lane");
-            st = KS_ENOMEM;
-            break;
-        }
-        ln->started = 1;
-    }
+    int st = setup(t, p, err, len);
     if (st != KS_OK) {
         teardown(t);
         free(t);
@@ -1490,22 +1528,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     x->paused = t->paused;
     r->copy_seconds = x->copy_seconds;
     r->copy_bytes = x->copy_bytes;
-    struct ks_hist *h = malloc(sizeof *h); // the steps that read (ks_hist_add refuses NaN)
-    if (h) {
-        ks_hist_init(h);
-        for (size_t i = 0; i < t->n_steps; i++)
-            ks_hist_add(h, t->step_kernel[i]);
-        x->step_kernel_p10 = ks_hist_quantile(h, 0.10);
-        x->step_kernel_p50 = ks_hist_quantile(h, 0.50);
-        x->step_kernel_p90 = ks_hist_quantile(h, 0.90);
-        x->step_kernel_p99 = ks_hist_quantile(h, 0.99);
-        free(h);
-    }
-    if (x != &xs) { // the caller's: the steps go with it
-        x->step_kernel = t->step_kernel;
-        x->n_step_kernel = t->n_steps;
-        t->step_kernel = NULL;
-    }
+    step_speeds(t, x, keep);
     r->tiers = calloc(KS_TIERS, sizeof *r->tiers);
     ks_run_result_add_tiers(r, t->c, 0, t->z.block_bytes);
     r->unplanned += r->cache.unplanned;
