@@ -43,42 +43,45 @@ static int check_tiers(const struct ks_cache *c, char *msg, size_t len)
     return KS_OK;
 }
 
-int ks_cache_check(const struct ks_cache *c, char *msg, size_t len)
+// What the checker counts on its way: per block id, the references from
+// request maps and the live batches it is in; per tier, the pages reserved
+// for arriving blocks and the blocks there; per chunk, its live ids.
+struct tally {
+    uint32_t ids;
+    uint32_t *refs;
+    uint8_t *flight;
+    uint32_t *chunk_live;
+    uint32_t reserved[KS_TIERS], resident[KS_TIERS], live;
+};
+
+// References from the request maps: every group as long as group 0, every
+// entry a live block.
+static int check_maps(const struct ks_cache *c, struct tally *x, char *msg, size_t len)
 {
-    int st = check_tiers(c, msg, len);
-    if (st != KS_OK)
-        return st;
-    uint32_t ids = c->tab.n_chunks * KS_CHUNK;
-    uint32_t *refs = calloc(ids, sizeof *refs);
-    uint8_t *flight = calloc(ids, 1);
-    uint32_t *chunk_live = calloc(c->tab.n_chunks, sizeof *chunk_live);
-    if (!refs || !flight || !chunk_live) {
-        st = fail(msg, len, "checker out of memory");
-        goto out;
-    }
-    // references from the request maps
     for (uint32_t r = 0; r < c->n_req; r++) {
         if (!c->req[r].live)
             continue;
         uint32_t n0 = c->req[r].seq[0].n;
         for (uint32_t g = 0; g < c->p.groups; g++) {
             const struct ks_seq *s = &c->req[r].seq[g];
-            if (s->n != n0) {
-                st = fail(msg, len, "request %u: group %u has %u blocks, group 0 has %u", r, g, s->n, n0);
-                goto out;
-            }
+            if (s->n != n0)
+                return fail(msg, len, "request %u: group %u has %u blocks, group 0 has %u", r, g, s->n, n0);
             for (uint32_t j = 0; j < s->n; j++) {
                 uint32_t id = ks_seq_lookup(s, j);
-                if (id >= ids || ks_blk_state(&c->tab.blk[id]) == KS_BLK_FREE) {
-                    st = fail(msg, len, "request %u group %u block %u maps to free id %u", r, g, j, id);
-                    goto out;
-                }
-                refs[id]++;
+                if (id >= x->ids || ks_blk_state(&c->tab.blk[id]) == KS_BLK_FREE)
+                    return fail(msg, len, "request %u group %u block %u maps to free id %u", r, g, j, id);
+                x->refs[id]++;
             }
         }
     }
-    // batches in flight: each block in one batch, its pages where the batch says
-    uint32_t reserved[KS_TIERS] = {0};
+    return KS_OK;
+}
+
+// Batches in flight: each block in one batch, migrating, read from the page
+// the batch says, and written to a page it owns or that a victim's batch
+// hands over to it.
+static int check_batches(const struct ks_cache *c, struct tally *x, char *msg, size_t len)
+{
     for (uint32_t s = 0; s < c->n_slot; s++) {
         const struct ks_batch_rec *br = c->slot[s];
         if (!br->live)
@@ -86,24 +89,18 @@ int ks_cache_check(const struct ks_cache *c, char *msg, size_t len)
         for (uint32_t i = 0; i < br->b.n; i++) {
             uint32_t id = br->b.blocks[i];
             const struct ks_block *b = &c->tab.blk[id];
-            if (flight[id]++) {
-                st = fail(msg, len, "block %u is in two batches", id);
-                goto out;
-            }
+            if (x->flight[id]++)
+                return fail(msg, len, "block %u is in two batches", id);
             unsigned state = ks_blk_state(b);
-            if (state != KS_BLK_MIG_UP && state != KS_BLK_MIG_DOWN) {
-                st = fail(msg, len, "block %u in batch %u is not migrating (state %u)", id, br->b.id, state);
-                goto out;
-            }
-            if (ks_blk_tier(b) != br->b.src || ks_blk_page(b) != br->b.src_pages[i]) {
-                st = fail(msg, len, "block %u: batch %u reads L%u page %u, block is at L%u page %u", id, br->b.id,
-                          br->b.src + 1, br->b.src_pages[i], ks_blk_tier(b) + 1, ks_blk_page(b));
-                goto out;
-            }
+            if (state != KS_BLK_MIG_UP && state != KS_BLK_MIG_DOWN)
+                return fail(msg, len, "block %u in batch %u is not migrating (state %u)", id, br->b.id, state);
+            if (ks_blk_tier(b) != br->b.src || ks_blk_page(b) != br->b.src_pages[i])
+                return fail(msg, len, "block %u: batch %u reads L%u page %u, block is at L%u page %u", id, br->b.id,
+                            br->b.src + 1, br->b.src_pages[i], ks_blk_tier(b) + 1, ks_blk_page(b));
             const struct ks_tier *dt = &c->tier[br->b.dst];
             uint32_t owner = dt->owner[br->b.dst_pages[i]];
             if (owner == id) {
-                reserved[br->b.dst]++;
+                x->reserved[br->b.dst]++;
                 continue;
             }
             // the page still belongs to a victim whose batch hands it over
@@ -112,77 +109,67 @@ int ks_cache_check(const struct ks_cache *c, char *msg, size_t len)
             if (a && a->live && a->b.id == br->b.after)
                 for (uint32_t k = 0; k < a->b.n; k++)
                     handed |= a->b.blocks[k] == owner && a->handoff[k] == id;
-            if (!handed) {
-                st = fail(msg, len, "block %u: destination L%u page %u owned by %u with no handoff", id,
-                          br->b.dst + 1, br->b.dst_pages[i], owner);
-                goto out;
-            }
+            if (!handed)
+                return fail(msg, len, "block %u: destination L%u page %u owned by %u with no handoff", id,
+                            br->b.dst + 1, br->b.dst_pages[i], owner);
         }
     }
-    // every live block: one tier, its own page, consistent counts
-    uint32_t resident[KS_TIERS] = {0}, live = 0;
-    for (uint32_t id = 0; id < ids; id++) {
+    return KS_OK;
+}
+
+// Every live block: one tier, its own page, migrating exactly when a batch
+// holds it, as many references as maps to it.
+static int check_blocks(const struct ks_cache *c, struct tally *x, char *msg, size_t len)
+{
+    for (uint32_t id = 0; id < x->ids; id++) {
         const struct ks_block *b = &c->tab.blk[id];
         unsigned state = ks_blk_state(b);
         if (state == KS_BLK_FREE) {
-            if (refs[id]) {
-                st = fail(msg, len, "free block %u is mapped %u times", id, refs[id]);
-                goto out;
-            }
+            if (x->refs[id])
+                return fail(msg, len, "free block %u is mapped %u times", id, x->refs[id]);
             continue;
         }
-        live++;
-        chunk_live[id / KS_CHUNK]++;
+        x->live++;
+        x->chunk_live[id / KS_CHUNK]++;
         unsigned t = ks_blk_tier(b);
-        if (t >= KS_TIERS || c->tier[t].cap == 0 || ks_blk_page(b) >= c->tier[t].hwm) {
-            st = fail(msg, len, "block %u: tier L%u page %u does not exist", id, t + 1, ks_blk_page(b));
-            goto out;
-        }
-        if (c->tier[t].owner[ks_blk_page(b)] != id) {
-            st = fail(msg, len, "block %u: L%u page %u is owned by %u", id, t + 1, ks_blk_page(b),
-                      c->tier[t].owner[ks_blk_page(b)]);
-            goto out;
-        }
-        resident[t]++;
+        if (t >= KS_TIERS || c->tier[t].cap == 0 || ks_blk_page(b) >= c->tier[t].hwm)
+            return fail(msg, len, "block %u: tier L%u page %u does not exist", id, t + 1, ks_blk_page(b));
+        if (c->tier[t].owner[ks_blk_page(b)] != id)
+            return fail(msg, len, "block %u: L%u page %u is owned by %u", id, t + 1, ks_blk_page(b),
+                        c->tier[t].owner[ks_blk_page(b)]);
+        x->resident[t]++;
         int moving = state == KS_BLK_MIG_UP || state == KS_BLK_MIG_DOWN;
-        if (moving != (flight[id] != 0)) {
-            st = fail(msg, len, "block %u: state %u but %s a live batch", id, state, flight[id] ? "in" : "not in");
-            goto out;
-        }
-        if (ks_blk_refs(b) != refs[id] || (refs[id] == 0 && !moving)) {
-            st = fail(msg, len, "block %u: refs %u, mapped %u times", id, ks_blk_refs(b), refs[id]);
-            goto out;
-        }
+        if (moving != (x->flight[id] != 0))
+            return fail(msg, len, "block %u: state %u but %s a live batch", id, state, x->flight[id] ? "in" : "not in");
+        if (ks_blk_refs(b) != x->refs[id] || (x->refs[id] == 0 && !moving))
+            return fail(msg, len, "block %u: refs %u, mapped %u times", id, ks_blk_refs(b), x->refs[id]);
     }
-    if (live != c->tab.live) {
-        st = fail(msg, len, "%u live blocks, table counts %u", live, c->tab.live);
-        goto out;
-    }
+    return KS_OK;
+}
+
+// The counts kept on the side agree with the blocks: live ids per table and
+// chunk, pages used per tier, blocks conserved, bytes per block moved.
+static int check_counts(const struct ks_cache *c, const struct tally *x, char *msg, size_t len)
+{
+    if (x->live != c->tab.live)
+        return fail(msg, len, "%u live blocks, table counts %u", x->live, c->tab.live);
     for (uint32_t k = 0; k < c->tab.n_chunks; k++)
-        if (chunk_live[k] != c->tab.chunk[k].live) {
-            st = fail(msg, len, "chunk %u: %u live ids, record says %u", k, chunk_live[k], c->tab.chunk[k].live);
-            goto out;
-        }
+        if (x->chunk_live[k] != c->tab.chunk[k].live)
+            return fail(msg, len, "chunk %u: %u live ids, record says %u", k, x->chunk_live[k], c->tab.chunk[k].live);
     for (uint32_t k = 0; k < c->tab.n_free_chunks; k++)
-        if (chunk_live[c->tab.free_chunks[k]]) {
-            st = fail(msg, len, "free chunk %u has live ids", c->tab.free_chunks[k]);
-            goto out;
-        }
+        if (x->chunk_live[c->tab.free_chunks[k]])
+            return fail(msg, len, "free chunk %u has live ids", c->tab.free_chunks[k]);
     for (int t = 0; t < KS_TIERS; t++) {
         const struct ks_tier *tr = &c->tier[t];
-        if (tr->used != resident[t] + reserved[t]) {
-            st = fail(msg, len, "L%d: %u pages used, %u blocks there + %u arriving", t + 1, tr->used, resident[t],
-                      reserved[t]);
-            goto out;
-        }
+        if (tr->used != x->resident[t] + x->reserved[t])
+            return fail(msg, len, "L%d: %u pages used, %u blocks there + %u arriving", t + 1, tr->used,
+                        x->resident[t], x->reserved[t]);
         // blocks are conserved: created + arrived - left - freed = there now
         int64_t flow = (int64_t)c->placed[t] + (int64_t)tr->st.mig_in - (int64_t)tr->st.mig_out - (int64_t)c->released[t];
-        if (flow != (int64_t)resident[t]) {
-            st = fail(msg, len, "L%d: created %llu + arrived %llu - left %llu - freed %llu != %u there", t + 1,
-                      (unsigned long long)c->placed[t], (unsigned long long)tr->st.mig_in,
-                      (unsigned long long)tr->st.mig_out, (unsigned long long)c->released[t], resident[t]);
-            goto out;
-        }
+        if (flow != (int64_t)x->resident[t])
+            return fail(msg, len, "L%d: created %llu + arrived %llu - left %llu - freed %llu != %u there", t + 1,
+                        (unsigned long long)c->placed[t], (unsigned long long)tr->st.mig_in,
+                        (unsigned long long)tr->st.mig_out, (unsigned long long)c->released[t], x->resident[t]);
         uint64_t bytes = 0;
         for (int u = 0; u < KS_TIERS; u++)
             if (u != t) {
@@ -192,21 +179,37 @@ int ks_cache_check(const struct ks_cache *c, char *msg, size_t len)
         uint64_t got = 0;
         for (int u = 0; u < KS_TIERS; u++)
             got += c->st.mig_bytes[u][t];
-        if (bytes != got) {
-            st = fail(msg, len, "L%d: %llu bytes arrived, %llu expected from the blocks moved", t + 1,
-                      (unsigned long long)got, (unsigned long long)bytes);
-            goto out;
-        }
+        if (bytes != got)
+            return fail(msg, len, "L%d: %llu bytes arrived, %llu expected from the blocks moved", t + 1,
+                        (unsigned long long)got, (unsigned long long)bytes);
     }
     for (uint32_t i = 0; i < c->n_cand; i++)
-        if (!c->cand[i].dead && ks_blk_state(&c->tab.blk[c->cand[i].id]) == KS_BLK_FREE) {
-            st = fail(msg, len, "candidate %u names free block %u", i, c->cand[i].id);
-            goto out;
-        }
-    st = KS_OK;
-out:
-    free(refs);
-    free(flight);
-    free(chunk_live);
+        if (!c->cand[i].dead && ks_blk_state(&c->tab.blk[c->cand[i].id]) == KS_BLK_FREE)
+            return fail(msg, len, "candidate %u names free block %u", i, c->cand[i].id);
+    return KS_OK;
+}
+
+int ks_cache_check(const struct ks_cache *c, char *msg, size_t len)
+{
+    int st = check_tiers(c, msg, len);
+    if (st != KS_OK)
+        return st;
+    struct tally x = {.ids = c->tab.n_chunks * KS_CHUNK};
+    x.refs = calloc(x.ids, sizeof *x.refs);
+    x.flight = calloc(x.ids, 1);
+    x.chunk_live = calloc(c->tab.n_chunks, sizeof *x.chunk_live);
+    if (!x.refs || !x.flight || !x.chunk_live)
+        st = fail(msg, len, "checker out of memory");
+    if (st == KS_OK)
+        st = check_maps(c, &x, msg, len);
+    if (st == KS_OK)
+        st = check_batches(c, &x, msg, len);
+    if (st == KS_OK)
+        st = check_blocks(c, &x, msg, len);
+    if (st == KS_OK)
+        st = check_counts(c, &x, msg, len);
+    free(x.refs);
+    free(x.flight);
+    free(x.chunk_live);
     return st;
 }
