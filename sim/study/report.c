@@ -187,15 +187,318 @@ static int bin_of(double t, double t_end)
     return b < 0 ? 0 : b >= BINS ? BINS - 1 : b;
 }
 
+// The tables a run's report reads, and the end of its time axis.
+struct run_tables {
+    hid_t f;
+    struct table req, steps, tiers, links, ls;
+    double t_end; // seconds: the last sample
+};
+
+static const struct plot plots[] = {
+    {"tpot_cdf", "TPOT per request", "Distribution over requests of each request's mean and largest time per output token."},
+    {"step_time", "Decode step time", "Mean decode step time and its stall for needed blocks, all GPUs, by time."},
+    {"batch", "Batch size", "Requests decoding and waiting for admission, mean per GPU, by time."},
+    {"hit_rate", "Hit rate per tier", "Share of block accesses that found the block in L1, L2 and L3, by time."},
+    {"occupancy", "Tier occupancy", "Pages in use in each tier as a share of its capacity, mean over GPUs, by time."},
+    {"links", "Link utilisation", "Bytes carried / (bandwidth x interval) of the busiest links, by time."},
+};
+enum { N_PLOTS = sizeof plots / sizeof plots[0] };
+
+// Plot 0: the CDF of per-request TPOT (requests with two tokens or more),
+// data into d, script head into g, plot command into cmd. Returns the points.
+static size_t tpot_cdf(const struct run_tables *x, FILE *d, FILE *g, const char *name, char *cmd, size_t cmdlen)
+{
+    const struct table req = x->req;
+    const int p = 0;
+    size_t points = 0;
+    size_t n = 0;
+    double *a = malloc((req.n ? req.n : 1) * sizeof *a), *b = malloc((req.n ? req.n : 1) * sizeof *b);
+    for (size_t i = 0; a && b && i < req.n; i++)
+        if (at(&req, i, 0) >= 2) {
+            a[n] = at(&req, i, 1) * 1e3;
+            b[n++] = at(&req, i, 2) * 1e3;
+        }
+    for (size_t i = 1; a && b && i < n; i++) // insertion sorts: requests are few
+        for (size_t j = i; j > 0 && a[j - 1] > a[j]; j--) {
+            double t = a[j];
+            a[j] = a[j - 1];
+            a[j - 1] = t;
+        }
+    for (size_t i = 1; a && b && i < n; i++)
+        for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
+            double t = b[j];
+            b[j] = b[j - 1];
+            b[j - 1] = t;
+        }
+    for (size_t i = 0; a && b && i < n; i++)
+        fprintf(d, "%.9g %.9g %.9g\n", a[i], b[i], (double)(i + 1) / (double)n);
+    points = n;
+    free(a);
+    free(b);
+    script_begin(g, plots[p].title, "ms per output token", "share of requests");
+    snprintf(cmd, cmdlen,
+             "plot 'data/%s.dat' using 1:3 with steps lw 2 title 'mean', '' using 2:3 with steps lw 2 title "
+             "'largest'",
+             name);
+    return points;
+}
+
+// Plots 1 to 4: the /steps series binned over time (step time and stall,
+// batch, hit rate per tier, occupancy per tier).
+static size_t step_series(const struct run_tables *x, int p, FILE *d, FILE *g, const char *name, char *cmd,
+                          size_t cmdlen)
+{
+    const struct table steps = x->steps, tiers = x->tiers;
+    const double t_end = x->t_end;
+    size_t points = 0;
+    double sum[BINS][6] = {{0}}, cnt[BINS] = {0}, hits[BINS][4] = {{0}};
+    double cap[3] = {0};
+    for (size_t i = 0; i < tiers.n; i++) {
+        int tr = (int)at(&tiers, i, 1);
+        if (tr >= 0 && tr < 3)
+            cap[tr] += at(&tiers, i, 2);
+    }
+    uint32_t n_gpu = 0;
+    for (size_t i = 0; i < tiers.n; i++)
+        if (at(&tiers, i, 0) + 1 > n_gpu)
+            n_gpu = (uint32_t)at(&tiers, i, 0) + 1;
+    for (int tr = 0; tr < 3; tr++)
+        cap[tr] = n_gpu ? cap[tr] / n_gpu : 0; // mean capacity per GPU
+    double *prev = calloc((size_t)(n_gpu ? n_gpu : 1) * 3, sizeof *prev); // cumulative found per GPU
+    for (size_t i = 0; prev && i < steps.n; i++) {
+        int b = bin_of(at(&steps, i, 0), t_end);
+        uint32_t gpu = (uint32_t)at(&steps, i, 1);
+        cnt[b]++;
+        sum[b][0] += at(&steps, i, 4) * 1e3;
+        sum[b][1] += at(&steps, i, 5) * 1e3;
+        sum[b][2] += at(&steps, i, 2);
+        sum[b][3] += at(&steps, i, 3);
+        for (int tr = 0; tr < 3; tr++) {
+            double occ = cap[tr] > 0 ? at(&steps, i, 9 + tr) / cap[tr] : 0;
+            if (tr == 0)
+                sum[b][4] += occ;
+            else if (tr == 1)
+                sum[b][5] += occ;
+            if (gpu < n_gpu) {
+                double now = at(&steps, i, 6 + tr), delta = now - prev[gpu * 3 + tr];
+                prev[gpu * 3 + tr] = now;
+                hits[b][tr] += delta;
+                hits[b][3] += delta;
+            }
+        }
+    }
+    free(prev);
+    for (int b = 0; b < BINS; b++) {
+        double t = (b + 0.5) * t_end / BINS;
+        if (cnt[b] == 0)
+            continue;
+        if (p == 1)
+            fprintf(d, "%.9g %.9g %.9g\n", t, sum[b][0] / cnt[b], sum[b][1] / cnt[b]);
+        else if (p == 2)
+            fprintf(d, "%.9g %.9g %.9g\n", t, sum[b][2] / cnt[b], sum[b][3] / cnt[b]);
+        else if (p == 3 && hits[b][3] > 0)
+            fprintf(d, "%.9g %.9g %.9g %.9g\n", t, hits[b][0] / hits[b][3], hits[b][1] / hits[b][3],
+                    hits[b][2] / hits[b][3]);
+        else if (p == 4)
+            fprintf(d, "%.9g %.9g %.9g\n", t, sum[b][4] / cnt[b], sum[b][5] / cnt[b]);
+        else
+            continue;
+        points++;
+    }
+    if (p == 1) {
+        script_begin(g, plots[p].title, "simulated time (s)", "ms");
+        snprintf(cmd, cmdlen, "plot 'data/%s.dat' using 1:2 with lines lw 2 title 'step', '' using 1:3 "
+                                  "with lines lw 2 title 'stall'", name);
+    } else if (p == 2) {
+        script_begin(g, plots[p].title, "simulated time (s)", "requests per GPU");
+        snprintf(cmd, cmdlen, "plot 'data/%s.dat' using 1:2 with lines lw 2 title 'decoding', '' using "
+                                  "1:3 with lines lw 2 title 'waiting'", name);
+    } else if (p == 3) {
+        script_begin(g, plots[p].title, "simulated time (s)", "share of accesses");
+        snprintf(cmd, cmdlen, "set yrange [0:1]\nplot 'data/%s.dat' using 1:2 with lines lw 2 title "
+                                  "'L1', '' using 1:3 with lines lw 2 title 'L2', '' using 1:4 with lines lw "
+                                  "2 title 'L3'", name);
+    } else {
+        script_begin(g, plots[p].title, "simulated time (s)", "share of capacity");
+        snprintf(cmd, cmdlen, "set yrange [0:*]\nplot 'data/%s.dat' using 1:2 with lines lw 2 title "
+                                  "'L1', '' using 1:3 with lines lw 2 title 'L2'", name);
+    }
+    return points;
+}
+
+// The name of row `row` of /links, for a legend ("" when unreadable).
+static void link_name(hid_t f, size_t row, char *lname, size_t n)
+{
+    lname[0] = '\0';
+    H5E_BEGIN_TRY
+    {
+        hid_t dd = H5Dopen2(f, "/links", H5P_DEFAULT);
+        if (dd >= 0) {
+            hid_t mt = H5Tcreate(H5T_COMPOUND, 32), st = H5Tcopy(H5T_C_S1);
+            H5Tset_size(st, 32);
+            H5Tinsert(mt, "name", 0, st);
+            hid_t fs = H5Dget_space(dd);
+            hsize_t start = row, count = 1;
+            H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+            hid_t ms = H5Screate_simple(1, &count, NULL);
+            char buf[33] = "";
+            if (H5Dread(dd, mt, ms, fs, H5P_DEFAULT, buf) >= 0)
+                snprintf(lname, n, "%s", buf);
+            H5Sclose(ms);
+            H5Sclose(fs);
+            H5Tclose(st);
+            H5Tclose(mt);
+            H5Dclose(dd);
+        }
+    }
+    H5E_END_TRY;
+    for (char *c = lname; *c; c++)
+        if (*c == '\'' || *c == '"')
+            *c = '_';
+}
+
+// Plot 5: the busiest TOP_LINKS links, utilisation between samples.
+static size_t link_series(const struct run_tables *x, FILE *d, FILE *g, char *cmd, size_t cmdlen)
+{
+    const struct table links = x->links, ls = x->ls;
+    const int p = 5;
+    size_t points = 0;
+    size_t top[TOP_LINKS], nt = 0;
+    for (size_t k = 0; k < TOP_LINKS; k++) { // the k-th busiest link that carried bytes
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < links.n; i++) {
+            int taken = 0;
+            for (size_t j = 0; j < nt; j++)
+                taken |= top[j] == i;
+            if (!taken && at(&links, i, 1) > 0 && (best == SIZE_MAX || at(&links, i, 1) > at(&links, best, 1)))
+                best = i;
+        }
+        if (best == SIZE_MAX)
+            break;
+        top[nt++] = best;
+    }
+    // one column per link: utilisation in each sampling interval
+    double *last_t = calloc(nt ? nt : 1, sizeof *last_t), *last_b = calloc(nt ? nt : 1, sizeof *last_b);
+    for (size_t i = 0; last_t && last_b && i < ls.n;) {
+        double t = at(&ls, i, 0);
+        double u[TOP_LINKS];
+        int any = 0;
+        for (size_t k = 0; k < nt; k++)
+            u[k] = NAN;
+        for (; i < ls.n && at(&ls, i, 0) == t; i++) {
+            size_t link = (size_t)at(&ls, i, 1);
+            for (size_t k = 0; k < nt; k++)
+                if (top[k] == link && t > last_t[k]) {
+                    u[k] = (at(&ls, i, 2) - last_b[k]) / (at(&links, link, 0) * (t - last_t[k]));
+                    last_t[k] = t;
+                    last_b[k] = at(&ls, i, 2);
+                    any = 1;
+                }
+        }
+        if (!any)
+            continue;
+        fprintf(d, "%.9g", t);
+        for (size_t k = 0; k < nt; k++)
+            fprintf(d, " %.9g", u[k]);
+        fputc('\n', d);
+        points++;
+    }
+    free(last_t);
+    free(last_b);
+    script_begin(g, plots[p].title, "simulated time (s)", "utilisation");
+    size_t o = (size_t)snprintf(cmd, cmdlen, "set yrange [0:*]\nplot");
+    for (size_t k = 0; k < nt && o < cmdlen; k++) {
+        char lname[64];
+        link_name(x->f, top[k], lname, sizeof lname);
+        o += (size_t)snprintf(cmd + o, cmdlen - o, "%s '%s' using 1:%zu with lines lw 2 title '%s'",
+                              k ? "," : "", k ? "" : "data/links.dat", k + 2, lname);
+    }
+    return points;
+}
+
+// Plot p: its data file, its gnuplot script, and the rendered PNG and SVG.
+static int write_plot(const struct run_tables *x, const char *dir, const char *gnuplot, int p, char *err, size_t len)
+{
+    const char *name = plots[p].name;
+    char dpath[4096], gpath[4096];
+    FILE *d = open_in(dir, "data", name, ".dat", dpath, sizeof dpath);
+    FILE *g = open_in(dir, "plots", name, ".gp", gpath, sizeof gpath);
+    if (!d || !g) {
+        if (d)
+            fclose(d);
+        if (g)
+            fclose(g);
+        return fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
+    }
+    char cmd[2048];
+    size_t points = p == 0   ? tpot_cdf(x, d, g, name, cmd, sizeof cmd)
+                    : p <= 4 ? step_series(x, p, d, g, name, cmd, sizeof cmd)
+                             : link_series(x, d, g, cmd, sizeof cmd);
+    if (points == 0) { // nothing to draw: an empty frame that says so
+        fprintf(d, "0 0\n");
+        snprintf(cmd, sizeof cmd, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot [0:1][0:1] NaN "
+                                  "notitle");
+    }
+    script_end(g, name, cmd);
+    int bad = fclose(d) != 0;
+    bad |= fclose(g) != 0;
+    if (bad)
+        return fail(err, len, dir, "cannot write the data or script of %s", name);
+    return render(dir, gnuplot, name, err, len);
+}
+
+// index.html: the summary, then every plot.
+static int write_index(const struct run_tables *x, const char *h5, const char *dir, char *err, size_t len)
+{
+    hid_t f = x->f;
+    int rc = KS_OK;
+    char hpath[4096];
+    snprintf(hpath, sizeof hpath, "%s/index.html", dir);
+    struct ks_atomicfile html;
+    if (ks_atomicfile_open(&html, hpath, NULL, NULL, 0) != KS_OK) {
+        rc = fail(err, len, dir, "cannot write index.html");
+    } else {
+        FILE *hf = html.f;
+        fprintf(hf, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata report</title>\n"
+                    "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td{padding:2px 8px}"
+                    "img{max-width:100%%}</style></head><body>\n<h1>kvstrata report</h1>\n<p>Result: ");
+        html_text(hf, h5);
+        fputs("</p>\n<h2>Summary</h2>\n<table>\n", hf);
+        H5E_BEGIN_TRY
+        {
+            hid_t g = H5Gopen2(f, "/summary", H5P_DEFAULT);
+            if (g >= 0) {
+                hsize_t idx = 0; // in creation order where the file tracks it, else by name
+                if (H5Aiterate2(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, summary_row, hf) < 0) {
+                    idx = 0;
+                    H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_row, hf);
+                }
+                H5Gclose(g);
+            }
+        }
+        H5E_END_TRY;
+        fputs("</table>\n", hf);
+        for (int p = 0; p < N_PLOTS; p++)
+            fprintf(hf, "<h2>%s</h2>\n<p>%s</p>\n<img src=\"%s.png\" alt=\"%s\"> <a href=\"%s.svg\">SVG</a>\n",
+                    plots[p].title, plots[p].caption, plots[p].name, plots[p].title, plots[p].name);
+        fputs("</body></html>\n", hf);
+        if (ks_atomicfile_commit(&html, NULL, 0) != KS_OK)
+            rc = fail(err, len, dir, "cannot write index.html");
+    }
+    return rc;
+}
+
 int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *err, size_t len)
 {
     if (!gnuplot)
         gnuplot = "gnuplot";
+    struct run_tables x = {0};
     hid_t f;
     H5E_BEGIN_TRY { f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT); }
     H5E_END_TRY;
     if (f < 0)
         return fail(err, len, h5, "cannot be opened as an HDF5 file");
+    x.f = f;
     int rc = KS_OK;
     static const char *const req_cols[] = {"generated", "tpot_mean", "tpot_max"};
     static const char *const step_cols[] = {"t", "gpu", "batch", "pending", "step_time", "stall", "found_l1",
@@ -203,293 +506,42 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
     static const char *const tier_cols[] = {"gpu", "tier", "capacity"};
     static const char *const link_cols[] = {"bandwidth", "bytes"};
     static const char *const ls_cols[] = {"t", "link", "bytes"};
-    struct table req = {0}, steps = {0}, tiers = {0}, links = {0}, ls = {0};
     H5E_BEGIN_TRY
     {
-        rc = read_cols(f, "/requests", req_cols, 3, &req, h5, err, len);
+        rc = read_cols(f, "/requests", req_cols, 3, &x.req, h5, err, len);
         if (rc == KS_OK)
-            rc = read_cols(f, "/steps", step_cols, 12, &steps, h5, err, len);
+            rc = read_cols(f, "/steps", step_cols, 12, &x.steps, h5, err, len);
         if (rc == KS_OK)
-            rc = read_cols(f, "/tiers", tier_cols, 3, &tiers, h5, err, len);
+            rc = read_cols(f, "/tiers", tier_cols, 3, &x.tiers, h5, err, len);
         if (rc == KS_OK)
-            rc = read_cols(f, "/links", link_cols, 2, &links, h5, err, len);
+            rc = read_cols(f, "/links", link_cols, 2, &x.links, h5, err, len);
         if (rc == KS_OK)
-            rc = read_cols(f, "/link_samples", ls_cols, 3, &ls, h5, err, len);
+            rc = read_cols(f, "/link_samples", ls_cols, 3, &x.ls, h5, err, len);
     }
     H5E_END_TRY;
     // the folders only once the result reads: a bad input leaves nothing behind
     if (rc == KS_OK) {
-        char plots[4096], data[4096];
-        snprintf(plots, sizeof plots, "%s/plots", dir);
+        char plots_dir[4096], data[4096];
+        snprintf(plots_dir, sizeof plots_dir, "%s/plots", dir);
         snprintf(data, sizeof data, "%s/data", dir);
-        if (ks_fs_mkdirs(plots, 0755, NULL, 0) != KS_OK || ks_fs_mkdirs(data, 0755, NULL, 0) != KS_OK)
+        if (ks_fs_mkdirs(plots_dir, 0755, NULL, 0) != KS_OK || ks_fs_mkdirs(data, 0755, NULL, 0) != KS_OK)
             rc = fail(err, len, dir, "cannot create the report folder: %s", strerror(errno));
     }
-    double t_end = 0;
-    for (size_t i = 0; i < steps.n; i++)
-        t_end = fmax(t_end, at(&steps, i, 0));
-    for (size_t i = 0; i < ls.n; i++)
-        t_end = fmax(t_end, at(&ls, i, 0));
-    if (t_end <= 0)
-        t_end = 1;
-
-    static const struct plot plots[] = {
-        {"tpot_cdf", "TPOT per request", "Distribution over requests of each request's mean and largest time per output token."},
-        {"step_time", "Decode step time", "Mean decode step time and its stall for needed blocks, all GPUs, by time."},
-        {"batch", "Batch size", "Requests decoding and waiting for admission, mean per GPU, by time."},
-        {"hit_rate", "Hit rate per tier", "Share of block accesses that found the block in L1, L2 and L3, by time."},
-        {"occupancy", "Tier occupancy", "Pages in use in each tier as a share of its capacity, mean over GPUs, by time."},
-        {"links", "Link utilisation", "Bytes carried / (bandwidth x interval) of the busiest links, by time."},
-    };
-    enum { N_PLOTS = sizeof plots / sizeof plots[0] };
-    for (int p = 0; rc == KS_OK && p < N_PLOTS; p++) {
-        const char *name = plots[p].name;
-        char dpath[4096], gpath[4096];
-        FILE *d = open_in(dir, "data", name, ".dat", dpath, sizeof dpath);
-        FILE *g = open_in(dir, "plots", name, ".gp", gpath, sizeof gpath);
-        if (!d || !g) {
-            if (d)
-                fclose(d);
-            if (g)
-                fclose(g);
-            rc = fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
-            break;
-        }
-        char cmd[2048];
-        size_t points = 0;
-        if (p == 0) { // CDF of per-request TPOT (requests with two tokens or more)
-            size_t n = 0;
-            double *a = malloc((req.n ? req.n : 1) * sizeof *a), *b = malloc((req.n ? req.n : 1) * sizeof *b);
-            for (size_t i = 0; a && b && i < req.n; i++)
-                if (at(&req, i, 0) >= 2) {
-                    a[n] = at(&req, i, 1) * 1e3;
-                    b[n++] = at(&req, i, 2) * 1e3;
-                }
-            for (size_t i = 1; a && b && i < n; i++) // insertion sorts: requests are few
-                for (size_t j = i; j > 0 && a[j - 1] > a[j]; j--) {
-                    double t = a[j];
-                    a[j] = a[j - 1];
-                    a[j - 1] = t;
-                }
-            for (size_t i = 1; a && b && i < n; i++)
-                for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
-                    double t = b[j];
-                    b[j] = b[j - 1];
-                    b[j - 1] = t;
-                }
-            for (size_t i = 0; a && b && i < n; i++)
-                fprintf(d, "%.9g %.9g %.9g\n", a[i], b[i], (double)(i + 1) / (double)n);
-            points = n;
-            free(a);
-            free(b);
-            script_begin(g, plots[p].title, "ms per output token", "share of requests");
-            snprintf(cmd, sizeof cmd,
-                     "plot 'data/%s.dat' using 1:3 with steps lw 2 title 'mean', '' using 2:3 with steps lw 2 title "
-                     "'largest'",
-                     name);
-        } else if (p <= 4) { // binned /steps series
-            double sum[BINS][6] = {{0}}, cnt[BINS] = {0}, hits[BINS][4] = {{0}};
-            double cap[3] = {0};
-            for (size_t i = 0; i < tiers.n; i++) {
-                int tr = (int)at(&tiers, i, 1);
-                if (tr >= 0 && tr < 3)
-                    cap[tr] += at(&tiers, i, 2);
-            }
-            uint32_t n_gpu = 0;
-            for (size_t i = 0; i < tiers.n; i++)
-                if (at(&tiers, i, 0) + 1 > n_gpu)
-                    n_gpu = (uint32_t)at(&tiers, i, 0) + 1;
-            for (int tr = 0; tr < 3; tr++)
-                cap[tr] = n_gpu ? cap[tr] / n_gpu : 0; // mean capacity per GPU
-            double *prev = calloc((size_t)(n_gpu ? n_gpu : 1) * 3, sizeof *prev); // cumulative found per GPU
-            for (size_t i = 0; prev && i < steps.n; i++) {
-                int b = bin_of(at(&steps, i, 0), t_end);
-                uint32_t gpu = (uint32_t)at(&steps, i, 1);
-                cnt[b]++;
-                sum[b][0] += at(&steps, i, 4) * 1e3;
-                sum[b][1] += at(&steps, i, 5) * 1e3;
-                sum[b][2] += at(&steps, i, 2);
-                sum[b][3] += at(&steps, i, 3);
-                for (int tr = 0; tr < 3; tr++) {
-                    double occ = cap[tr] > 0 ? at(&steps, i, 9 + tr) / cap[tr] : 0;
-                    if (tr == 0)
-                        sum[b][4] += occ;
-                    else if (tr == 1)
-                        sum[b][5] += occ;
-                    if (gpu < n_gpu) {
-                        double now = at(&steps, i, 6 + tr), delta = now - prev[gpu * 3 + tr];
-                        prev[gpu * 3 + tr] = now;
-                        hits[b][tr] += delta;
-                        hits[b][3] += delta;
-                    }
-                }
-            }
-            free(prev);
-            for (int b = 0; b < BINS; b++) {
-                double t = (b + 0.5) * t_end / BINS;
-                if (cnt[b] == 0)
-                    continue;
-                if (p == 1)
-                    fprintf(d, "%.9g %.9g %.9g\n", t, sum[b][0] / cnt[b], sum[b][1] / cnt[b]);
-                else if (p == 2)
-                    fprintf(d, "%.9g %.9g %.9g\n", t, sum[b][2] / cnt[b], sum[b][3] / cnt[b]);
-                else if (p == 3 && hits[b][3] > 0)
-                    fprintf(d, "%.9g %.9g %.9g %.9g\n", t, hits[b][0] / hits[b][3], hits[b][1] / hits[b][3],
-                            hits[b][2] / hits[b][3]);
-                else if (p == 4)
-                    fprintf(d, "%.9g %.9g %.9g\n", t, sum[b][4] / cnt[b], sum[b][5] / cnt[b]);
-                else
-                    continue;
-                points++;
-            }
-            if (p == 1) {
-                script_begin(g, plots[p].title, "simulated time (s)", "ms");
-                snprintf(cmd, sizeof cmd, "plot 'data/%s.dat' using 1:2 with lines lw 2 title 'step', '' using 1:3 "
-                                          "with lines lw 2 title 'stall'", name);
-            } else if (p == 2) {
-                script_begin(g, plots[p].title, "simulated time (s)", "requests per GPU");
-                snprintf(cmd, sizeof cmd, "plot 'data/%s.dat' using 1:2 with lines lw 2 title 'decoding', '' using "
-                                          "1:3 with lines lw 2 title 'waiting'", name);
-            } else if (p == 3) {
-                script_begin(g, plots[p].title, "simulated time (s)", "share of accesses");
-                snprintf(cmd, sizeof cmd, "set yrange [0:1]\nplot 'data/%s.dat' using 1:2 with lines lw 2 title "
-                                          "'L1', '' using 1:3 with lines lw 2 title 'L2', '' using 1:4 with lines lw "
-                                          "2 title 'L3'", name);
-            } else {
-                script_begin(g, plots[p].title, "simulated time (s)", "share of capacity");
-                snprintf(cmd, sizeof cmd, "set yrange [0:*]\nplot 'data/%s.dat' using 1:2 with lines lw 2 title "
-                                          "'L1', '' using 1:3 with lines lw 2 title 'L2'", name);
-            }
-        } else { // links: the busiest TOP_LINKS, utilisation between samples
-            size_t top[TOP_LINKS], nt = 0;
-            for (size_t k = 0; k < TOP_LINKS; k++) { // the k-th busiest link that carried bytes
-                size_t best = SIZE_MAX;
-                for (size_t i = 0; i < links.n; i++) {
-                    int taken = 0;
-                    for (size_t j = 0; j < nt; j++)
-                        taken |= top[j] == i;
-                    if (!taken && at(&links, i, 1) > 0 && (best == SIZE_MAX || at(&links, i, 1) > at(&links, best, 1)))
-                        best = i;
-                }
-                if (best == SIZE_MAX)
-                    break;
-                top[nt++] = best;
-            }
-            // one column per link: utilisation in each sampling interval
-            double *last_t = calloc(nt ? nt : 1, sizeof *last_t), *last_b = calloc(nt ? nt : 1, sizeof *last_b);
-            for (size_t i = 0; last_t && last_b && i < ls.n;) {
-                double t = at(&ls, i, 0);
-                double u[TOP_LINKS];
-                int any = 0;
-                for (size_t k = 0; k < nt; k++)
-                    u[k] = NAN;
-                for (; i < ls.n && at(&ls, i, 0) == t; i++) {
-                    size_t link = (size_t)at(&ls, i, 1);
-                    for (size_t k = 0; k < nt; k++)
-                        if (top[k] == link && t > last_t[k]) {
-                            u[k] = (at(&ls, i, 2) - last_b[k]) / (at(&links, link, 0) * (t - last_t[k]));
-                            last_t[k] = t;
-                            last_b[k] = at(&ls, i, 2);
-                            any = 1;
-                        }
-                }
-                if (!any)
-                    continue;
-                fprintf(d, "%.9g", t);
-                for (size_t k = 0; k < nt; k++)
-                    fprintf(d, " %.9g", u[k]);
-                fputc('\n', d);
-                points++;
-            }
-            free(last_t);
-            free(last_b);
-            script_begin(g, plots[p].title, "simulated time (s)", "utilisation");
-            size_t o = (size_t)snprintf(cmd, sizeof cmd, "set yrange [0:*]\nplot");
-            for (size_t k = 0; k < nt && o < sizeof cmd; k++) {
-                char lname[64] = "";
-                H5E_BEGIN_TRY
-                {
-                    // the link's name, for the legend
-                    hid_t dd = H5Dopen2(f, "/links", H5P_DEFAULT);
-                    if (dd >= 0) {
-                        hid_t mt = H5Tcreate(H5T_COMPOUND, 32), st = H5Tcopy(H5T_C_S1);
-                        H5Tset_size(st, 32);
-                        H5Tinsert(mt, "name", 0, st);
-                        hid_t fs = H5Dget_space(dd);
-                        hsize_t start = top[k], count = 1;
-                        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
-                        hid_t ms = H5Screate_simple(1, &count, NULL);
-                        char buf[33] = "";
-                        if (H5Dread(dd, mt, ms, fs, H5P_DEFAULT, buf) >= 0)
-                            snprintf(lname, sizeof lname, "%s", buf);
-                        H5Sclose(ms);
-                        H5Sclose(fs);
-                        H5Tclose(st);
-                        H5Tclose(mt);
-                        H5Dclose(dd);
-                    }
-                }
-                H5E_END_TRY;
-                for (char *c = lname; *c; c++)
-                    if (*c == '\'' || *c == '"')
-                        *c = '_';
-                o += (size_t)snprintf(cmd + o, sizeof cmd - o, "%s '%s' using 1:%zu with lines lw 2 title '%s'",
-                                      k ? "," : "", k ? "" : "data/links.dat", k + 2, lname);
-            }
-        }
-        if (points == 0) { // nothing to draw: an empty frame that says so
-            fprintf(d, "0 0\n");
-            snprintf(cmd, sizeof cmd, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot [0:1][0:1] NaN "
-                                      "notitle");
-        }
-        script_end(g, name, cmd);
-        int bad = fclose(d) != 0;
-        bad |= fclose(g) != 0;
-        if (bad)
-            rc = fail(err, len, dir, "cannot write the data or script of %s", name);
-        if (rc == KS_OK)
-            rc = render(dir, gnuplot, name, err, len);
-    }
-    if (rc == KS_OK) { // index.html: the summary, then every plot
-        char hpath[4096];
-        snprintf(hpath, sizeof hpath, "%s/index.html", dir);
-        struct ks_atomicfile html;
-        if (ks_atomicfile_open(&html, hpath, NULL, NULL, 0) != KS_OK) {
-            rc = fail(err, len, dir, "cannot write index.html");
-        } else {
-            FILE *hf = html.f;
-            fprintf(hf, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata report</title>\n"
-                        "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td{padding:2px 8px}"
-                        "img{max-width:100%%}</style></head><body>\n<h1>kvstrata report</h1>\n<p>Result: ");
-            html_text(hf, h5);
-            fputs("</p>\n<h2>Summary</h2>\n<table>\n", hf);
-            H5E_BEGIN_TRY
-            {
-                hid_t g = H5Gopen2(f, "/summary", H5P_DEFAULT);
-                if (g >= 0) {
-                    hsize_t idx = 0; // in creation order where the file tracks it, else by name
-                    if (H5Aiterate2(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, summary_row, hf) < 0) {
-                        idx = 0;
-                        H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_row, hf);
-                    }
-                    H5Gclose(g);
-                }
-            }
-            H5E_END_TRY;
-            fputs("</table>\n", hf);
-            for (int p = 0; p < N_PLOTS; p++)
-                fprintf(hf, "<h2>%s</h2>\n<p>%s</p>\n<img src=\"%s.png\" alt=\"%s\"> <a href=\"%s.svg\">SVG</a>\n",
-                        plots[p].title, plots[p].caption, plots[p].name, plots[p].title, plots[p].name);
-            fputs("</body></html>\n", hf);
-            if (ks_atomicfile_commit(&html, NULL, 0) != KS_OK)
-                rc = fail(err, len, dir, "cannot write index.html");
-        }
-    }
-    free(req.v);
-    free(steps.v);
-    free(tiers.v);
-    free(links.v);
-    free(ls.v);
+    for (size_t i = 0; i < x.steps.n; i++)
+        x.t_end = fmax(x.t_end, at(&x.steps, i, 0));
+    for (size_t i = 0; i < x.ls.n; i++)
+        x.t_end = fmax(x.t_end, at(&x.ls, i, 0));
+    if (x.t_end <= 0)
+        x.t_end = 1;
+    for (int p = 0; rc == KS_OK && p < N_PLOTS; p++)
+        rc = write_plot(&x, dir, gnuplot, p, err, len);
+    if (rc == KS_OK)
+        rc = write_index(&x, h5, dir, err, len);
+    free(x.req.v);
+    free(x.steps.v);
+    free(x.tiers.v);
+    free(x.links.v);
+    free(x.ls.v);
     H5Fclose(f);
     return rc;
 }
@@ -545,25 +597,25 @@ static size_t category(const struct spoint *sp, size_t n, size_t c, const char *
     return idx;
 }
 
-int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot, char *err, size_t len)
+// A sweep's complete points: the manifest's columns, each point's values
+// (as written) and metrics, and the plots made so far.
+struct sweep_points {
+    json_t *man, *cols, *pts;
+    size_t nc, np, n; // columns, points in the manifest, complete points read
+    struct spoint *sp; // [n]
+    const char **vals; // [np][nc] the points' values
+    char **names;      // [n_names] plots made, for the index
+    size_t n_names;
+};
+
+// Reads the summary of every complete point of the manifest into x.
+static int load_points(struct sweep_points *sw, const char *sweep_dir, const char *path, char *err, size_t len)
 {
-    if (!gnuplot)
-        gnuplot = "gnuplot";
-    char path[4200];
-    snprintf(path, sizeof path, "%s/sweep.json", sweep_dir);
+    size_t nc = sw->nc;
     json_error_t je;
-    json_t *man = json_load_file(path, 0, &je);
-    if (!man)
-        return fail(err, len, path, "cannot be read as a sweep manifest (%s)", je.text);
-    json_t *cols = json_object_get(man, "columns"), *pts = json_object_get(man, "points");
-    size_t nc = json_array_size(cols), np = json_array_size(pts), n = 0;
-    struct spoint *sp = calloc(np ? np : 1, sizeof *sp);
-    const char **vals = calloc((np ? np : 1) * (nc ? nc : 1), sizeof *vals);
-    int rc = !json_is_array(cols) || !json_is_array(pts) ? fail(err, len, path, "no columns or points") : KS_OK;
-    if (rc == KS_OK && (!sp || !vals))
-        rc = fail(err, len, path, "out of memory");
-    for (size_t i = 0; rc == KS_OK && i < np; i++) { // the complete points and their summaries
-        json_t *p = json_array_get(pts, i);
+    int rc = KS_OK;
+    for (size_t i = 0; rc == KS_OK && i < sw->np; i++) { // the complete points and their summaries
+        json_t *p = json_array_get(sw->pts, i);
         const char *id = json_string_value(json_object_get(p, "id"));
         const char *status = json_string_value(json_object_get(p, "status"));
         if (!id || !status || strcmp(status, "complete") != 0)
@@ -573,213 +625,259 @@ int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot,
         json_t *sum = json_load_file(jp, 0, &je);
         if (!sum)
             continue; // not there after all: left out, like any incomplete point
-        sp[n].val = vals + n * (nc ? nc : 1);
+        sw->sp[sw->n].val = sw->vals + sw->n * (nc ? nc : 1);
         json_t *v = json_object_get(p, "values");
         for (size_t c = 0; c < nc; c++) { // a value as written: a string, or a number
-            const json_t *x = json_object_get(v, json_string_value(json_array_get(cols, c)));
+            const json_t *x = json_object_get(v, json_string_value(json_array_get(sw->cols, c)));
             char num[64] = "";
             if (json_is_number(x))
                 snprintf(num, sizeof num, "%.15g", json_number_value(x));
-            sp[n].val[c] = strdup(json_is_string(x) ? json_string_value(x) : num);
-            if (!sp[n].val[c]) {
+            sw->sp[sw->n].val[c] = strdup(json_is_string(x) ? json_string_value(x) : num);
+            if (!sw->sp[sw->n].val[c]) {
                 rc = fail(err, len, path, "out of memory");
-                sp[n].val[c] = no_value;
+                sw->sp[sw->n].val[c] = no_value;
             }
         }
         for (int k = 0; k < N_METRICS; k++) {
             json_t *x = json_object_get(sum, metrics[k]);
-            sp[n].m[k] = json_is_number(x) ? json_number_value(x) : NAN;
+            sw->sp[sw->n].m[k] = json_is_number(x) ? json_number_value(x) : NAN;
         }
         json_decref(sum);
-        n++;
+        sw->n++;
     }
-    if (rc == KS_OK && n == 0)
-        rc = fail(err, len, sweep_dir, "no complete point to plot");
-    char plots[4200], data[4200];
-    snprintf(plots, sizeof plots, "%s/plots", dir);
-    snprintf(data, sizeof data, "%s/data", dir);
-    if (rc == KS_OK && (ks_fs_mkdirs(plots, 0755, NULL, 0) != KS_OK || ks_fs_mkdirs(data, 0755, NULL, 0) != KS_OK))
-        rc = fail(err, len, dir, "cannot create the report folder: %s", strerror(errno));
-    char **names = calloc(nc * N_METRICS + 1, sizeof *names);
-    size_t n_names = 0;
-    if (rc == KS_OK && !names)
-        rc = fail(err, len, dir, "out of memory");
-    // one plot per axis and metric: a line per combination of the other axes
-    for (size_t c = 0; rc == KS_OK && c < nc; c++) {
-        int numeric = 1;
-        for (size_t i = 0; i < n; i++)
-            numeric &= !isnan(as_number(sp[i].val[c]));
-        for (int k = 0; rc == KS_OK && k < N_METRICS; k++) {
-            char name[64], dpath[4300], gpath[4300];
-            snprintf(name, sizeof name, "axis%zu_%s", c, metrics[k]);
-            snprintf(dpath, sizeof dpath, "%s/data/%s.dat", dir, name);
-            snprintf(gpath, sizeof gpath, "%s/plots/%s.gp", dir, name);
-            FILE *d = fopen(dpath, "w"), *g = fopen(gpath, "w");
-            if (!d || !g) {
-                if (d)
-                    fclose(d);
-                if (g)
-                    fclose(g);
-                rc = fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
-                break;
-            }
-            // series: the distinct values of the other columns, in order of first appearance
-            char cmd[8192];
-            size_t o = (size_t)snprintf(cmd, sizeof cmd, "plot");
-            int *done = calloc(n, sizeof *done);
-            int block = 0;
-            for (size_t i = 0; done && i < n; i++) {
-                if (done[i])
-                    continue;
-                char label[256] = "";
-                size_t lo = 0;
-                for (size_t c2 = 0; c2 < nc; c2++)
-                    if (c2 != c)
-                        lo += (size_t)snprintf(label + lo, lo < sizeof label ? sizeof label - lo : 0, "%s%s=%s",
-                                               lo ? " " : "", json_string_value(json_array_get(cols, c2)),
-                                               sp[i].val[c2]);
-                for (char *q = label; *q; q++)
-                    if (*q == '\'' || *q == '"')
-                        *q = '_';
-                for (size_t j = i; j < n; j++) {
-                    int same = 1;
-                    for (size_t c2 = 0; c2 < nc; c2++)
-                        same &= c2 == c || strcmp(sp[j].val[c2], sp[i].val[c2]) == 0;
-                    if (!same)
-                        continue;
-                    done[j] = 1;
-                    double x = numeric ? as_number(sp[j].val[c]) : 0;
-                    if (!numeric) // categorical: the value's index among the distinct values
-                        x = (double)category(sp, n, c, sp[j].val[c]);
-                    fprintf(d, "%.9g %.9g\n", x, sp[j].m[k]);
-                }
-                fputs("\n\n", d);
-                o += (size_t)snprintf(cmd + o, o < sizeof cmd ? sizeof cmd - o : 0,
-                                      "%s 'data/%s.dat' index %d using 1:2 with linespoints lw 2 title '%s'",
-                                      block ? "," : "", name, block, nc > 1 ? label : metrics[k]);
-                block++;
-            }
-            free(done);
-            const char *axis = json_string_value(json_array_get(cols, c));
-            script_begin(g, metrics[k], axis, metric_label[k]);
-            if (!numeric) { // the distinct values as tics
-                fputs("set xtics (", g);
-                for (size_t q = 0, idx = 0; q < n; q++)
-                    if (first_of(sp, q, c))
-                        fprintf(g, "%s\"%s\" %zu", idx ? ", " : "", sp[q].val[c], idx), idx++;
-                fputs(")\nset offsets 0.5, 0.5, 0, 0\n", g);
-            }
-            script_end(g, name, cmd);
-            int bad = fclose(d) != 0;
-            bad |= fclose(g) != 0;
-            if (bad)
-                rc = fail(err, len, dir, "cannot write the data or script of %s", name);
-            if (rc == KS_OK)
-                rc = render(dir, gnuplot, name, err, len);
-            if (rc == KS_OK && !(names[n_names++] = strdup(name)))
-                rc = fail(err, len, dir, "out of memory");
-        }
-    }
-    // P99 TPOT against throughput, and the Pareto frontier
-    if (rc == KS_OK) {
-        char dpath[4300], gpath[4300];
-        snprintf(dpath, sizeof dpath, "%s/data/frontier.dat", dir);
-        snprintf(gpath, sizeof gpath, "%s/plots/frontier.gp", dir);
-        FILE *d = fopen(dpath, "w"), *g = fopen(gpath, "w");
-        if (!d || !g) {
-            rc = fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
-        } else {
-            for (size_t i = 0; i < n; i++)
-                fprintf(d, "%.9g %.9g\n", sp[i].m[0], sp[i].m[2]);
-            fputs("\n\n", d);
-            // frontier: no other point has more throughput and less P99 TPOT; by throughput
-            size_t *fr = calloc(n, sizeof *fr), nf = 0;
-            for (size_t i = 0; fr && i < n; i++) {
-                int dominated = 0;
-                for (size_t j = 0; j < n; j++)
-                    dominated |= j != i && sp[j].m[0] >= sp[i].m[0] && sp[j].m[2] <= sp[i].m[2] &&
-                                 (sp[j].m[0] > sp[i].m[0] || sp[j].m[2] < sp[i].m[2]);
-                if (!dominated && !isnan(sp[i].m[0]) && !isnan(sp[i].m[2]))
-                    fr[nf++] = i;
-            }
-            for (size_t a = 1; fr && a < nf; a++)
-                for (size_t b = a; b > 0 && sp[fr[b - 1]].m[0] > sp[fr[b]].m[0]; b--) {
-                    size_t t = fr[b];
-                    fr[b] = fr[b - 1];
-                    fr[b - 1] = t;
-                }
-            for (size_t a = 0; fr && a < nf; a++)
-                fprintf(d, "%.9g %.9g\n", sp[fr[a]].m[0], sp[fr[a]].m[2]);
-            free(fr);
-            script_begin(g, "P99 TPOT against throughput", "output tokens/s", "P99 TPOT (s)");
-            script_end(g, "frontier", "plot 'data/frontier.dat' index 0 using 1:2 with points pt 7 ps 1.2 title "
-                                      "'points', '' index 1 using 1:2 with linespoints lw 2 title 'Pareto frontier'");
-            int bad = fclose(d) != 0;
-            bad |= fclose(g) != 0;
-            d = g = NULL;
-            if (bad)
-                rc = fail(err, len, dir, "cannot write the frontier's data or script");
-            if (rc == KS_OK)
-                rc = render(dir, gnuplot, "frontier", err, len);
-            if (rc == KS_OK && !(names[n_names++] = strdup("frontier")))
-                rc = fail(err, len, dir, "out of memory");
-        }
+    return rc;
+}
+
+// The plot of metric k against column c: a line per combination of the
+// other columns (numbers on a numeric axis; else the distinct values as
+// categories, in order of first appearance).
+static int axis_plot(struct sweep_points *sw, size_t c, int k, const char *dir, const char *gnuplot, char *err,
+                     size_t len)
+{
+    size_t n = sw->n, nc = sw->nc;
+    int numeric = 1;
+    for (size_t i = 0; i < n; i++)
+        numeric &= !isnan(as_number(sw->sp[i].val[c]));
+    char name[64], dpath[4300], gpath[4300];
+    snprintf(name, sizeof name, "axis%zu_%s", c, metrics[k]);
+    snprintf(dpath, sizeof dpath, "%s/data/%s.dat", dir, name);
+    snprintf(gpath, sizeof gpath, "%s/plots/%s.gp", dir, name);
+    FILE *d = fopen(dpath, "w"), *g = fopen(gpath, "w");
+    if (!d || !g) {
         if (d)
             fclose(d);
         if (g)
             fclose(g);
+        return fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
     }
-    if (rc == KS_OK) { // index.html: the points, then every plot
-        char hpath[4300];
-        snprintf(hpath, sizeof hpath, "%s/index.html", dir);
-        struct ks_atomicfile html;
-        if (ks_atomicfile_open(&html, hpath, NULL, NULL, 0) != KS_OK) {
-            rc = fail(err, len, dir, "cannot write index.html");
-        } else {
-            FILE *hf = html.f;
-            fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata sweep report</title>\n"
-                  "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td,th{padding:2px 8px}"
-                  "img{max-width:100%}</style></head><body>\n<h1>kvstrata sweep report</h1>\n<p>Sweep: ",
-                  hf);
-            html_text(hf, sweep_dir);
-            fprintf(hf, " (%zu complete points of %zu)</p>\n<table>\n<tr>", n, np);
+    // series: the distinct values of the other columns, in order of first appearance
+    char cmd[8192];
+    size_t o = (size_t)snprintf(cmd, sizeof cmd, "plot");
+    int *done = calloc(n, sizeof *done);
+    int block = 0;
+    for (size_t i = 0; done && i < n; i++) {
+        if (done[i])
+            continue;
+        char label[256] = "";
+        size_t lo = 0;
+        for (size_t c2 = 0; c2 < nc; c2++)
+            if (c2 != c)
+                lo += (size_t)snprintf(label + lo, lo < sizeof label ? sizeof label - lo : 0, "%s%s=%s",
+                                       lo ? " " : "", json_string_value(json_array_get(sw->cols, c2)),
+                                       sw->sp[i].val[c2]);
+        for (char *q = label; *q; q++)
+            if (*q == '\'' || *q == '"')
+                *q = '_';
+        for (size_t j = i; j < n; j++) {
+            int same = 1;
+            for (size_t c2 = 0; c2 < nc; c2++)
+                same &= c2 == c || strcmp(sw->sp[j].val[c2], sw->sp[i].val[c2]) == 0;
+            if (!same)
+                continue;
+            done[j] = 1;
+            double x = numeric ? as_number(sw->sp[j].val[c]) : 0;
+            if (!numeric) // categorical: the value's index among the distinct values
+                x = (double)category(sw->sp, n, c, sw->sp[j].val[c]);
+            fprintf(d, "%.9g %.9g\n", x, sw->sp[j].m[k]);
+        }
+        fputs("\n\n", d);
+        o += (size_t)snprintf(cmd + o, o < sizeof cmd ? sizeof cmd - o : 0,
+                              "%s 'data/%s.dat' index %d using 1:2 with linespoints lw 2 title '%s'",
+                              block ? "," : "", name, block, nc > 1 ? label : metrics[k]);
+        block++;
+    }
+    free(done);
+    const char *axis = json_string_value(json_array_get(sw->cols, c));
+    script_begin(g, metrics[k], axis, metric_label[k]);
+    if (!numeric) { // the distinct values as tics
+        fputs("set xtics (", g);
+        for (size_t q = 0, idx = 0; q < n; q++)
+            if (first_of(sw->sp, q, c))
+                fprintf(g, "%s\"%s\" %zu", idx ? ", " : "", sw->sp[q].val[c], idx), idx++;
+        fputs(")\nset offsets 0.5, 0.5, 0, 0\n", g);
+    }
+    script_end(g, name, cmd);
+    int bad = fclose(d) != 0;
+    bad |= fclose(g) != 0;
+    if (bad)
+        return fail(err, len, dir, "cannot write the data or script of %s", name);
+    int rc = render(dir, gnuplot, name, err, len);
+    if (rc == KS_OK && !(sw->names[sw->n_names++] = strdup(name)))
+        rc = fail(err, len, dir, "out of memory");
+    return rc;
+}
+
+// P99 TPOT against throughput for every point, and the Pareto frontier.
+static int frontier_plot(struct sweep_points *sw, const char *dir, const char *gnuplot, char *err, size_t len)
+{
+    size_t n = sw->n;
+    int rc = KS_OK;
+    char dpath[4300], gpath[4300];
+    snprintf(dpath, sizeof dpath, "%s/data/frontier.dat", dir);
+    snprintf(gpath, sizeof gpath, "%s/plots/frontier.gp", dir);
+    FILE *d = fopen(dpath, "w"), *g = fopen(gpath, "w");
+    if (!d || !g) {
+        rc = fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            fprintf(d, "%.9g %.9g\n", sw->sp[i].m[0], sw->sp[i].m[2]);
+        fputs("\n\n", d);
+        // frontier: no other point has more throughput and less P99 TPOT; by throughput
+        size_t *fr = calloc(n, sizeof *fr), nf = 0;
+        for (size_t i = 0; fr && i < n; i++) {
+            int dominated = 0;
+            for (size_t j = 0; j < n; j++)
+                dominated |= j != i && sw->sp[j].m[0] >= sw->sp[i].m[0] && sw->sp[j].m[2] <= sw->sp[i].m[2] &&
+                             (sw->sp[j].m[0] > sw->sp[i].m[0] || sw->sp[j].m[2] < sw->sp[i].m[2]);
+            if (!dominated && !isnan(sw->sp[i].m[0]) && !isnan(sw->sp[i].m[2]))
+                fr[nf++] = i;
+        }
+        for (size_t a = 1; fr && a < nf; a++)
+            for (size_t b = a; b > 0 && sw->sp[fr[b - 1]].m[0] > sw->sp[fr[b]].m[0]; b--) {
+                size_t t = fr[b];
+                fr[b] = fr[b - 1];
+                fr[b - 1] = t;
+            }
+        for (size_t a = 0; fr && a < nf; a++)
+            fprintf(d, "%.9g %.9g\n", sw->sp[fr[a]].m[0], sw->sp[fr[a]].m[2]);
+        free(fr);
+        script_begin(g, "P99 TPOT against throughput", "output tokens/s", "P99 TPOT (s)");
+        script_end(g, "frontier", "plot 'data/frontier.dat' index 0 using 1:2 with points pt 7 ps 1.2 title "
+                                  "'points', '' index 1 using 1:2 with linespoints lw 2 title 'Pareto frontier'");
+        int bad = fclose(d) != 0;
+        bad |= fclose(g) != 0;
+        d = g = NULL;
+        if (bad)
+            rc = fail(err, len, dir, "cannot write the frontier's data or script");
+        if (rc == KS_OK)
+            rc = render(dir, gnuplot, "frontier", err, len);
+        if (rc == KS_OK && !(sw->names[sw->n_names++] = strdup("frontier")))
+            rc = fail(err, len, dir, "out of memory");
+    }
+    if (d)
+        fclose(d);
+    if (g)
+        fclose(g);
+    return rc;
+}
+
+// index.html: the points, then every plot.
+static int sweep_index(const struct sweep_points *sw, const char *sweep_dir, const char *dir, char *err, size_t len)
+{
+    size_t n = sw->n, nc = sw->nc;
+    int rc = KS_OK;
+    char hpath[4300];
+    snprintf(hpath, sizeof hpath, "%s/index.html", dir);
+    struct ks_atomicfile html;
+    if (ks_atomicfile_open(&html, hpath, NULL, NULL, 0) != KS_OK) {
+        rc = fail(err, len, dir, "cannot write index.html");
+    } else {
+        FILE *hf = html.f;
+        fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata sweep report</title>\n"
+              "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td,th{padding:2px 8px}"
+              "img{max-width:100%}</style></head><body>\n<h1>kvstrata sweep report</h1>\n<p>Sweep: ",
+              hf);
+        html_text(hf, sweep_dir);
+        fprintf(hf, " (%zu complete points of %zu)</p>\n<table>\n<tr>", n, sw->np);
+        for (size_t c = 0; c < nc; c++) {
+            fputs("<th>", hf);
+            html_text(hf, json_string_value(json_array_get(sw->cols, c)));
+            fputs("</th>", hf);
+        }
+        for (int k = 0; k < N_METRICS; k++)
+            fprintf(hf, "<th>%s</th>", metrics[k]);
+        fputs("</tr>\n", hf);
+        for (size_t i = 0; i < n; i++) {
+            fputs("<tr>", hf);
             for (size_t c = 0; c < nc; c++) {
-                fputs("<th>", hf);
-                html_text(hf, json_string_value(json_array_get(cols, c)));
-                fputs("</th>", hf);
+                fputs("<td>", hf);
+                html_text(hf, sw->sp[i].val[c]);
+                fputs("</td>", hf);
             }
             for (int k = 0; k < N_METRICS; k++)
-                fprintf(hf, "<th>%s</th>", metrics[k]);
+                fprintf(hf, "<td>%.6g</td>", sw->sp[i].m[k]);
             fputs("</tr>\n", hf);
-            for (size_t i = 0; i < n; i++) {
-                fputs("<tr>", hf);
-                for (size_t c = 0; c < nc; c++) {
-                    fputs("<td>", hf);
-                    html_text(hf, sp[i].val[c]);
-                    fputs("</td>", hf);
-                }
-                for (int k = 0; k < N_METRICS; k++)
-                    fprintf(hf, "<td>%.6g</td>", sp[i].m[k]);
-                fputs("</tr>\n", hf);
-            }
-            fputs("</table>\n", hf);
-            for (size_t i = 0; i < n_names; i++)
-                fprintf(hf, "<h2>%s</h2>\n<img src=\"%s.png\" alt=\"%s\"> <a href=\"%s.svg\">SVG</a>\n", names[i],
-                        names[i], names[i], names[i]);
-            fputs("</body></html>\n", hf);
-            if (ks_atomicfile_commit(&html, NULL, 0) != KS_OK)
-                rc = fail(err, len, dir, "cannot write index.html");
         }
+        fputs("</table>\n", hf);
+        for (size_t i = 0; i < sw->n_names; i++)
+            fprintf(hf, "<h2>%s</h2>\n<img src=\"%s.png\" alt=\"%s\"> <a href=\"%s.svg\">SVG</a>\n", sw->names[i],
+                    sw->names[i], sw->names[i], sw->names[i]);
+        fputs("</body></html>\n", hf);
+        if (ks_atomicfile_commit(&html, NULL, 0) != KS_OK)
+            rc = fail(err, len, dir, "cannot write index.html");
     }
-    for (size_t i = 0; names && i < n_names; i++)
-        free(names[i]);
-    free(names);
-    for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < nc; c++)
-            if (sp[i].val[c] != no_value)
-                free((char *)sp[i].val[c]);
-    free(sp);
-    free(vals);
-    json_decref(man);
+    return rc;
+}
+
+int ks_report_sweep(const char *sweep_dir, const char *dir, const char *gnuplot, char *err, size_t len)
+{
+    if (!gnuplot)
+        gnuplot = "gnuplot";
+    char path[4200];
+    snprintf(path, sizeof path, "%s/sweep.json", sweep_dir);
+    json_error_t je;
+    struct sweep_points x = {.man = json_load_file(path, 0, &je)};
+    if (!x.man)
+        return fail(err, len, path, "cannot be read as a sweep manifest (%s)", je.text);
+    x.cols = json_object_get(x.man, "columns");
+    x.pts = json_object_get(x.man, "points");
+    x.nc = json_array_size(x.cols);
+    x.np = json_array_size(x.pts);
+    x.sp = calloc(x.np ? x.np : 1, sizeof *x.sp);
+    x.vals = calloc((x.np ? x.np : 1) * (x.nc ? x.nc : 1), sizeof *x.vals);
+    int rc = !json_is_array(x.cols) || !json_is_array(x.pts) ? fail(err, len, path, "no columns or points") : KS_OK;
+    if (rc == KS_OK && (!x.sp || !x.vals))
+        rc = fail(err, len, path, "out of memory");
+    if (rc == KS_OK)
+        rc = load_points(&x, sweep_dir, path, err, len);
+    if (rc == KS_OK && x.n == 0)
+        rc = fail(err, len, sweep_dir, "no complete point to plot");
+    char plots_dir[4200], data[4200];
+    snprintf(plots_dir, sizeof plots_dir, "%s/plots", dir);
+    snprintf(data, sizeof data, "%s/data", dir);
+    if (rc == KS_OK &&
+        (ks_fs_mkdirs(plots_dir, 0755, NULL, 0) != KS_OK || ks_fs_mkdirs(data, 0755, NULL, 0) != KS_OK))
+        rc = fail(err, len, dir, "cannot create the report folder: %s", strerror(errno));
+    x.names = calloc(x.nc * N_METRICS + 1, sizeof *x.names);
+    if (rc == KS_OK && !x.names)
+        rc = fail(err, len, dir, "out of memory");
+    // one plot per axis and metric: a line per combination of the other axes
+    for (size_t c = 0; rc == KS_OK && c < x.nc; c++)
+        for (int k = 0; rc == KS_OK && k < N_METRICS; k++)
+            rc = axis_plot(&x, c, k, dir, gnuplot, err, len);
+    if (rc == KS_OK)
+        rc = frontier_plot(&x, dir, gnuplot, err, len);
+    if (rc == KS_OK)
+        rc = sweep_index(&x, sweep_dir, dir, err, len);
+    for (size_t i = 0; x.names && i < x.n_names; i++)
+        free(x.names[i]);
+    free(x.names);
+    for (size_t i = 0; i < x.n; i++)
+        for (size_t c = 0; c < x.nc; c++)
+            if (x.sp[i].val[c] != no_value)
+                free((char *)x.sp[i].val[c]);
+    free(x.sp);
+    free(x.vals);
+    json_decref(x.man);
     return rc;
 }
