@@ -7,6 +7,7 @@
 
 #include "blocktab.h"
 #include "cache.h"
+#include "grow.h"
 #include "heat.h"
 #include "rng.h"
 #include "seqmap.h"
@@ -151,8 +152,5 @@ void ks_evict_view(const struct ks_cache *c, uint32_t id, struct ks_block_view *
 // Tells the policy that a block's key may have changed or that it arrived in
 // a tier (Belady keeps an ordered heap; the other policies need nothing).
 void ks_evict_note(struct ks_cache *c, uint32_t id);
-
-// Grows a scratch array to hold n elements of size sz. KS_OK or KS_ENOMEM.
-int ks_grow(void **arr, uint32_t *cap, uint32_t n, size_t sz);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "grow.h"
 // Hands a request to its GPU's admission queue. KS_OK or KS_ENOMEM.
 int ks_engine_push(struct gpu *g, const struct ks_request_spec *spec, double prefilled)
 {
@@ -79,14 +80,8 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
     (void)err, (void)len;
     struct gpu *g = ctx;
     for (uint32_t i = 0; i < plan->n; i++) {
-        if (g->n_jobs == g->cap_jobs) {
-            uint32_t cap = g->cap_jobs ? 2 * g->cap_jobs : 64;
-            struct ks_step_job *p = realloc(g->jobs, cap * sizeof *p);
-            if (!p)
-                return KS_ENOMEM;
-            g->jobs = p;
-            g->cap_jobs = cap;
-        }
+        if (ks_grow((void **)&g->jobs, &g->cap_jobs, g->n_jobs + 1, sizeof *g->jobs) != KS_OK)
+            return KS_ENOMEM;
         g->jobs[g->n_jobs++] = ks_step_job_of(g->cache, plan->batch[i]);
     }
     if (plan->n)

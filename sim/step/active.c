@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hist.h"
 #include "sizing.h"
 
@@ -119,14 +120,8 @@ int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp,
     uint64_t full = footprint(set, sp);
     if (set->n > 0 && set->blocks + full > set->p.admit_blocks)
         return KS_OK;
-    if (set->n == set->cap) {
-        uint32_t cap = set->cap ? 2 * set->cap : 64;
-        struct ks_active *p = realloc(set->a, cap * sizeof *p);
-        if (!p)
-            return failed(err, len, "admitting a request", KS_ENOMEM);
-        set->a = p;
-        set->cap = cap;
-    }
+    if (ks_grow((void **)&set->a, &set->cap, set->n + 1, sizeof *set->a) != KS_OK)
+        return failed(err, len, "admitting a request", KS_ENOMEM);
     struct ks_active *a = &set->a[set->n];
     *a = (struct ks_active){.req = KS_NONE, .spec = *sp, .ctx = sp->prompt_tokens, .admitted = now};
     uint32_t cached = 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "grow.h"
 
 // A selected block that was not in L1 when accessed (ks_cache_access).
 struct ks_step_miss {
@@ -81,14 +82,8 @@ void ks_step_fini(struct ks_step *d)
 
 int ks_step_push(struct ks_step *d, const struct ks_request_spec *spec, double prefilled)
 {
-    if (d->n_pending == d->cap_pending) {
-        uint32_t cap = d->cap_pending ? 2 * d->cap_pending : 64;
-        struct ks_step_queued *q = realloc(d->pending, cap * sizeof *q);
-        if (!q)
-            return KS_ENOMEM;
-        d->pending = q;
-        d->cap_pending = cap;
-    }
+    if (ks_grow((void **)&d->pending, &d->cap_pending, d->n_pending + 1, sizeof *d->pending) != KS_OK)
+        return KS_ENOMEM;
     d->pending[d->n_pending++] = (struct ks_step_queued){.spec = *spec, .prefilled = prefilled};
     return KS_OK;
 }
@@ -170,14 +165,8 @@ static int note_misses(struct ks_step *d, uint32_t req, uint32_t layer, uint32_t
     for (uint32_t j = 0; j < n; j++) {
         if (d->where[j] == KS_AT_L1)
             continue;
-        if (d->n_miss == d->cap_miss) {
-            uint32_t cap = d->cap_miss ? 2 * d->cap_miss : 256;
-            struct ks_step_miss *p = realloc(d->miss, cap * sizeof *p);
-            if (!p)
-                return KS_ENOMEM;
-            d->miss = p;
-            d->cap_miss = cap;
-        }
+        if (ks_grow((void **)&d->miss, &d->cap_miss, d->n_miss + 1, sizeof *d->miss) != KS_OK)
+            return KS_ENOMEM;
         d->miss[d->n_miss++] = (struct ks_step_miss){.req = req, .layer = layer, .block = d->acc[j].block};
     }
     return KS_OK;
