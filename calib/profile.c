@@ -1,12 +1,17 @@
 // profile.c - the profile writer of profile.h.
+#define _POSIX_C_SOURCE 200809L // access
 
 #include "profile.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomicfile.h"
 #include "luatab.h"
@@ -48,6 +53,54 @@ char *ks_calib_profile_find(const char *spec)
         free(p);
     }
     return NULL;
+}
+
+void ks_calib_profile_text(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+int ks_calib_profile_check_out(const char *out, char *err, size_t len)
+{
+    const char *base = strrchr(out, '/');
+    base = base ? base + 1 : out;
+    size_t bn = strlen(base);
+    if (bn < 5 || strcmp(base + bn - 4, ".lua") != 0) {
+        snprintf(err, len, "a profile file ends in .lua (calib/profiles/NAME.lua)");
+        return KS_EINVAL;
+    }
+    for (size_t i = 0; i + 4 < bn; i++) {
+        char c = base[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) {
+            snprintf(err, len, "a profile's name takes letters, digits, '_' and '-' only");
+            return KS_EINVAL;
+        }
+    }
+    char dir[4096];
+    if (base == out)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(base - out - 1 > 0 ? base - out - 1 : 1), out);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, len, "no directory %s", dir);
+        return KS_EIO;
+    }
+    if (access(dir, W_OK) != 0) {
+        snprintf(err, len, "cannot write in %s: %s", dir, strerror(errno));
+        return KS_EIO;
+    }
+    return KS_OK;
+}
+
+void ks_calib_profile_name(const char *out, char *buf, size_t len)
+{
+    const char *base = strrchr(out, '/');
+    base = base ? base + 1 : out;
+    snprintf(buf, len, "%.*s", (int)(strlen(base) - 4), base);
 }
 
 static void put_string(FILE *f, const char *s)

@@ -1,5 +1,6 @@
 // profile.h - writes a calibration profile: a base profile's figures, with
-// some replaced or added by measured ones.
+// some replaced or added by measured ones; finds profiles and checks the
+// name of one to write.
 //
 // The base profile file is read through the Lua binding (sim/luatab) and
 // written back field by field in its own order, every figure with its
@@ -63,6 +64,20 @@ struct ks_calib_profile {
 // base profile cannot be read, a value cannot be written, or the result does
 // not pass the profile check), KS_EIO (the file cannot be written), KS_ENOMEM.
 int ks_calib_profile_write(const struct ks_calib_profile *p, const char *out, char *err, size_t len);
+
+// snprintf for a profile's texts (sources, notes, comments), which may be
+// cut short at len - 1 characters.
+void ks_calib_profile_text(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+// Checks that out can name a new profile file: NAME.lua, NAME of letters,
+// digits, '_' and '-', in an existing directory this process can write.
+// KS_OK; KS_EINVAL when the name is not a profile's, KS_EIO when its
+// directory is missing or not writable; the reason in err.
+int ks_calib_profile_check_out(const char *out, char *err, size_t len);
+
+// The profile's name for its file out (which passed ks_calib_profile_check_out):
+// the file name without its folder and ".lua".
+void ks_calib_profile_name(const char *out, char *buf, size_t len);
 
 // The profile file for a name or a path: `spec` itself when it names a file
 // (contains '/' or ends in ".lua"), else spec.lua under the source tree's

@@ -60,6 +60,24 @@ static struct ks_ssd *fail_open(struct ks_ssd *s, void *buf)
     return NULL;
 }
 
+int ks_ssd_check_dir(const char *dir, char *err, size_t len)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        snprintf(err, len, "%s: %s", dir, strerror(errno));
+        return KS_EIO;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, len, "%s: not a directory", dir);
+        return KS_EINVAL;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, len, "%s: %s", dir, strerror(errno));
+        return KS_EIO;
+    }
+    return KS_OK;
+}
+
 struct ks_ssd *ks_ssd_open(const char *dir, uint64_t file_bytes, uint64_t seed, char *err, size_t len)
 {
     struct stat st;

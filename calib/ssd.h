@@ -42,6 +42,12 @@ struct ks_ssd_result {
     double bytes_per_s;          // requests * bytes / elapsed
 };
 
+// Checks that dir is a directory this process can create a file in, before
+// any measurement, so that a mistyped path fails at once (O_DIRECT itself is
+// checked by ks_ssd_open). KS_OK, or KS_EINVAL (not a directory) or KS_EIO
+// (missing, not writable) with the reason, naming dir, in err.
+int ks_ssd_check_dir(const char *dir, char *err, size_t len);
+
 // Opens a benchmark file of file_bytes (a multiple of 4 MiB, >= 4 MiB) in dir,
 // seeded by seed. NULL with the reason in err (dir missing or not writable,
 // no O_DIRECT, disk full...).

@@ -1,5 +1,5 @@
 // main.c - the kvstrata command: finds the command named by the first words
-// of argv and runs it; also `info`, the build and device report.
+// of argv and runs it.
 //
 // Built a second time with KS_DEVICE_TOOL as `kvstrata-device`: `info` and
 // `bench kernels` alone, linked without the simulator's libraries (SimGrid,
@@ -15,8 +15,7 @@
 
 #include "bench_kernels.h"
 #include "cli.h"
-#include "device.h"
-#include "json.h"
+#include "info_cmd.h"
 #ifndef KS_DEVICE_TOOL
 #include "bench_cache.h"
 #include "calib_cmd.h"
@@ -31,56 +30,16 @@
 #include "validate_cmd.h"
 #endif
 
-#ifndef KS_VERSION
-#error "the build defines KS_VERSION"
-#endif
-#ifndef KS_BUILD_TYPE
-#define KS_BUILD_TYPE "unknown"
-#endif
-
-static int run_info(const struct ks_cli_cmd *cmd, int argc, char **argv)
-{
-    int json = 0;
-    const struct ks_cli_opt opts[] = {
-        {.name = "json", .kind = KS_CLI_FLAG, .out = &json, .help = "print one JSON object on stdout"},
-    };
-    int status;
-    if (!ks_cli_parse(cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &status))
-        return status;
-    json_t *o = json_object();
-    if (!o)
-        return ks_cli_fail(cmd, "out of memory");
-    int n = ks_device_count();
-    int err = ks_json_set_str(o, "version", KS_VERSION);
-    err |= ks_json_set_str(o, "build_type", KS_BUILD_TYPE[0] ? KS_BUILD_TYPE : "none");
-    err |= ks_json_set_bool(o, "cuda_kernels", strcmp(ks_device_backend(), "cuda") == 0);
-    err |= ks_json_set_str(o, "device_backend", ks_device_backend());
-    err |= ks_json_set_int(o, "cuda_devices", n);
-    if (n == 0)
-        err |= ks_json_set_str(o, "cuda_note", ks_device_error());
-    int rc = err ? -1 : json ? ks_json_print(stdout, o) : ks_json_print_table(stdout, o, NULL);
-    json_decref(o);
-    return rc == 0 ? KS_EXIT_OK : ks_cli_fail(cmd, "cannot write the report");
-}
-
-static const struct ks_cli_cmd info_cmd = {
-    .name = "info",
-    .summary = "Show the version, the build and the CUDA devices usable now",
-    .about = "Reports the version, the build type, whether CUDA kernels are compiled in,\n"
-             "and how many CUDA devices answer now (0, with the reason, when none does).\n",
-    .run = run_info,
-};
-
 static const struct ks_cli_cmd *const commands[] = {
 #ifdef KS_DEVICE_TOOL
     &ks_bench_kernels_cmd,
-    &info_cmd,
+    &ks_info_cmd,
 #else
     &ks_run_cmd,
     &ks_report_cmd,
     &ks_bench_cache_cmd,
     &ks_bench_kernels_cmd,
-    &info_cmd,
+    &ks_info_cmd,
     &ks_scenario_check_cmd,
     &ks_sweep_cmd,
     &ks_plan_cmd,

@@ -1384,22 +1384,28 @@ const char *ks_scenario_lua_dirs(void)
     return KS_LUA_DIRS;
 }
 
+void ks_scenario_platform_fini(struct ks_scenario_platform *p)
+{
+    free(p->profile);
+    free(p->profile_file);
+    free(p->kernel_time.blocks);
+    free(p->kernel_time.seconds);
+    free(p->kernel_time.source);
+    free(p->host_wake.idle);
+    free(p->host_wake.seconds);
+    free(p->host_wake.source);
+    memset(p, 0, sizeof *p);
+}
+
 void ks_scenario_free(struct ks_scenario *s)
 {
     if (!s)
         return;
     free(s->file);
     free(s->name);
-    free(s->platform.profile);
-    free(s->platform.profile_file);
+    ks_scenario_platform_fini(&s->platform);
     free(s->workload.arrival.file);
     free(s->sparse.file);
-    free(s->platform.kernel_time.blocks);
-    free(s->platform.kernel_time.seconds);
-    free(s->platform.kernel_time.source);
-    free(s->platform.host_wake.idle);
-    free(s->platform.host_wake.seconds);
-    free(s->platform.host_wake.source);
     free(s->sparse.fit);
     free(s->workload.prompt_tokens.file);
     free(s->workload.output_tokens.file);
@@ -1491,7 +1497,10 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
     return finish(&x, KS_OK);
 }
 
-int ks_scenario_check_profile(const char *file, const char *lua_dirs, char *err, size_t len)
+// Loads and checks one profile file, reading its figures and host_wake into
+// s (a figure it leaves out takes its default, when it has one). KS_OK, or
+// KS_EINVAL with the errors in err; what s holds then is s's to free.
+static int read_profile(const char *file, const char *lua_dirs, struct ks_scenario *s, char *err, size_t len)
 {
     static const struct ks_scenario_params none = {0};
     struct ctx x = {.file = file, .p = &none, .err = err, .len = len, .max_errors = DEFAULT_MAX_ERRORS};
@@ -1502,13 +1511,8 @@ int ks_scenario_check_profile(const char *file, const char *lua_dirs, char *err,
         return st;
     x.profile = x.own_profile;
     check_profile(&x, x.profile, "", "", 1);
-    struct ks_scenario scratch = {0}; // host_wake is read whole, then dropped
-    x.s = &scratch;
+    x.s = s;
     read_host_wake(&x);
-    free(scratch.platform.host_wake.idle);
-    free(scratch.platform.host_wake.seconds);
-    free(scratch.platform.host_wake.source);
-    x.s = NULL;
     for (int i = 0; i < N_FIELDS; i++) { // every required figure is there, and reads
         const struct field *f = &fields[i];
         if (!f->figure)
@@ -1518,24 +1522,40 @@ int ks_scenario_check_profile(const char *file, const char *lua_dirs, char *err,
         if (!n) {
             if (!f->def)
                 report(&x, file, 0, rel, "missing");
+            else if (f->def[0]) {
+                struct ks_luatab *d = ks_luatab_new(rel, KS_LUATAB_STRING, "default");
+                if (!d || !(d->s = strdup(f->def)))
+                    x.oom = 1;
+                else
+                    convert(&x, f, d, rel);
+                ks_luatab_free(d);
+            }
             continue;
         }
         if (n->type == KS_LUATAB_TABLE)
             continue;
-        union {
-            double d;
-            uint64_t u;
-            int k;
-        } v;
-        if (f->type == T_CHOICE)
-            get_choice(&x, n, rel, f->choices, &v.k);
-        else if (f->type == T_REAL) {
-            if (get_real(&x, n, rel, f->unit, &v.d) == 0)
-                in_range(&x, f, n, rel, v.d);
-        } else if (get_u64(&x, n, rel, f->unit, &v.u) == 0)
-            in_range(&x, f, n, rel, (double)v.u);
+        convert(&x, f, n, rel);
     }
     return finish(&x, x.n_errors ? KS_EINVAL : KS_OK);
+}
+
+int ks_scenario_check_profile(const char *file, const char *lua_dirs, char *err, size_t len)
+{
+    struct ks_scenario scratch = {0}; // read whole, then dropped
+    int st = read_profile(file, lua_dirs, &scratch, err, len);
+    ks_scenario_platform_fini(&scratch.platform);
+    return st;
+}
+
+int ks_scenario_read_profile(const char *file, const char *lua_dirs, struct ks_scenario_platform *out, char *err,
+                             size_t len)
+{
+    struct ks_scenario s = {0};
+    int st = read_profile(file, lua_dirs, &s, err, len);
+    if (st != KS_OK)
+        ks_scenario_platform_fini(&s.platform);
+    *out = s.platform;
+    return st;
 }
 
 // ---- showing -------------------------------------------------------------

@@ -270,6 +270,19 @@ void ks_scenario_free(struct ks_scenario *s);
 // source and kind). Returns KS_OK, or KS_EINVAL with the errors in err.
 int ks_scenario_check_profile(const char *file, const char *lua_dirs, char *err, size_t len);
 
+// The one reader of a profile file on its own (calib check reads through it):
+// loads and validates it as ks_scenario_check_profile does, and fills *out
+// with its figures in base units (a figure it leaves out takes its default,
+// 0 when it has none) and its host_wake table; the rest of *out is zero
+// (kernel_time is read against a scenario's shape, by ks_scenario_load).
+// KS_OK, or KS_EINVAL / KS_ENOMEM with the errors in err (*out zero then).
+// *out is the caller's storage, emptied with ks_scenario_platform_fini.
+int ks_scenario_read_profile(const char *file, const char *lua_dirs, struct ks_scenario_platform *out, char *err,
+                             size_t len);
+
+// Frees what p holds (its strings and tables) and zeroes it.
+void ks_scenario_platform_fini(struct ks_scenario_platform *p);
+
 // Bytes of one element of a KV cache of type d.
 uint64_t ks_dtype_bytes(enum ks_dtype d);
 

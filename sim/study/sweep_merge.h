@@ -32,7 +32,7 @@ struct ks_sweep_merged {
 };
 
 // Merges the points that a manifest lists ({"columns": [...], "points":
-// [{"id":, "values": {column: value}}...]}; see sweep_cmd.c) from dir.
+// [{"id":, "values": {column: value}}...]}; see sweeprun.h) from dir.
 // Returns KS_OK with *out filled (the caller decrefs out->missing), or a
 // negative status with the reason in err.
 int ks_sweep_merge(const char *dir, const json_t *manifest, struct ks_sweep_merged *out, char *err, size_t len);

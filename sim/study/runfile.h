@@ -1,0 +1,34 @@
+// runfile.h - a run's summary figures and its HDF5 result file.
+//
+// `run` and `validate` summarise a struct ks_run_result with the same keys
+// (the same on stdout, in --json and as /summary attributes) and write the
+// same layout: /summary, /requests, /steps, /tiers, /links, /link_samples
+// (schema in results/README.md).
+#ifndef KS_RUNFILE_H
+#define KS_RUNFILE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "runresult.h"
+#include "scenario.h"
+
+// A run's summary: figures by key, and a note on each (the same keys on
+// stdout, in --json and as /summary attributes). err: a JSON call failed.
+// fig and notes are the caller's (made with json_object, released with
+// json_decref).
+struct ks_run_summary {
+    json_t *fig, *notes;
+    int err;
+};
+
+// Adds r's summary figures to s, in the order they are shown; a whole
+// number is stored as a JSON integer (as sim/cli/json.h's setters do).
+void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, const struct ks_run_result *r);
+
+// Writes the HDF5 result (/summary, /requests, /steps, /tiers, /links,
+// /link_samples) whole or not at all. KS_OK or KS_EIO with the reason in err.
+int ks_run_write(const char *path, const struct ks_run_summary *s, const struct ks_run_result *r, char *err,
+                 size_t len);
+
+#endif
