@@ -43,16 +43,16 @@ case "${1:-}" in
 --prepare)
     set -e
     [ -f build/CMakeCache.txt ] || cmake -S . -B build -DKS_WERROR=ON
-    cmake --build build -j "$(nproc)" --target kvstrata kvstrata-device kernel_cuda runtime_run
+    cmake --build build -j "$(nproc)" --target kvstrata kvstrata-device kernels_cuda runtime_runtime
     info=$(build/kvstrata-device info) # whole: grep -q would end the pipe early (pipefail)
     grep -q "^cuda_kernels *yes" <<< "$info" ||
         { echo "device_check.sh: build/ has no CUDA kernels (nvcc missing, or -DKS_CUDA=OFF)" >&2; exit 1; }
     rm -rf "$dev"
     mkdir -p "$dev/bundle"
-    cp build/kvstrata-device build/tests/kernel_cuda "$dev/"
+    cp build/kvstrata-device build/tests/kernels_cuda "$dev/"
     cp -L "$(ldconfig -p | awk '/libcmocka.so.0 /{print $NF; exit}')" "$dev/libcmocka.so.0"
-    cp build/kvstrata build/tests/runtime_run "$dev/bundle/"
-    for lib in $(ldd build/kvstrata build/tests/runtime_run | awk '/=>/ { print $3 } /ld-linux/ { print $1 }' | sort -u); do
+    cp build/kvstrata build/tests/runtime_runtime "$dev/bundle/"
+    for lib in $(ldd build/kvstrata build/tests/runtime_runtime | awk '/=>/ { print $3 } /ld-linux/ { print $1 }' | sort -u); do
         cp -L "$lib" "$dev/bundle/"
     done
     # what libcuda.so.1 loads from glibc: the bundle's glibc must have them
@@ -101,12 +101,12 @@ case "${1:-}" in
     { date -u +%FT%TZ; nvidia-smi -q 2>&1 | head -60; "$dev/kvstrata-device" info; } > "$log" 2>&1
     "$dev/kvstrata-device" info
     # 1. the runtime's GPU mode against its CPU mode (never run before)
-    if ! t=$(step runtime_run 150); then rc=1; else
+    if ! t=$(step runtime.runtime 150); then rc=1; else
         r=0
-        KS_RUNTIME_DIR=$PWD timeout "$t" "${run_b[@]}" "$b/runtime_run" > "$out/runtime.txt" 2>&1 || r=$?
-        echo "runtime_run: exit $r"; tail -8 "$out/runtime.txt"
+        KS_RUNTIME_DIR=$PWD timeout "$t" "${run_b[@]}" "$b/runtime_runtime" > "$out/runtime.txt" 2>&1 || r=$?
+        echo "runtime.runtime: exit $r"; tail -8 "$out/runtime.txt"
         [ "$r" = 0 ] || rc=1
-        grep -q SKIPPED "$out/runtime.txt" && { echo "runtime_run: a test skipped (no GPU answered?)"; rc=1; }
+        grep -q SKIPPED "$out/runtime.txt" && { echo "runtime.runtime: a test skipped (no GPU answered?)"; rc=1; }
     fi
     # 2. validate --device gpu
     for s in l2_bound ssd_bound; do
@@ -117,19 +117,19 @@ case "${1:-}" in
     done
     tail -c 400 "$out/validate.txt" 2> /dev/null; echo
     # 3. the CUDA kernels against the references
-    if ! t=$(step kernel_cuda 120); then rc=1; else
+    if ! t=$(step kernels.cuda 120); then rc=1; else
         r=0
-        timeout "$t" "$dev/kernel_cuda" > "$out/kernel_cuda.txt" 2>&1 || r=$?
-        echo "kernel_cuda: exit $r"; tail -4 "$out/kernel_cuda.txt"
+        timeout "$t" "$dev/kernels_cuda" > "$out/kernel_cuda.txt" 2>&1 || r=$?
+        echo "kernels.cuda: exit $r"; tail -4 "$out/kernel_cuda.txt"
         [ "$r" = 0 ] || rc=1
-        grep -q SKIPPED "$out/kernel_cuda.txt" && { echo "kernel_cuda: a test skipped (no GPU answered?)"; rc=1; }
+        grep -q SKIPPED "$out/kernel_cuda.txt" && { echo "kernels.cuda: a test skipped (no GPU answered?)"; rc=1; }
     fi
     # 3b. trace record on the CUDA kernels (appended to kernel_cuda.txt): the
     # trace's stats, then the same recording on the references for comparison
     if ! t=$(step "trace record" 90); then rc=1; else
         for be in cuda ref; do
             echo "== trace record --backend $be" >> "$out/kernel_cuda.txt"
-            timeout "$t" "${run_b[@]}" "$b/kvstrata" trace record tests/scenarios/policies.lua --requests 2 --steps 32 \
+            timeout "$t" "${run_b[@]}" "$b/kvstrata" trace record tests/fixtures/scenarios/policies.lua --requests 2 --steps 32 \
                 --backend "$be" -o "/tmp/ks_trace_$be.h5" --json >> "$out/kernel_cuda.txt" 2>> "$log" &&
                 "${run_b[@]}" "$b/kvstrata" trace stats "/tmp/ks_trace_$be.h5" --json >> "$out/kernel_cuda.txt" 2>> "$log" ||
                 { echo "trace record --backend $be failed"; rc=1; }
@@ -148,14 +148,14 @@ case "${1:-}" in
     fi
     # 5. compute-sanitizer, last: the slowest and the least likely to matter
     if command -v compute-sanitizer > /dev/null; then
-        for tool in "memcheck kernel_cuda" "memcheck runtime_run" "racecheck runtime_run"; do
+        for tool in "memcheck kernels_cuda" "memcheck runtime_runtime" "racecheck runtime_runtime"; do
             set -- $tool
             t=$(step "$1 $2" 150) || { rc=1; continue; }
             echo "== $1 $2" >> "$out/sanitizer.txt"
-            if [ "$2" = kernel_cuda ]; then
-                timeout "$t" compute-sanitizer --tool "$1" "$dev/kernel_cuda" >> "$out/sanitizer.txt" 2>&1
+            if [ "$2" = kernels_cuda ]; then
+                timeout "$t" compute-sanitizer --tool "$1" "$dev/kernels_cuda" >> "$out/sanitizer.txt" 2>&1
             else
-                KS_RUNTIME_DIR=$PWD timeout "$t" compute-sanitizer --tool "$1" "${run_b[@]}" "$b/runtime_run" \
+                KS_RUNTIME_DIR=$PWD timeout "$t" compute-sanitizer --tool "$1" "${run_b[@]}" "$b/runtime_runtime" \
                     >> "$out/sanitizer.txt" 2>&1
             fi
         done

@@ -33,7 +33,7 @@
 // waiting; a kernel's waiting on the device for copies is in kernel_seconds.
 // Decisions, reading rule and clock are those of CPU mode. NOTE: GPU mode is
 // compiled (sm_80, sm_90, CUDA 13) but has never run: no GPU has been
-// available to this project; tests/test_runtime.c checks it against CPU mode
+// available to this project; tests/runtime/test_runtime.c checks it against CPU mode
 // where one is.
 //
 // The decode thread runs the simulator's step driver (sim/step/step.h): the

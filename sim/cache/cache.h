@@ -30,7 +30,7 @@
 // from its source page: read it at its destination once its batch has
 // landed (the runtime's rule, kernels/runtime/runtime.h). A caller that starts
 // dependent batches only after confirming `after` may read in-flight blocks
-// at their source and validate (tests/test_stale_reads.c races exactly that).
+// at their source and validate (tests/runtime/test_stale_reads.c races exactly that).
 #ifndef KS_CACHE_H
 #define KS_CACHE_H
 

@@ -45,7 +45,7 @@
 //   the free masses sorted in decreasing order.
 //
 // Fidelity: R(W) within 5% relative of the source's (tested on synthetic
-// traces, tests/test_accessmodel.c, which measures 0.8% at most); on traces
+// traces, tests/workload/test_accessmodel.c, which measures 0.8% at most); on traces
 // the kernels recorded (README.md, Traces) R(1), R(4), R(16) within 0.4%
 // (stable) to 1.4% (noisy) over model seeds 1-8, though another noisy
 // trace gave 2.5%;

@@ -181,7 +181,7 @@ static void base_params(struct ks_synth_params *p)
 
 // The presets differ only in how fast the query moves. Mean overlap of
 // consecutive steps' top-64 of 1024 blocks (block-mean scoring, 12 layer and
-// head pairs, 17 seeds; tests/test_synth.c): stable 0.98-1.0, drifting
+// head pairs, 17 seeds; tests/workload/test_synth.c): stable 0.98-1.0, drifting
 // 0.90-0.97, noisy 0.22-0.30.
 int ks_synth_preset(const char *name, struct ks_synth_params *p)
 {

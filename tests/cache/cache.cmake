@@ -1,0 +1,35 @@
+# The cache manager (sim/cache): unit tests of its modules (cmocka), one
+# executable each, cache.<module>; shared helpers: tests/fixtures/unit_util.h.
+ks_add_test(cache.heat test_heat.c)
+ks_add_test(cache.blocktab test_blocktab.c)
+ks_add_test(cache.tier test_tier.c)
+ks_add_test(cache.seqmap test_seqmap.c)
+ks_add_test(cache.requests test_requests.c)
+ks_add_test(cache.evict test_evict.c)
+ks_add_test(cache.prefetch test_prefetch.c)
+target_link_libraries(cache_prefetch PRIVATE ks_step)
+ks_add_test(cache.plan test_plan.c)
+ks_add_test(cache.generation test_generation.c)
+ks_add_test(cache.shared test_shared.c)
+
+# The cache manager as a whole: randomized operations with the invariant
+# checker, and Belady as the bound of every policy.
+ks_add_test(cache.random test_random.c)
+ks_add_test(cache.policy_bound test_policy_bound.c)
+ks_add_test(cache.check test_check.c)
+
+ks_add_test(cache.reserve test_reserve.c)
+
+# `kvstrata bench cache --check`: the invariant checker passes under every
+# policy, with every tier full (no block can move: misses stay unplanned),
+# with room (blocks really move) and with exact victim scans
+foreach(policy heat lru lfu belady)
+  ks_cli_test(check_${policy}_full --json --is policy ${policy} --gt misses_unplanned 0 --le migrated_l3_l1 0
+              -- bench cache --blocks 4000 --topk 32 --steps 2500 --policy ${policy} --l2 0.25 --l3 0.6875
+              --check --json)
+  ks_cli_test(check_${policy} --json --is policy ${policy} --gt migrated_l3_l1 0
+              -- bench cache --blocks 4000 --topk 32 --steps 2500 --policy ${policy} --check --json)
+  ks_cli_test(check_${policy}_exact --json --is policy ${policy} --gt migrated_l3_l1 0
+              -- bench cache --blocks 4000 --topk 32 --steps 2500 --policy ${policy} --samples 0
+              --check --json)
+endforeach()

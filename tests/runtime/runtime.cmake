@@ -1,0 +1,77 @@
+# The real runtime (kernels/runtime): its decode step over real memory
+# tiers, and `kvstrata validate` against the simulator.
+#
+# The cache manager driven from several threads the way a runtime drives it:
+# one mutex around every call into the manager, page copies outside it,
+# readers that check their reads with ks_cache_locate + ks_cache_validate.
+# Labelled tsan (ks_tsan_test): .ci/run builds and runs them under
+# ThreadSanitizer.
+
+ks_add_test(runtime.stale_reads test_stale_reads.c)
+target_link_libraries(runtime_stale_reads PRIVATE Threads::Threads)
+ks_tsan_test(runtime.stale_reads)
+
+# The runtime on a scenario with all three tiers busy: every request
+# finishes, in-flight blocks are read at their destination, no read is
+# refused, and two runs make the same cache decisions (under TSan too).
+ks_add_test(runtime.runtime test_runtime.c)
+target_link_libraries(runtime_runtime PRIVATE ks_runtime)
+target_compile_definitions(runtime_runtime PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+ks_tsan_test(runtime.runtime)
+
+# kvstrata validate: a scenario is required; the GPU mode is refused with the reason
+ks_cli_test(validate_no_scenario --exit 2 --stdout-empty --stderr-has "SCENARIO.lua" -- validate)
+ks_cli_test(validate_gpu_refused --exit 1 --stdout-empty --stderr-has "no GPU answers here"
+            -- validate x.lua --device gpu)
+
+# kvstrata validate: the runtime and the simulator make identical decisions
+# (the command fails otherwise) and the report carries every row.
+add_test(NAME cli_validate_tiny
+  COMMAND sh -c "set -e; out=$(\"$1\" validate \"$2\" --json --dir /var/tmp); \
+echo \"$out\" | jq -e '.hit_rates_identical == true and .runtime_stale_refused == 0 and (.rows | length) == 18 \
+and .runtime_table_refreshed > 0 \
+and ([.rows[] | select(.metric == \"table_rebuilds\") | .identical] == [true]) \
+and ([.rows[] | select(.metric == \"tpot_p50\") | .goal] == [0.05]) \
+and .in_run_kernel_s_per_block > 0 and (.with_runtime_kernel_speed.rows | length) == 5 \
+and (.with_runtime_step_speeds.rows | length) == 5 \
+and ([.with_runtime_kernel_speed.rows[] | select(.metric == \"tpot_mean\") | .simulator] | .[0] > 0) \
+and .runtime_step_kernel_p10_s_per_block > 0 \
+and .runtime_step_kernel_p10_s_per_block <= .runtime_step_kernel_p50_s_per_block \
+and .runtime_step_kernel_p50_s_per_block <= .runtime_step_kernel_p90_s_per_block \
+and .runtime_step_kernel_p90_s_per_block <= .runtime_step_kernel_p99_s_per_block' > /dev/null"
+  sh $<TARGET_FILE:kvstrata> ${ks_ts}/runtime_tiny.lua)
+add_test(NAME cli_validate_refuses
+  COMMAND sh -c "\"$1\" validate \"$2\" 2> validate_refuses.err; rc=$?; [ $rc -ne 0 ] && grep -q 'runtime cannot run this scenario: platform' validate_refuses.err"
+  sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/scenarios/default.lua)
+set_tests_properties(cli_validate_refuses PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# validate -o writes the simulator's and the runtime's results in the layout
+# of kvstrata run: the same summary attributes and the same datasets.
+add_test(NAME cli_validate_results
+  COMMAND sh -c "set -e; rm -rf vo; mkdir vo; \"$1\" validate \"$2\" -o vo --dir /var/tmp > /dev/null; \
+\"$1\" run \"$2\" -o vo/run.h5 > /dev/null; \
+for f in vo/runtime_tiny_sim.h5 vo/runtime_tiny_runtime.h5 vo/run.h5; do \
+  h5dump -A \"$f\" | grep -E '^ *(ATTRIBUTE|DATASET|GROUP) ' | sed 's/ *$//' > \"$f.names\"; \
+  [ $(wc -l < \"$f.names\") -gt 20 ]; done; \
+cmp vo/runtime_tiny_sim.h5.names vo/run.h5.names; cmp vo/runtime_tiny_runtime.h5.names vo/run.h5.names; \
+h5dump -a /summary/table_rebuilds vo/runtime_tiny_runtime.h5 | grep -q '(0): [1-9]'"
+  sh $<TARGET_FILE:kvstrata> ${ks_ts}/runtime_tiny.lua)
+set_tests_properties(cli_validate_results PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# L1 too small for every request's selection: the misses without room are
+# read outside L1, by the runtime and in the simulator alike (outside_reads)
+add_test(NAME cli_validate_outside
+  COMMAND sh -c "set -e; out=$(\"$1\" validate \"$2\" --json --dir /var/tmp --set platform.hbm_bytes=1MB); \
+echo \"$out\" | jq -e '[.rows[] | select(.metric == \"outside_reads\") | select(.identical and .runtime > 0)] | length == 1' > /dev/null"
+  sh $<TARGET_FILE:kvstrata> ${ks_ts}/runtime_tiny.lua)
+
+# --measure-kernels times the kernel for the scenario's own head shape: a
+# scenario whose shape differs from the profile's table runs with it (and is
+# refused without it)
+add_test(NAME cli_validate_measure_kernels
+  COMMAND sh -c "set -e; ! \"$1\" validate \"$2\" --dir /var/tmp --set model.q_heads=2 > /dev/null 2> validate_measure_kernels.err; \
+grep -q 'was measured with q_heads = 8' validate_measure_kernels.err; \
+out=$(\"$1\" validate \"$2\" --json --dir /var/tmp --set model.q_heads=2 --measure-kernels); \
+echo \"$out\" | jq -e '.hit_rates_identical == true and .in_run_kernel_s_per_block > 0' > /dev/null"
+  sh $<TARGET_FILE:kvstrata> ${ks_ts}/runtime_tiny.lua)
+set_tests_properties(cli_validate_measure_kernels PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})

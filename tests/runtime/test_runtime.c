@@ -1,0 +1,252 @@
+// test_runtime.c - the real runtime (kernels/runtime/runtime.h) on a small scenario
+// that keeps all three tiers busy: it finishes every request, reads blocks
+// in flight from their destination, refuses no read, and makes the same
+// cache decisions on every run whatever the threads' timing.
+#define _GNU_SOURCE // mkdtemp, O_DIRECT
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "runtime.h"
+#include "scenario.h"
+#include "status.h"
+
+#ifndef KS_SOURCE_DIR
+#error "the build defines KS_SOURCE_DIR"
+#endif
+#define TINY KS_SOURCE_DIR "/tests/fixtures/scenarios/runtime_tiny.lua"
+
+static char dir[2048];
+
+// A disk-backed folder that takes O_DIRECT (under $KS_RUNTIME_DIR, else
+// /var/tmp), or none (the test skips).
+static int direct_dir(void)
+{
+    const char *base = getenv("KS_RUNTIME_DIR");
+    if ((size_t)snprintf(dir, sizeof dir, "%s/ks_rt_XXXXXX", base && base[0] ? base : "/var/tmp") >= sizeof dir)
+        return 0;
+    if (!mkdtemp(dir))
+        return 0;
+    char f[sizeof dir + 16];
+    snprintf(f, sizeof f, "%s/probe", dir);
+    int fd = open(f, O_CREAT | O_RDWR | O_DIRECT, 0600);
+    if (fd >= 0) {
+        close(fd);
+        unlink(f);
+        return 1;
+    }
+    rmdir(dir);
+    return 0;
+}
+
+// The tiny scenario, with one `--set` (NULL: none).
+static struct ks_scenario *load_tiny(const char *set)
+{
+    struct ks_scenario *s = NULL;
+    char err[4096];
+    struct ks_scenario_params p = {.sets = &set, .n_sets = set != NULL};
+    if (ks_scenario_load(TINY, &p, &s, err, sizeof err) != KS_OK)
+        fail_msg("%s", err);
+    return s;
+}
+
+static void run_mode(const struct ks_scenario *s, struct ks_run_result *r, struct ks_runtime_extra *x, int gpu)
+{
+    char err[1024] = "";
+    struct ks_runtime_params p = {.dir = dir, .gpu = gpu};
+    int st = ks_runtime_run(s, &p, r, x, err, sizeof err);
+    if (st != KS_OK)
+        fail_msg("runtime: %s", err);
+}
+
+static void run_once(const struct ks_scenario *s, struct ks_run_result *r, struct ks_runtime_extra *x)
+{
+    run_mode(s, r, x, 0);
+}
+
+// GPU mode (where a GPU answers): the same decisions as CPU mode, every
+// block read, none refused, and the same attention outputs (their sum) to
+// the CUDA kernel's rounding: every block's data depends on (request,
+// layer, block), so a block read from a wrong page, a copy that went the
+// wrong way or never landed would show there.
+static void gpu_mode_same_decisions(void **state)
+{
+    (void)state;
+    if (ks_device_count() <= 0) {
+        printf("no GPU (%s): GPU mode not run\n", ks_device_error());
+        skip();
+    }
+    struct ks_scenario *s = load_tiny(NULL);
+    struct ks_run_result a, b;
+    struct ks_runtime_extra xa, xb;
+    run_mode(s, &a, &xa, 0);
+    run_mode(s, &b, &xb, 1);
+    assert_memory_equal(&a.cache, &b.cache, sizeof a.cache);
+    assert_int_equal(xb.reads, b.cache.accesses);
+    assert_int_equal(xb.stale_refused, 0);
+    printf("outputs: CPU sum %.9g (|sum| %.9g), GPU sum %.9g (|sum| %.9g)\n", xa.out_checksum, xa.out_magnitude,
+           xb.out_checksum, xb.out_magnitude);
+    assert_true(xa.out_magnitude > 0);
+    assert_true(fabs(xa.out_checksum - xb.out_checksum) <= 1e-4 * xa.out_magnitude);
+    assert_true(fabs(xa.out_magnitude - xb.out_magnitude) <= 1e-4 * xa.out_magnitude);
+    ks_runtime_extra_fini(&xa);
+    ks_runtime_extra_fini(&xb);
+    ks_run_result_fini(&a);
+    ks_run_result_fini(&b);
+    ks_scenario_free(s);
+}
+
+static void tiers_and_determinism(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = load_tiny(NULL);
+    struct ks_run_result a, b;
+    struct ks_runtime_extra xa, xb;
+    run_once(s, &a, &xa);
+    assert_int_equal(a.finished, 6);
+    assert_int_equal(a.tokens, 6 * 24);
+    const struct ks_cache_stats *c = &a.cache;
+    printf("runtime_tiny: %llu accesses, L1 %llu L2 %llu L3 %llu; %llu reads, %llu in flight, %llu via scratch, "
+           "%llu refused\n",
+           (unsigned long long)c->accesses, (unsigned long long)c->found[KS_L1],
+           (unsigned long long)c->found[KS_L2], (unsigned long long)c->found[KS_L3], (unsigned long long)xa.reads,
+           (unsigned long long)xa.reads_inflight, (unsigned long long)xa.reads_scratch,
+           (unsigned long long)xa.stale_refused);
+    // every tier served accesses and every path moved bytes
+    assert_true(c->found[KS_L2] > 0 && c->found[KS_L3] > 0);
+    assert_true(c->mig_bytes[KS_L2][KS_L1] > 0 && c->mig_bytes[KS_L3][KS_L1] > 0);
+    assert_true(c->mig_bytes[KS_L1][KS_L2] > 0 && c->mig_bytes[KS_L2][KS_L3] > 0);
+    assert_int_equal(c->found[KS_L1] + c->found[KS_L2] + c->found[KS_L3] + c->found_inflight, c->accesses);
+    // the kernel read every selected block, some of them at their destination
+    assert_int_equal(xa.reads, c->accesses);
+    assert_true(xa.reads_inflight > 0);
+    assert_int_equal(xa.stale_refused, 0);
+    assert_int_equal(c->stale_refused, 0);
+    // the same decisions again, whatever the lanes' timing was
+    run_once(s, &b, &xb);
+    assert_memory_equal(&a.cache, &b.cache, sizeof a.cache);
+    assert_int_equal(a.steps, b.steps);
+    assert_int_equal(xa.reads_inflight, xb.reads_inflight);
+    // and the same attention outputs, bit for bit (the data, the pages and
+    // the kernel are the same)
+    assert_true(xa.out_magnitude > 0 && isfinite(xa.out_checksum));
+    assert_true(xa.out_checksum == xb.out_checksum && xa.out_magnitude == xb.out_magnitude);
+    // one kernel speed per decode step, finite where the step read blocks
+    assert_int_equal(xa.n_step_kernel, a.steps);
+    for (size_t i = 0; i < xa.n_step_kernel; i++)
+        assert_true(isnan(xa.step_kernel[i]) || xa.step_kernel[i] > 0);
+    assert_true(xa.step_kernel_p10 > 0 && xa.step_kernel_p10 <= xa.step_kernel_p50 &&
+                xa.step_kernel_p50 <= xa.step_kernel_p90 && xa.step_kernel_p90 <= xa.step_kernel_p99);
+    ks_runtime_extra_fini(&xa);
+    ks_runtime_extra_fini(&xb);
+    ks_run_result_fini(&a);
+    ks_run_result_fini(&b);
+    ks_scenario_free(s);
+}
+
+// The resident-pointer table's generation check: entries of blocks that
+// moved are caught before the read and located afresh. Without the check
+// (the negative control) the same run reads moved blocks from their old
+// pages: the outputs change, and the check after the launch refuses those
+// reads.
+static void generation_check_before_reads(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = load_tiny(NULL);
+    struct ks_run_result a, b;
+    struct ks_runtime_extra xa, xb;
+    run_once(s, &a, &xa);
+    assert_true(xa.table_refreshed > 0);
+    assert_int_equal(xa.stale_refused, 0);
+    assert_true(a.table_rebuilds > 0 && a.table_rebuilds <= a.steps);
+#ifdef __SANITIZE_THREAD__
+    // the negative control reads pages a lane may be writing: a data race by
+    // design, which ThreadSanitizer rightly reports
+    printf("runtime_tiny: %llu table entries refreshed; negative control not run under ThreadSanitizer\n",
+           (unsigned long long)xa.table_refreshed);
+    ks_runtime_extra_fini(&xa);
+    ks_run_result_fini(&a);
+    ks_scenario_free(s);
+    return;
+#endif
+    char err[1024] = "";
+    struct ks_runtime_params p = {.dir = dir, .skip_gen_check = 1};
+    if (ks_runtime_run(s, &p, &b, &xb, err, sizeof err) != KS_OK)
+        fail_msg("runtime: %s", err);
+    printf("runtime_tiny: %llu table entries refreshed, %llu table rebuilds; unchecked: %llu reads refused, "
+           "output sum %.9g against %.9g\n",
+           (unsigned long long)xa.table_refreshed, (unsigned long long)a.table_rebuilds,
+           (unsigned long long)xb.stale_refused, xb.out_checksum, xa.out_checksum);
+    // the same decisions (the table is not the cache manager's), other data
+    assert_memory_equal(&a.cache.found, &b.cache.found, sizeof a.cache.found);
+    assert_true(xb.stale_refused > 0);
+    assert_true(xb.out_checksum != xa.out_checksum);
+    ks_runtime_extra_fini(&xa);
+    ks_runtime_extra_fini(&xb);
+    ks_run_result_fini(&a);
+    ks_run_result_fini(&b);
+    ks_scenario_free(s);
+}
+
+// With L1 too small for every request's selection, some misses find no
+// room: the kernel reads them where they lie, through a scratch page, and
+// the runtime counts them as the simulator does (outside_reads).
+static void reads_outside_l1(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = load_tiny("platform.hbm_bytes=1MB");
+    struct ks_run_result a;
+    struct ks_runtime_extra xa;
+    run_once(s, &a, &xa);
+    printf("runtime_tiny, 1 MB of HBM: %llu reads, %llu via scratch, %llu refused\n", (unsigned long long)xa.reads,
+           (unsigned long long)xa.reads_scratch, (unsigned long long)xa.stale_refused);
+    assert_true(xa.reads_scratch > 0);
+    assert_int_equal(a.outside_reads, xa.reads_scratch);
+    assert_int_equal(xa.reads, a.cache.accesses);
+    assert_int_equal(xa.stale_refused, 0);
+    ks_runtime_extra_fini(&xa);
+    ks_run_result_fini(&a);
+    ks_scenario_free(s);
+}
+
+static void refuses_what_it_cannot_run(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = load_tiny("cache.compression=int8");
+    char err[4096];
+    struct ks_run_result r;
+    assert_int_equal(ks_runtime_run(s, NULL, &r, NULL, err, sizeof err), KS_EINVAL);
+    assert_non_null(strstr(err, "cache.compression"));
+    ks_scenario_free(s);
+}
+
+int main(void)
+{
+    if (!direct_dir()) {
+        fprintf(stderr, "no folder under %s takes O_DIRECT: skipped\n",
+                getenv("KS_RUNTIME_DIR") ? getenv("KS_RUNTIME_DIR") : "/var/tmp");
+        return 77;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tiers_and_determinism),
+        cmocka_unit_test(generation_check_before_reads),
+        cmocka_unit_test(reads_outside_l1),
+        cmocka_unit_test(refuses_what_it_cannot_run),
+        cmocka_unit_test(gpu_mode_same_decisions),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rmdir(dir);
+    return rc;
+}

@@ -1,0 +1,52 @@
+# Access traces (sim/trace): the file format (trace), their statistics
+# (tracestats), `kvstrata trace stats`, and traces written by others.
+ks_add_test(trace.trace test_trace.c)
+target_link_libraries(trace_trace PRIVATE ks_workload)
+ks_add_test(trace.tracestats test_tracestats.c)
+target_link_libraries(trace_tracestats PRIVATE ks_workload)
+
+# The CLI tests read a small random trace and a copy cut in half
+# (${ks_trace_dir}, helpers.cmake), which trace.tracestats writes first.
+add_test(NAME trace_cli_fixture COMMAND trace_tracestats --write ${ks_trace_dir}/small.h5 ${ks_trace_dir}/cut.h5)
+set_tests_properties(trace_cli_fixture PROPERTIES FIXTURES_SETUP trace_cli_files)
+
+ks_cli_test(trace_stats_json --json --stderr-empty --is file ${ks_trace_dir}/small.h5
+            --ge requests 2 --le requests 2 --ge layers 2 --le layers 2 --ge records 160 --le records 160
+            --ge mean_selected 8 --le mean_selected 8
+            --gt reuse_1 0.5 --lt reuse_1 1 --gt reuse_4 0.5 --le reuse_4 1 --gt reuse_16 0.5 --le reuse_16 1
+            --has reuse_256 --has reuse_distance --has cold --ge neighbour 0 --le neighbour 1 --has neighbour_new
+            --gt working_set_16 8 --has working_set_16_series --has working_set_256
+            --ge mass_top1 0.125 --le mass_top1 0.125 --ge mass_top8 1 --le mass_total 1.0001
+            --ge opt_l1_100pct 16 --le opt_l1_100pct 16 --gt opt_hit_100pct 0.5 --le opt_hit_100pct 1
+            --ge opt_hit_200pct 0.5 --has opt_hit_25pct --has per_layer
+            -- trace stats ${ks_trace_dir}/small.h5 --json)
+ks_cli_test(trace_stats_text --stdout-has "reuse_1" --stdout-has "opt_hit_100pct" --stdout-has "# "
+            --stdout-has "reuse distance" --stdout-has "per layer" --stderr-empty
+            -- trace stats ${ks_trace_dir}/small.h5)
+ks_cli_test(trace_stats_cut --exit 1 --stdout-empty --stderr-has "${ks_trace_dir}/cut.h5:"
+            -- trace stats ${ks_trace_dir}/cut.h5 --json)
+ks_cli_test(trace_stats_not_hdf5 --exit 1 --stdout-empty --stderr-has "trace.cmake: cannot be opened"
+            -- trace stats ${CMAKE_CURRENT_LIST_DIR}/trace.cmake)
+# a missing file is said to be missing, not "not HDF5"
+ks_cli_test(trace_stats_missing --exit 1 --stdout-empty --stderr-has "${ks_trace_dir}/none.h5: No such file or directory"
+            -- trace stats ${ks_trace_dir}/none.h5)
+ks_cli_test(trace_model_missing --exit 1 --stdout-empty --stderr-has "${ks_trace_dir}/none.h5: No such file or directory"
+            -- trace model ${ks_trace_dir}/none.h5 -o ${ks_trace_dir}/none_model.h5)
+ks_cli_test(trace_stats_usage --exit 2 --stdout-empty --stderr-has "TRACE.h5" -- trace stats)
+ks_cli_test(trace_stats_help --stdout-has "Usage: kvstrata trace stats TRACE.h5" --stdout-has "reuse_W"
+            -- trace stats --help)
+set_tests_properties(cli_trace_stats_json cli_trace_stats_text cli_trace_stats_cut
+                     PROPERTIES FIXTURES_REQUIRED trace_cli_files)
+
+# a result file is HDF5 but not a trace: the replay refuses it (the result
+# is the one cli_run_closed_form writes, engine.cmake: fixture closed_form_h5)
+ks_cli_test(policy_trace_not_trace --exit 1 --stdout-empty --stderr-has "not a kvstrata trace"
+            -- run ${ks_pol} --set sparse.policy=trace --set sparse.file=${CMAKE_CURRENT_BINARY_DIR}/closed_form.h5
+            -o ${CMAKE_CURRENT_BINARY_DIR}/policy_bad.h5)
+set_tests_properties(cli_policy_trace_not_trace PROPERTIES FIXTURES_REQUIRED closed_form_h5)
+
+# results/README.md's h5py example, run as written there: its trace (string
+# attributes in variable-length UTF-8) is read by trace stats and replayed
+add_test(NAME trace_h5py COMMAND ${CMAKE_CURRENT_LIST_DIR}/trace_h5py.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/results/README.md ${ks_pol})
+set_tests_properties(trace_h5py PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 300)

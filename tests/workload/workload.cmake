@@ -1,0 +1,57 @@
+# What the GPUs are asked to do (sim/workload): the request stream, sparse
+# block selection, synthetic attention, the access model fitted to traces;
+# and the selection policies in kvstrata run: synthetic attention through the
+# scoring kernel (topk, retrieval, mixed), trace record and replay, on
+# tests/fixtures/scenarios/policies.lua (${ks_pol}, helpers.cmake).
+ks_add_test(workload.positional test_positional.c)
+target_link_libraries(workload_positional PRIVATE ks_workload)
+ks_add_test(workload.workload test_workload.c)
+target_link_libraries(workload_workload PRIVATE ks_workload ks_scenario)
+target_compile_definitions(workload_workload PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+ks_add_test(workload.synth test_synth.c)
+target_link_libraries(workload_synth PRIVATE ks_workload)
+ks_add_test(workload.accessmodel test_accessmodel.c)
+target_link_libraries(workload_accessmodel PRIVATE ks_workload)
+
+set(ks_pol_ok --json --ge requests_finished 4 --ge tokens 512 --le tokens 512 --gt hit_rate_l1 0 --le hit_rate_l1 1
+    --ge stall_fraction 0 --le stall_fraction 1 --gt migrated_bytes_l2_l1 0)
+foreach(policy topk retrieval mixed)
+  ks_cli_test(policy_${policy} ${ks_pol_ok}
+              -- run ${ks_pol} --set sparse.policy=${policy} -o ${CMAKE_CURRENT_BINARY_DIR}/policy_${policy}.h5 --json)
+endforeach()
+# the query's motion decides what tiering can do: hit_rate_l1 0.991 (stable)
+# against 0.825 (noisy: frequent topic switches and retrieval jumps)
+ks_compare(policy_stable_beats_noisy hit_rate_l1 gt 1.1
+           -- ${ks_pol} --set sparse.preset=stable -- ${ks_pol} --set sparse.preset=noisy)
+add_test(NAME trace_replay COMMAND ${CMAKE_CURRENT_LIST_DIR}/trace_replay.sh $<TARGET_FILE:kvstrata> ${ks_pol})
+set_tests_properties(trace_replay PROPERTIES TIMEOUT 600)
+# trace record times the decode kernel of each record (--backend ref, auto,
+# cuda); a replay charges those times: sim_time moves by the closed form
+add_test(NAME trace_kernel_time COMMAND ${CMAKE_CURRENT_LIST_DIR}/trace_kernel_time.sh $<TARGET_FILE:kvstrata>
+         ${ks_pol})
+set_tests_properties(trace_kernel_time PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 300)
+# trace and model both refuse a trace of 16-token blocks in a run of 32-token ones
+foreach(policy trace model)
+  ks_cli_test(policy_${policy}_block_size --exit 1 --stdout-empty
+              --stderr-has "small.h5: its block size (16 tokens) differs from cache.block_size (32)"
+              -- run ${ks_pol} --set sparse.policy=${policy} --set sparse.file=${ks_trace_dir}/small.h5
+              --set sparse.fit=${ks_trace_dir}/small.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/policy_bad.h5)
+  set_tests_properties(cli_policy_${policy}_block_size PROPERTIES FIXTURES_REQUIRED trace_cli_files)
+endforeach()
+# trace record follows the scenario's sparse.preset; --preset wins over it
+add_test(NAME trace_preset COMMAND ${CMAKE_CURRENT_LIST_DIR}/trace_preset.sh $<TARGET_FILE:kvstrata> ${ks_pol})
+set_tests_properties(trace_preset PROPERTIES TIMEOUT 300)
+ks_cli_test(trace_record_needs_output --exit 2 --stdout-empty --stderr-has "-o TRACE.h5" -- trace record ${ks_pol})
+
+# the synthetic attention's locality is tunable between the presets: a
+# topic that changes more often lowers R(1); a value past synth.h's bound is
+# refused at its key
+add_test(NAME trace_topic_switch
+  COMMAND sh -c "set -e; for t in 0.002 0.9; do \"$1\" trace record \"$2\" --requests 2 --steps 32 \
+--set sparse.topic_switch=$t -o ts_$t.h5 > /dev/null; \"$1\" trace stats ts_$t.h5 --json > ts_$t.json; done; \
+jq -e -n --slurpfile a ts_0.002.json --slurpfile b ts_0.9.json '$b[0].reuse_1 < $a[0].reuse_1 - 0.1' > /dev/null; \
+h5dump -a /source ts_0.9.h5 | grep -q 'topic_switch 0.9,'; \
+! \"$1\" run \"$2\" --set sparse.topic_switch=0.99 -o ts_bad.h5 > /dev/null 2> ts_bad.err; \
+grep -q 'sparse.topic_switch: must be at most' ts_bad.err; [ ! -e ts_bad.h5 ]"
+  sh $<TARGET_FILE:kvstrata> ${ks_pol})
+set_tests_properties(trace_topic_switch PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
