@@ -192,9 +192,8 @@ int ks_run_write(const char *path, const struct ks_run_summary *s, const struct 
         ks_results_append(tiers, r->tiers, r->n_tiers) != KS_OK ||
         ks_results_append(links, r->links, r->n_links) != KS_OK ||
         ks_results_append(ls, r->link_samples, r->n_link_samples) != KS_OK) {
-        snprintf(err, len, "%s: %s", path, ks_results_error(h));
-        ks_results_abort(h);
+        ks_results_abort(h); // the reason is in err
         return KS_EIO;
     }
-    return ks_results_commit(h, err, len);
+    return ks_results_commit(h);
 }
