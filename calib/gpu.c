@@ -117,7 +117,7 @@ int ks_gpu_write_profile(const struct ks_gpu_run *r, const struct ks_machine *m,
     char s_kt[2048];
     ks_calib_profile_text(s_kt, sizeof s_kt,
          "%s: the CUDA sparse decode kernel timed as `kvstrata bench kernels --backend cuda --kernels sparse "
-         "--batch %u` times it (sim/cli/bench_kernels.h): one decode layer for the whole batch, fp16 KV, context "
+         "--batch %u` times it (kernels/bench/bench.h): one decode layer for the whole batch, fp16 KV, context "
          "%u tokens, median of %u samples, seed %" PRIu64, where, ks->batch, ks->context, ks->repeat, ks->seed);
     const struct ks_calib_list kt_lists[] = {{"blocks", r->kblocks}, {"seconds", r->kseconds}};
     const struct ks_calib_field kt_fields[] = {

@@ -49,6 +49,7 @@
 #include "decode.h"
 #include "device.h"
 #include "kernel.h"
+#include "machine.h"
 #include "rng.h"
 #include "status.h"
 #include "summary.h"
@@ -504,54 +505,18 @@ static double kv_bytes(const struct ks_bench_params *o, enum ks_bench_kernel k, 
 
 // ---- the machine ---------------------------------------------------------
 
-static void cpu_name(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!colon || (strncmp(line, "model name", 10) != 0 && strncmp(line, "Model", 5) != 0))
-            continue;
-        char *s = colon + 1;
-        while (*s == ' ' || *s == '\t')
-            s++;
-        s[strcspn(s, "\n")] = '\0';
-        if (*s) {
-            snprintf(buf, len, "%s", s);
-            break;
-        }
-    }
-    fclose(f);
-}
-
-// Replaces what would break a Lua comment line or a table row.
-static void printable(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = '?';
-}
-
 void ks_bench_machine_init(struct ks_bench_machine *m, int cuda)
 {
-    if (gethostname(m->host, sizeof m->host) != 0 || !m->host[0])
-        snprintf(m->host, sizeof m->host, "unknown host");
-    m->host[sizeof m->host - 1] = '\0';
-    if (!cuda || ks_copy_bench_device_name(m->device, sizeof m->device) != KS_KERNEL_OK || !m->device[0]) {
-        if (cuda)
-            snprintf(m->device, sizeof m->device, "unknown GPU");
-        else
-            cpu_name(m->device, sizeof m->device);
-    }
-    printable(m->host);
-    printable(m->device);
-    time_t now = time(NULL);
-    struct tm tm;
-    if (!gmtime_r(&now, &tm) || !strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        snprintf(m->date, sizeof m->date, "unknown date");
+    struct ks_machine h;
+    ks_machine_init(&h);
+    snprintf(m->host, sizeof m->host, "%s", h.host);
+    snprintf(m->date, sizeof m->date, "%s", h.date);
+    snprintf(m->device, sizeof m->device, "%s", h.cpu);
+    if (cuda && (ks_copy_bench_device_name(m->device, sizeof m->device) != KS_KERNEL_OK || !m->device[0]))
+        snprintf(m->device, sizeof m->device, "unknown GPU");
+    for (char *c = m->device; *c; c++) // as ks_machine_init makes the CPU's printable
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
 }
 
 // ---- the profile ---------------------------------------------------------

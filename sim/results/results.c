@@ -27,21 +27,23 @@ struct ks_results {
     hid_t file;
     char *path, *partial;
     struct ks_table *tables;
-    char err[512];
+    char *err;      // the caller's (borrowed): the reason of the last failure
+    size_t err_len;
 };
 
+// The reason of a failure into the caller's buffer, after the result's path.
 static int fail(struct ks_results *r, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->err, sizeof r->err, fmt, ap);
-    va_end(ap);
+    if (r->err && r->err_len) {
+        int n = snprintf(r->err, r->err_len, "%s: ", r->path);
+        if (n >= 0 && (size_t)n < r->err_len) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(r->err + n, r->err_len - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
     return KS_EINVAL;
-}
-
-const char *ks_results_error(const struct ks_results *r)
-{
-    return r->err;
 }
 
 struct ks_results *ks_results_open(const char *path, char *err, size_t errlen)
@@ -67,6 +69,8 @@ struct ks_results *ks_results_open(const char *path, char *err, size_t errlen)
         free(r);
         return NULL;
     }
+    r->err = err;
+    r->err_len = err ? errlen : 0;
     return r;
 }
 
@@ -328,7 +332,7 @@ static int close_all(struct ks_results *r, int keep)
         free(t);
     }
     if (H5Fclose(r->file) < 0 && keep)
-        st = fail(r, "%s: cannot close", r->partial);
+        st = fail(r, "cannot close %s", r->partial);
     return st;
 }
 
@@ -339,16 +343,13 @@ static void destroy(struct ks_results *r)
     free(r);
 }
 
-int ks_results_commit(struct ks_results *r, char *err, size_t errlen)
+int ks_results_commit(struct ks_results *r)
 {
     int st = close_all(r, 1);
     if (st == KS_OK && ks_atomicfile_rename(r->partial, r->path, NULL, 0) != KS_OK)
-        st = fail(r, "%s: cannot rename to %s", r->partial, r->path);
-    if (st != KS_OK) {
-        if (err)
-            snprintf(err, errlen, "%s", r->err);
+        st = fail(r, "cannot rename %s to it", r->partial);
+    if (st != KS_OK)
         unlink(r->partial);
-    }
     destroy(r);
     return st;
 }

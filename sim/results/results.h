@@ -8,8 +8,9 @@
 // compressed (shuffle + deflate), readable with h5dump and h5py.
 //
 // Groups are created on first use; names are HDF5 paths ("/summary",
-// "/requests"). Every function returns KS_OK or a negative status with the
-// reason in ks_results_error().
+// "/requests"). Every function returns KS_OK or a negative status; the
+// reason ("PATH: what failed") goes into the message buffer the caller gave
+// ks_results_open, which must outlive the result.
 #ifndef KS_RESULTS_H
 #define KS_RESULTS_H
 
@@ -31,17 +32,17 @@ struct ks_results;
 struct ks_table;
 
 // Starts a result that will land at `path` (the directory must exist).
-// Returns NULL with the reason in err when the partial file cannot be made.
+// Returns NULL with the reason in err when the partial file cannot be made;
+// else every later failure of r, its tables included, writes its reason
+// into err (borrowed: it outlives r; NULL: no reasons).
 struct ks_results *ks_results_open(const char *path, char *err, size_t errlen);
 
 // Flushes every table, closes the file and renames it to its final path.
 // Frees r whatever happens; on failure the partial file is removed.
-int ks_results_commit(struct ks_results *r, char *err, size_t errlen);
+int ks_results_commit(struct ks_results *r);
 
 // Closes and removes the partial file; frees r. NULL is a no-op.
 void ks_results_abort(struct ks_results *r);
-
-const char *ks_results_error(const struct ks_results *r);
 
 // Attributes of a group (created if missing).
 int ks_results_attr_num(struct ks_results *r, const char *group, const char *name, double v);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "json.h"
 #include "results.h"
 #include "status.h"
 
@@ -73,25 +74,10 @@ static const struct ks_field tier_fields[] = {
     {"alloc_fails", KS_F_U64, offsetof(struct ks_tier_record, alloc_fails), "page requests that found it full"},
 };
 
-// NOTE: the rule of ks_json_set_num (sim/cli/json.c), which this library
-// cannot reach: an integer when v is whole and exact in a double, so that
-// counters never print with a fraction; NaN and infinities become null.
-static int set_num(json_t *o, const char *key, double v)
-{
-    if (isfinite(v) && v == floor(v) && fabs(v) <= 0x1p53)
-        return json_object_set_new(o, key, json_integer((json_int_t)(int64_t)v));
-    return json_object_set_new(o, key, isfinite(v) ? json_real(v) : json_null());
-}
-
-static int set_str(json_t *o, const char *key, const char *value)
-{
-    return json_object_set_new(o, key, json_string(value));
-}
-
 static void num(struct ks_run_summary *s, const char *key, double v, const char *note)
 {
-    s->err |= set_num(s->fig, key, v);
-    s->err |= set_str(s->notes, key, note);
+    s->err |= ks_json_set_num(s->fig, key, v);
+    s->err |= ks_json_set_str(s->notes, key, note);
 }
 
 static double ratio(double a, double b)
@@ -102,8 +88,8 @@ static double ratio(double a, double b)
 void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, const struct ks_run_result *r)
 {
     const struct ks_cache_stats *c = &r->cache;
-    s->err |= set_str(s->fig, "name", sc->name);
-    s->err |= set_str(s->notes, "name", "scenario");
+    s->err |= ks_json_set_str(s->fig, "name", sc->name);
+    s->err |= ks_json_set_str(s->notes, "name", "scenario");
     num(s, "seed", (double)sc->seed, "random seed");
     num(s, "sim_time", r->sim_time, "seconds simulated");
     num(s, "requests_arrived", (double)r->arrived, "requests released by the router");
@@ -143,7 +129,7 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     if (sc->slo.tpot_p99 > 0) {
         num(s, "slo_tpot_p99", sc->slo.tpot_p99, "objective, seconds");
         s->err |= json_object_set_new(s->fig, "slo_met", json_boolean(ks_hist_quantile(r->tpot, 0.99) <= sc->slo.tpot_p99));
-        s->err |= set_str(s->notes, "slo_met", "tpot_p99 <= slo_tpot_p99");
+        s->err |= ks_json_set_str(s->notes, "slo_met", "tpot_p99 <= slo_tpot_p99");
     }
     num(s, "wall_s", r->wall_s, "wall-clock seconds the simulation took");
 }
@@ -192,9 +178,8 @@ int ks_run_write(const char *path, const struct ks_run_summary *s, const struct 
         ks_results_append(tiers, r->tiers, r->n_tiers) != KS_OK ||
         ks_results_append(links, r->links, r->n_links) != KS_OK ||
         ks_results_append(ls, r->link_samples, r->n_link_samples) != KS_OK) {
-        snprintf(err, len, "%s: %s", path, ks_results_error(h));
-        ks_results_abort(h);
+        ks_results_abort(h); // the reason is in err
         return KS_EIO;
     }
-    return ks_results_commit(h, err, len);
+    return ks_results_commit(h);
 }

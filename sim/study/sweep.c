@@ -509,6 +509,99 @@ static char *stem(const char *file)
     return s;
 }
 
+// The sweep's `seeds` list (sd, may be NULL): a choice per seed, none on a
+// field that an axis sweeps already.
+static void read_seeds(struct build *b, const struct ks_luatab *sd, const struct axis *axes, size_t n_axes,
+                       struct choice **out, size_t *n_out)
+{
+    struct choice *seeds = NULL;
+    size_t n_seeds = 0;
+    const struct ks_luatab **sv = NULL;
+    if (sd && b->st == KS_OK) {
+        int rc = list_items(sd, &sv, &n_seeds);
+        if (rc == -2)
+            oom(b);
+        else if (rc != 0 || n_seeds == 0)
+            bad(b, "seeds: expected a non-empty list of whole numbers");
+        for (size_t i = 0; i < n_axes; i++)
+            if (axes[i].field && strcmp(axes[i].field, "seed") == 0)
+                bad(b, "seeds: seed is also axes[%zu]", i + 1);
+        if (b->st == KS_OK && !(seeds = calloc(n_seeds, sizeof *seeds)))
+            oom(b);
+        for (size_t i = 0; i < n_seeds && b->st == KS_OK; i++) {
+            if (sv[i]->type != KS_LUATAB_INT || sv[i]->i < 0) {
+                bad(b, "seeds[%zu]: expected a whole number >= 0, not a %s", i + 1, ks_luatab_type_name(sv[i]));
+                break;
+            }
+            flatten(b, sv[i], "seed", "seeds", &seeds[i].sets);
+            char num[32];
+            snprintf(num, sizeof num, "%lld", (long long)sv[i]->i);
+            choice_col(b, &seeds[i], "seed", copy_str(num), 1);
+        }
+        free(sv);
+    }
+    *out = seeds;
+    *n_out = n_seeds;
+}
+
+// The points: the product of the axes, then the variants, each times the
+// seeds; every column before any point's values.
+static void build_points(struct build *b, const struct strv *fixed, struct axis *axes, size_t n_axes,
+                         struct choice *vars, size_t n_vars, struct choice *seeds, size_t n_seeds)
+{
+    struct ks_sweep *s = b->s;
+    size_t n_combo = n_axes ? 1 : 0;
+    for (size_t i = 0; i < n_axes; i++)
+        n_combo = n_combo > MAX_POINTS ? n_combo : n_combo * axes[i].n;
+    size_t n_variant = n_combo + n_vars + (n_combo + n_vars == 0);
+    size_t total = n_variant * (n_seeds ? n_seeds : 1);
+    if (b->st == KS_OK && (n_combo > MAX_POINTS || total > MAX_POINTS))
+        bad(b, "the sweep has more than %d points", MAX_POINTS);
+    size_t parts = n_axes + 2; // the axes, a variant, a seed
+    struct choice ***point_parts = NULL;
+    size_t *n_parts = NULL;
+    if (b->st == KS_OK && (!(point_parts = calloc(total, sizeof *point_parts)) ||
+                           !(n_parts = calloc(total, sizeof *n_parts))))
+        oom(b);
+    for (size_t v = 0; v < n_variant && b->st == KS_OK; v++) {
+        for (size_t k = 0; k < (n_seeds ? n_seeds : 1) && b->st == KS_OK; k++) {
+            size_t idx = s->n_points;
+            struct choice **pp = calloc(parts, sizeof *pp);
+            if (!pp) {
+                oom(b);
+                break;
+            }
+            point_parts[idx] = pp;
+            n_parts[idx] = parts;
+            if (v < n_combo) {
+                size_t r = v;
+                for (size_t i = n_axes; i-- > 0;) { // the last axis varies fastest
+                    pp[i] = &axes[i].values[r % axes[i].n];
+                    r /= axes[i].n;
+                }
+            } else if (v - n_combo < n_vars) {
+                pp[n_axes] = &vars[v - n_combo];
+            }
+            pp[n_axes + 1] = n_seeds ? &seeds[k] : NULL;
+            add_point(b, fixed, pp, parts);
+        }
+    }
+    // every column before any point's values: the axes in order, the variants' fields, the seed
+    for (size_t i = 0; i < n_axes && b->st == KS_OK; i++)
+        column_of(b, axes[i].field);
+    for (size_t i = 0; i < n_vars && b->st == KS_OK; i++)
+        for (size_t j = 0; j < vars[i].cols.n && b->st == KS_OK; j++)
+            column_of(b, vars[i].cols.v[j]);
+    if (n_seeds && b->st == KS_OK)
+        column_of(b, "seed");
+    if (b->st == KS_OK)
+        fill_values(b, point_parts, n_parts);
+    for (size_t i = 0; i < total && point_parts; i++)
+        free(point_parts[i]);
+    free(point_parts);
+    free(n_parts);
+}
+
 static void expand(struct build *b, const struct ks_luatab *root)
 {
     static const char *const known[] = {"name", "base", "set", "axes", "points", "seeds", NULL};
@@ -556,81 +649,8 @@ static void expand(struct build *b, const struct ks_luatab *root)
         read_variants(b, pts, &vars, &n_vars);
     struct choice *seeds = NULL;
     size_t n_seeds = 0;
-    const struct ks_luatab *sd = ks_luatab_get(root, "seeds"), **sv = NULL;
-    if (sd && b->st == KS_OK) {
-        int rc = list_items(sd, &sv, &n_seeds);
-        if (rc == -2)
-            oom(b);
-        else if (rc != 0 || n_seeds == 0)
-            bad(b, "seeds: expected a non-empty list of whole numbers");
-        for (size_t i = 0; i < n_axes; i++)
-            if (axes[i].field && strcmp(axes[i].field, "seed") == 0)
-                bad(b, "seeds: seed is also axes[%zu]", i + 1);
-        if (b->st == KS_OK && !(seeds = calloc(n_seeds, sizeof *seeds)))
-            oom(b);
-        for (size_t i = 0; i < n_seeds && b->st == KS_OK; i++) {
-            if (sv[i]->type != KS_LUATAB_INT || sv[i]->i < 0) {
-                bad(b, "seeds[%zu]: expected a whole number >= 0, not a %s", i + 1, ks_luatab_type_name(sv[i]));
-                break;
-            }
-            flatten(b, sv[i], "seed", "seeds", &seeds[i].sets);
-            char num[32];
-            snprintf(num, sizeof num, "%lld", (long long)sv[i]->i);
-            choice_col(b, &seeds[i], "seed", copy_str(num), 1);
-        }
-        free(sv);
-    }
-    // the product of the axes, then the variants, each times the seeds
-    size_t n_combo = n_axes ? 1 : 0;
-    for (size_t i = 0; i < n_axes; i++)
-        n_combo = n_combo > MAX_POINTS ? n_combo : n_combo * axes[i].n;
-    size_t n_variant = n_combo + n_vars + (n_combo + n_vars == 0);
-    size_t total = n_variant * (n_seeds ? n_seeds : 1);
-    if (b->st == KS_OK && (n_combo > MAX_POINTS || total > MAX_POINTS))
-        bad(b, "the sweep has more than %d points", MAX_POINTS);
-    size_t parts = n_axes + 2; // the axes, a variant, a seed
-    struct choice ***point_parts = NULL;
-    size_t *n_parts = NULL;
-    if (b->st == KS_OK && (!(point_parts = calloc(total, sizeof *point_parts)) ||
-                           !(n_parts = calloc(total, sizeof *n_parts))))
-        oom(b);
-    for (size_t v = 0; v < n_variant && b->st == KS_OK; v++) {
-        for (size_t k = 0; k < (n_seeds ? n_seeds : 1) && b->st == KS_OK; k++) {
-            size_t idx = s->n_points;
-            struct choice **pp = calloc(parts, sizeof *pp);
-            if (!pp) {
-                oom(b);
-                break;
-            }
-            point_parts[idx] = pp;
-            n_parts[idx] = parts;
-            if (v < n_combo) {
-                size_t r = v;
-                for (size_t i = n_axes; i-- > 0;) { // the last axis varies fastest
-                    pp[i] = &axes[i].values[r % axes[i].n];
-                    r /= axes[i].n;
-                }
-            } else if (v - n_combo < n_vars) {
-                pp[n_axes] = &vars[v - n_combo];
-            }
-            pp[n_axes + 1] = n_seeds ? &seeds[k] : NULL;
-            add_point(b, &fixed, pp, parts);
-        }
-    }
-    // every column before any point's values: the axes in order, the variants' fields, the seed
-    for (size_t i = 0; i < n_axes && b->st == KS_OK; i++)
-        column_of(b, axes[i].field);
-    for (size_t i = 0; i < n_vars && b->st == KS_OK; i++)
-        for (size_t j = 0; j < vars[i].cols.n && b->st == KS_OK; j++)
-            column_of(b, vars[i].cols.v[j]);
-    if (n_seeds && b->st == KS_OK)
-        column_of(b, "seed");
-    if (b->st == KS_OK)
-        fill_values(b, point_parts, n_parts);
-    for (size_t i = 0; i < total && point_parts; i++)
-        free(point_parts[i]);
-    free(point_parts);
-    free(n_parts);
+    read_seeds(b, ks_luatab_get(root, "seeds"), axes, n_axes, &seeds, &n_seeds);
+    build_points(b, &fixed, axes, n_axes, vars, n_vars, seeds, n_seeds);
     for (size_t i = 0; i < n_axes; i++) {
         for (size_t j = 0; j < axes[i].n; j++)
             choice_fini(&axes[i].values[j]);

@@ -268,11 +268,10 @@ static int write_h5(const char *path, const json_t *manifest, struct col *cols, 
     free(rec);
     free(fields);
     if (!t) {
-        snprintf(err, len, "%s: %s", path, ks_results_error(h));
-        ks_results_abort(h);
+        ks_results_abort(h); // the reason is in err
         return KS_EIO;
     }
-    return ks_results_commit(h, err, len);
+    return ks_results_commit(h);
 }
 
 int ks_sweep_merge(const char *dir, const json_t *manifest, struct ks_sweep_merged *out, char *err, size_t len)

@@ -24,6 +24,7 @@
 #include "atomicfile.h"
 #include "clock.h"
 #include "fs.h"
+#include "json.h"
 #include "point.h"
 #include "status.h"
 #include "sweep_merge.h"
@@ -331,60 +332,41 @@ static const char *state_name(const struct ks_sweeprun *r, size_t i)
     return r->state[i] == KS_SWEEPRUN_COMPLETE ? "complete" : r->state[i] == KS_SWEEPRUN_FAILED ? "failed" : "pending";
 }
 
-// NOTE: the rule of ks_json_set_num (sim/cli/json.c), which this library
-// cannot reach: an integer when v is whole and exact in a double, so that a
-// manifest's values read as they did when the command wrote it.
-static json_t *number(double v)
-{
-    if (isfinite(v) && v == floor(v) && fabs(v) <= 0x1p53)
-        return json_integer((json_int_t)(int64_t)v);
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static int set_str(json_t *o, const char *key, const char *value)
-{
-    return json_object_set_new(o, key, json_string(value));
-}
-
-static int set_int(json_t *o, const char *key, int64_t value)
-{
-    return json_object_set_new(o, key, json_integer((json_int_t)value));
-}
 
 json_t *ks_sweeprun_manifest(const struct ks_sweeprun *r)
 {
     const struct ks_sweep *s = r->s;
     json_t *m = json_object(), *cols = json_array(), *pts = json_array();
     int err = !m || !cols || !pts;
-    err |= set_int(m, "kvstrata_sweep", 1);
-    err |= set_str(m, "name", s->name);
-    err |= set_str(m, "sweep", r->file);
-    err |= set_str(m, "base", r->base);
-    err |= set_str(m, "dir", r->dir);
+    err |= ks_json_set_int(m, "kvstrata_sweep", 1);
+    err |= ks_json_set_str(m, "name", s->name);
+    err |= ks_json_set_str(m, "sweep", r->file);
+    err |= ks_json_set_str(m, "base", r->base);
+    err |= ks_json_set_str(m, "dir", r->dir);
     for (size_t c = 0; c < s->n_columns; c++)
         err |= json_array_append_new(cols, json_string(s->columns[c]));
     for (size_t i = 0; i < s->n_points && !err; i++) {
         const struct ks_sweep_point *p = &s->points[i];
         json_t *o = json_object(), *sets = json_array(), *vals = json_object();
         err |= !o || !sets || !vals;
-        err |= set_int(o, "index", (int64_t)p->index);
-        err |= set_str(o, "id", p->id);
+        err |= ks_json_set_int(o, "index", (int64_t)p->index);
+        err |= ks_json_set_str(o, "id", p->id);
         for (size_t j = 0; j < p->n_sets; j++)
             err |= json_array_append_new(sets, json_string(p->sets[j]));
         for (size_t c = 0; c < s->n_columns; c++) {
             if (!p->values[c])
                 continue;
             err |= json_object_set_new(vals, s->columns[c],
-                                       p->is_number[c] ? number(strtod(p->values[c], NULL)) : json_string(p->values[c]));
+                                       p->is_number[c] ? ks_json_num(strtod(p->values[c], NULL)) : json_string(p->values[c]));
         }
         err |= json_object_set_new(o, "settings", sets);
         err |= json_object_set_new(o, "values", vals);
-        err |= set_str(o, "status", state_name(r, i));
+        err |= ks_json_set_str(o, "status", state_name(r, i));
         if (r->state[i] == KS_SWEEPRUN_COMPLETE)
             err |= json_object_set_new(o, "reused", json_boolean(r->reused[i]));
         if (r->state[i] == KS_SWEEPRUN_FAILED)
-            err |= set_int(o, "exit", r->code[i]);
-        err |= set_str(o, "command", r->line[i]);
+            err |= ks_json_set_int(o, "exit", r->code[i]);
+        err |= ks_json_set_str(o, "command", r->line[i]);
         err |= json_array_append_new(pts, o);
     }
     err |= json_object_set_new(m, "columns", cols);

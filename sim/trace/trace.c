@@ -148,7 +148,8 @@ struct ks_trace_writer {
     struct order order;
     uint64_t rows;
     char path[4096];
-    char err[512];
+    char *err;      // the caller's (borrowed): the reason of the last failure
+    size_t err_len;
 };
 
 struct ks_trace_writer *ks_trace_writer_open(const char *path, const struct ks_trace_meta *m, char *err, size_t len)
@@ -164,6 +165,8 @@ struct ks_trace_writer *ks_trace_writer_open(const char *path, const struct ks_t
         return NULL;
     }
     w->meta = *m;
+    w->err = err;
+    w->err_len = len;
     snprintf(w->path, sizeof w->path, "%s", path);
     if (!(w->h = ks_results_open(path, err, len))) {
         free(w);
@@ -184,8 +187,7 @@ struct ks_trace_writer *ks_trace_writer_open(const char *path, const struct ks_t
                                              sizeof(struct ks_trace_sel), 65536)
                           : NULL;
     }
-    if (st != KS_OK || !w->sel) {
-        snprintf(err, len, "%s: %s", path, ks_results_error(w->h));
+    if (st != KS_OK || !w->sel) { // the reason is in err
         ks_trace_writer_abort(w);
         return NULL;
     }
@@ -201,7 +203,7 @@ int ks_trace_writer_add(struct ks_trace_writer *w, uint32_t request, uint32_t st
         check_kernel_time(kernel_time, why, sizeof why) != 0 ||
         check_selection(&w->order, &w->meta, context, blocks, sizeof *blocks, mass, sizeof *mass, n, why,
                         sizeof why) != 0) {
-        snprintf(w->err, sizeof w->err, "%s", why);
+        snprintf(w->err, w->err_len, "%s", why);
         return KS_EINVAL;
     }
     struct ks_trace_sel buf[256];
@@ -211,32 +213,24 @@ int ks_trace_writer_add(struct ks_trace_writer *w, uint32_t request, uint32_t st
         uint32_t k = 0;
         for (; k < N_OF(buf) && i < n; k++, i++)
             buf[k] = (struct ks_trace_sel){.block = blocks[i], .mass = mass[i]};
-        if (ks_results_append(w->sel, buf, k) != KS_OK) {
-            snprintf(w->err, sizeof w->err, "%s", ks_results_error(w->h));
-            return KS_EIO;
-        }
+        if (ks_results_append(w->sel, buf, k) != KS_OK)
+            return KS_EIO; // the reason is in w->err
     }
     w->rows += n;
-    if (ks_results_append(w->steps, &rec, 1) != KS_OK) {
-        snprintf(w->err, sizeof w->err, "%s", ks_results_error(w->h));
-        return KS_EIO;
-    }
+    if (ks_results_append(w->steps, &rec, 1) != KS_OK)
+        return KS_EIO; // the reason is in w->err
     return KS_OK;
 }
 
-const char *ks_trace_writer_error(const struct ks_trace_writer *w)
-{
-    return w->err;
-}
-
-int ks_trace_writer_commit(struct ks_trace_writer *w, char *err, size_t len)
+int ks_trace_writer_commit(struct ks_trace_writer *w)
 {
     if (w->order.started && w->order.layer + 1 != w->meta.layers) {
-        snprintf(err, len, "%s: the last step holds layers 0..%u of %u", w->path, w->order.layer, w->meta.layers);
+        snprintf(w->err, w->err_len, "%s: the last step holds layers 0..%u of %u", w->path, w->order.layer,
+                 w->meta.layers);
         ks_trace_writer_abort(w);
         return KS_EINVAL;
     }
-    int st = ks_results_commit(w->h, err, len);
+    int st = ks_results_commit(w->h);
     free(w->order.seen);
     free(w);
     return st;

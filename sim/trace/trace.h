@@ -55,7 +55,8 @@ size_t ks_trace_blocks(const struct ks_trace_meta *m, uint32_t context);
 struct ks_trace_writer;
 
 // Starts a trace at `path` (written whole or not at all: a partial file is
-// renamed into place by commit). NULL with the reason in err.
+// renamed into place by commit). NULL with the reason in err; else every
+// later failure of w writes its reason into err (borrowed: it outlives w).
 struct ks_trace_writer *ks_trace_writer_open(const char *path, const struct ks_trace_meta *m, char *err, size_t len);
 
 // Appends one (request, step, layer) in the order the invariants above
@@ -64,11 +65,8 @@ int ks_trace_writer_add(struct ks_trace_writer *w, uint32_t request, uint32_t st
                         uint32_t context, const uint32_t *blocks, const float *mass, uint32_t n,
                         double kernel_time);
 
-// Why the last ks_trace_writer_add failed.
-const char *ks_trace_writer_error(const struct ks_trace_writer *w);
-
 // Writes the remaining records and renames the file into place; frees w.
-int ks_trace_writer_commit(struct ks_trace_writer *w, char *err, size_t len);
+int ks_trace_writer_commit(struct ks_trace_writer *w);
 
 // Removes the partial file; frees w. NULL is a no-op.
 void ks_trace_writer_abort(struct ks_trace_writer *w);

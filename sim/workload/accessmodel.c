@@ -802,9 +802,14 @@ int ks_accessmodel_write(const struct ks_accessmodel *m, const struct ks_trace *
                     snprintf(err, len, "%s: generating request %u step %u layer %u: %s", path, r, step, l,
                              ks_status_str(n));
                     rc = n;
-                } else if ((rc = ks_trace_writer_add(w, r, step, l, rec->context, blocks, mass, (uint32_t)n, -1.0)) !=
-                           KS_OK) {
-                    snprintf(err, len, "%s: %s", path, ks_trace_writer_error(w));
+                } else {
+                    // a failure's reason goes into err (given to the writer), after the path
+                    char why[400] = "";
+                    rc = ks_trace_writer_add(w, r, step, l, rec->context, blocks, mass, (uint32_t)n, -1.0);
+                    if (rc != KS_OK) {
+                        snprintf(why, sizeof why, "%s", err);
+                        snprintf(err, len, "%s: %s", path, why);
+                    }
                 }
             }
         for (uint32_t l = 0; l < L; l++) {
@@ -813,7 +818,7 @@ int ks_accessmodel_write(const struct ks_accessmodel *m, const struct ks_trace *
         }
     }
     if (rc == KS_OK)
-        rc = ks_trace_writer_commit(w, err, len);
+        rc = ks_trace_writer_commit(w);
     else
         ks_trace_writer_abort(w);
     free(blocks);

@@ -407,8 +407,10 @@ static int record_request(struct ks_recorder *r, uint32_t id, uint64_t req, uint
             size_t at = (size_t)l * steps + s;
             int st = ks_trace_writer_add(r->w, id, s, l, prompt + s + 1, r->buf_blocks + at * r->max_sel,
                                          r->buf_mass + at * r->max_sel, r->buf_n[at], r->buf_time[at]);
-            if (st != KS_OK) {
-                snprintf(r->err, sizeof r->err, "writing the trace: %s", ks_trace_writer_error(r->w));
+            if (st != KS_OK) { // the writer's reason is in r->err
+                char why[sizeof r->err];
+                memcpy(why, r->err, sizeof why);
+                snprintf(r->err, sizeof r->err, "writing the trace: %.400s", why);
                 return st;
             }
             r->records++;
@@ -536,13 +538,17 @@ int ks_recorder_run(struct ks_recorder *r, struct ks_recorder_stats *out, char *
              ks_recorder_presets[r->p.preset], r->spar.topic_switch, r->spar.retrieval_prob,
              (unsigned long long)r->sc->seed, r->cuda ? "CUDA kernels" : "C reference kernels");
     int st = r->q && r->out && r->keys && r->sel && r->acc && r->mass ? KS_OK : KS_ENOMEM;
-    if (st == KS_OK && !(r->w = ks_trace_writer_open(r->p.path, &meta, err, len)))
+    // the writer's failures go into r->err, where the recorder's own go
+    if (st == KS_OK && !(r->w = ks_trace_writer_open(r->p.path, &meta, r->err, sizeof r->err))) {
+        snprintf(err, len, "%s", r->err);
         st = KS_EIO;
+    }
     double t0 = ks_clock_mono();
     if (st == KS_OK)
         st = record_all(r, t0, err, len);
     if (st == KS_OK) {
-        st = ks_trace_writer_commit(r->w, err, len);
+        if ((st = ks_trace_writer_commit(r->w)) != KS_OK)
+            snprintf(err, len, "%s", r->err);
     } else {
         ks_trace_writer_abort(r->w);
         if (!err[0])

@@ -68,9 +68,9 @@ static struct ks_trace *hand_trace(const char *name, uint32_t layers, uint32_t s
             for (uint32_t i = 0; i < n; i++)
                 mass[i] = n == 1 ? 1.0f : i == 0 ? 0.5f : 0.5f / (float)(n - 1);
             if (ks_trace_writer_add(w, 0, s, l, context, b, mass, n, -1) != KS_OK)
-                fail_msg("ks_trace_writer_add: %s", ks_trace_writer_error(w));
+                fail_msg("ks_trace_writer_add: %s", err);
         }
-    assert_int_equal(ks_trace_writer_commit(w, err, sizeof err), KS_OK);
+    assert_int_equal(ks_trace_writer_commit(w), KS_OK);
     struct ks_trace *t = ks_trace_load(path, err, sizeof err);
     if (!t)
         fail_msg("ks_trace_load: %s", err);
@@ -279,13 +279,13 @@ static int write_fixtures(const char *good, const char *cut)
                     mass[i] = 1.0f / 8;
                 }
                 if (ks_trace_writer_add(w, r, s, l, 64 * 16 + s, blocks, mass, 8, -1) != KS_OK) {
-                    fprintf(stderr, "%s\n", ks_trace_writer_error(w));
+                    fprintf(stderr, "%s\n", err);
                     ks_trace_writer_abort(w);
                     return 1;
                 }
             }
     }
-    if (ks_trace_writer_commit(w, err, sizeof err) != KS_OK) {
+    if (ks_trace_writer_commit(w) != KS_OK) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }

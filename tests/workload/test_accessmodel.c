@@ -176,11 +176,11 @@ static void write_source(const char *preset, const char *path)
                     }
                 }
                 if (ks_trace_writer_add(w, (uint32_t)req, step, l, ctx, blocks, mass, n, -1) != KS_OK)
-                    fail_msg("ks_trace_writer_add: %s", ks_trace_writer_error(w));
+                    fail_msg("ks_trace_writer_add: %s", err);
             }
         }
     }
-    assert_int_equal(ks_trace_writer_commit(w, err, sizeof err), KS_OK);
+    assert_int_equal(ks_trace_writer_commit(w), KS_OK);
     for (uint32_t l = 0; l < LAYERS; l++) {
         free(seqs[l].sum);
         free(seqs[l].fill);
@@ -297,9 +297,9 @@ static struct ks_trace *small_trace(void)
             blocks[2] = 50;
         float mass[4] = {0.5f, 0.2f, 0.1f, 0.2f};
         if (ks_trace_writer_add(w, 0, s, 0, ctx, blocks, mass, 4, -1) != KS_OK)
-            fail_msg("%s", ks_trace_writer_error(w));
+            fail_msg("%s", err);
     }
-    assert_int_equal(ks_trace_writer_commit(w, err, sizeof err), KS_OK);
+    assert_int_equal(ks_trace_writer_commit(w), KS_OK);
     struct ks_trace *t = load(path);
     unlink(path);
     return t;

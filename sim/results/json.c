@@ -26,11 +26,16 @@ int ks_json_set_real(json_t *o, const char *key, double value)
     return json_object_set_new(o, key, isfinite(value) ? json_real(value) : json_null());
 }
 
+json_t *ks_json_num(double v)
+{
+    if (isfinite(v) && v == floor(v) && fabs(v) <= 0x1p53)
+        return json_integer((json_int_t)(int64_t)v);
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
 int ks_json_set_num(json_t *o, const char *key, double value)
 {
-    if (isfinite(value) && value == floor(value) && fabs(value) <= 0x1p53)
-        return ks_json_set_int(o, key, (int64_t)value);
-    return ks_json_set_real(o, key, value);
+    return json_object_set_new(o, key, ks_json_num(value));
 }
 
 int ks_json_print(FILE *f, const json_t *o)

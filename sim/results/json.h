@@ -1,4 +1,5 @@
-// json.h - thin helpers over jansson for the figures commands print.
+// json.h - thin helpers over jansson for the figures commands print and
+// the summaries a run or a sweep writes.
 //
 // A command gathers its figures in one jansson object, in the order it wants
 // them shown (jansson keeps insertion order, so output is stable), then
@@ -16,6 +17,10 @@
 int ks_json_set_str(json_t *o, const char *key, const char *value);
 int ks_json_set_int(json_t *o, const char *key, int64_t value);
 int ks_json_set_bool(json_t *o, const char *key, int value);
+// The JSON value of a figure: an integer when v is whole and exact in a
+// double (|v| <= 2^53), else a real; NaN and infinities become null. NULL
+// when out of memory.
+json_t *ks_json_num(double v);
 // A real; NaN and infinities, which JSON cannot hold, become null.
 int ks_json_set_real(json_t *o, const char *key, double value);
 // An integer when value is whole and exact in a double (|value| <= 2^53),

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 struct ks_machine {
-    char host[256]; // "unknown" when gethostname fails
-    char cpu[256];  // /proc/cpuinfo's first model name, or "unknown CPU"
+    char host[256]; // "unknown host" when gethostname fails
+    char cpu[256];  // /proc/cpuinfo's first CPU model, or "unknown CPU"
     char date[32];  // ISO 8601, UTC
     unsigned cores; // online, >= 1
     uint64_t mem;   // bytes, MemTotal of /proc/meminfo (0: unknown)
