@@ -3,7 +3,7 @@
 // kernels) or the CPU (the `_ref` kernels), and the sparse decode times
 // written as a profile's kernel_time table.
 //
-// `kvstrata bench kernels` (sim/cli/bench_kernels.c), `calib gpu` and
+// `kvstrata bench kernels` (sim/cli/bench_kernels_cmd.c), `calib gpu` and
 // `validate --measure-kernels` time through here, so that a table in a
 // profile and a table measured for a run come from one clock and one set of
 // inputs. The library links the kernels and sim/base only: no SimGrid, Lua

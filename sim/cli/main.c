@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench_kernels.h"
+#include "bench_kernels_cmd.h"
 #include "cli.h"
 #include "info_cmd.h"
 #ifndef KS_DEVICE_TOOL
-#include "bench_cache.h"
+#include "bench_cache_cmd.h"
 #include "calib_cmd.h"
 #include "report_cmd.h"
 #include "run_cmd.h"

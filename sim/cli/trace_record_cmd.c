@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "bench_kernels.h"
+#include "bench_kernels_cmd.h"
 #include "json.h"
 #include "recorder.h"
 #include "scenario_cmd.h"

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "bench_kernels.h"
+#include "bench_kernels_cmd.h"
 #include "device.h"
 #include "fs.h"
 #include "json.h"

@@ -25,7 +25,7 @@ static void joins_head_and_words(void **state)
     assert_string_equal(buf, "kvstrata calib gpu");
 }
 
-// The recorder bench_kernels.c had, for comparison.
+// The recorder bench_kernels_cmd.c had, for comparison.
 static void old_format(char *buf, size_t len, int argc, char **argv)
 {
     size_t n = (size_t)snprintf(buf, len, "kvstrata bench kernels");

@@ -1,4 +1,4 @@
-// bench_cache.c - `kvstrata bench cache`: one cache manager driven by a
+// bench_cache_cmd.c - `kvstrata bench cache`: one cache manager driven by a
 // synthetic access stream, timed, its memory and statistics reported.
 //
 // The benchmark (the setup, the stream, the timed loop) is cachebench.h's;
@@ -6,7 +6,7 @@
 // prints the settings, the timing and every statistic of the manager.
 #define _POSIX_C_SOURCE 200809L // isatty
 
-#include "bench_cache.h"
+#include "bench_cache_cmd.h"
 
 #include <inttypes.h>
 #include <stdint.h>

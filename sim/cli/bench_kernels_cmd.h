@@ -1,9 +1,9 @@
-// bench_kernels.h - `kvstrata bench kernels`: attention kernel times against
+// bench_kernels_cmd.h - `kvstrata bench kernels`: attention kernel times against
 // the number of selected blocks, batch and head shape, optionally written as
 // a kernel-time table for a profile. The timing itself is kernels/bench
 // (bench.h, included here for the commands that time a table through it).
-#ifndef KS_BENCH_KERNELS_H
-#define KS_BENCH_KERNELS_H
+#ifndef KS_BENCH_KERNELS_CMD_H
+#define KS_BENCH_KERNELS_CMD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
-// bench_kernels.c - `kvstrata bench kernels`: parses the sweep, times it
+// bench_kernels_cmd.c - `kvstrata bench kernels`: parses the sweep, times it
 // through kernels/bench (bench.h says how the inputs are made and the points
 // timed), prints the table or one JSON object, and writes the profile table.
 #define _POSIX_C_SOURCE 200809L // isatty
 
-#include "bench_kernels.h"
+#include "bench_kernels_cmd.h"
 
 #include <inttypes.h>
 #include <stdint.h>
