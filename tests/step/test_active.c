@@ -14,6 +14,7 @@
 
 #include "active.h"
 #include "hist.h"
+#include "step_util.h"
 #include "unit_util.h"
 
 #define LAYERS 2
@@ -91,12 +92,6 @@ static void teardown(struct fixture *f)
     free(f);
 }
 
-static struct ks_request_spec spec(uint64_t id, uint32_t prompt, uint32_t output, double arrival)
-{
-    return (struct ks_request_spec){.id = id, .arrival = arrival, .prompt_tokens = prompt, .output_tokens = output,
-                                    .prefix_group = KS_NONE, .session = id};
-}
-
 static struct ks_active *admit(struct fixture *f, const struct ks_request_spec *sp, double now)
 {
     struct ks_active *a = NULL;
@@ -111,7 +106,7 @@ static void admission_bound(void **state)
     (void)state;
     // 40 + 8 tokens = 3 blocks per layer, 6 in all; a bound of 10 holds one
     struct fixture *f = setup(64, 64, 10, 0);
-    struct ks_request_spec a = spec(0, 40, 1, 0), b = spec(1, 40, 8, 0);
+    struct ks_request_spec a = ks_test_spec(0, 40, 1, 0), b = ks_test_spec(1, 40, 8, 0);
     a.output_tokens = 8;
     assert_non_null(admit(f, &a, 1.0));
     assert_int_equal(f->set.blocks, 6);
@@ -141,7 +136,7 @@ static void token_timing(void **state)
 {
     (void)state;
     struct fixture *f = setup(64, 64, 1000, 0);
-    struct ks_request_spec sp = spec(7, 20, 4, 0.5);
+    struct ks_request_spec sp = ks_test_spec(7, 20, 4, 0.5);
     struct ks_active *a = admit(f, &sp, 1.0);
     assert_non_null(a);
     assert_int_equal(ks_active_decoding(&f->set), 0);
@@ -184,7 +179,7 @@ static void growth_by_block(void **state)
 {
     (void)state;
     struct fixture *f = setup(64, 64, 1000, 0);
-    struct ks_request_spec sp = spec(0, 30, 30, 0); // 30 tokens: 2 blocks
+    struct ks_request_spec sp = ks_test_spec(0, 30, 30, 0); // 30 tokens: 2 blocks
     assert_non_null(admit(f, &sp, 0));
     ks_active_prefill_chunk(&f->set, NULL);
     uint32_t fills = f->fills;
@@ -219,7 +214,7 @@ static void prefill_chunks_oldest_first(void **state)
 {
     (void)state;
     struct fixture *f = setup(64, 64, 1000, 64);
-    struct ks_request_spec x = spec(0, 100, 2, 0), y = spec(1, 50, 2, 0);
+    struct ks_request_spec x = ks_test_spec(0, 100, 2, 0), y = ks_test_spec(1, 50, 2, 0);
     assert_non_null(admit(f, &x, 1.0));
     assert_non_null(admit(f, &y, 2.0));
     // 64 of x's 100
@@ -245,7 +240,7 @@ static void shared_prefix(void **state)
 {
     (void)state;
     struct fixture *f = setup(64, 64, 1000, 0);
-    struct ks_request_spec x = spec(0, 60, 2, 0), y = spec(1, 40, 2, 0);
+    struct ks_request_spec x = ks_test_spec(0, 60, 2, 0), y = ks_test_spec(1, 40, 2, 0);
     x.prefix_group = y.prefix_group = 5;
     x.prefix_tokens = y.prefix_tokens = 35; // 2 whole blocks
     assert_non_null(admit(f, &x, 1.0));
@@ -272,7 +267,7 @@ static void full_tiers(void **state)
     (void)state;
     // 4 + 4 pages; a 50-token prompt needs 4 blocks of each of 2 layers
     struct fixture *f = setup(4, 4, 1000, 0);
-    struct ks_request_spec x = spec(0, 50, 2, 0), y = spec(1, 50, 2, 0), big = spec(2, 200, 2, 0);
+    struct ks_request_spec x = ks_test_spec(0, 50, 2, 0), y = ks_test_spec(1, 50, 2, 0), big = ks_test_spec(2, 200, 2, 0);
     assert_non_null(admit(f, &x, 0));
     assert_null(admit(f, &y, 0));
     assert_int_equal(f->set.n, 1);
@@ -299,7 +294,7 @@ static void record_rest(void **state)
 {
     (void)state;
     struct fixture *f = setup(64, 64, 1000, 0);
-    struct ks_request_spec sp = spec(4, 20, 10, 0);
+    struct ks_request_spec sp = ks_test_spec(4, 20, 10, 0);
     assert_non_null(admit(f, &sp, 0));
     ks_active_prefill_chunk(&f->set, NULL);
     assert_int_equal(ks_active_emit(&f->set, 1.0, 1, f->err, sizeof f->err), KS_OK);

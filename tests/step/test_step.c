@@ -17,6 +17,7 @@
 
 #include "hist.h"
 #include "step.h"
+#include "step_util.h"
 #include "unit_util.h"
 
 #define LAYERS 4
@@ -301,19 +302,13 @@ static void teardown(struct fixture *f)
     free(f);
 }
 
-static struct ks_request_spec spec(uint64_t id, uint32_t prompt, uint32_t output, double arrival)
-{
-    return (struct ks_request_spec){.id = id, .arrival = arrival, .prompt_tokens = prompt, .output_tokens = output,
-                                    .prefix_group = KS_NONE, .session = id};
-}
-
 // A request in the driver's active set, its prompt placed in `tier`, prefilled at no cost and with its first token
 // emitted now, so that the next decode step reads it (what admission and an iteration do, without their time).
 // prompt + 1 must stay within the prompt's blocks: the first token then opens no block. Returns its cache request.
 static uint32_t decoding(struct fixture *f, uint64_t id, uint32_t prompt, uint32_t output, unsigned tier)
 {
     assert_true((prompt + BS - 1) / BS == (prompt + 1 + BS - 1) / BS);
-    struct ks_request_spec sp = spec(id, prompt, output, f->k.clock);
+    struct ks_request_spec sp = ks_test_spec(id, prompt, output, f->k.clock);
     struct ks_active *a = NULL;
     assert_int_equal(ks_active_admit(&f->d.act, &sp, f->k.clock, tier, &a, f->err, sizeof f->err), KS_OK);
     assert_non_null(a);
@@ -549,7 +544,7 @@ static void run_two_requests(void **state)
     (void)state;
     struct fixture *f = setup(64, 64, 1);
     double t0 = f->k.clock;
-    struct ks_request_spec x = spec(0, 63, 3, t0), y = spec(1, 31, 2, t0);
+    struct ks_request_spec x = ks_test_spec(0, 63, 3, t0), y = ks_test_spec(1, 31, 2, t0);
     assert_int_equal(ks_step_push(&f->d, &x, -1), KS_OK);
     assert_int_equal(ks_step_push(&f->d, &y, -1), KS_OK);
     assert_int_equal(ks_step_load(&f->d), 2);
@@ -598,9 +593,9 @@ static void run_idle_delivers(void **state)
 {
     (void)state;
     struct fixture *f = setup(64, 64, 1);
-    struct ks_request_spec x = spec(0, 63, 1, f->k.clock);
+    struct ks_request_spec x = ks_test_spec(0, 63, 1, f->k.clock);
     assert_int_equal(ks_step_push(&f->d, &x, -1), KS_OK);
-    f->k.later[0] = spec(1, 31, 1, 100.0);
+    f->k.later[0] = ks_test_spec(1, 31, 1, 100.0);
     f->k.n_later = 1;
     assert_int_equal(ks_step_run(&f->d, f->err, sizeof f->err), KS_OK);
     // one output token each: the prefill's first token finishes a request, no decode step
