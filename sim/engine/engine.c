@@ -233,8 +233,10 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     int lua_evict = s->cache.evict == KS_EVICT_CALLBACK;
     if (st == KS_OK && (lua_evict || s->cache.prefetch_lua) &&
         ks_luapolicy_init(&m.lua, s->file, lua_evict ? "cache.evict" : NULL,
-                          s->cache.prefetch_lua ? "cache.prefetch_window" : NULL, err, len) != KS_OK)
+                          s->cache.prefetch_lua ? "cache.prefetch_window" : NULL, m.lua_err, sizeof m.lua_err) != KS_OK) {
+        snprintf(err, len, "%s", m.lua_err);
         st = KS_EINVAL;
+    }
     if (st != KS_OK) {
         teardown(&m, st);
         ks_run_result_fini(r);

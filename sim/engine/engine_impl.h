@@ -81,6 +81,7 @@ struct sim {
     struct ks_step_sizing z; // block sizes, admission bound, L1 pages
     struct ks_selection *sparse; // the sparse-attention policy
     struct ks_luapolicy lua; // cache.evict, cache.prefetch_window as Lua functions
+    char lua_err[512];       // why lua failed (its reason buffer)
     char err[1024];
 };
 

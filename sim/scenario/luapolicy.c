@@ -15,6 +15,8 @@ int ks_luapolicy_init(struct ks_luapolicy *p, const char *file, const char *evic
                       char *err, size_t len)
 {
     memset(p, 0, sizeof *p);
+    p->err = err;
+    p->err_len = len;
     if (evict_path && !(p->evict = ks_luafn_load(file, ks_scenario_lua_dirs(), evict_path, err, len)))
         return KS_EINVAL;
     if (prefetch_path && !(p->prefetch = ks_luafn_load(file, ks_scenario_lua_dirs(), prefetch_path, err, len))) {
@@ -39,12 +41,12 @@ static double call(struct ks_luapolicy *p, struct ks_luafn *fn, const char *what
     double out = 0;
     if (p->failed)
         return 0;
-    if (ks_luafn_call(fn, fields, v, n, &out, p->err, sizeof p->err) != KS_OK) {
+    if (ks_luafn_call(fn, fields, v, n, &out, p->err, p->err_len) != KS_OK) {
         p->failed = what;
         return 0;
     }
     if (!isfinite(out)) {
-        snprintf(p->err, sizeof p->err, "returned %g; expected a finite number", out);
+        snprintf(p->err, p->err_len, "returned %g; expected a finite number", out);
         p->failed = what;
         return 0;
     }

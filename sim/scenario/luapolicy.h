@@ -3,9 +3,11 @@
 //
 // Each function receives one table with the block's fields (heat, last, now,
 // refs, tier, req, pos, group, id; the prefetch rule also `entering`), the
-// same table every call (luatab.h: ks_luafn_call). A Lua error, or an answer
-// that is not a finite number, is kept in `failed` and `err`; every later
-// answer is 0, and the caller stops at its next check.
+// same table every call (luatab.h: ks_luafn_call). The cache manager calls
+// them with no way to fail, so a Lua error, or an answer that is not a
+// finite number, sets `failed` and writes its reason into the caller's
+// buffer given to init; every later answer is 0, and the caller stops at its
+// next check of `failed`.
 #ifndef KS_LUAPOLICY_H
 #define KS_LUAPOLICY_H
 
@@ -19,11 +21,13 @@ struct ks_luapolicy {
     struct ks_luafn *evict;    // NULL: the built-in eviction policy
     struct ks_luafn *prefetch; // NULL: the fixed prefetch window
     const char *failed;        // NULL, or the path of the function that failed
-    char err[512];
+    char *err;                 // the caller's (borrowed): why `failed`
+    size_t err_len;
 };
 
 // Loads the functions at the dotted paths evict_path and prefetch_path (NULL:
-// none) of the table `file` returns. KS_OK, or a status with the reason in err.
+// none) of the table `file` returns. KS_OK, or a status with the reason in
+// err; err (borrowed: it outlives p) also takes the reason of a later failure.
 int ks_luapolicy_init(struct ks_luapolicy *p, const char *file, const char *evict_path, const char *prefetch_path,
                       char *err, size_t len);
 void ks_luapolicy_fini(struct ks_luapolicy *p);

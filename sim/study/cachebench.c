@@ -195,8 +195,8 @@ static int cache_params(struct ks_cachebench *b, const struct ks_cachebench_para
     p->prefetch_window = o->window;
     p->evict = o->evict;
     if (o->lua) {
-        char lerr[1024];
-        int st = ks_luapolicy_init(&b->lua, o->lua, "evict", NULL, lerr, sizeof lerr);
+        char *lerr = b->lua_err;
+        int st = ks_luapolicy_init(&b->lua, o->lua, "evict", NULL, lerr, sizeof b->lua_err);
         if (st != KS_OK) {
             snprintf(err, len, "%s", lerr);
             return st;

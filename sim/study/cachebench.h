@@ -46,6 +46,7 @@ struct ks_cachebench {
     uint64_t accesses;        // block accesses in the stream
     double wall;              // seconds in the timed step loop
     struct ks_luapolicy lua;  // the Lua policy, when params.lua is set
+    char lua_err[1024];       // why it failed (its reason buffer)
 };
 
 // Builds the cache and the stream, runs the timed loop, and checks that the
