@@ -180,17 +180,18 @@ static int check_pcie(const struct ks_check_params *p, const struct ks_scenario_
     *gp = (struct ks_check_goal){
         .name = "pcie pinned copies above 64 KiB: t = copy_overhead + pcie_lat + size / pcie_bw",
         .goal = KS_CHECK_COPY_GOAL};
-    r->gpu = ks_device_count() > 0;
+    r->gpu = ks_device_count(NULL, 0) > 0; // calib check's report gives the reason when none answers
     int rc = KS_OK;
     for (size_t i = 0; r->gpu && rc == KS_OK && i < KS_GPU_N_SIZES; i++) {
         size_t bytes = ks_gpu_sizes[i];
         ks_progress_say(pr, "calib: PCIe copies of %zu KiB", bytes / KIB);
         r->pcie_bytes[i] = bytes;
-        int st = ks_gpu_bench_copy(KS_GPU_H2D, 1, bytes, p->quick ? 5 : 21, &r->h2d[i]);
+        char why[KS_KERNEL_ERR_LEN];
+        int st = ks_gpu_bench_copy(KS_GPU_H2D, 1, bytes, p->quick ? 5 : 21, &r->h2d[i], why, sizeof why);
         if (st == KS_KERNEL_OK)
-            st = ks_gpu_bench_copy(KS_GPU_D2H, 1, bytes, p->quick ? 5 : 21, &r->d2h[i]);
+            st = ks_gpu_bench_copy(KS_GPU_D2H, 1, bytes, p->quick ? 5 : 21, &r->d2h[i], why, sizeof why);
         if (st != KS_KERNEL_OK) {
-            snprintf(err, len, "PCIe copies: %s %s", ks_kernel_status_str(st), ks_kernel_error());
+            snprintf(err, len, "PCIe copies: %s %s", ks_kernel_status_str(st), why);
             rc = st;
         }
         r->pcie_model[i] = pf->copy_overhead + pf->pcie_lat + (double)bytes / pf->pcie_bw;

@@ -25,13 +25,15 @@ const char *const ks_gpu_series[KS_GPU_N_SERIES] = {"h2d_pinned", "d2h_pinned", 
 
 int ks_gpu_measure(int repeat, struct ks_gpu_run *r, const struct ks_progress *pr, char *err, size_t len)
 {
-    int st = ks_copy_bench_d2d(256 * MIB, repeat, &r->d2d_bw);
+    char why[ERR_LEN] = ""; // a benchmark's reason
+    int st = ks_copy_bench_d2d(256 * MIB, repeat, &r->d2d_bw, why, sizeof why);
     for (int s = 0; s < KS_GPU_N_SERIES && st == KS_KERNEL_OK; s++) {
         double x[KS_GPU_N_SIZES];
         for (size_t i = 0; i < KS_GPU_N_SIZES && st == KS_KERNEL_OK; i++) {
             ks_progress_say(pr, "calib: %s copies of %zu KiB", ks_gpu_series[s], ks_gpu_sizes[i] / KIB);
             x[i] = (double)ks_gpu_sizes[i];
-            st = ks_gpu_bench_copy(s % 2 ? KS_GPU_D2H : KS_GPU_H2D, s < 2, ks_gpu_sizes[i], repeat, &r->t[s][i]);
+            st = ks_gpu_bench_copy(s % 2 ? KS_GPU_D2H : KS_GPU_H2D, s < 2, ks_gpu_sizes[i], repeat, &r->t[s][i], why,
+                                   sizeof why);
         }
         if (st == KS_KERNEL_OK && ks_fit_copy(x, r->t[s], KS_GPU_N_SIZES, &r->fit[s]) != KS_OK) {
             ks_progress_done(pr);
@@ -41,14 +43,14 @@ int ks_gpu_measure(int repeat, struct ks_gpu_run *r, const struct ks_progress *p
     }
     ks_progress_done(pr);
     if (st == KS_KERNEL_OK)
-        st = ks_gpu_bench_blocks(KS_GPU_BLOCK, KS_GPU_BLOCKS, repeat, &r->single_s, &r->gather_s);
+        st = ks_gpu_bench_blocks(KS_GPU_BLOCK, KS_GPU_BLOCKS, repeat, &r->single_s, &r->gather_s, why, sizeof why);
     for (int d = 0; d < 2 && st == KS_KERNEL_OK; d++) {
         double x[KS_GPU_N_BATCH];
         for (size_t i = 0; i < KS_GPU_N_BATCH && st == KS_KERNEL_OK; i++) {
             ks_progress_say(pr, "calib: %s batched copies of %d x 128 KiB", d ? "d2h" : "h2d", ks_gpu_batch_blocks[i]);
             x[i] = ks_gpu_batch_blocks[i];
             st = ks_gpu_bench_batch(d ? KS_GPU_D2H : KS_GPU_H2D, KS_GPU_BLOCK, ks_gpu_batch_blocks[i], repeat,
-                                    &r->batch_t[d][i]);
+                                    &r->batch_t[d][i], why, sizeof why);
         }
         if (st == KS_KERNEL_OK && ks_fit_batch(x, r->batch_t[d], KS_GPU_N_BATCH, (double)KS_GPU_BLOCK,
                                                r->fit[0].bw, &r->batch_fit[d], &r->batch_link_worst[d]) != KS_OK) {
@@ -59,17 +61,16 @@ int ks_gpu_measure(int repeat, struct ks_gpu_run *r, const struct ks_progress *p
     }
     ks_progress_done(pr);
     if (st == KS_KERNEL_OK)
-        st = ks_gpu_bench_bidir(64 * MIB, repeat, &r->bidir_s);
+        st = ks_gpu_bench_bidir(64 * MIB, repeat, &r->bidir_s, why, sizeof why);
     if (st == KS_KERNEL_OK)
-        st = ks_gpu_bench_copy(KS_GPU_H2D, 1, 64 * MIB, repeat, &r->one_dir_s);
+        st = ks_gpu_bench_copy(KS_GPU_H2D, 1, 64 * MIB, repeat, &r->one_dir_s, why, sizeof why);
     if (st != KS_KERNEL_OK) {
-        snprintf(err, len, "GPU benchmark: %s %s", ks_kernel_status_str(st), ks_kernel_error());
+        snprintf(err, len, "GPU benchmark: %s %s", ks_kernel_status_str(st), why);
         return st;
     }
     // the kernel table `bench kernels --backend cuda --profile` writes with
     // its defaults, timed by the same code
     uint32_t blocks[KS_BENCH_MAX_BLOCKS];
-    char why[ERR_LEN];
     ks_bench_kernel_defaults(&r->kshape, blocks, &r->n_kernel);
     r->kshape.cuda = 1;
     ks_progress_say(pr, "calib: sparse decode kernel, batch %u, %zu block counts", r->kshape.batch, r->n_kernel);

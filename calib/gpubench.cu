@@ -1,6 +1,6 @@
 // gpubench.cu - gpubench.h on the CUDA runtime. Every CUDA call is checked
-// (KS_CUDA_CHECK records file and line for ks_kernel_error); resources are
-// released on every path through one cleanup block per function.
+// (KS_CUDA_CHECK writes the call, file and line into the caller's err);
+// resources are released on every path through one cleanup block per function.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +25,11 @@ static double median(double *v, int n)
 static int bad_args(size_t bytes, int repeat)
 {
     return bytes == 0 || repeat <= 0 || repeat > KS_GPU_BENCH_MAX_REPEAT;
+}
+
+static int bad_args_fail(const char *fn, char *err, size_t len)
+{
+    return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "%s: arguments out of range (gpubench.h)", fn);
 }
 
 struct bufs {
@@ -52,7 +57,7 @@ static void bufs_free(struct bufs *b)
     memset(b, 0, sizeof *b);
 }
 
-static int time_copy(struct bufs *b, enum ks_gpu_dir dir, size_t bytes, int repeat, double *t)
+static int time_copy(struct bufs *b, enum ks_gpu_dir dir, size_t bytes, int repeat, double *t, char *err, size_t len)
 {
     void *dst = dir == KS_GPU_H2D ? b->dev : dir == KS_GPU_D2H ? b->host : b->dev2;
     const void *src = dir == KS_GPU_H2D ? b->host : b->dev;
@@ -61,46 +66,47 @@ static int time_copy(struct bufs *b, enum ks_gpu_dir dir, size_t bytes, int repe
                                               : cudaMemcpyDeviceToDevice;
     for (int r = -1; r < repeat; r++) { // r = -1: untimed first touch
         double t0 = ks_clock_mono();
-        KS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, b->s1));
-        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
+        KS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, b->s1), err, len);
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1), err, len);
         if (r >= 0)
             t[r] = ks_clock_mono() - t0;
     }
     return KS_KERNEL_OK;
 }
 
-static int setup_copy(struct bufs *b, enum ks_gpu_dir dir, int pinned, size_t bytes)
+static int setup_copy(struct bufs *b, enum ks_gpu_dir dir, int pinned, size_t bytes, char *err, size_t len)
 {
     b->pinned = pinned;
-    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking));
-    KS_CUDA_CHECK(cudaMalloc(&b->dev, bytes));
-    KS_CUDA_CHECK(cudaMemset(b->dev, 0x3c, bytes));
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking), err, len);
+    KS_CUDA_CHECK(cudaMalloc(&b->dev, bytes), err, len);
+    KS_CUDA_CHECK(cudaMemset(b->dev, 0x3c, bytes), err, len);
     if (dir == KS_GPU_D2D) {
-        KS_CUDA_CHECK(cudaMalloc(&b->dev2, bytes));
+        KS_CUDA_CHECK(cudaMalloc(&b->dev2, bytes), err, len);
         return KS_KERNEL_OK;
     }
     if (pinned) {
-        KS_CUDA_CHECK(cudaHostAlloc(&b->host, bytes, cudaHostAllocDefault));
+        KS_CUDA_CHECK(cudaHostAlloc(&b->host, bytes, cudaHostAllocDefault), err, len);
     } else {
         b->host = malloc(bytes);
         if (!b->host)
-            return KS_KERNEL_EINVAL;
+            return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "out of host memory (%zu bytes)", bytes);
     }
     memset(b->host, 0x5a, bytes);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_gpu_bench_copy(enum ks_gpu_dir dir, int pinned, size_t bytes, int repeat, double *seconds)
+extern "C" int ks_gpu_bench_copy(enum ks_gpu_dir dir, int pinned, size_t bytes, int repeat, double *seconds,
+                                 char *err, size_t len)
 {
     *seconds = 0;
     if (bad_args(bytes, repeat))
-        return KS_KERNEL_EINVAL;
+        return bad_args_fail("ks_gpu_bench_copy", err, len);
     double t[KS_GPU_BENCH_MAX_REPEAT];
     struct bufs b;
     memset(&b, 0, sizeof b);
-    int st = setup_copy(&b, dir, pinned, bytes);
+    int st = setup_copy(&b, dir, pinned, bytes, err, len);
     if (st == KS_KERNEL_OK)
-        st = time_copy(&b, dir, bytes, repeat, t);
+        st = time_copy(&b, dir, bytes, repeat, t, err, len);
     if (st == KS_KERNEL_OK)
         *seconds = median(t, repeat);
     bufs_free(&b);
@@ -131,14 +137,15 @@ __global__ void gather_blocks(const uint4 *const *src, uint4 *dst, size_t words)
 }
 
 static int time_blocks(struct bufs *b, size_t block, int n, int repeat, const uint4 **dsrc, char *const *hsrc,
-                       double *t1, double *t2)
+                       double *t1, double *t2, char *err, size_t len)
 {
     for (int r = -1; r < repeat; r++) {
         double t0 = ks_clock_mono();
         for (int i = 0; i < n; i++)
             KS_CUDA_CHECK(cudaMemcpyAsync((char *)b->dev + (size_t)i * block, hsrc[i], block, cudaMemcpyHostToDevice,
-                                          b->s1));
-        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
+                                          b->s1),
+                          err, len);
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1), err, len);
         if (r >= 0)
             t1[r] = ks_clock_mono() - t0;
     }
@@ -146,51 +153,53 @@ static int time_blocks(struct bufs *b, size_t block, int n, int repeat, const ui
     for (int r = -1; r < repeat; r++) {
         double t0 = ks_clock_mono();
         gather_blocks<<<grid, GATHER_THREADS, 0, b->s1>>>(dsrc, (uint4 *)b->dev2, block / sizeof(uint4));
-        KS_CUDA_CHECK_LAUNCH();
-        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
+        KS_CUDA_CHECK_LAUNCH(err, len);
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1), err, len);
         if (r >= 0)
             t2[r] = ks_clock_mono() - t0;
     }
     return KS_KERNEL_OK;
 }
 
-static int setup_blocks(struct bufs *b, size_t block, int n, char **hsrc, const uint4 **hptr, const uint4 ***dsrc)
+static int setup_blocks(struct bufs *b, size_t block, int n, char **hsrc, const uint4 **hptr, const uint4 ***dsrc,
+                        char *err, size_t len)
 {
     size_t pool = 4 * (size_t)n * block; // slot_offset's pool
     b->pinned = 1;
-    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking));
-    KS_CUDA_CHECK(cudaHostAlloc(&b->host, pool, cudaHostAllocMapped));
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking), err, len);
+    KS_CUDA_CHECK(cudaHostAlloc(&b->host, pool, cudaHostAllocMapped), err, len);
     memset(b->host, 0x5a, pool);
-    KS_CUDA_CHECK(cudaMalloc(&b->dev, (size_t)n * block));
-    KS_CUDA_CHECK(cudaMalloc(&b->dev2, (size_t)n * block));
-    KS_CUDA_CHECK(cudaMalloc((void **)dsrc, (size_t)n * sizeof **dsrc));
+    KS_CUDA_CHECK(cudaMalloc(&b->dev, (size_t)n * block), err, len);
+    KS_CUDA_CHECK(cudaMalloc(&b->dev2, (size_t)n * block), err, len);
+    KS_CUDA_CHECK(cudaMalloc((void **)dsrc, (size_t)n * sizeof **dsrc), err, len);
     void *dev_host = NULL;
-    KS_CUDA_CHECK(cudaHostGetDevicePointer(&dev_host, b->host, 0));
+    KS_CUDA_CHECK(cudaHostGetDevicePointer(&dev_host, b->host, 0), err, len);
     for (int i = 0; i < n; i++) {
         size_t off = slot_offset(block, n, i);
         hsrc[i] = (char *)b->host + off;
         hptr[i] = (const uint4 *)((char *)dev_host + off);
     }
-    KS_CUDA_CHECK(cudaMemcpy((void *)*dsrc, hptr, (size_t)n * sizeof *hptr, cudaMemcpyHostToDevice));
+    KS_CUDA_CHECK(cudaMemcpy((void *)*dsrc, hptr, (size_t)n * sizeof *hptr, cudaMemcpyHostToDevice), err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *single_s, double *gather_s)
+extern "C" int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *single_s, double *gather_s, char *err,
+                                   size_t len)
 {
     *single_s = *gather_s = 0;
     if (bad_args(block, repeat) || block % 16 || n <= 0 || n > 1024)
-        return KS_KERNEL_EINVAL;
+        return bad_args_fail("ks_gpu_bench_blocks", err, len);
     double t1[KS_GPU_BENCH_MAX_REPEAT], t2[KS_GPU_BENCH_MAX_REPEAT];
     char **hsrc = (char **)calloc((size_t)n, sizeof *hsrc);
     const uint4 **hptr = (const uint4 **)calloc((size_t)n, sizeof *hptr);
     const uint4 **dsrc = NULL;
     struct bufs b;
     memset(&b, 0, sizeof b);
-    int st = hsrc && hptr ? KS_KERNEL_OK : KS_KERNEL_EINVAL;
+    int st = hsrc && hptr ? KS_KERNEL_OK : ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "out of host memory");
     if (st == KS_KERNEL_OK)
-        st = setup_blocks(&b, block, n, hsrc, hptr, &dsrc);
+        st = setup_blocks(&b, block, n, hsrc, hptr, &dsrc, err, len);
     if (st == KS_KERNEL_OK)
-        st = time_blocks(&b, block, n, repeat, dsrc, hsrc, t1, t2);
+        st = time_blocks(&b, block, n, repeat, dsrc, hsrc, t1, t2, err, len);
     if (st == KS_KERNEL_OK) {
         *single_s = median(t1, repeat);
         *gather_s = median(t2, repeat);
@@ -204,14 +213,14 @@ extern "C" int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *sing
 }
 
 static int time_batch(struct bufs *b, size_t n_copies, void *const *dst, const void *const *src,
-                      const size_t *sizes, int repeat, double *t)
+                      const size_t *sizes, int repeat, double *t, char *err, size_t len)
 {
     for (int r = -1; r < repeat; r++) { // r = -1: untimed first touch
         double t0 = ks_clock_mono();
-        int st = ks_copy_batch_async(dst, src, sizes, n_copies, b->s1);
+        int st = ks_copy_batch_async(dst, src, sizes, n_copies, b->s1, err, len);
         if (st != KS_KERNEL_OK)
-            return st; // the failed call is recorded for ks_kernel_error
-        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
+            return st; // the failed call is in err
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1), err, len);
         if (r >= 0)
             t[r] = ks_clock_mono() - t0;
     }
@@ -222,17 +231,17 @@ static int time_batch(struct bufs *b, size_t n_copies, void *const *dst, const v
 // half), its K half at b->dev + i * half and its V half at b->dev2 + i * half.
 // Copy 2i is the K half, 2i + 1 the V half, in direction dir.
 static int setup_batch(struct bufs *b, enum ks_gpu_dir dir, size_t block, int n, void **dst, const void **src,
-                       size_t *sizes)
+                       size_t *sizes, char *err, size_t len)
 {
     size_t half = block / 2, pool = 4 * (size_t)n * block;
     b->pinned = 1;
-    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking));
-    KS_CUDA_CHECK(cudaHostAlloc(&b->host, pool, cudaHostAllocDefault)); // as ks_pinned_alloc
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking), err, len);
+    KS_CUDA_CHECK(cudaHostAlloc(&b->host, pool, cudaHostAllocDefault), err, len); // as ks_pinned_alloc
     memset(b->host, 0x5a, pool);
-    KS_CUDA_CHECK(cudaMalloc(&b->dev, (size_t)n * half));
-    KS_CUDA_CHECK(cudaMalloc(&b->dev2, (size_t)n * half));
-    KS_CUDA_CHECK(cudaMemset(b->dev, 0x3c, (size_t)n * half));
-    KS_CUDA_CHECK(cudaMemset(b->dev2, 0x3c, (size_t)n * half));
+    KS_CUDA_CHECK(cudaMalloc(&b->dev, (size_t)n * half), err, len);
+    KS_CUDA_CHECK(cudaMalloc(&b->dev2, (size_t)n * half), err, len);
+    KS_CUDA_CHECK(cudaMemset(b->dev, 0x3c, (size_t)n * half), err, len);
+    KS_CUDA_CHECK(cudaMemset(b->dev2, 0x3c, (size_t)n * half), err, len);
     for (int i = 0; i < n; i++) {
         char *h = (char *)b->host + slot_offset(block, n, i);
         char *dk = (char *)b->dev + (size_t)i * half, *dv = (char *)b->dev2 + (size_t)i * half;
@@ -247,11 +256,12 @@ static int setup_batch(struct bufs *b, enum ks_gpu_dir dir, size_t block, int n,
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int repeat, double *seconds)
+extern "C" int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int repeat, double *seconds, char *err,
+                                  size_t len)
 {
     *seconds = 0;
     if (bad_args(block, repeat) || block % 32 || n <= 0 || n > 1024 || (dir != KS_GPU_H2D && dir != KS_GPU_D2H))
-        return KS_KERNEL_EINVAL;
+        return bad_args_fail("ks_gpu_bench_batch", err, len);
     size_t n_copies = 2 * (size_t)n;
     double t[KS_GPU_BENCH_MAX_REPEAT];
     void **dst = (void **)calloc(n_copies, sizeof *dst);
@@ -259,11 +269,11 @@ extern "C" int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int 
     size_t *sizes = (size_t *)calloc(n_copies, sizeof *sizes);
     struct bufs b;
     memset(&b, 0, sizeof b);
-    int st = dst && src && sizes ? KS_KERNEL_OK : KS_KERNEL_EINVAL;
+    int st = dst && src && sizes ? KS_KERNEL_OK : ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "out of host memory");
     if (st == KS_KERNEL_OK)
-        st = setup_batch(&b, dir, block, n, dst, src, sizes);
+        st = setup_batch(&b, dir, block, n, dst, src, sizes, err, len);
     if (st == KS_KERNEL_OK)
-        st = time_batch(&b, n_copies, dst, src, sizes, repeat, t);
+        st = time_batch(&b, n_copies, dst, src, sizes, repeat, t, err, len);
     if (st == KS_KERNEL_OK)
         *seconds = median(t, repeat);
     bufs_free(&b);
@@ -273,45 +283,45 @@ extern "C" int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int 
     return st;
 }
 
-static int time_bidir(struct bufs *b, size_t bytes, int repeat, double *t)
+static int time_bidir(struct bufs *b, size_t bytes, int repeat, double *t, char *err, size_t len)
 {
     char *h_up = (char *)b->host, *h_down = h_up + bytes;
     for (int r = -1; r < repeat; r++) {
         double t0 = ks_clock_mono();
-        KS_CUDA_CHECK(cudaMemcpyAsync(b->dev, h_up, bytes, cudaMemcpyHostToDevice, b->s1));
-        KS_CUDA_CHECK(cudaMemcpyAsync(h_down, b->dev2, bytes, cudaMemcpyDeviceToHost, b->s2));
-        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1));
-        KS_CUDA_CHECK(cudaStreamSynchronize(b->s2));
+        KS_CUDA_CHECK(cudaMemcpyAsync(b->dev, h_up, bytes, cudaMemcpyHostToDevice, b->s1), err, len);
+        KS_CUDA_CHECK(cudaMemcpyAsync(h_down, b->dev2, bytes, cudaMemcpyDeviceToHost, b->s2), err, len);
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1), err, len);
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s2), err, len);
         if (r >= 0)
             t[r] = ks_clock_mono() - t0;
     }
     return KS_KERNEL_OK;
 }
 
-static int setup_bidir(struct bufs *b, size_t bytes)
+static int setup_bidir(struct bufs *b, size_t bytes, char *err, size_t len)
 {
     b->pinned = 1;
-    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking));
-    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s2, cudaStreamNonBlocking));
-    KS_CUDA_CHECK(cudaHostAlloc(&b->host, 2 * bytes, cudaHostAllocDefault));
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking), err, len);
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s2, cudaStreamNonBlocking), err, len);
+    KS_CUDA_CHECK(cudaHostAlloc(&b->host, 2 * bytes, cudaHostAllocDefault), err, len);
     memset(b->host, 0x5a, 2 * bytes);
-    KS_CUDA_CHECK(cudaMalloc(&b->dev, bytes));
-    KS_CUDA_CHECK(cudaMalloc(&b->dev2, bytes));
-    KS_CUDA_CHECK(cudaMemset(b->dev2, 0x3c, bytes));
+    KS_CUDA_CHECK(cudaMalloc(&b->dev, bytes), err, len);
+    KS_CUDA_CHECK(cudaMalloc(&b->dev2, bytes), err, len);
+    KS_CUDA_CHECK(cudaMemset(b->dev2, 0x3c, bytes), err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_gpu_bench_bidir(size_t bytes, int repeat, double *seconds)
+extern "C" int ks_gpu_bench_bidir(size_t bytes, int repeat, double *seconds, char *err, size_t len)
 {
     *seconds = 0;
     if (bad_args(bytes, repeat))
-        return KS_KERNEL_EINVAL;
+        return bad_args_fail("ks_gpu_bench_bidir", err, len);
     double t[KS_GPU_BENCH_MAX_REPEAT];
     struct bufs b;
     memset(&b, 0, sizeof b);
-    int st = setup_bidir(&b, bytes);
+    int st = setup_bidir(&b, bytes, err, len);
     if (st == KS_KERNEL_OK)
-        st = time_bidir(&b, bytes, repeat, t);
+        st = time_bidir(&b, bytes, repeat, t, err, len);
     if (st == KS_KERNEL_OK)
         *seconds = median(t, repeat);
     bufs_free(&b);

@@ -5,8 +5,10 @@
 // after it: what a runtime that issues a copy and waits for it pays,
 // per-copy overhead included. A point is the median over `repeat` timed
 // runs after one untimed one. Each function allocates what it times and
-// frees it before returning. In a build without CUDA every function returns
-// KS_KERNEL_ENODEV.
+// frees it before returning. Each returns KS_KERNEL_OK, or EINVAL (arguments
+// out of range, host memory running out), ENODEV or ECUDA with the reason in
+// the caller's err (kernel.h's error style: err NULL or len 0, no reason
+// wanted). In a build without CUDA every function returns KS_KERNEL_ENODEV.
 #ifndef KS_GPUBENCH_H
 #define KS_GPUBENCH_H
 
@@ -22,15 +24,16 @@ enum ks_gpu_dir { KS_GPU_H2D, KS_GPU_D2H, KS_GPU_D2D };
 
 // One cudaMemcpyAsync of `bytes` in direction dir; host memory pinned
 // (cudaHostAlloc) or pageable (malloc); ignored for D2D. Median seconds.
-// KS_KERNEL_OK, EINVAL (bytes 0, repeat out of 1..KS_GPU_BENCH_MAX_REPEAT), ENODEV, ECUDA.
-int ks_gpu_bench_copy(enum ks_gpu_dir dir, int pinned, size_t bytes, int repeat, double *seconds);
+// EINVAL: bytes 0, repeat out of 1..KS_GPU_BENCH_MAX_REPEAT.
+int ks_gpu_bench_copy(enum ks_gpu_dir dir, int pinned, size_t bytes, int repeat, double *seconds, char *err,
+                      size_t len);
 
 // n blocks of `block` bytes (a multiple of 16) at scattered places of a pinned
 // host pool moved to the device: *single_s, one cudaMemcpyAsync per block on
 // one stream and one synchronisation at the end; *gather_s, one kernel that
 // reads the n blocks through mapped pinned memory (zero copy) and writes them
 // contiguously. Medians, seconds for all n blocks.
-int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *single_s, double *gather_s);
+int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *single_s, double *gather_s, char *err, size_t len);
 
 // n blocks of `block` bytes (a multiple of 32) moved between the same
 // scattered places of a pinned host pool and the device, in direction dir
@@ -40,11 +43,12 @@ int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *single_s, doubl
 // in host memory and in two separate arrays on the device (the runtime's L2
 // page and its L1 K and V pages), so 2n copies per call. Median seconds for
 // all n blocks.
-int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int repeat, double *seconds);
+int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int repeat, double *seconds, char *err,
+                       size_t len);
 
 // One host-to-device and one device-to-host copy of `bytes` each (pinned), on
 // two streams at once. Median seconds until both are done.
-int ks_gpu_bench_bidir(size_t bytes, int repeat, double *seconds);
+int ks_gpu_bench_bidir(size_t bytes, int repeat, double *seconds, char *err, size_t len);
 
 #ifdef __cplusplus
 }

@@ -73,9 +73,11 @@ struct ks_block_select_params {
 size_t ks_block_select_workspace(const struct ks_block_select_params *p);
 
 // KS_KERNEL_OK or KS_KERNEL_EINVAL (shape, workspace, a length or - ref only -
-// a summary slot out of range).
+// a summary slot out of range); cuda also KS_KERNEL_ENODEV or ECUDA, and on
+// any failure it writes the reason into err (kernel.h).
 int ks_block_select_ref(const struct ks_block_select_params *p);
-int ks_block_select_cuda(const struct ks_block_select_params *p, struct CUstream_st *stream);
+int ks_block_select_cuda(const struct ks_block_select_params *p, struct CUstream_st *stream, char *err,
+                         size_t len);
 
 #ifdef __cplusplus
 }

@@ -150,20 +150,22 @@ static __global__ void __launch_bounds__(TOPK_THREADS)
         p.n_sel[row] = base_out;
 }
 
-extern "C" int ks_block_select_cuda(const struct ks_block_select_params *p, struct CUstream_st *stream)
+extern "C" int ks_block_select_cuda(const struct ks_block_select_params *p, struct CUstream_st *stream, char *err,
+                                    size_t len)
 {
-    int st = ks_block_select_check(p);
-    if (st != KS_KERNEL_OK || p->n_seqs == 0)
-        return st;
+    if (ks_block_select_check(p) != KS_KERNEL_OK)
+        return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "ks_block_select_cuda: parameters out of range");
+    if (p->n_seqs == 0)
+        return KS_KERNEL_OK;
     if (p->n_seqs > 65535)
-        return KS_KERNEL_EINVAL;
+        return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "ks_block_select_cuda: n_seqs above 65535 (grid)");
     float *ws_score = (float *)p->workspace;
     if (p->max_blocks) {
         dim3 grid((p->max_blocks + SCORE_WARPS - 1) / SCORE_WARPS, p->n_seqs);
         score_kernel<<<grid, 32 * SCORE_WARPS, 0, stream>>>(*p, ws_score);
-        KS_CUDA_CHECK_LAUNCH();
+        KS_CUDA_CHECK_LAUNCH(err, len);
     }
     topk_kernel<<<dim3(ks_select_outs(p), p->n_seqs), TOPK_THREADS, 0, stream>>>(*p, ws_score);
-    KS_CUDA_CHECK_LAUNCH();
+    KS_CUDA_CHECK_LAUNCH(err, len);
     return KS_KERNEL_OK;
 }

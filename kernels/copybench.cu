@@ -16,40 +16,41 @@ static int cmp_double(const void *a, const void *b)
 
 // The timed part, on buffers and events the caller owns and releases.
 static int time_copies(void *dst, void *src, size_t bytes, int repeat, cudaEvent_t start, cudaEvent_t stop,
-                       double *seconds)
+                       double *seconds, char *err, size_t len)
 {
-    KS_CUDA_CHECK(cudaMemset(src, 0x3c, bytes));
-    KS_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice)); // untimed: first touch
+    KS_CUDA_CHECK(cudaMemset(src, 0x3c, bytes), err, len);
+    KS_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), err, len); // untimed: first touch
     for (int r = 0; r < repeat; r++) {
-        KS_CUDA_CHECK(cudaEventRecord(start, 0));
-        KS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
-        KS_CUDA_CHECK(cudaEventRecord(stop, 0));
-        KS_CUDA_CHECK(cudaEventSynchronize(stop));
+        KS_CUDA_CHECK(cudaEventRecord(start, 0), err, len);
+        KS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0), err, len);
+        KS_CUDA_CHECK(cudaEventRecord(stop, 0), err, len);
+        KS_CUDA_CHECK(cudaEventSynchronize(stop), err, len);
         float ms = 0;
-        KS_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        KS_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop), err, len);
         seconds[r] = 1e-3 * (double)ms;
     }
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_copy_bench_d2d(size_t bytes, int repeat, double *bytes_per_s)
+extern "C" int ks_copy_bench_d2d(size_t bytes, int repeat, double *bytes_per_s, char *err, size_t len)
 {
     *bytes_per_s = 0;
     if (bytes == 0 || repeat <= 0 || repeat > KS_COPY_BENCH_MAX_REPEAT)
-        return KS_KERNEL_EINVAL;
+        return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "ks_copy_bench_d2d: bytes 0 or repeat not in 1..%d",
+                              KS_COPY_BENCH_MAX_REPEAT);
     double seconds[KS_COPY_BENCH_MAX_REPEAT];
     void *a = NULL, *b = NULL;
     cudaEvent_t start = NULL, stop = NULL;
-    int st = ks_devbuf_alloc(&a, bytes);
+    int st = ks_devbuf_alloc(&a, bytes, err, len);
     if (st == KS_KERNEL_OK)
-        st = ks_devbuf_alloc(&b, bytes);
-    cudaError_t err = cudaSuccess;
-    if (st == KS_KERNEL_OK && (err = cudaEventCreate(&start)) == cudaSuccess)
-        err = cudaEventCreate(&stop);
-    if (err != cudaSuccess)
-        st = ks_cuda_fail(err, "cudaEventCreate", __FILE__, __LINE__);
+        st = ks_devbuf_alloc(&b, bytes, err, len);
+    cudaError_t ce = cudaSuccess;
+    if (st == KS_KERNEL_OK && (ce = cudaEventCreate(&start)) == cudaSuccess)
+        ce = cudaEventCreate(&stop);
+    if (ce != cudaSuccess)
+        st = ks_cuda_fail(ce, "cudaEventCreate", __FILE__, __LINE__, err, len);
     if (st == KS_KERNEL_OK)
-        st = time_copies(b, a, bytes, repeat, start, stop, seconds);
+        st = time_copies(b, a, bytes, repeat, start, stop, seconds, err, len);
     if (st == KS_KERNEL_OK) {
         qsort(seconds, (size_t)repeat, sizeof *seconds, cmp_double);
         double mid = repeat % 2 ? seconds[repeat / 2] : 0.5 * (seconds[repeat / 2 - 1] + seconds[repeat / 2]);
@@ -64,21 +65,21 @@ extern "C" int ks_copy_bench_d2d(size_t bytes, int repeat, double *bytes_per_s)
     return st;
 }
 
-static int device_name(char *name, size_t len)
+static int device_name(char *name, size_t size, char *err, size_t len)
 {
     int dev = 0;
     cudaDeviceProp prop;
-    KS_CUDA_CHECK(cudaGetDevice(&dev));
-    KS_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    strncpy(name, prop.name, len - 1);
-    name[len - 1] = '\0';
+    KS_CUDA_CHECK(cudaGetDevice(&dev), err, len);
+    KS_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev), err, len);
+    strncpy(name, prop.name, size - 1);
+    name[size - 1] = '\0';
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_copy_bench_device_name(char *name, size_t len)
+extern "C" int ks_copy_bench_device_name(char *name, size_t size, char *err, size_t len)
 {
-    if (len == 0)
-        return KS_KERNEL_EINVAL;
+    if (size == 0)
+        return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "ks_copy_bench_device_name: no room for the name");
     name[0] = '\0';
-    return device_name(name, len);
+    return device_name(name, size, err, len);
 }

@@ -21,13 +21,14 @@ extern "C" {
 // *bytes_per_s receives the median over the copies of 2 * bytes / time: a
 // copy reads and writes every byte, so this is the memory traffic per second,
 // comparable with a kernel that only reads. The buffers are freed before it
-// returns. KS_KERNEL_OK, EINVAL (bytes 0, repeat not in 1..KS_COPY_BENCH_MAX_REPEAT),
-// ENODEV or ECUDA.
-int ks_copy_bench_d2d(size_t bytes, int repeat, double *bytes_per_s);
+// returns. KS_KERNEL_OK, or EINVAL (bytes 0, repeat not in
+// 1..KS_COPY_BENCH_MAX_REPEAT), ENODEV or ECUDA with the reason in err (kernel.h).
+int ks_copy_bench_d2d(size_t bytes, int repeat, double *bytes_per_s, char *err, size_t len);
 
-// The name of the current CUDA device ("NVIDIA H200"), truncated to len - 1
-// characters. KS_KERNEL_OK, EINVAL (len 0), ENODEV or ECUDA.
-int ks_copy_bench_device_name(char *name, size_t len);
+// The name of the current CUDA device ("NVIDIA H200") into name, truncated
+// to size - 1 characters. KS_KERNEL_OK, or EINVAL (size 0), ENODEV or ECUDA
+// with the reason in err.
+int ks_copy_bench_device_name(char *name, size_t size, char *err, size_t len);
 
 #ifdef __cplusplus
 }

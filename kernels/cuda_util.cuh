@@ -1,9 +1,10 @@
 // cuda_util.cuh - what the CUDA kernels share: the checked-call macro, fp16
 // loads and warp / block reductions. Internal to kernels/.
 //
-// KS_CUDA_CHECK records "file:line: call: message" for ks_kernel_error and
-// returns the status from the enclosing function; a missing device or driver
-// is KS_KERNEL_ENODEV, any other failure KS_KERNEL_ECUDA.
+// KS_CUDA_CHECK(call, err, len) writes "file:line: call: message" into the
+// caller's err (kernel.h) and returns the status from the enclosing
+// function; a missing device or driver is KS_KERNEL_ENODEV, any other
+// failure KS_KERNEL_ECUDA.
 #ifndef KS_CUDA_UTIL_CUH
 #define KS_CUDA_UTIL_CUH
 
@@ -12,17 +13,19 @@
 
 #include "kernel_impl.h"
 
-int ks_cuda_fail(cudaError_t err, const char *call, const char *file, int line);
+// The status of the failed call `call` (its source text) at file:line, its
+// reason into err.
+int ks_cuda_fail(cudaError_t e, const char *call, const char *file, int line, char *err, size_t len);
 
-#define KS_CUDA_CHECK(call)                                                                                            \
+#define KS_CUDA_CHECK(call, err, len)                                                                                  \
     do {                                                                                                               \
         cudaError_t ks_err_ = (call);                                                                                  \
         if (ks_err_ != cudaSuccess)                                                                                    \
-            return ks_cuda_fail(ks_err_, #call, __FILE__, __LINE__);                                                   \
+            return ks_cuda_fail(ks_err_, #call, __FILE__, __LINE__, (err), (len));                                     \
     } while (0)
 
 // A launch is checked through the error it leaves behind.
-#define KS_CUDA_CHECK_LAUNCH() KS_CUDA_CHECK(cudaGetLastError())
+#define KS_CUDA_CHECK_LAUNCH(err, len) KS_CUDA_CHECK(cudaGetLastError(), err, len)
 
 static __device__ __forceinline__ float ks_h2f(uint16_t bits)
 {

@@ -76,13 +76,14 @@ size_t ks_decode_workspace(const struct ks_decode_params *p, int sparse);
 // Each returns KS_KERNEL_OK or KS_KERNEL_EINVAL (a shape out of range, a
 // missing pointer or workspace; the ref versions also check every page,
 // length and selection entry, the cuda versions trust them). The cuda
-// versions also return KS_KERNEL_ENODEV or KS_KERNEL_ECUDA.
+// versions also return KS_KERNEL_ENODEV or KS_KERNEL_ECUDA, and on any
+// failure write the reason into err (kernel.h).
 int ks_dense_decode_ref(const struct ks_decode_params *p);
-int ks_dense_decode_cuda(const struct ks_decode_params *p, struct CUstream_st *stream);
+int ks_dense_decode_cuda(const struct ks_decode_params *p, struct CUstream_st *stream, char *err, size_t len);
 int ks_sparse_decode_ref(const struct ks_decode_params *p);
-int ks_sparse_decode_cuda(const struct ks_decode_params *p, struct CUstream_st *stream);
+int ks_sparse_decode_cuda(const struct ks_decode_params *p, struct CUstream_st *stream, char *err, size_t len);
 int ks_sparse_decode_i8_ref(const struct ks_decode_params *p);
-int ks_sparse_decode_i8_cuda(const struct ks_decode_params *p, struct CUstream_st *stream);
+int ks_sparse_decode_i8_cuda(const struct ks_decode_params *p, struct CUstream_st *stream, char *err, size_t len);
 
 // Compresses one fp16 page for the int8 kernels: for each KV head, scale =
 // max |x| / 127 over its first n_tokens tokens (0 when all are zero) and

@@ -274,38 +274,44 @@ static __global__ void report_kernel(struct ks_decode_params p, bool sparse, str
     }
 }
 
-static int decode_cuda(const struct ks_decode_params *p, bool sparse, bool i8, cudaStream_t stream)
+static int decode_cuda(const struct ks_decode_params *p, bool sparse, bool i8, cudaStream_t stream, const char *name,
+                       char *err, size_t len)
 {
-    int st = ks_decode_check(p, sparse, i8);
-    if (st != KS_KERNEL_OK || p->n_seqs == 0)
-        return st;
+    if (ks_decode_check(p, sparse, i8) != KS_KERNEL_OK)
+        return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "%s: parameters out of range", name);
+    if (p->n_seqs == 0)
+        return KS_KERNEL_OK;
     if (p->n_seqs > 65535 || p->kv_heads > 65535 || p->q_heads > 65535)
-        return KS_KERNEL_EINVAL;
+        return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "%s: n_seqs, kv_heads or q_heads above 65535 (grid)",
+                              name);
     const struct ks_decode_ws w = ks_decode_ws_layout(p, sparse);
     dim3 grid(w.n_split, p->kv_heads, p->n_seqs);
     if (i8)
         attend_kernel<true><<<grid, ATTEND_THREADS, 0, stream>>>(*p, sparse, w);
     else
         attend_kernel<false><<<grid, ATTEND_THREADS, 0, stream>>>(*p, sparse, w);
-    KS_CUDA_CHECK_LAUNCH();
+    KS_CUDA_CHECK_LAUNCH(err, len);
     combine_kernel<<<dim3(p->q_heads, p->n_seqs), 128, 0, stream>>>(*p, w);
-    KS_CUDA_CHECK_LAUNCH();
+    KS_CUDA_CHECK_LAUNCH(err, len);
     report_kernel<<<p->n_seqs, 128, 0, stream>>>(*p, sparse, w);
-    KS_CUDA_CHECK_LAUNCH();
+    KS_CUDA_CHECK_LAUNCH(err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_dense_decode_cuda(const struct ks_decode_params *p, struct CUstream_st *stream)
+extern "C" int ks_dense_decode_cuda(const struct ks_decode_params *p, struct CUstream_st *stream, char *err,
+                                    size_t len)
 {
-    return decode_cuda(p, false, false, stream);
+    return decode_cuda(p, false, false, stream, "ks_dense_decode_cuda", err, len);
 }
 
-extern "C" int ks_sparse_decode_cuda(const struct ks_decode_params *p, struct CUstream_st *stream)
+extern "C" int ks_sparse_decode_cuda(const struct ks_decode_params *p, struct CUstream_st *stream, char *err,
+                                     size_t len)
 {
-    return decode_cuda(p, true, false, stream);
+    return decode_cuda(p, true, false, stream, "ks_sparse_decode_cuda", err, len);
 }
 
-extern "C" int ks_sparse_decode_i8_cuda(const struct ks_decode_params *p, struct CUstream_st *stream)
+extern "C" int ks_sparse_decode_i8_cuda(const struct ks_decode_params *p, struct CUstream_st *stream, char *err,
+                                        size_t len)
 {
-    return decode_cuda(p, true, true, stream);
+    return decode_cuda(p, true, true, stream, "ks_sparse_decode_i8_cuda", err, len);
 }

@@ -1,121 +1,112 @@
-// kernel_cuda.cu - CUDA side of kernel.h: the failure record and device buffers.
+// kernel_cuda.cu - CUDA side of kernel.h: the failure's reason and device buffers.
 //
 // Every CUDA call of the kernels goes through ks_cuda_fail when it fails, so
-// ks_kernel_error names the call that broke, with its file and line.
+// the caller's err names the call that broke, with its file and line.
 #include <stdio.h>
 #include <string.h>
 
 #include "cuda_util.cuh"
 
-static __thread char last_error[256]; // per thread: the runtime's lanes and decode thread fail apart
-
-int ks_cuda_fail(cudaError_t err, const char *call, const char *file, int line)
+int ks_cuda_fail(cudaError_t e, const char *call, const char *file, int line, char *err, size_t len)
 {
     const char *base = strrchr(file, '/');
-    snprintf(last_error, sizeof last_error, "%s:%d: %s: %s", base ? base + 1 : file, line, call,
-             cudaGetErrorString(err));
     // NOTE: take the runtime's copy too, so that the next launch check does
     // not report this failure again (a fault that broke the context stays).
     (void)cudaGetLastError();
-    if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
-        return KS_KERNEL_ENODEV;
-    return KS_KERNEL_ECUDA;
+    int st = e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ? KS_KERNEL_ENODEV : KS_KERNEL_ECUDA;
+    return ks_kernel_fail(err, len, st, "%s:%d: %s: %s", base ? base + 1 : file, line, call, cudaGetErrorString(e));
 }
 
-extern "C" const char *ks_kernel_error(void)
-{
-    return last_error;
-}
-
-extern "C" int ks_devbuf_alloc(void **ptr, size_t bytes)
+extern "C" int ks_devbuf_alloc(void **ptr, size_t bytes, char *err, size_t len)
 {
     *ptr = NULL;
-    KS_CUDA_CHECK(cudaMalloc(ptr, bytes ? bytes : 1));
+    KS_CUDA_CHECK(cudaMalloc(ptr, bytes ? bytes : 1), err, len);
     return KS_KERNEL_OK;
 }
 
 static int devbuf_release(void *ptr)
 {
-    KS_CUDA_CHECK(cudaFree(ptr));
+    KS_CUDA_CHECK(cudaFree(ptr), NULL, 0);
     return KS_KERNEL_OK;
 }
 
 extern "C" void ks_devbuf_free(void *ptr)
 {
     if (ptr)
-        (void)devbuf_release(ptr); // a failure is recorded for ks_kernel_error
+        (void)devbuf_release(ptr); // a failure has no one to tell (kernel.h)
 }
 
-extern "C" int ks_devbuf_upload(void *dst_dev, const void *src_host, size_t bytes)
+extern "C" int ks_devbuf_upload(void *dst_dev, const void *src_host, size_t bytes, char *err, size_t len)
 {
     if (bytes)
-        KS_CUDA_CHECK(cudaMemcpy(dst_dev, src_host, bytes, cudaMemcpyHostToDevice));
+        KS_CUDA_CHECK(cudaMemcpy(dst_dev, src_host, bytes, cudaMemcpyHostToDevice), err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_devbuf_download(void *dst_host, const void *src_dev, size_t bytes)
+extern "C" int ks_devbuf_download(void *dst_host, const void *src_dev, size_t bytes, char *err, size_t len)
 {
     if (bytes)
-        KS_CUDA_CHECK(cudaMemcpy(dst_host, src_dev, bytes, cudaMemcpyDeviceToHost));
+        KS_CUDA_CHECK(cudaMemcpy(dst_host, src_dev, bytes, cudaMemcpyDeviceToHost), err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_devbuf_sync(void)
+extern "C" int ks_devbuf_sync(char *err, size_t len)
 {
-    KS_CUDA_CHECK(cudaDeviceSynchronize());
+    KS_CUDA_CHECK(cudaDeviceSynchronize(), err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_stream_new(struct CUstream_st **s)
+extern "C" int ks_stream_new(struct CUstream_st **s, char *err, size_t len)
 {
     cudaStream_t st = NULL;
-    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), err, len);
     *s = st;
     return KS_KERNEL_OK;
 }
 
 static int stream_release(cudaStream_t s)
 {
-    KS_CUDA_CHECK(cudaStreamDestroy(s));
+    KS_CUDA_CHECK(cudaStreamDestroy(s), NULL, 0);
     return KS_KERNEL_OK;
 }
 
 extern "C" void ks_stream_free(struct CUstream_st *s)
 {
     if (s)
-        (void)stream_release(s); // a failure is recorded for ks_kernel_error
+        (void)stream_release(s); // a failure has no one to tell (kernel.h)
 }
 
-extern "C" int ks_stream_sync(struct CUstream_st *s)
+extern "C" int ks_stream_sync(struct CUstream_st *s, char *err, size_t len)
 {
-    KS_CUDA_CHECK(cudaStreamSynchronize(s));
+    KS_CUDA_CHECK(cudaStreamSynchronize(s), err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_copy_async(void *dst, const void *src, size_t bytes, struct CUstream_st *s)
+extern "C" int ks_copy_async(void *dst, const void *src, size_t bytes, struct CUstream_st *s, char *err,
+                             size_t len)
 {
     if (bytes)
-        KS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+        KS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_pinned_alloc(void **ptr, size_t bytes)
+extern "C" int ks_pinned_alloc(void **ptr, size_t bytes, char *err, size_t len)
 {
     *ptr = NULL; // a failed call leaves nothing to free
-    KS_CUDA_CHECK(cudaHostAlloc(ptr, bytes ? bytes : 1, cudaHostAllocDefault));
+    KS_CUDA_CHECK(cudaHostAlloc(ptr, bytes ? bytes : 1, cudaHostAllocDefault), err, len);
     return KS_KERNEL_OK;
 }
 
 static int pinned_release(void *ptr)
 {
-    KS_CUDA_CHECK(cudaFreeHost(ptr));
+    KS_CUDA_CHECK(cudaFreeHost(ptr), NULL, 0);
     return KS_KERNEL_OK;
 }
 
 extern "C" void ks_pinned_free(void *ptr)
 {
     if (ptr)
-        (void)pinned_release(ptr);
+        (void)pinned_release(ptr); // a failure has no one to tell (kernel.h)
 }
 
 // NOTE: CUDA 13's signature (12.8 and 12.9 took a failure index too, and
@@ -126,7 +117,7 @@ extern "C" void ks_pinned_free(void *ptr)
 #endif
 
 extern "C" int ks_copy_batch_async(void *const *dst, const void *const *src, const size_t *sizes, size_t n,
-                                   struct CUstream_st *s)
+                                   struct CUstream_st *s, char *err, size_t len)
 {
     if (n == 0)
         return KS_KERNEL_OK;
@@ -139,45 +130,45 @@ extern "C" int ks_copy_batch_async(void *const *dst, const void *const *src, con
     attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
     attr.flags = cudaMemcpyFlagPreferOverlapWithCompute;
     size_t first = 0;
-    KS_CUDA_CHECK(cudaMemcpyBatchAsync(dst, src, sizes, n, &attr, &first, 1, s));
+    KS_CUDA_CHECK(cudaMemcpyBatchAsync(dst, src, sizes, n, &attr, &first, 1, s), err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_event_new(struct CUevent_st **e)
+extern "C" int ks_event_new(struct CUevent_st **e, char *err, size_t len)
 {
     cudaEvent_t ev = NULL;
     *e = NULL;
-    KS_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    KS_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), err, len);
     *e = ev;
     return KS_KERNEL_OK;
 }
 
 static int event_release(cudaEvent_t e)
 {
-    KS_CUDA_CHECK(cudaEventDestroy(e));
+    KS_CUDA_CHECK(cudaEventDestroy(e), NULL, 0);
     return KS_KERNEL_OK;
 }
 
 extern "C" void ks_event_free(struct CUevent_st *e)
 {
     if (e)
-        (void)event_release(e); // a failure is recorded for ks_kernel_error
+        (void)event_release(e); // a failure has no one to tell (kernel.h)
 }
 
-extern "C" int ks_event_record(struct CUevent_st *e, struct CUstream_st *s)
+extern "C" int ks_event_record(struct CUevent_st *e, struct CUstream_st *s, char *err, size_t len)
 {
-    KS_CUDA_CHECK(cudaEventRecord(e, s));
+    KS_CUDA_CHECK(cudaEventRecord(e, s), err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_event_stream_wait(struct CUstream_st *s, struct CUevent_st *e)
+extern "C" int ks_event_stream_wait(struct CUstream_st *s, struct CUevent_st *e, char *err, size_t len)
 {
-    KS_CUDA_CHECK(cudaStreamWaitEvent(s, e, 0));
+    KS_CUDA_CHECK(cudaStreamWaitEvent(s, e, 0), err, len);
     return KS_KERNEL_OK;
 }
 
-extern "C" int ks_event_sync(struct CUevent_st *e)
+extern "C" int ks_event_sync(struct CUevent_st *e, char *err, size_t len)
 {
-    KS_CUDA_CHECK(cudaEventSynchronize(e));
+    KS_CUDA_CHECK(cudaEventSynchronize(e), err, len);
     return KS_KERNEL_OK;
 }

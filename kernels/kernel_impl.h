@@ -3,12 +3,15 @@
 // What both versions must compute identically lives here once: the parameter
 // checks (host side), the split of a sequence into sink / candidates / window,
 // the order of scores (a total order on floats, NaN last), and the shape of
-// the CUDA decode workspace. Not part of the public interface.
+// the CUDA decode workspace, and the writing of a failure's reason into the
+// caller's err. Not part of the public interface.
 #ifndef KS_KERNEL_IMPL_H
 #define KS_KERNEL_IMPL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "blockselect.h"
@@ -34,6 +37,26 @@ int ks_decode_check(const struct ks_decode_params *p, int sparse, int i8);
 #ifdef __cplusplus
 }
 #endif
+
+#if defined(__GNUC__)
+#define KS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KS_PRINTF(f, a)
+#endif
+
+// Writes a failure's reason into the caller's err (NULL or len 0: none
+// wanted; see kernel.h) and returns status, so that a failing path reads
+// `return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, ...)`.
+static inline KS_PRINTF(4, 5) int ks_kernel_fail(char *err, size_t len, int status, const char *fmt, ...)
+{
+    if (err && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, len, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
 
 static inline KS_HD uint32_t ks_ceil_div(uint32_t a, uint32_t b)
 {

@@ -35,9 +35,12 @@ struct ks_block_summary_params {
 // Writes the summaries of the n blocks; slots not named are left untouched.
 // KS_KERNEL_OK or KS_KERNEL_EINVAL (shape out of range, page or slot out of
 // bounds: ref checks every entry, cuda only the shape). NaN keys propagate
-// into mean and may or may not into min/max (fmin/fmax ignore them).
+// into mean and may or may not into min/max (fmin/fmax ignore them). cuda
+// also returns KS_KERNEL_ENODEV or ECUDA, and on any failure writes the
+// reason into err (kernel.h).
 int ks_block_summary_ref(const struct ks_block_summary_params *p);
-int ks_block_summary_cuda(const struct ks_block_summary_params *p, struct CUstream_st *stream);
+int ks_block_summary_cuda(const struct ks_block_summary_params *p, struct CUstream_st *stream, char *err,
+                          size_t len);
 
 #ifdef __cplusplus
 }

@@ -33,17 +33,19 @@ static __global__ void summary_kernel(const uint16_t *__restrict__ k, // [n_page
     kmean[o] = __fdiv_rn(sum, (float)block_size);
 }
 
-extern "C" int ks_block_summary_cuda(const struct ks_block_summary_params *p, struct CUstream_st *stream)
+extern "C" int ks_block_summary_cuda(const struct ks_block_summary_params *p, struct CUstream_st *stream, char *err,
+                                     size_t len)
 {
-    int st = ks_block_summary_check(p);
-    if (st != KS_KERNEL_OK || p->n == 0)
-        return st;
+    if (ks_block_summary_check(p) != KS_KERNEL_OK)
+        return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "ks_block_summary_cuda: parameters out of range");
+    if (p->n == 0)
+        return KS_KERNEL_OK;
     if (p->kv_heads > 65535)
-        return KS_KERNEL_EINVAL;
+        return ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "ks_block_summary_cuda: kv_heads above 65535 (grid)");
     dim3 grid(p->n, p->kv_heads);
     unsigned threads = (p->head_dim + 31) / 32 * 32;
     summary_kernel<<<grid, threads, 0, stream>>>(p->k, p->page, p->slot, p->kmin, p->kmax, p->kmean, p->block_size,
                                                  p->kv_heads, p->head_dim);
-    KS_CUDA_CHECK_LAUNCH();
+    KS_CUDA_CHECK_LAUNCH(err, len);
     return KS_KERNEL_OK;
 }

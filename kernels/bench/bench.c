@@ -85,11 +85,13 @@ static int cmp_double(const void *a, const void *b)
 // ---- backend memory -------------------------------------------------------
 
 // *p receives `bytes` of backend memory. KS_KERNEL_OK, or a kernel status
-// (EINVAL stands for host memory running out).
-static int buf_alloc(int cuda, void **p, size_t bytes)
+// (EINVAL stands for host memory running out). The functions here that
+// return a kernel status take err, len for the reason of a device failure
+// (kernel.h); a host one writes none.
+static int buf_alloc(int cuda, void **p, size_t bytes, char *err, size_t len)
 {
     if (cuda)
-        return ks_devbuf_alloc(p, bytes);
+        return ks_devbuf_alloc(p, bytes, err, len);
     *p = malloc(bytes ? bytes : 1);
     return *p ? KS_KERNEL_OK : KS_KERNEL_EINVAL;
 }
@@ -110,18 +112,18 @@ static void *stage(int cuda, void *buf, size_t bytes)
 }
 
 // Moves a staging copy into its device buffer and frees it (nothing on the CPU).
-static int unstage(int cuda, void *buf, void *host, size_t bytes)
+static int unstage(int cuda, void *buf, void *host, size_t bytes, char *err, size_t len)
 {
     if (!cuda)
         return KS_KERNEL_OK;
-    int st = ks_devbuf_upload(buf, host, bytes);
+    int st = ks_devbuf_upload(buf, host, bytes, err, len);
     free(host);
     return st;
 }
 
-static int sync_backend(int cuda)
+static int sync_backend(int cuda, char *err, size_t len)
 {
-    return cuda ? ks_devbuf_sync() : KS_KERNEL_OK;
+    return cuda ? ks_devbuf_sync(err, len) : KS_KERNEL_OK;
 }
 
 // ---- random inputs -------------------------------------------------------
@@ -187,9 +189,10 @@ enum fill { FILL_HALF, FILL_I8, FILL_SCALE, FILL_TABLES };
 
 // Allocates *buf, n elements of `size` bytes, and fills it as `how` says.
 // Kernel status; *buf is the pool's to free, even on failure.
-static int pool_buf(struct pool *p, struct ks_rng *r, void **buf, size_t n, size_t size, enum fill how)
+static int pool_buf(struct pool *p, struct ks_rng *r, void **buf, size_t n, size_t size, enum fill how, char *err,
+                    size_t len)
 {
-    int st = buf_alloc(p->cuda, buf, n * size);
+    int st = buf_alloc(p->cuda, buf, n * size, err, len);
     if (st != KS_KERNEL_OK)
         return st;
     void *h = stage(p->cuda, *buf, n * size);
@@ -210,38 +213,38 @@ static int pool_buf(struct pool *p, struct ks_rng *r, void **buf, size_t n, size
             fill_perm(r, (uint32_t *)h + l * p->n_pages, p->n_pages);
         break;
     }
-    return unstage(p->cuda, *buf, h, n * size);
+    return unstage(p->cuda, *buf, h, n * size, err, len);
 }
 
 // Summaries of every page, by the backend's summary kernel. Kernel status.
-static int pool_summarise(struct pool *p, const struct ks_bench_params *o)
+static int pool_summarise(struct pool *p, const struct ks_bench_params *o, char *err, size_t len)
 {
     size_t n = p->n_pages;
     uint32_t *idx = NULL;
-    int st = buf_alloc(p->cuda, (void **)&idx, n * sizeof *idx);
+    int st = buf_alloc(p->cuda, (void **)&idx, n * sizeof *idx, err, len);
     uint32_t *h = st == KS_KERNEL_OK ? stage(p->cuda, idx, n * sizeof *idx) : NULL;
     if (st == KS_KERNEL_OK && !h)
         st = KS_KERNEL_EINVAL;
     if (st == KS_KERNEL_OK) {
         for (size_t i = 0; i < n; i++)
             h[i] = (uint32_t)i;
-        st = unstage(p->cuda, idx, h, n * sizeof *idx);
+        st = unstage(p->cuda, idx, h, n * sizeof *idx, err, len);
     }
     if (st == KS_KERNEL_OK) {
         struct ks_block_summary_params sp = {
             .n = p->n_pages, .block_size = o->block_size, .kv_heads = o->kv_heads, .head_dim = o->head_dim,
             .n_pages = p->n_pages, .n_slots = p->n_pages, .k = p->k, .page = idx, .slot = idx,
             .kmin = p->kmin, .kmax = p->kmax, .kmean = p->kmean};
-        st = p->cuda ? ks_block_summary_cuda(&sp, NULL) : ks_block_summary_ref(&sp);
+        st = p->cuda ? ks_block_summary_cuda(&sp, NULL, err, len) : ks_block_summary_ref(&sp);
     }
     if (st == KS_KERNEL_OK)
-        st = sync_backend(p->cuda);
+        st = sync_backend(p->cuda, err, len);
     buf_free(p->cuda, idx);
     return st;
 }
 
 // Makes the pool the chosen kernels need. Kernel status.
-static int pool_init(struct pool *p, const struct ks_bench_params *o, int cuda)
+static int pool_init(struct pool *p, const struct ks_bench_params *o, int cuda, char *err, size_t len)
 {
     memset(p, 0, sizeof *p);
     p->cuda = cuda;
@@ -253,29 +256,30 @@ static int pool_init(struct pool *p, const struct ks_bench_params *o, int cuda)
     size_t page = (size_t)o->block_size * o->kv_heads * o->head_dim; // elements
     size_t cache = page * p->n_pages, heads = (size_t)p->n_pages * o->kv_heads;
     int fp16 = o->run[KS_BENCH_SUMMARY] || o->run[KS_BENCH_SELECT] || o->run[KS_BENCH_SPARSE] || o->run[KS_BENCH_DENSE];
-    int st = pool_buf(p, &r, (void **)&p->tables, (size_t)LAYERS * p->n_pages, sizeof *p->tables, FILL_TABLES);
+    int st = pool_buf(p, &r, (void **)&p->tables, (size_t)LAYERS * p->n_pages, sizeof *p->tables, FILL_TABLES,
+                      err, len);
     if (st == KS_KERNEL_OK && fp16)
-        st = pool_buf(p, &r, (void **)&p->k, cache, sizeof *p->k, FILL_HALF);
+        st = pool_buf(p, &r, (void **)&p->k, cache, sizeof *p->k, FILL_HALF, err, len);
     if (st == KS_KERNEL_OK && fp16)
-        st = pool_buf(p, &r, (void **)&p->v, cache, sizeof *p->v, FILL_HALF);
+        st = pool_buf(p, &r, (void **)&p->v, cache, sizeof *p->v, FILL_HALF, err, len);
     if (st == KS_KERNEL_OK && o->run[KS_BENCH_SPARSE_I8]) {
-        st = pool_buf(p, &r, (void **)&p->k8, cache, sizeof *p->k8, FILL_I8);
+        st = pool_buf(p, &r, (void **)&p->k8, cache, sizeof *p->k8, FILL_I8, err, len);
         if (st == KS_KERNEL_OK)
-            st = pool_buf(p, &r, (void **)&p->v8, cache, sizeof *p->v8, FILL_I8);
+            st = pool_buf(p, &r, (void **)&p->v8, cache, sizeof *p->v8, FILL_I8, err, len);
         if (st == KS_KERNEL_OK)
-            st = pool_buf(p, &r, (void **)&p->ks, heads, sizeof *p->ks, FILL_SCALE);
+            st = pool_buf(p, &r, (void **)&p->ks, heads, sizeof *p->ks, FILL_SCALE, err, len);
         if (st == KS_KERNEL_OK)
-            st = pool_buf(p, &r, (void **)&p->vs, heads, sizeof *p->vs, FILL_SCALE);
+            st = pool_buf(p, &r, (void **)&p->vs, heads, sizeof *p->vs, FILL_SCALE, err, len);
     }
     if (st == KS_KERNEL_OK && (o->run[KS_BENCH_SUMMARY] || o->run[KS_BENCH_SELECT])) {
         size_t sum = heads * o->head_dim * sizeof(float);
-        st = buf_alloc(cuda, (void **)&p->kmin, sum);
+        st = buf_alloc(cuda, (void **)&p->kmin, sum, err, len);
         if (st == KS_KERNEL_OK)
-            st = buf_alloc(cuda, (void **)&p->kmax, sum);
+            st = buf_alloc(cuda, (void **)&p->kmax, sum, err, len);
         if (st == KS_KERNEL_OK)
-            st = buf_alloc(cuda, (void **)&p->kmean, sum);
+            st = buf_alloc(cuda, (void **)&p->kmean, sum, err, len);
         if (st == KS_KERNEL_OK)
-            st = pool_summarise(p, o);
+            st = pool_summarise(p, o, err, len);
     }
     return st;
 }
@@ -306,10 +310,11 @@ static void point_free(struct point *pt)
 // A point buffer of `bytes`, filled by the host function fill (or left
 // unset when fill is NULL: an output). Kernel status.
 static int point_buf(struct point *pt, void **out, size_t bytes, struct ks_rng *r,
-                     void (*fill)(struct ks_rng *r, void *h, size_t bytes, const void *ctx), const void *ctx)
+                     void (*fill)(struct ks_rng *r, void *h, size_t bytes, const void *ctx), const void *ctx,
+                     char *err, size_t len)
 {
     int cuda = pt->pool->cuda;
-    int st = buf_alloc(cuda, out, bytes);
+    int st = buf_alloc(cuda, out, bytes, err, len);
     if (st != KS_KERNEL_OK)
         return st;
     pt->bufs[pt->n_bufs++] = *out;
@@ -319,7 +324,7 @@ static int point_buf(struct point *pt, void **out, size_t bytes, struct ks_rng *
     if (!h)
         return KS_KERNEL_EINVAL;
     fill(r, h, bytes, ctx);
-    return unstage(cuda, *out, h, bytes);
+    return unstage(cuda, *out, h, bytes, err, len);
 }
 
 static void fill_query(struct ks_rng *r, void *h, size_t bytes, const void *ctx)
@@ -366,7 +371,7 @@ static void fill_pages(struct ks_rng *r, void *h, size_t bytes, const void *ctx)
 // copy of the pool's tables (summary only). Kernel status.
 static int point_init(struct point *pt, const struct pool *pool, const struct ks_bench_params *o,
                       enum ks_bench_kernel k, uint32_t batch, uint32_t blocks, const uint32_t *host_tables,
-                      struct ks_rng *r)
+                      struct ks_rng *r, char *err, size_t len)
 {
     memset(pt, 0, sizeof *pt);
     pt->kernel = k;
@@ -375,7 +380,7 @@ static int point_init(struct point *pt, const struct pool *pool, const struct ks
     const size_t qn = (size_t)batch * o->q_heads * o->head_dim;
     int st = KS_KERNEL_OK;
 #define BUF(ptr, bytes, fill, ctx) \
-    do { if (st == KS_KERNEL_OK) st = point_buf(pt, (void **)&(ptr), (bytes), r, (fill), (ctx)); } while (0)
+    do { if (st == KS_KERNEL_OK) st = point_buf(pt, (void **)&(ptr), (bytes), r, (fill), (ctx), err, len); } while (0)
     if (k == KS_BENCH_SUMMARY) {
         struct pages_ctx c = {host_tables, batch, blocks, pool->ctx_blocks, pool->n_pages};
         pt->n = batch * blocks;
@@ -423,31 +428,31 @@ static int point_init(struct point *pt, const struct pool *pool, const struct ks
     }
 #undef BUF
     if (st == KS_KERNEL_OK)
-        st = sync_backend(pool->cuda);
+        st = sync_backend(pool->cuda, err, len);
     return st;
 }
 
 // One call of the point's kernel on layer l's pages. Kernel status.
-static int point_call(struct point *pt, uint32_t l)
+static int point_call(struct point *pt, uint32_t l, char *err, size_t len)
 {
     int cuda = pt->pool->cuda;
     const uint32_t *table = pt->pool->tables + (size_t)l * pt->pool->n_pages;
     switch (pt->kernel) {
     case KS_BENCH_SUMMARY:
         pt->sum.page = pt->sum.slot = pt->pages + (size_t)l * pt->n;
-        return cuda ? ks_block_summary_cuda(&pt->sum, NULL) : ks_block_summary_ref(&pt->sum);
+        return cuda ? ks_block_summary_cuda(&pt->sum, NULL, err, len) : ks_block_summary_ref(&pt->sum);
     case KS_BENCH_SELECT:
         pt->sel.sum_table = table; // slot = page
-        return cuda ? ks_block_select_cuda(&pt->sel, NULL) : ks_block_select_ref(&pt->sel);
+        return cuda ? ks_block_select_cuda(&pt->sel, NULL, err, len) : ks_block_select_ref(&pt->sel);
     case KS_BENCH_SPARSE:
         pt->dec.block_table = table;
-        return cuda ? ks_sparse_decode_cuda(&pt->dec, NULL) : ks_sparse_decode_ref(&pt->dec);
+        return cuda ? ks_sparse_decode_cuda(&pt->dec, NULL, err, len) : ks_sparse_decode_ref(&pt->dec);
     case KS_BENCH_SPARSE_I8:
         pt->dec.block_table = table;
-        return cuda ? ks_sparse_decode_i8_cuda(&pt->dec, NULL) : ks_sparse_decode_i8_ref(&pt->dec);
+        return cuda ? ks_sparse_decode_i8_cuda(&pt->dec, NULL, err, len) : ks_sparse_decode_i8_ref(&pt->dec);
     case KS_BENCH_DENSE:
         pt->dec.block_table = table;
-        return cuda ? ks_dense_decode_cuda(&pt->dec, NULL) : ks_dense_decode_ref(&pt->dec);
+        return cuda ? ks_dense_decode_cuda(&pt->dec, NULL, err, len) : ks_dense_decode_ref(&pt->dec);
     case KS_BENCH_N_KERNELS:
         break;
     }
@@ -456,32 +461,33 @@ static int point_call(struct point *pt, uint32_t l)
 
 // `inner` calls back to back, from layer *l on; *seconds the wall time
 // until the device is idle again. Kernel status.
-static int sample(struct point *pt, uint32_t inner, uint32_t *l, double *seconds)
+static int sample(struct point *pt, uint32_t inner, uint32_t *l, double *seconds, char *err, size_t len)
 {
-    int cuda = pt->pool->cuda, st = sync_backend(cuda);
+    int cuda = pt->pool->cuda, st = sync_backend(cuda, err, len);
     double t0 = ks_clock_mono();
     for (uint32_t i = 0; st == KS_KERNEL_OK && i < inner; i++, *l = (*l + 1) % LAYERS)
-        st = point_call(pt, *l);
+        st = point_call(pt, *l, err, len);
     if (st == KS_KERNEL_OK)
-        st = sync_backend(cuda);
+        st = sync_backend(cuda, err, len);
     *seconds = ks_clock_mono() - t0;
     return st;
 }
 
 // Times the point as the file's header says. Kernel status.
-static int point_time(struct point *pt, uint32_t repeat, double *times, struct ks_bench_result *res)
+static int point_time(struct point *pt, uint32_t repeat, double *times, struct ks_bench_result *res, char *err,
+                      size_t len)
 {
     uint32_t l = 0, inner = 1;
     double t;
-    int st = sample(pt, 1, &l, &t); // untimed: first touch
+    int st = sample(pt, 1, &l, &t, err, len); // untimed: first touch
     if (st == KS_KERNEL_OK)
-        st = sample(pt, 1, &l, &t);
+        st = sample(pt, 1, &l, &t, err, len);
     if (st != KS_KERNEL_OK)
         return st;
     if (t < KS_BENCH_MIN_SAMPLE_S)
         inner = t > 0 && KS_BENCH_MIN_SAMPLE_S / t < MAX_INNER ? (uint32_t)ceil(KS_BENCH_MIN_SAMPLE_S / t) : MAX_INNER;
     for (uint32_t r = 0; r < repeat && st == KS_KERNEL_OK; r++) {
-        st = sample(pt, inner, &l, &t);
+        st = sample(pt, inner, &l, &t, err, len);
         times[r] = t / inner;
     }
     if (st != KS_KERNEL_OK)
@@ -512,7 +518,7 @@ void ks_bench_machine_init(struct ks_bench_machine *m, int cuda)
     snprintf(m->host, sizeof m->host, "%s", h.host);
     snprintf(m->date, sizeof m->date, "%s", h.date);
     snprintf(m->device, sizeof m->device, "%s", h.cpu);
-    if (cuda && (ks_copy_bench_device_name(m->device, sizeof m->device) != KS_KERNEL_OK || !m->device[0]))
+    if (cuda && (ks_copy_bench_device_name(m->device, sizeof m->device, NULL, 0) != KS_KERNEL_OK || !m->device[0]))
         snprintf(m->device, sizeof m->device, "unknown GPU");
     for (char *c = m->device; *c; c++) // as ks_machine_init makes the CPU's printable
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
@@ -590,15 +596,16 @@ void ks_bench_copy_measure(int cuda, struct ks_bench_copy *c)
 {
     c->bytes_per_s = 0;
     if (!cuda) {
-        snprintf(c->note, sizeof c->note, "%s", ks_device_count() > 0 ? "ref backend: not compared" : "no GPU");
+        snprintf(c->note, sizeof c->note, "%s", ks_device_count(NULL, 0) > 0 ? "ref backend: not compared" : "no GPU");
         return;
     }
-    int st = ks_copy_bench_d2d(COPY_BYTES, COPY_REPEAT, &c->bytes_per_s);
+    char why[KS_KERNEL_ERR_LEN] = "";
+    int st = ks_copy_bench_d2d(COPY_BYTES, COPY_REPEAT, &c->bytes_per_s, why, sizeof why);
     if (st == KS_KERNEL_OK)
         snprintf(c->note, sizeof c->note, "cudaMemcpy device to device of %llu MiB, read + write, median of %d",
                  COPY_BYTES >> 20, COPY_REPEAT);
     else
-        snprintf(c->note, sizeof c->note, "device copy failed: %s %s", ks_kernel_status_str(st), ks_kernel_error());
+        snprintf(c->note, sizeof c->note, "device copy failed: %s %s", ks_kernel_status_str(st), why);
 }
 
 double ks_bench_goal_ratio(const struct ks_bench_result *res, size_t n, const struct ks_bench_copy *c)
@@ -629,11 +636,12 @@ int ks_bench_run(const struct ks_bench_params *o, const struct ks_bench_progress
     *out = NULL;
     *n_out = 0;
     struct pool pool;
-    int st = pool_init(&pool, o, cuda);
+    char why[KS_KERNEL_ERR_LEN] = ""; // a device failure's reason
+    int st = pool_init(&pool, o, cuda, why, sizeof why);
     if (st != KS_KERNEL_OK) {
         pool_free(&pool);
         snprintf(err, len, "making the inputs: %s%s%s", st == KS_KERNEL_EINVAL ? "out of memory" :
-                 ks_kernel_status_str(st), cuda ? " " : "", cuda ? ks_kernel_error() : "");
+                 ks_kernel_status_str(st), cuda ? " " : "", cuda ? why : "");
         return st;
     }
     // the summary points need the pages of each table on the host
@@ -642,7 +650,7 @@ int ks_bench_run(const struct ks_bench_params *o, const struct ks_bench_progress
         size_t bytes = (size_t)LAYERS * pool.n_pages * sizeof *host_tables;
         host_tables = cuda ? malloc(bytes) : pool.tables;
         st = !host_tables ? KS_KERNEL_EINVAL
-             : cuda      ? ks_devbuf_download(host_tables, pool.tables, bytes)
+             : cuda      ? ks_devbuf_download(host_tables, pool.tables, bytes, why, sizeof why)
                          : KS_KERNEL_OK;
     }
     size_t n_res = 0, cap = (size_t)KS_BENCH_N_KERNELS * o->n_batch * o->n_blocks;
@@ -664,14 +672,14 @@ int ks_bench_run(const struct ks_bench_params *o, const struct ks_bench_progress
                 struct ks_bench_result *r = res + n_res;
                 *r = (struct ks_bench_result){.kernel = k, .blocks = blocks, .batch = batch,
                                               .bytes = kv_bytes(o, k, batch, blocks)};
-                st = point_init(&pt, &pool, o, k, batch, blocks, host_tables, &rng);
+                st = point_init(&pt, &pool, o, k, batch, blocks, host_tables, &rng, why, sizeof why);
                 if (st == KS_KERNEL_OK)
-                    st = point_time(&pt, o->repeat, times, r);
+                    st = point_time(&pt, o->repeat, times, r, why, sizeof why);
                 point_free(&pt);
                 if (st != KS_KERNEL_OK)
                     snprintf(err, len, "%s at batch %" PRIu32 ", %" PRIu32 " blocks: %s%s%s",
                              ks_bench_kernel_names[k], batch, blocks, ks_kernel_status_str(st), cuda ? " " : "",
-                             cuda ? ks_kernel_error() : "");
+                             cuda ? why : "");
                 n_res++;
             }
     if (host_tables != pool.tables)
@@ -704,7 +712,8 @@ int ks_bench_kernel_table(const struct ks_bench_shape *sh, const uint32_t *block
     o.batch[0] = sh->batch;
     memcpy(o.blocks, blocks, n * sizeof *blocks);
     struct pool pool;
-    int st = pool_init(&pool, &o, sh->cuda != 0);
+    char why[KS_KERNEL_ERR_LEN] = ""; // a device failure's reason
+    int st = pool_init(&pool, &o, sh->cuda != 0, why, sizeof why);
     double *times = malloc(o.repeat * sizeof *times);
     struct ks_rng rng;
     ks_rng_seed(&rng, o.seed ^ UINT64_C(0x5851f42d4c957f2d));
@@ -714,15 +723,15 @@ int ks_bench_kernel_table(const struct ks_bench_shape *sh, const uint32_t *block
         if (!times)
             st = KS_KERNEL_EINVAL;
         if (st == KS_KERNEL_OK)
-            st = point_init(&pt, &pool, &o, KS_BENCH_SPARSE, sh->batch, blocks[i], NULL, &rng);
+            st = point_init(&pt, &pool, &o, KS_BENCH_SPARSE, sh->batch, blocks[i], NULL, &rng, why, sizeof why);
         if (st == KS_KERNEL_OK)
-            st = point_time(&pt, o.repeat, times, &r);
+            st = point_time(&pt, o.repeat, times, &r, why, sizeof why);
         point_free(&pt);
         seconds[i] = r.median;
     }
     if (st != KS_KERNEL_OK)
         snprintf(err, len, "timing the sparse decode kernel: %s%s%s", ks_kernel_status_str(st),
-                 sh->cuda ? " " : "", sh->cuda ? ks_kernel_error() : "");
+                 sh->cuda ? " " : "", sh->cuda ? why : "");
     pool_free(&pool);
     free(times);
     return st;

@@ -89,8 +89,9 @@ static void copies_add(struct lane *ln, void *dst, const void *src)
 // Enqueues the copies gathered in the lane's arrays as one batched copy.
 static int copies_run(struct lane *ln, const char *what, char *err, size_t len)
 {
-    int st = ks_copy_batch_async(ln->cdst, ln->csrc, ln->csize, ln->n_copies, ln->stream);
-    return st == KS_KERNEL_OK ? KS_OK : ks_rt_cuda_fail(err, len, what, st);
+    char why[KS_KERNEL_ERR_LEN];
+    int st = ks_copy_batch_async(ln->cdst, ln->csrc, ln->csize, ln->n_copies, ln->stream, why, sizeof why);
+    return st == KS_KERNEL_OK ? KS_OK : ks_rt_cuda_fail(err, len, what, st, why);
 }
 
 // GPU mode: moves a batch with the lane's stream, one batched copy (both
@@ -101,6 +102,7 @@ static int copies_run(struct lane *ln, const char *what, char *err, size_t len)
 static int copy_batch_gpu(struct lane *ln, const struct ks_batch *b, char *err, size_t len)
 {
     struct rt *t = ln->rt;
+    char why[KS_KERNEL_ERR_LEN];
     int st;
     if (b->src != KS_L3 && b->dst != KS_L3) {
         if ((st = copies_reset(ln, 2 * (size_t)b->n, err, len)) != KS_OK)
@@ -130,11 +132,11 @@ static int copy_batch_gpu(struct lane *ln, const struct ks_batch *b, char *err, 
             }
             if ((st = copies_run(ln, "copying blocks out of L1", err, len)) != KS_OK)
                 return st;
-            if ((st = ks_stream_sync(ln->stream)) != KS_KERNEL_OK)
-                return ks_rt_cuda_fail(err, len, "copying blocks out of L1", st);
-        } else if (i > 0 && (st = ks_stream_sync(ln->stream)) != KS_KERNEL_OK) {
+            if ((st = ks_stream_sync(ln->stream, why, sizeof why)) != KS_KERNEL_OK)
+                return ks_rt_cuda_fail(err, len, "copying blocks out of L1", st, why);
+        } else if (i > 0 && (st = ks_stream_sync(ln->stream, why, sizeof why)) != KS_KERNEL_OK) {
             // the previous group's copies out of the stage are done before it is refilled
-            return ks_rt_cuda_fail(err, len, "copying blocks into L1", st);
+            return ks_rt_cuda_fail(err, len, "copying blocks into L1", st, why);
         }
         for (uint32_t j = 0; j < k; j++) {
             struct io_uring_sqe *sqe = io_uring_get_sqe(&ln->ring);
@@ -212,15 +214,16 @@ static int copy_batch(struct lane *ln, const struct ks_batch *b, char *err, size
 static int publish_and_wait(struct lane *ln, uint32_t k, struct CUevent_st *ev, char *err, size_t len)
 {
     struct rt *t = ln->rt;
-    int st = ks_event_record(ev, ln->stream);
+    char why[KS_KERNEL_ERR_LEN];
+    int st = ks_event_record(ev, ln->stream, why, sizeof why);
     if (st != KS_KERNEL_OK)
-        return ks_rt_cuda_fail(err, len, "recording a batch's event", st);
+        return ks_rt_cuda_fail(err, len, "recording a batch's event", st, why);
     pthread_mutex_lock(&t->mu);
     t->jev[k].enqueued = 1;
     pthread_cond_broadcast(&t->done);
     pthread_mutex_unlock(&t->mu);
-    st = ks_event_sync(ev);
-    return st == KS_KERNEL_OK ? KS_OK : ks_rt_cuda_fail(err, len, "a migration batch", st);
+    st = ks_event_sync(ev, why, sizeof why);
+    return st == KS_KERNEL_OK ? KS_OK : ks_rt_cuda_fail(err, len, "a migration batch", st, why);
 }
 
 static void *lane_main(void *arg)
@@ -278,11 +281,12 @@ int ks_rt_start_lanes(struct rt *t, char *err, size_t len)
             ln->ring_ok = 1;
         }
         if (t->gpu) {
-            int cs = ks_stream_new(&ln->stream);
+            char why[KS_KERNEL_ERR_LEN];
+            int cs = ks_stream_new(&ln->stream, why, sizeof why);
             if (cs == KS_KERNEL_OK && t->l3fd >= 0)
-                cs = ks_pinned_alloc((void **)&ln->stage, (size_t)RING_DEPTH * 2 * t->half);
+                cs = ks_pinned_alloc((void **)&ln->stage, (size_t)RING_DEPTH * 2 * t->half, why, sizeof why);
             if (cs != KS_KERNEL_OK)
-                return ks_rt_cuda_fail(err, len, "GPU mode: a lane's stream and stage", cs);
+                return ks_rt_cuda_fail(err, len, "GPU mode: a lane's stream and stage", cs, why);
         }
         if (pthread_create(&ln->th, NULL, lane_main, ln) != 0) {
             snprintf(err, len, "cannot start a migration lane");

@@ -76,9 +76,10 @@ int ks_rt_grow_events(struct rt *t, uint32_t n)
         return ks_rt_fail(t, KS_ENOMEM, "%s: %s", "job events");
     t->pend = p;
     for (uint32_t i = from; i < n; i++) {
-        int st = ks_event_new(&e[i].ev);
+        char why[KS_KERNEL_ERR_LEN];
+        int st = ks_event_new(&e[i].ev, why, sizeof why);
         if (st != KS_KERNEL_OK)
-            return ks_rt_cuda_fail(t->err, sizeof t->err, "a job slot's event", st);
+            return ks_rt_cuda_fail(t->err, sizeof t->err, "a job slot's event", st, why);
     }
     return KS_OK;
 }
@@ -148,7 +149,9 @@ int ks_rt_grow_seqs(struct rt *t, uint32_t n)
     if (!t->tshadow || !t->tshadow_ok)
         return KS_ENOMEM;
     int st = KS_KERNEL_OK;
-#define DEV(ptr, bytes) do { if (st == KS_KERNEL_OK) st = ks_devbuf_alloc((void **)&(ptr), (bytes)); } while (0)
+    char why[KS_KERNEL_ERR_LEN];
+#define DEV(ptr, bytes) \
+    do { if (st == KS_KERNEL_OK) st = ks_devbuf_alloc((void **)&(ptr), (bytes), why, sizeof why); } while (0)
     DEV(t->d_q, n * qe * sizeof *t->q);
     DEV(t->d_out, n * qe * sizeof *t->out);
     DEV(t->d_acc_mass, n * mb * sizeof *t->acc_mass);
@@ -165,10 +168,11 @@ int ks_rt_grow_seqs(struct rt *t, uint32_t n)
     // on the decode stream, which the kernel runs on (a plain upload of
     // pageable memory may return before the copy is done)
     if (st == KS_KERNEL_OK)
-        st = ks_copy_async(t->d_q, t->q, n * qe * sizeof *t->q, t->ds);
+        st = ks_copy_async(t->d_q, t->q, n * qe * sizeof *t->q, t->ds, why, sizeof why);
     if (st == KS_KERNEL_OK)
-        st = ks_stream_sync(t->ds);
-    return st == KS_KERNEL_OK ? KS_OK : ks_rt_cuda_fail(t->err, sizeof t->err, "the kernel's device buffers", st);
+        st = ks_stream_sync(t->ds, why, sizeof why);
+    return st == KS_KERNEL_OK ? KS_OK
+                              : ks_rt_cuda_fail(t->err, sizeof t->err, "the kernel's device buffers", st, why);
 }
 
 // Where the kernel reads block b of request a in layer l: its L1 page, or a
@@ -232,13 +236,14 @@ static int page_for(struct rt *t, struct ks_loc *e, const struct ks_active *a, u
                 return KS_EIO;
             }
         }
-        st = ks_copy_async(page_k(t, sp), src, t->half, t->ds);
+        char why[KS_KERNEL_ERR_LEN];
+        st = ks_copy_async(page_k(t, sp), src, t->half, t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
-            st = ks_copy_async(page_v(t, sp), src + t->half, t->half, t->ds);
+            st = ks_copy_async(page_v(t, sp), src + t->half, t->half, t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
-            st = ks_stream_sync(t->ds);
+            st = ks_stream_sync(t->ds, why, sizeof why);
         if (st != KS_KERNEL_OK)
-            return ks_rt_cuda_fail(t->err, sizeof t->err, "copying a block into a scratch page", st);
+            return ks_rt_cuda_fail(t->err, sizeof t->err, "copying a block into a scratch page", st, why);
         *page = sp;
         return KS_OK;
     }
@@ -262,8 +267,9 @@ static int page_for(struct rt *t, struct ks_loc *e, const struct ks_active *a, u
 // sequences packed in the kernel buffers: the span of rows from the first to
 // the last whose entries this launch reads (its selection's) differ from what
 // the device holds, or that hold nothing yet, in one copy on the decode
-// stream; none when all match (the device reads no other entry).
-static int upload_table(struct rt *t, uint32_t n, uint32_t l, uint32_t *dtab)
+// stream; none when all match (the device reads no other entry). Kernel
+// status, the reason in why.
+static int upload_table(struct rt *t, uint32_t n, uint32_t l, uint32_t *dtab, char *why, size_t len)
 {
     size_t mb = t->cap_blocks;
     uint32_t *sh = t->tshadow + (size_t)l * t->cap_seqs * mb;
@@ -287,7 +293,7 @@ static int upload_table(struct rt *t, uint32_t n, uint32_t l, uint32_t *dtab)
     memcpy(sh + at, t->table + at, count * sizeof *sh);
     memset(ok + lo, 1, hi - lo + 1);
     t->x->table_uploads++;
-    return ks_copy_async(dtab + at, t->table + at, count * sizeof *dtab, t->ds);
+    return ks_copy_async(dtab + at, t->table + at, count * sizeof *dtab, t->ds, why, len);
 }
 
 // Runs the sparse kernel in layer l over the n sequences packed in the
@@ -307,38 +313,39 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
     int st;
     if (t->gpu) {
         // the step's inputs up, the kernel on the decode stream, the report's counts down
+        char why[KS_KERNEL_ERR_LEN];
         size_t rows = (size_t)n * t->cap_blocks * sizeof(uint32_t);
-        st = ks_copy_async(t->d_seq_len, t->seq_len, n * sizeof *t->seq_len, t->ds);
+        st = ks_copy_async(t->d_seq_len, t->seq_len, n * sizeof *t->seq_len, t->ds, why, sizeof why);
         uint32_t *dtab = t->d_table + (size_t)l * t->cap_seqs * t->cap_blocks;
         if (st == KS_KERNEL_OK)
-            st = upload_table(t, n, l, dtab);
+            st = upload_table(t, n, l, dtab, why, sizeof why);
         if (st == KS_KERNEL_OK)
-            st = ks_copy_async(t->d_ksel, t->ksel, rows, t->ds);
+            st = ks_copy_async(t->d_ksel, t->ksel, rows, t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
-            st = ks_copy_async(t->d_kn_sel, t->kn_sel, n * sizeof *t->kn_sel, t->ds);
+            st = ks_copy_async(t->d_kn_sel, t->kn_sel, n * sizeof *t->kn_sel, t->ds, why, sizeof why);
         // then the batches carrying blocks it reads: the kernel waits for
         // their copies on the device (after the uploads, which may wait on
         // the host for the stream to reach them: their sources are pageable)
         for (uint32_t i = 0; st == KS_KERNEL_OK && i < t->n_pend; i++)
-            st = ks_event_stream_wait(t->ds, t->jev[t->pend[i]].ev);
+            st = ks_event_stream_wait(t->ds, t->jev[t->pend[i]].ev, why, sizeof why);
         t->n_pend = 0;
         p.q = t->d_q, p.seq_len = t->d_seq_len, p.block_table = dtab, p.sel = t->d_ksel;
         p.n_sel = t->d_kn_sel, p.out = t->d_out, p.acc_blocks = t->d_acc_blocks, p.acc_mass = t->d_acc_mass;
         p.n_acc = t->d_n_acc, p.missing = t->d_missing, p.n_missing = t->d_n_missing, p.workspace = t->d_ws;
         if (st == KS_KERNEL_OK)
-            st = ks_sparse_decode_cuda(&p, t->ds);
+            st = ks_sparse_decode_cuda(&p, t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
-            st = ks_copy_async(t->n_acc, t->d_n_acc, n * sizeof *t->n_acc, t->ds);
+            st = ks_copy_async(t->n_acc, t->d_n_acc, n * sizeof *t->n_acc, t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
-            st = ks_copy_async(t->n_missing, t->d_n_missing, n * sizeof *t->n_missing, t->ds);
+            st = ks_copy_async(t->n_missing, t->d_n_missing, n * sizeof *t->n_missing, t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
             st = ks_copy_async(t->out, t->d_out, (size_t)n * s->model.q_heads * s->model.head_dim * sizeof *t->out,
-                               t->ds);
+                               t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
-            st = ks_stream_sync(t->ds);
+            st = ks_stream_sync(t->ds, why, sizeof why);
         if (st != KS_KERNEL_OK && st != KS_KERNEL_EINVAL) {
             t->x->kernel_seconds += ks_clock_mono() - t0;
-            return ks_rt_cuda_fail(t->err, sizeof t->err, "the CUDA sparse decode kernel", st);
+            return ks_rt_cuda_fail(t->err, sizeof t->err, "the CUDA sparse decode kernel", st, why);
         }
     } else {
         st = ks_sparse_decode_ref(&p);

@@ -27,10 +27,9 @@ int ks_rt_fail(struct rt *t, int st, const char *fmt, const char *what)
     return st == KS_OK ? KS_EINVAL : st;
 }
 
-// A failed CUDA call: its reason (ks_kernel_error) into err. KS_EIO.
-int ks_rt_cuda_fail(char *err, size_t len, const char *what, int st)
+int ks_rt_cuda_fail(char *err, size_t len, const char *what, int st, const char *why)
 {
-    snprintf(err, len, "%s: %s (%s)", what, ks_kernel_status_str(st), ks_kernel_error());
+    snprintf(err, len, "%s: %s (%s)", what, ks_kernel_status_str(st), why);
     return KS_EIO;
 }
 

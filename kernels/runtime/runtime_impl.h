@@ -193,8 +193,9 @@ void ks_rt_resume(struct rt *t);
 
 int ks_rt_fail(struct rt *t, int st, const char *fmt, const char *what);
 
-// A failed CUDA call: its reason (ks_kernel_error) into err. KS_EIO.
-int ks_rt_cuda_fail(char *err, size_t len, const char *what, int st);
+// A failed kernel-library call (status st, its reason why as the call
+// wrote it, kernel.h) into err, after what the runtime was doing. KS_EIO.
+int ks_rt_cuda_fail(char *err, size_t len, const char *what, int st, const char *why);
 
 // ---- tiers.c ----
 // Fills blocks [from, to) of every layer of req: they were just created.

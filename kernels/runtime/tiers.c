@@ -28,11 +28,12 @@ static void stamp_block(struct rt *t, uint32_t req, uint32_t l, uint32_t b)
 static int fill_page(struct rt *t, unsigned tier, uint32_t page)
 {
     if (tier == KS_L1 && t->gpu) {
-        int st = ks_copy_async(page_k(t, page), t->stamp, t->half, t->ds);
+        char why[KS_KERNEL_ERR_LEN];
+        int st = ks_copy_async(page_k(t, page), t->stamp, t->half, t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
-            st = ks_copy_async(page_v(t, page), t->stamp + t->half, t->half, t->ds);
+            st = ks_copy_async(page_v(t, page), t->stamp + t->half, t->half, t->ds, why, sizeof why);
         if (st != KS_KERNEL_OK)
-            return ks_rt_cuda_fail(t->err, sizeof t->err, "writing a new block to L1", st);
+            return ks_rt_cuda_fail(t->err, sizeof t->err, "writing a new block to L1", st, why);
     } else if (tier == KS_L1) {
         memcpy(page_k(t, page), t->stamp, t->half);
         memcpy(page_v(t, page), t->stamp + t->half, t->half);
@@ -65,8 +66,9 @@ int ks_rt_fill_new(struct rt *t, uint32_t req, uint32_t from, uint32_t to)
                 return st;
             // pageable source: the copy has left t->stamp when it returns
         }
-    int st = t->gpu ? ks_stream_sync(t->ds) : KS_KERNEL_OK;
-    return st == KS_KERNEL_OK ? KS_OK : ks_rt_cuda_fail(t->err, sizeof t->err, "writing new blocks to L1", st);
+    char why[KS_KERNEL_ERR_LEN];
+    int st = t->gpu ? ks_stream_sync(t->ds, why, sizeof why) : KS_KERNEL_OK;
+    return st == KS_KERNEL_OK ? KS_OK : ks_rt_cuda_fail(t->err, sizeof t->err, "writing new blocks to L1", st, why);
 }
 
 int ks_rt_open_l3(struct rt *t, const char *dir, uint32_t pages, char *err, size_t len)
@@ -103,17 +105,18 @@ int ks_rt_alloc_tiers(struct rt *t, const struct ks_cache_params *cp, char *err,
 {
     size_t l1 = (size_t)(t->l1p + t->scratch) * t->half, l2 = (size_t)cp->tier_blocks[KS_L2] * 2 * t->half;
     if (t->gpu) {
-        int cs = ks_devbuf_alloc((void **)&t->l1k, l1);
+        char why[KS_KERNEL_ERR_LEN];
+        int cs = ks_devbuf_alloc((void **)&t->l1k, l1, why, sizeof why);
         if (cs == KS_KERNEL_OK)
-            cs = ks_devbuf_alloc((void **)&t->l1v, l1);
+            cs = ks_devbuf_alloc((void **)&t->l1v, l1, why, sizeof why);
         if (cs == KS_KERNEL_OK)
-            cs = ks_pinned_alloc((void **)&t->l2, l2);
+            cs = ks_pinned_alloc((void **)&t->l2, l2, why, sizeof why);
         if (cs == KS_KERNEL_OK)
-            cs = ks_pinned_alloc((void **)&t->dstage, 2 * t->half);
+            cs = ks_pinned_alloc((void **)&t->dstage, 2 * t->half, why, sizeof why);
         if (cs == KS_KERNEL_OK)
-            cs = ks_stream_new(&t->ds);
+            cs = ks_stream_new(&t->ds, why, sizeof why);
         if (cs != KS_KERNEL_OK)
-            return ks_rt_cuda_fail(err, len, "GPU mode: the tiers", cs);
+            return ks_rt_cuda_fail(err, len, "GPU mode: the tiers", cs, why);
     } else {
         t->l1k = aligned(l1);
         t->l1v = aligned(l1);

@@ -120,11 +120,12 @@ int ks_bench_backend(const struct ks_cli_cmd *cmd, int want)
 {
     if (want == KS_BENCH_REF)
         return 0;
-    int n = ks_device_count();
+    char why[KS_KERNEL_ERR_LEN] = "";
+    int n = ks_device_count(why, sizeof why);
     if (n > 0)
         return 1;
     if (want == KS_BENCH_CUDA) {
-        ks_cli_fail(cmd, "--backend cuda: no GPU (%s)", ks_device_error());
+        ks_cli_fail(cmd, "--backend cuda: no GPU (%s)", why);
         return -1;
     }
     return 0;

@@ -20,7 +20,7 @@ extern const char *const ks_bench_backend_names[];
 
 // What `want` runs on: 1 the CUDA kernels (auto: when a GPU answers), 0 the
 // C references; -1 after reporting, as cmd, that cuda was asked for and no
-// GPU answers (with ks_device_error's reason).
+// GPU answers (with ks_device_count's reason).
 int ks_bench_backend(const struct ks_cli_cmd *cmd, int want);
 
 #endif

@@ -76,8 +76,13 @@ static int report_text(const struct report *o)
             printf("  %10zu  %12.4e %12.4e  model %12.4e\n", r->pcie_bytes[i], r->h2d[i], r->d2h[i],
                    r->pcie_model[i]);
         ks_calib_print_goal(&r->pcie_goal, "");
-    } else
-        printf("pcie: not checked (no GPU: %s)\n", ks_device_error());
+    } else {
+        // NOTE: the probe again, for its reason: the check's result keeps
+        // whether a GPU answered, not why none did
+        char why[KS_KERNEL_ERR_LEN] = "";
+        (void)ks_device_count(why, sizeof why);
+        printf("pcie: not checked (no GPU: %s)\n", why);
+    }
     return fflush(stdout) == 0 ? 0 : -1;
 }
 

@@ -98,15 +98,16 @@ static int run_gpu(const struct ks_cli_cmd *cmd, int argc, char **argv)
     char *base_file = ks_calib_cmd_base(cmd, base, &status);
     if (!base_file)
         return status;
-    if (ks_device_count() <= 0) {
+    char why[KS_KERNEL_ERR_LEN] = "";
+    if (ks_device_count(why, sizeof why) <= 0) {
         free(base_file);
-        return ks_cli_fail(cmd, "no GPU: %s", ks_device_error()[0] ? ks_device_error() : "CUDA not built in");
+        return ks_cli_fail(cmd, "no GPU: %s", why[0] ? why : "CUDA not built in");
     }
     struct ks_progress pr = ks_calib_cmd_progress();
     struct ks_machine m;
     ks_machine_init(&m);
     char dev[256] = "GPU", cmdline[2048], err[ERR_LEN];
-    (void)ks_copy_bench_device_name(dev, sizeof dev);
+    (void)ks_copy_bench_device_name(dev, sizeof dev, NULL, 0);
     ks_cmdline_format(cmdline, sizeof cmdline, argc, argv, "kvstrata %s", cmd->name);
     struct ks_gpu_run r = {0};
     int rc = 0;

@@ -27,14 +27,15 @@ static int run_info(const struct ks_cli_cmd *cmd, int argc, char **argv)
     json_t *o = json_object();
     if (!o)
         return ks_cli_fail(cmd, "out of memory");
-    int n = ks_device_count();
+    char why[KS_KERNEL_ERR_LEN] = "";
+    int n = ks_device_count(why, sizeof why);
     int err = ks_json_set_str(o, "version", KS_VERSION);
     err |= ks_json_set_str(o, "build_type", KS_BUILD_TYPE[0] ? KS_BUILD_TYPE : "none");
     err |= ks_json_set_bool(o, "cuda_kernels", strcmp(ks_device_backend(), "cuda") == 0);
     err |= ks_json_set_str(o, "device_backend", ks_device_backend());
     err |= ks_json_set_int(o, "cuda_devices", n);
     if (n == 0)
-        err |= ks_json_set_str(o, "cuda_note", ks_device_error());
+        err |= ks_json_set_str(o, "cuda_note", why);
     int rc = err ? -1 : json ? ks_json_print(stdout, o) : ks_json_print_table(stdout, o, NULL);
     json_decref(o);
     return rc == 0 ? KS_EXIT_OK : ks_cli_fail(cmd, "cannot write the report");

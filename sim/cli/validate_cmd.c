@@ -216,9 +216,10 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
     int status;
     if (!ks_cli_parse(cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &status))
         return status;
-    if (device == 1 && ks_device_count() <= 0)
+    char why[KS_KERNEL_ERR_LEN] = "";
+    if (device == 1 && ks_device_count(why, sizeof why) <= 0)
         return ks_cli_fail(cmd, "--device gpu: no GPU answers here (%s); --device cpu runs the runtime on this CPU",
-                           ks_device_error());
+                           why);
     static char err[ERR_LEN];
     struct ks_scenario *sc = NULL;
     int st = ks_scenario_cmd_load_seed(cmd, file, sets, set.n, seed_text, measure, &sc);

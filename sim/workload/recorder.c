@@ -83,15 +83,16 @@ static int fail_at(struct ks_recorder *r, const char *what)
 }
 
 // A kernel or device-buffer status as the recorder's: KS_OK, or KS_EINVAL
-// with what failed and, on the device, the CUDA call at fault.
-static int kernel_status(struct ks_recorder *r, int st, const char *what)
+// with what failed and, on the device, the CUDA call at fault: why, the
+// reason the kernel library wrote (kernel.h), read for ENODEV and ECUDA only.
+static int kernel_status(struct ks_recorder *r, int st, const char *what, const char *why)
 {
     if (st == KS_KERNEL_OK)
         return KS_OK;
     if (st == KS_KERNEL_EINVAL)
         snprintf(r->err, sizeof r->err, "%s: refused its input", what);
     else
-        snprintf(r->err, sizeof r->err, "%s: %s %s", what, ks_kernel_status_str(st), ks_kernel_error());
+        snprintf(r->err, sizeof r->err, "%s: %s %s", what, ks_kernel_status_str(st), why);
     return KS_EINVAL;
 }
 
@@ -101,10 +102,11 @@ static int upload_tokens(struct ks_recorder *r, uint32_t t0, uint32_t t1)
     if (!r->cuda || t1 <= t0)
         return KS_OK;
     size_t at = (size_t)t0 * r->kv * r->hd, n = (size_t)(t1 - t0) * r->kv * r->hd * sizeof *r->k;
-    int st = ks_devbuf_upload(r->d.k + at, r->k + at, n);
+    char why[KS_KERNEL_ERR_LEN];
+    int st = ks_devbuf_upload(r->d.k + at, r->k + at, n, why, sizeof why);
     if (st == KS_KERNEL_OK)
-        st = ks_devbuf_upload(r->d.v + at, r->v + at, n);
-    return kernel_status(r, st, "uploading keys and values");
+        st = ks_devbuf_upload(r->d.v + at, r->v + at, n, why, sizeof why);
+    return kernel_status(r, st, "uploading keys and values", why);
 }
 
 // Writes the keys and values of tokens [t0, t1) of (req, layer) into the cache.
@@ -139,13 +141,15 @@ static int summarise(struct ks_recorder *r, uint32_t from, uint32_t to) // full 
                                         .page = r->table + from, .slot = r->table + from,
                                         .kmin = r->kmin, .kmax = r->kmax, .kmean = r->kmean};
     if (!r->cuda)
-        return kernel_status(r, ks_block_summary_ref(&p), "block summary kernel");
+        return kernel_status(r, ks_block_summary_ref(&p), "block summary kernel", "");
     p.k = r->d.k;
     p.page = p.slot = r->d.table + from;
     p.kmin = r->d.kmin;
     p.kmax = r->d.kmax;
     p.kmean = r->d.kmean;
-    return kernel_status(r, ks_block_summary_cuda(&p, NULL), "block summary kernel (CUDA)");
+    char why[KS_KERNEL_ERR_LEN];
+    int st = ks_block_summary_cuda(&p, NULL, why, sizeof why);
+    return kernel_status(r, st, "block summary kernel (CUDA)", why);
 }
 
 // step's selection and decode on the device: sp and dp as made for the
@@ -154,10 +158,11 @@ static int step_cuda(struct ks_recorder *r, struct ks_block_select_params *sp, s
                      uint32_t ctx, uint32_t *blocks, float *mass, uint32_t *n, double *seconds)
 {
     struct dev *d = &r->d;
-    int ks = ks_devbuf_upload(d->q, r->q, (size_t)r->qh * r->hd * sizeof *r->q);
+    char why[KS_KERNEL_ERR_LEN];
+    int ks = ks_devbuf_upload(d->q, r->q, (size_t)r->qh * r->hd * sizeof *r->q, why, sizeof why);
     if (ks == KS_KERNEL_OK)
-        ks = ks_devbuf_upload(d->len, &ctx, sizeof ctx);
-    if ((ks = kernel_status(r, ks, "uploading the query")) != KS_OK)
+        ks = ks_devbuf_upload(d->len, &ctx, sizeof ctx, why, sizeof why);
+    if ((ks = kernel_status(r, ks, "uploading the query", why)) != KS_OK)
         return ks;
     sp->q = dp->q = d->q;
     sp->seq_len = dp->seq_len = d->len;
@@ -179,28 +184,28 @@ static int step_cuda(struct ks_recorder *r, struct ks_block_select_params *sp, s
     dp->n_acc = d->n_acc;
     dp->workspace = d->dec_ws;
     dp->workspace_bytes = d->dec_ws_bytes;
-    ks = ks_block_select_cuda(sp, NULL);
+    ks = ks_block_select_cuda(sp, NULL, why, sizeof why);
     if (ks == KS_KERNEL_OK)
-        ks = ks_devbuf_sync(); // the decode's clock starts on an idle device
-    if ((ks = kernel_status(r, ks, "block selection kernel (CUDA)")) != KS_OK)
+        ks = ks_devbuf_sync(why, sizeof why); // the decode's clock starts on an idle device
+    if ((ks = kernel_status(r, ks, "block selection kernel (CUDA)", why)) != KS_OK)
         return ks;
     double t0 = ks_clock_mono();
-    ks = ks_sparse_decode_cuda(dp, NULL);
+    ks = ks_sparse_decode_cuda(dp, NULL, why, sizeof why);
     if (ks == KS_KERNEL_OK)
-        ks = ks_devbuf_sync();
+        ks = ks_devbuf_sync(why, sizeof why);
     *seconds = ks_clock_mono() - t0;
-    if ((ks = kernel_status(r, ks, "sparse decode kernel (CUDA)")) != KS_OK)
+    if ((ks = kernel_status(r, ks, "sparse decode kernel (CUDA)", why)) != KS_OK)
         return ks;
     uint32_t n_acc = 0;
-    ks = ks_devbuf_download(&n_acc, d->n_acc, sizeof n_acc);
+    ks = ks_devbuf_download(&n_acc, d->n_acc, sizeof n_acc, why, sizeof why);
     if (ks == KS_KERNEL_OK && n_acc > r->max_sel)
         return fail_at(r, "sparse decode kernel (CUDA): a report longer than the selection");
     if (ks == KS_KERNEL_OK)
-        ks = ks_devbuf_download(blocks, d->acc, n_acc * sizeof *blocks);
+        ks = ks_devbuf_download(blocks, d->acc, n_acc * sizeof *blocks, why, sizeof why);
     if (ks == KS_KERNEL_OK)
-        ks = ks_devbuf_download(mass, d->mass, n_acc * sizeof *mass);
+        ks = ks_devbuf_download(mass, d->mass, n_acc * sizeof *mass, why, sizeof why);
     *n = n_acc;
-    return kernel_status(r, ks, "downloading the access report");
+    return kernel_status(r, ks, "downloading the access report", why);
 }
 
 // One decode step of one layer: select, attend (timed into *seconds), keep
@@ -227,13 +232,13 @@ static int step(struct ks_recorder *r, const struct ks_synth_step *st, uint32_t 
         .n_acc = &n_acc, .workspace = r->dec_ws, .workspace_bytes = r->dec_ws_bytes};
     if (r->cuda)
         return step_cuda(r, &sp, &dp, ctx, blocks, mass, n, seconds);
-    int ks = kernel_status(r, ks_block_select_ref(&sp), "block selection kernel");
+    int ks = kernel_status(r, ks_block_select_ref(&sp), "block selection kernel", "");
     if (ks != KS_OK)
         return ks;
     double t0 = ks_clock_mono();
     int dst = ks_sparse_decode_ref(&dp);
     *seconds = ks_clock_mono() - t0;
-    if ((ks = kernel_status(r, dst, "sparse decode kernel")) != KS_OK)
+    if ((ks = kernel_status(r, dst, "sparse decode kernel", "")) != KS_OK)
         return ks;
     memcpy(blocks, r->acc, n_acc * sizeof *blocks);
     memcpy(mass, r->mass, n_acc * sizeof *mass);
@@ -262,13 +267,13 @@ static void dev_free(struct dev *d)
     *d = (struct dev){0};
 }
 
-// `bytes` of device memory; NULL, with the status in *st, on failure, and
-// nothing done when *st already says one happened.
-static void *dev_alloc(size_t bytes, int *st)
+// `bytes` of device memory; NULL, with the status in *st and the reason in
+// why, on failure, and nothing done when *st already says one happened.
+static void *dev_alloc(size_t bytes, int *st, char *why, size_t len)
 {
     void *p = NULL;
     if (*st == KS_KERNEL_OK)
-        *st = ks_devbuf_alloc(&p, bytes);
+        *st = ks_devbuf_alloc(&p, bytes, why, len);
     return *st == KS_KERNEL_OK ? p : NULL;
 }
 
@@ -278,16 +283,17 @@ static int dev_prepare(struct ks_recorder *r)
 {
     struct dev *d = &r->d;
     int st = KS_KERNEL_OK;
+    char why[KS_KERNEL_ERR_LEN];
     if (!d->n_acc) { // the buffers of one step, made once
         size_t qb = (size_t)r->qh * r->hd * sizeof(float), sb = r->max_sel * sizeof(uint32_t);
-        d->q = dev_alloc(qb, &st);
-        d->out = dev_alloc(qb, &st);
-        d->mass = dev_alloc(r->max_sel * sizeof(float), &st);
-        d->sel = dev_alloc(sb, &st);
-        d->acc = dev_alloc(sb, &st);
-        d->len = dev_alloc(sizeof(uint32_t), &st);
-        d->n_sel = dev_alloc(sizeof(uint32_t), &st);
-        d->n_acc = dev_alloc(sizeof(uint32_t), &st);
+        d->q = dev_alloc(qb, &st, why, sizeof why);
+        d->out = dev_alloc(qb, &st, why, sizeof why);
+        d->mass = dev_alloc(r->max_sel * sizeof(float), &st, why, sizeof why);
+        d->sel = dev_alloc(sb, &st, why, sizeof why);
+        d->acc = dev_alloc(sb, &st, why, sizeof why);
+        d->len = dev_alloc(sizeof(uint32_t), &st, why, sizeof why);
+        d->n_sel = dev_alloc(sizeof(uint32_t), &st, why, sizeof why);
+        d->n_acc = dev_alloc(sizeof(uint32_t), &st, why, sizeof why);
     }
     if (st == KS_KERNEL_OK && r->pages > d->pages) {
         ks_devbuf_free(d->k);
@@ -298,27 +304,27 @@ static int dev_prepare(struct ks_recorder *r)
         ks_devbuf_free(d->table);
         size_t tok = (size_t)r->pages * r->bs * r->kv * r->hd * sizeof(uint16_t),
                sum = (size_t)r->pages * r->kv * r->hd * sizeof(float);
-        d->k = dev_alloc(tok, &st);
-        d->v = dev_alloc(tok, &st);
-        d->kmin = dev_alloc(sum, &st);
-        d->kmax = dev_alloc(sum, &st);
-        d->kmean = dev_alloc(sum, &st);
-        d->table = dev_alloc(r->pages * sizeof(uint32_t), &st);
+        d->k = dev_alloc(tok, &st, why, sizeof why);
+        d->v = dev_alloc(tok, &st, why, sizeof why);
+        d->kmin = dev_alloc(sum, &st, why, sizeof why);
+        d->kmax = dev_alloc(sum, &st, why, sizeof why);
+        d->kmean = dev_alloc(sum, &st, why, sizeof why);
+        d->table = dev_alloc(r->pages * sizeof(uint32_t), &st, why, sizeof why);
         d->pages = st == KS_KERNEL_OK ? r->pages : 0;
     }
     if (st == KS_KERNEL_OK && r->sel_ws_bytes > d->sel_ws_bytes) {
         ks_devbuf_free(d->sel_ws);
-        d->sel_ws = dev_alloc(r->sel_ws_bytes, &st);
+        d->sel_ws = dev_alloc(r->sel_ws_bytes, &st, why, sizeof why);
         d->sel_ws_bytes = st == KS_KERNEL_OK ? r->sel_ws_bytes : 0;
     }
     if (st == KS_KERNEL_OK && r->dec_ws_bytes > d->dec_ws_bytes) {
         ks_devbuf_free(d->dec_ws);
-        d->dec_ws = dev_alloc(r->dec_ws_bytes, &st);
+        d->dec_ws = dev_alloc(r->dec_ws_bytes, &st, why, sizeof why);
         d->dec_ws_bytes = st == KS_KERNEL_OK ? r->dec_ws_bytes : 0;
     }
     if (st == KS_KERNEL_OK)
-        st = ks_devbuf_upload(d->table, r->table, r->pages * sizeof *r->table);
-    return kernel_status(r, st, "device buffers");
+        st = ks_devbuf_upload(d->table, r->table, r->pages * sizeof *r->table, why, sizeof why);
+    return kernel_status(r, st, "device buffers", why);
 }
 
 // Records one request: every layer over `steps` decode steps, then writes

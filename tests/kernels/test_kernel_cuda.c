@@ -12,19 +12,29 @@
 // results differ in the last bits only; 1e-5 leaves two orders of margin.
 #include "kernel_fixture.h"
 
+// The reason the last failed kernel-library call wrote (the tests run on one thread).
+static char reason[KS_KERNEL_ERR_LEN];
+
+// Fails the test, with the reason, unless st is KS_KERNEL_OK.
+static void expect_ok(int st, const char *what)
+{
+    if (st != KS_KERNEL_OK)
+        fail_msg("%s: %s (%s)", what, ks_kernel_status_str(st), reason);
+}
+
 // A device copy of host memory (bytes may be 0); freed by the caller.
 static void *dev_copy(const void *host, size_t bytes)
 {
     void *d = NULL;
-    assert_int_equal(ks_devbuf_alloc(&d, bytes), KS_KERNEL_OK);
+    expect_ok(ks_devbuf_alloc(&d, bytes, reason, sizeof reason), "ks_devbuf_alloc");
     if (host)
-        assert_int_equal(ks_devbuf_upload(d, host, bytes), KS_KERNEL_OK);
+        expect_ok(ks_devbuf_upload(d, host, bytes, reason, sizeof reason), "ks_devbuf_upload");
     return d;
 }
 
 static void download(void *host, const void *dev, size_t bytes)
 {
-    assert_int_equal(ks_devbuf_download(host, dev, bytes), KS_KERNEL_OK);
+    expect_ok(ks_devbuf_download(host, dev, bytes, reason, sizeof reason), "ks_devbuf_download");
 }
 
 static const uint32_t lens_small[] = {1, 16, 100, 333, 47};
@@ -76,8 +86,8 @@ static void summaries(void **state)
         d.kmin = dev_copy(h[3], se * sizeof(float)); // zeros: slots not named stay so
         d.kmax = dev_copy(h[4], se * sizeof(float));
         d.kmean = dev_copy(h[5], se * sizeof(float));
-        assert_int_equal(ks_block_summary_cuda(&d, NULL), KS_KERNEL_OK);
-        assert_int_equal(ks_devbuf_sync(), KS_KERNEL_OK);
+        expect_ok(ks_block_summary_cuda(&d, NULL, reason, sizeof reason), "ks_block_summary_cuda");
+        expect_ok(ks_devbuf_sync(reason, sizeof reason), "ks_devbuf_sync");
         download(h[3], d.kmin, se * sizeof(float));
         download(h[4], d.kmax, se * sizeof(float));
         download(h[5], d.kmean, se * sizeof(float));
@@ -157,8 +167,8 @@ static void selections(void **state)
                     d.n_sel = dev_copy(NULL, rows * 4);
                     d.score = dev_copy(score[1], rows * p.max_blocks * 4);
                     d.workspace = dev_copy(NULL, p.workspace_bytes);
-                    assert_int_equal(ks_block_select_cuda(&d, NULL), KS_KERNEL_OK);
-                    assert_int_equal(ks_devbuf_sync(), KS_KERNEL_OK);
+                    expect_ok(ks_block_select_cuda(&d, NULL, reason, sizeof reason), "ks_block_select_cuda");
+                    expect_ok(ks_devbuf_sync(reason, sizeof reason), "ks_devbuf_sync");
                     download(sel[1], d.sel, rows * p.max_sel * 4);
                     download(nsel[1], d.n_sel, rows * 4);
                     download(score[1], d.score, rows * p.max_blocks * 4);
@@ -250,7 +260,7 @@ static void decode_case(int ci, int kind, uint64_t seed)
     kfx_out_init(&got, &f, &h, sparse);
     int (*run_ref)(const struct ks_decode_params *) =
         kind == DENSE ? ks_dense_decode_ref : kind == SPARSE_I8 ? ks_sparse_decode_i8_ref : ks_sparse_decode_ref;
-    int (*run_cuda)(const struct ks_decode_params *, struct CUstream_st *) =
+    int (*run_cuda)(const struct ks_decode_params *, struct CUstream_st *, char *, size_t) =
         kind == DENSE ? ks_dense_decode_cuda : kind == SPARSE_I8 ? ks_sparse_decode_i8_cuda : ks_sparse_decode_cuda;
     assert_int_equal(run_ref(&p), KS_KERNEL_OK);
 
@@ -276,9 +286,9 @@ static void decode_case(int ci, int kind, uint64_t seed)
     d.missing = dev_copy(NULL, S * cap * 4);
     d.n_missing = dev_copy(NULL, S * 4);
     d.workspace = dev_copy(NULL, d.workspace_bytes);
-    assert_int_equal(run_cuda(&d, NULL), KS_KERNEL_OK);
-    if (ks_devbuf_sync() != KS_KERNEL_OK)
-        fail_msg("cfg %d kind %d: %s", ci, kind, ks_kernel_error());
+    expect_ok(run_cuda(&d, NULL, reason, sizeof reason), "decode kernel");
+    if (ks_devbuf_sync(reason, sizeof reason) != KS_KERNEL_OK)
+        fail_msg("cfg %d kind %d: %s", ci, kind, reason);
     download(got.out, d.out, n_out * 4);
     download(got.acc_blocks, d.acc_blocks, S * cap * 4);
     download(got.acc_mass, d.acc_mass, S * cap * 4);
@@ -323,7 +333,8 @@ static void decodes(void **state)
 }
 
 // Without a device every `_cuda` entry point answers ENODEV (the parameters
-// are valid; the pointers are host memory and must not be touched).
+// are valid; the pointers are host memory and must not be touched), and
+// says why in the caller's err.
 static int expect_enodev(void)
 {
     static const uint32_t lens[] = {40};
@@ -347,18 +358,27 @@ static int expect_enodev(void)
                                         .sum_table = f.block_table, .kmin = sums, .kmax = sums + 32,
                                         .sel = sel, .n_sel = &n_sel, .workspace = sums,
                                         .workspace_bytes = sizeof sums};
-    int st[] = {ks_block_summary_cuda(&sp, NULL), ks_block_select_cuda(&bp, NULL), ks_dense_decode_cuda(&p, NULL),
-                ks_sparse_decode_cuda(&p, NULL), ks_sparse_decode_i8_cuda(&p, NULL)};
+    char why[6][KS_KERNEL_ERR_LEN] = {""};
+    int st[] = {ks_block_summary_cuda(&sp, NULL, why[0], sizeof why[0]),
+                ks_block_select_cuda(&bp, NULL, why[1], sizeof why[1]),
+                ks_dense_decode_cuda(&p, NULL, why[2], sizeof why[2]),
+                ks_sparse_decode_cuda(&p, NULL, why[3], sizeof why[3]),
+                ks_sparse_decode_i8_cuda(&p, NULL, why[4], sizeof why[4])};
     int bad = 0;
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++)
-        if (st[i] != KS_KERNEL_ENODEV) {
-            fprintf(stderr, "entry %zu: %s (%s), want KS_KERNEL_ENODEV\n", i, ks_kernel_status_str(st[i]),
-                    ks_kernel_error());
+        if (st[i] != KS_KERNEL_ENODEV || !why[i][0]) {
+            fprintf(stderr, "entry %zu: %s (%s), want KS_KERNEL_ENODEV with a reason\n", i,
+                    ks_kernel_status_str(st[i]), why[i]);
             bad = 1;
         }
     void *dummy = &bad;
-    if (ks_devbuf_alloc(&dummy, 16) != KS_KERNEL_ENODEV || dummy != NULL) {
-        fprintf(stderr, "ks_devbuf_alloc without a device: want KS_KERNEL_ENODEV and NULL\n");
+    if (ks_devbuf_alloc(&dummy, 16, why[5], sizeof why[5]) != KS_KERNEL_ENODEV || dummy != NULL || !why[5][0]) {
+        fprintf(stderr, "ks_devbuf_alloc without a device: want KS_KERNEL_ENODEV, NULL and a reason\n");
+        bad = 1;
+    }
+    // no reason wanted: NULL, 0 is accepted
+    if (ks_devbuf_sync(NULL, 0) != KS_KERNEL_ENODEV) {
+        fprintf(stderr, "ks_devbuf_sync(NULL, 0) without a device: want KS_KERNEL_ENODEV\n");
         bad = 1;
     }
     kfx_out_fini(&o);
@@ -368,8 +388,9 @@ static int expect_enodev(void)
 
 int main(void)
 {
-    if (ks_device_count() == 0) {
-        fprintf(stderr, "kernel_cuda: no GPU (%s, backend %s): skipped\n", ks_device_error(), ks_device_backend());
+    char why[KS_KERNEL_ERR_LEN] = "";
+    if (ks_device_count(why, sizeof why) == 0) {
+        fprintf(stderr, "kernel_cuda: no GPU (%s, backend %s): skipped\n", why, ks_device_backend());
         return expect_enodev() ? 1 : KS_TEST_SKIP_CODE;
     }
     const struct CMUnitTest tests[] = {
