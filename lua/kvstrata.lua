@@ -4,7 +4,14 @@
 -- a plain table, and the helpers only spare some typing. What the simulator
 -- accepts is decided by the C loader (sim/scenario/scenario.c), not here; these
 -- helpers check just enough to fail early with a clear message.
+--
+-- Files run in kvstrata's Lua sandbox (README: "The Lua sandbox"): no io, os
+-- or debug; `require` finds only these helpers; another scenario is composed
+-- with include "FILE.lua" (relative to the including file's folder), also
+-- reachable as ks.include.
 local M = {}
+
+M.include = include
 
 -- Sizes in bytes (integers when exact).
 local function scale(f)

@@ -1,20 +1,49 @@
 // run_cmd.c - `kvstrata run`: simulate a scenario, print its summary, write
 // its HDF5 result (the summary and the file: sim/study/runfile.h).
 
+#define _POSIX_C_SOURCE 200809L // sigaction, unlink
+
 #include "run_cmd.h"
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "fs.h"
 #include "json.h"
+#include "results.h"
 #include "runfile.h"
 #include "scenario.h"
 #include "scenario_cmd.h"
 #include "status.h"
 
 enum { MAX_SETS = 256, ERR_LEN = 1 << 16 };
+
+static void on_signal(int sig)
+{
+    ks_engine_stop(sig); // only a flag: the engine stops at its next step
+}
+
+// SIGINT and SIGTERM stop the simulation at its next step (and, during the
+// write, are handled after it); the run then leaves no result.
+static void catch_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+// The files the run reads, which -o must not replace.
+static int check_output(const struct ks_scenario *sc, const char *path, char *err, size_t len)
+{
+    const char *inputs[] = {sc->file, sc->sparse.file, sc->sparse.fit, sc->platform.profile_file,
+                            sc->workload.arrival.file, sc->workload.prompt_tokens.file,
+                            sc->workload.output_tokens.file};
+    return ks_results_check_target(path, inputs, sizeof inputs / sizeof inputs[0], err, len);
+}
 
 static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
 {
@@ -28,7 +57,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {.name = "set", .kind = KS_CLI_STRINGS, .out = &set, .arg = "PATH=VALUE",
          .help = "override a field of the scenario (repeatable, applied in order)"},
         {.name = "seed", .kind = KS_CLI_STRING, .out = &seed_text, .arg = "N",
-         .help = "random seed (overrides the scenario's)", .hide_default = 1},
+         .help = "random seed, 0 to 2^64 - 1 (overrides the scenario's)", .hide_default = 1},
         {.name = "output", .kind = KS_CLI_STRING, .out = &out, .arg = "OUT.h5", .short_name = 'o',
          .help = "result file (default: results/NAME.h5)", .hide_default = 1},
         {.name = "json", .kind = KS_CLI_FLAG, .out = &json, .help = "print one JSON object on stdout"},
@@ -45,9 +74,16 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (out) {
         snprintf(path, sizeof path, "%s", out);
     } else {
+        char name[256];
+        ks_results_safe_name(sc->name, name, sizeof name); // a scenario's name never leaves results/
         ks_fs_mkdirs("results", 0777, NULL, 0); // a failure shows when the file is made
-        snprintf(path, sizeof path, "results/%s.h5", sc->name);
+        snprintf(path, sizeof path, "results/%s.h5", name);
     }
+    if (check_output(sc, path, err, sizeof err) != KS_OK) {
+        ks_scenario_free(sc);
+        return ks_cli_fail(cmd, "%s", err);
+    }
+    catch_signals();
     struct ks_run_result r;
     st = ks_engine_run(sc, &r, err, sizeof err);
     if (st != KS_OK) {
@@ -59,7 +95,12 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     int rc = -1;
     if (s.fig && s.notes) {
         ks_run_summarise(&s, sc, &r);
-        if (!s.err && (st = ks_run_write(path, &s, &r, err, sizeof err)) != KS_OK) {
+        if (!s.err && (st = ks_run_write(path, &s, &r, err, sizeof err)) == KS_OK && ks_engine_stopped()) {
+            unlink(path); // a signal during the write: an interrupted run leaves no result
+            snprintf(err, sizeof err, "%s: interrupted while writing; no result", path);
+            st = KS_ESTATE;
+        }
+        if (st != KS_OK) {
             json_decref(s.fig);
             json_decref(s.notes);
             ks_run_result_fini(&r);
@@ -90,6 +131,9 @@ const struct ks_cli_cmd ks_run_cmd = {
              "tier, stall fraction, prefetch accuracy, migrated bytes, SLO) and writes the\n"
              "result file: /summary (the same keys, as attributes) and /requests (one\n"
              "record per request). The same scenario and seed give the same summary,\n"
-             "wall_s aside. A run that fails leaves no result file.\n",
+             "wall_s aside. A run that fails leaves no result file, and so does a run\n"
+             "stopped by SIGINT or SIGTERM (it stops at the next decode step). -o must\n"
+             "name a regular file or nothing, and none of the run's inputs (the scenario,\n"
+             "a trace it replays or fits, its profile, its arrival or length traces).\n",
     .run = run,
 };

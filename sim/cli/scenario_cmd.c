@@ -7,10 +7,12 @@
 // kind}). Bad input: the errors on stderr, nothing on stdout, exit 2.
 #include "scenario_cmd.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json.h"
 #include "scenario.h"
@@ -22,6 +24,15 @@ struct show {
     json_t *values, *notes, *units, *origins;
     int err;
 };
+
+// A whole count written in decimal, exactly: a JSON integer up to 2^63 - 1,
+// its text above (as the run's summary shows a seed).
+static json_t *exact_count(const char *text)
+{
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    return errno == 0 && v <= INT64_MAX ? json_integer((json_int_t)v) : json_string(text);
+}
 
 static int add_item(const struct ks_scenario_item *it, void *ud)
 {
@@ -39,6 +50,8 @@ static int add_item(const struct ks_scenario_item *it, void *ud)
     }
     if (!it->is_set)
         s->err |= json_object_set_new(s->values, it->path, json_null());
+    else if (it->is_number && !it->unit[0] && it->text[0] && !it->text[strspn(it->text, "0123456789")])
+        s->err |= json_object_set_new(s->values, it->path, exact_count(it->text)); // a seed beyond 2^53
     else if (it->is_number)
         s->err |= ks_json_set_num(s->values, it->path, it->number);
     else
@@ -61,6 +74,14 @@ static int load(const struct ks_cli_cmd *cmd, const char *file, const char *cons
                 int no_kernel_time, struct ks_scenario **out)
 {
     static char err[ERR_LEN];
+    struct stat sb; // NOTE: before the loader opens it: reading a FIFO would block
+    if (file && stat(file, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        fflush(stdout);
+        fprintf(stderr, "%s: is %s, not a regular file\nkvstrata %s: %s is not a valid scenario\n", file,
+                S_ISDIR(sb.st_mode) ? "a folder" : S_ISFIFO(sb.st_mode) ? "a FIFO" : "a device or socket", cmd->name,
+                file);
+        return KS_EXIT_USAGE;
+    }
     struct ks_scenario_params p = {.sets = sets, .n_sets = n_sets, .no_kernel_time = no_kernel_time};
     int st = ks_scenario_load(file, &p, out, err, sizeof err);
     if (st == KS_ENOMEM)

@@ -11,6 +11,7 @@
 #include "bench_kernels_cmd.h"
 #include "json.h"
 #include "recorder.h"
+#include "results.h"
 #include "scenario_cmd.h"
 #include "status.h"
 
@@ -62,6 +63,13 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (rc != KS_EXIT_OK)
         return rc;
     static char err[1024];
+    const char *inputs[] = {file, sc->file, sc->sparse.file, sc->sparse.fit, sc->platform.profile_file,
+                            sc->workload.arrival.file, sc->workload.prompt_tokens.file,
+                            sc->workload.output_tokens.file};
+    if (ks_results_check_target(out, inputs, sizeof inputs / sizeof inputs[0], err, sizeof err) != KS_OK) {
+        ks_scenario_free(sc);
+        return ks_cli_fail(cmd, "%s", err);
+    }
     int tty = isatty(STDERR_FILENO);
     struct ks_recorder_params p = {.sc = sc, .path = out, .requests = requests, .steps = steps, .preset = preset,
                                    .cuda = cuda, .progress = tty ? show_progress : NULL};

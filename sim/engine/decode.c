@@ -9,10 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine.h"
 #include "grow.h"
 // Hands a request to its GPU's admission queue. KS_OK or KS_ENOMEM.
+// KS_ESTATE once the run is asked to stop: the router stops releasing.
 int ks_engine_push(struct gpu *g, const struct ks_request_spec *spec, double prefilled)
 {
+    if (ks_engine_stopped())
+        return KS_ESTATE;
     int st = ks_step_push(&g->d, spec, prefilled);
     if (st == KS_OK)
         sg_cond_notify_all(g->arrive);
@@ -56,7 +60,7 @@ static int op_idle(void *ctx, char *err, size_t len)
     (void)err, (void)len;
     struct gpu *g = ctx;
     struct sim *m = g->sim;
-    if (m->closing || (m->router_done && m->waiting == 0 && g->d.n_pending == 0 && g->incoming == 0))
+    if (ks_engine_stopped() || m->closing || (m->router_done && m->waiting == 0 && g->d.n_pending == 0 && g->incoming == 0))
         return 0;
     // NOTE: a plain wait: sg_cond_wait_for never returned in SimGrid 3.32
     // here (the run deadlocked at time 0); the router wakes every decoder
@@ -68,10 +72,15 @@ static int op_idle(void *ctx, char *err, size_t len)
     return 1;
 }
 
-// Another actor failed for this GPU (its message is the run's already).
+// Another actor failed for this GPU (its message is the run's already), or
+// the run was asked to stop (ks_engine_stop: a signal): the step boundary
+// where a run ends early.
 static int op_iteration(void *ctx, char *err, size_t len)
 {
-    (void)err, (void)len;
+    if (ks_engine_stopped()) {
+        snprintf(err, len, "interrupted");
+        return KS_ESTATE;
+    }
     return ((struct gpu *)ctx)->failed ? KS_ESTATE : KS_OK;
 }
 

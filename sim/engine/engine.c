@@ -1,8 +1,11 @@
 // engine.c - one simulation: the platform, the GPUs and their actors set up,
 // run, and torn down into the run's result (see engine.h, engine_impl.h).
+#define _POSIX_C_SOURCE 200809L // sigaction
+
 #include "engine.h"
 #include "engine_impl.h"
 
+#include <signal.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <stdio.h>
@@ -14,6 +17,17 @@
 #include "platform.h"
 
 static int initialised;
+static volatile sig_atomic_t stop_signal; // set by ks_engine_stop, maybe from a signal handler
+
+void ks_engine_stop(int sig)
+{
+    stop_signal = sig ? sig : SIGTERM;
+}
+
+int ks_engine_stopped(void)
+{
+    return stop_signal;
+}
 
 void ks_engine_fail(struct sim *m, const char *msg, int st)
 {
@@ -26,6 +40,11 @@ void ks_engine_fail_msg(struct sim *m, const char *msg)
 {
     if (!m->err[0])
         snprintf(m->err, sizeof m->err, "%s", msg);
+}
+
+static const char *stop_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
 // ---- progress ----------------------------------------------------------------
@@ -232,8 +251,9 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         st = KS_EINVAL;
     int lua_evict = s->cache.evict == KS_EVICT_CALLBACK;
     if (st == KS_OK && (lua_evict || s->cache.prefetch_lua) &&
-        ks_luapolicy_init(&m.lua, s->file, lua_evict ? "cache.evict" : NULL,
-                          s->cache.prefetch_lua ? "cache.prefetch_window" : NULL, m.lua_err, sizeof m.lua_err) != KS_OK) {
+        ks_luapolicy_init_seeded(&m.lua, s->file, lua_evict ? "cache.evict" : NULL,
+                                 s->cache.prefetch_lua ? "cache.prefetch_window" : NULL, s->seed, m.lua_err,
+                                 sizeof m.lua_err) != KS_OK) {
         snprintf(err, len, "%s", m.lua_err);
         st = KS_EINVAL;
     }
@@ -253,7 +273,13 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     initialised = 1;
     int argc = 4;
     char *argv[] = {"kvstrata", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS, "--log=root.thres:critical", NULL};
+    // NOTE: SimGrid installs a SIGINT handler that calls exit() from inside
+    // the signal; exit runs HDF5's and SimGrid's exit handlers in the middle
+    // of whatever was interrupted. The caller's disposition is put back.
+    struct sigaction old_int;
+    sigaction(SIGINT, NULL, &old_int);
     simgrid_init(&argc, argv);
+    sigaction(SIGINT, &old_int, NULL);
     struct ks_platform_params pp;
     platform_of(s, &pp);
     if ((st = ks_platform_load(&pp, err, len)) != KS_OK) {
@@ -289,6 +315,11 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     st = teardown(&m, st);
     if (st == KS_OK && m.err[0])
         st = KS_EINVAL;
+    if (stop_signal) { // whatever else the stop made fail
+        snprintf(err, len, "interrupted by %s at %.6g s of simulated time; no result", stop_name(stop_signal),
+                 r->sim_time);
+        return KS_ESTATE;
+    }
     if (st != KS_OK && err[0] == '\0')
         snprintf(err, len, "%s", m.err[0] ? m.err : ks_status_str(st));
     return st;

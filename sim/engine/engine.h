@@ -42,7 +42,18 @@
 #include "scenario.h"
 
 // Runs the scenario. KS_OK with *r filled (release with ks_run_result_fini),
-// or a status with the reason in err.
+// or a status with the reason in err. After ks_engine_stop, KS_ESTATE with
+// "interrupted by SIGNAL" in err. SimGrid's own SIGINT handler (which calls
+// exit() from inside the signal) is not left in place: the caller's SIGINT
+// disposition stands.
 int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *err, size_t len);
+
+// Asks the running simulation (or the next one) to stop: each GPU stops at
+// its next iteration, the router at its next request. Only stores sig, so a
+// signal handler may call it.
+void ks_engine_stop(int sig);
+
+// The signal ks_engine_stop was given, 0 when none.
+int ks_engine_stopped(void);
 
 #endif

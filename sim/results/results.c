@@ -1,13 +1,24 @@
 // results.c - HDF5 result files written whole or not at all (see results.h).
+//
+// NOTE: HDF5 builds the file in memory (the core driver, no backing store)
+// and this file writes its image through atomicfile.h. HDF5 1.10 meets a
+// full disk badly: a failed H5Fclose leaves a half-closed file registered,
+// and its exit handler then crashes on it. Here HDF5 never does I/O, so no
+// HDF5 call fails for want of space; a short write, ENOSPC or EFBIG is seen
+// by our own write and fsync, with errno, and the partial file is removed.
+// The cost: the file's bytes are held in memory until commit (a result's
+// records are in memory anyway; a trace is read back whole to be used).
 #define _POSIX_C_SOURCE 200809L // strdup, unlink
 
 #include "results.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "atomicfile.h"
@@ -26,6 +37,7 @@ struct ks_table {
 struct ks_results {
     hid_t file;
     char *path, *partial;
+    struct ks_atomicfile out; // the partial file, written at commit
     struct ks_table *tables;
     char *err;      // the caller's (borrowed): the reason of the last failure
     size_t err_len;
@@ -46,26 +58,92 @@ static int fail(struct ks_results *r, const char *fmt, ...)
     return KS_EINVAL;
 }
 
+// NOTE: the core driver grows its buffer by this much at a time.
+enum { CORE_INCREMENT = 1 << 20 };
+
+int ks_results_check_target(const char *path, const char *const *inputs, size_t n_inputs, char *err, size_t len)
+{
+    struct stat out, in;
+    if (!path || !path[0]) {
+        snprintf(err, len, "an output needs a file name");
+        return KS_EINVAL;
+    }
+    if (stat(path, &out) != 0) {
+        if (errno == ENOENT)
+            return KS_OK; // absent: made by commit
+        snprintf(err, len, "%s: %s", path, strerror(errno));
+        return KS_EINVAL;
+    }
+    if (!S_ISREG(out.st_mode)) {
+        snprintf(err, len, "%s: is %s, not a regular file; kvstrata writes over regular files only", path,
+                 S_ISDIR(out.st_mode)    ? "a folder"
+                 : S_ISFIFO(out.st_mode) ? "a FIFO"
+                 : S_ISCHR(out.st_mode) || S_ISBLK(out.st_mode) ? "a device"
+                 : S_ISSOCK(out.st_mode) ? "a socket"
+                                         : "something else");
+        return KS_EINVAL;
+    }
+    for (size_t i = 0; i < n_inputs; i++)
+        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            snprintf(err, len, "%s: is %s, an input of this run; choose another output", path, inputs[i]);
+            return KS_EINVAL;
+        }
+    return KS_OK;
+}
+
+void ks_results_safe_name(const char *name, char *out, size_t len)
+{
+    if (len == 0)
+        return;
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)(name ? name : ""); *c && n + 1 < len && n < 200; c++)
+        out[n++] = *c == '/' || *c == '\\' || *c < 0x20 || *c == 0x7f ? '_' : (char)*c;
+    out[n] = '\0';
+    for (size_t i = 0; i < n && out[i] == '.'; i++)
+        out[i] = '_'; // no ".", nor a hidden file
+    for (size_t i = 1; i < n; i++)
+        if (out[i] == '.' && out[i - 1] == '.')
+            out[i] = '_'; // no ".." anywhere
+    if (n == 0)
+        snprintf(out, len, "run");
+}
+
 struct ks_results *ks_results_open(const char *path, char *err, size_t errlen)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); // our messages, not HDF5's error stack on stderr
+    char why[512];
+    if (ks_results_check_target(path, NULL, 0, why, sizeof why) != KS_OK) {
+        if (err)
+            snprintf(err, errlen, "%s", why);
+        return NULL;
+    }
     struct ks_results *r = calloc(1, sizeof *r);
-    size_t n = strlen(path) + 32;
-    if (!r || !(r->path = strdup(path)) || !(r->partial = malloc(n))) {
+    if (!r || !(r->path = strdup(path))) {
         if (err)
             snprintf(err, errlen, "out of memory");
-        if (r)
-            free(r->path);
         free(r);
         return NULL;
     }
-    ks_atomicfile_tmpname(path, r->partial, n); // fits: n leaves 32 bytes for the suffix
-    r->file = H5Fcreate(r->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    // the partial file now, so that a folder that cannot take it fails early
+    if (ks_atomicfile_open(&r->out, path, &(struct ks_atomicfile_params){.sync = 1}, why, sizeof why) != KS_OK) {
+        if (err)
+            snprintf(err, errlen, "%s (does its directory exist and allow writing?)", why);
+        free(r->path);
+        free(r);
+        return NULL;
+    }
+    r->partial = r->out.tmp;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    r->file = fapl < 0 || H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0
+                  ? -1
+                  : H5Fcreate(r->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
     if (r->file < 0) {
         if (err)
-            snprintf(err, errlen, "%s: cannot create (does its directory exist and allow writing?)", r->partial);
+            snprintf(err, errlen, "%s: HDF5 cannot create the file in memory", r->partial);
+        ks_atomicfile_abandon(&r->out);
         free(r->path);
-        free(r->partial);
         free(r);
         return NULL;
     }
@@ -317,39 +395,56 @@ int ks_results_append(struct ks_table *t, const void *recs, size_t n)
     return KS_OK;
 }
 
-// Closes every table (flushing it first when `keep`) and the file.
+// Closes every table (flushing it first when `keep`) and the file; with
+// `keep`, the file's image goes to the partial file first. Every HDF5
+// object r made is closed whatever fails, so HDF5's exit handler finds
+// none open.
 static int close_all(struct ks_results *r, int keep)
 {
     int st = KS_OK;
     while (r->tables) {
         struct ks_table *t = r->tables;
         r->tables = t->next;
-        if (keep && flush(t) != KS_OK)
+        if (keep && st == KS_OK && flush(t) != KS_OK)
             st = KS_EINVAL;
         H5Dclose(t->dset);
         H5Tclose(t->mtype);
         free(t->buf);
         free(t);
     }
-    if (H5Fclose(r->file) < 0 && keep)
-        st = fail(r, "cannot close %s", r->partial);
+    void *image = NULL;
+    ssize_t n = -1;
+    if (keep && st == KS_OK) {
+        if (H5Fflush(r->file, H5F_SCOPE_GLOBAL) >= 0)
+            n = H5Fget_file_image(r->file, NULL, 0);
+        image = n > 0 ? malloc((size_t)n) : NULL;
+        if (!image || H5Fget_file_image(r->file, image, (size_t)n) != n)
+            st = fail(r, "HDF5 cannot make the file's image (%zd bytes)", n);
+    }
+    if (H5Fclose(r->file) < 0 && keep && st == KS_OK)
+        st = fail(r, "HDF5 cannot close the file");
+    if (keep && st == KS_OK && fwrite(image, 1, (size_t)n, r->out.f) != (size_t)n) {
+        int why = errno ? errno : EIO;
+        st = fail(r, "cannot write %s (%s)", r->partial, strerror(why));
+    }
+    free(image);
     return st;
 }
 
 static void destroy(struct ks_results *r)
 {
     free(r->path);
-    free(r->partial);
     free(r);
 }
 
 int ks_results_commit(struct ks_results *r)
 {
+    errno = 0;
     int st = close_all(r, 1);
-    if (st == KS_OK && ks_atomicfile_rename(r->partial, r->path, NULL, 0) != KS_OK)
-        st = fail(r, "cannot rename %s to it", r->partial);
-    if (st != KS_OK)
-        unlink(r->partial);
+    char why[1024];
+    if (st == KS_OK && ks_atomicfile_commit(&r->out, why, sizeof why) != KS_OK)
+        st = fail(r, "%s", why); // flush, fsync, close or rename: the partial file is gone
+    ks_atomicfile_abandon(&r->out); // a no-op after a commit
     destroy(r);
     return st;
 }
@@ -359,6 +454,6 @@ void ks_results_abort(struct ks_results *r)
     if (!r)
         return;
     close_all(r, 0);
-    unlink(r->partial);
+    ks_atomicfile_abandon(&r->out);
     destroy(r);
 }

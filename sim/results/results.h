@@ -3,7 +3,10 @@
 // A result is written to a partial file beside its final path and renamed
 // over it only by ks_results_commit, so a run that fails midway (or is
 // killed) never leaves a half-written result under the name a user asked
-// for; ks_results_abort removes the partial file. Tables are one-dimensional
+// for; ks_results_abort removes the partial file. HDF5 builds the file in
+// memory and commit writes its bytes itself, so a full disk or a short
+// write is a failed commit with errno's reason, never a failure inside
+// HDF5. Only a regular file (or nothing) is ever replaced. Tables are one-dimensional
 // extendible datasets of compound records, appended in batches, chunked and
 // compressed (shuffle + deflate), readable with h5dump and h5py.
 //
@@ -31,7 +34,21 @@ struct ks_field {
 struct ks_results;
 struct ks_table;
 
-// Starts a result that will land at `path` (the directory must exist).
+// Can `path` be an output that must not overwrite any of `inputs` (n_inputs
+// names, NULL entries skipped)? KS_OK when it is absent or a regular file
+// that is none of them (compared by device and inode, so links and other
+// spellings count); else KS_EINVAL with the reason in err: a folder, FIFO,
+// device or socket, or an input.
+int ks_results_check_target(const char *path, const char *const *inputs, size_t n_inputs, char *err, size_t len);
+
+// A name from a scenario made safe as one file name: '/', '\\' and control
+// characters become '_', and so do leading dots (no ".", no hidden file)
+// and the second dot of any ".."; cut to 200 bytes; "" becomes "run". out
+// gets len bytes at most.
+void ks_results_safe_name(const char *name, char *out, size_t len);
+
+// Starts a result that will land at `path` (the directory must exist; path
+// must pass ks_results_check_target with no inputs).
 // Returns NULL with the reason in err when the partial file cannot be made;
 // else every later failure of r, its tables included, writes its reason
 // into err (borrowed: it outlives r; NULL: no reasons).

@@ -14,12 +14,19 @@ enum { N_BLOCK = 9 }; // fields every function gets; the prefetch rule also gets
 int ks_luapolicy_init(struct ks_luapolicy *p, const char *file, const char *evict_path, const char *prefetch_path,
                       char *err, size_t len)
 {
+    return ks_luapolicy_init_seeded(p, file, evict_path, prefetch_path, KS_LUA_SEED, err, len);
+}
+
+int ks_luapolicy_init_seeded(struct ks_luapolicy *p, const char *file, const char *evict_path,
+                             const char *prefetch_path, uint64_t seed, char *err, size_t len)
+{
     memset(p, 0, sizeof *p);
     p->err = err;
     p->err_len = len;
-    if (evict_path && !(p->evict = ks_luafn_load(file, ks_scenario_lua_dirs(), evict_path, err, len)))
+    if (evict_path && !(p->evict = ks_luafn_load(file, ks_scenario_lua_dirs(), evict_path, seed, err, len)))
         return KS_EINVAL;
-    if (prefetch_path && !(p->prefetch = ks_luafn_load(file, ks_scenario_lua_dirs(), prefetch_path, err, len))) {
+    if (prefetch_path &&
+        !(p->prefetch = ks_luafn_load(file, ks_scenario_lua_dirs(), prefetch_path, seed, err, len))) {
         ks_luapolicy_fini(p);
         return KS_EINVAL;
     }

@@ -28,6 +28,11 @@ struct ks_luapolicy {
 // Loads the functions at the dotted paths evict_path and prefetch_path (NULL:
 // none) of the table `file` returns. KS_OK, or a status with the reason in
 // err; err (borrowed: it outlives p) also takes the reason of a later failure.
+// Each call runs in luatab.h's sandbox, with KS_LUA_CALL_BUDGET instructions;
+// math.random is seeded with `seed` (the run's seed), so a policy that draws
+// gives the same run twice. ks_luapolicy_init seeds with KS_LUA_SEED.
+int ks_luapolicy_init_seeded(struct ks_luapolicy *p, const char *file, const char *evict_path,
+                             const char *prefetch_path, uint64_t seed, char *err, size_t len);
 int ks_luapolicy_init(struct ks_luapolicy *p, const char *file, const char *evict_path, const char *prefetch_path,
                       char *err, size_t len);
 void ks_luapolicy_fini(struct ks_luapolicy *p);

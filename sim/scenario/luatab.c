@@ -1,10 +1,13 @@
-// luatab.c - the Lua binding: run a file protected, copy its table into C.
+// luatab.c - the Lua binding: run a file in a sandbox, copy its table into C.
 //
-// Everything that can raise a Lua error (opening the libraries, setting
-// package.path, running the chunk, walking the table) runs inside lua_pcall;
-// the C functions run that way record their results in a struct owned by the
+// Everything that can raise a Lua error (opening the libraries, running the
+// chunk, calling its functions, walking the table) runs inside lua_pcall; the
+// C functions run that way record their results in a struct owned by the
 // caller, and every node is linked into the tree before it is filled, so a
-// memory error half-way leaks nothing.
+// memory error half-way leaks nothing. Every state is a sandbox (struct box):
+// its allocator counts the bytes it holds against KS_LUA_MEM_CAP, a count
+// hook charges each call's instructions against its budget, and only the
+// safe libraries are open (luatab.h).
 #include "luatab.h"
 
 #include <lauxlib.h>
@@ -15,8 +18,6 @@
 #include <string.h>
 
 #include "status.h"
-
-enum { MAX_DEPTH = 32 }; // deeper is a table that contains itself
 
 static char *dup(const char *s)
 {
@@ -312,13 +313,136 @@ static char *read_text(const char *file)
     return s;
 }
 
-// ---- the protected part ------------------------------------------------------
+// ---- the sandbox ---------------------------------------------------------------
 
-struct conv {
-    const char *file, *lua_dirs;
-    struct ks_luatab *root;
-    int oom;
+// One Lua state's limits and what broke them. It is the state's allocator
+// data, so every C function reaches it through lua_getallocf.
+struct box {
+    const char *file;     // the file the state runs (messages)
+    const char *lua_dirs; // where require finds kvstrata's helpers
+    size_t used;          // bytes the state holds
+    long long left;       // instructions left in the current call
+    long long budget;     // instructions per call
+    int includes;         // include() calls in progress
+    int capped;           // an allocation was refused by KS_LUA_MEM_CAP
+    int exhausted;        // the budget ran out (why holds the message)
+    char why[512];
 };
+
+enum { HOOK_STEP = 1000, MAX_INCLUDES = 16, NAME_MAX_LEN = 64 };
+
+static void *box_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    struct box *b = ud;
+    size_t old = ptr ? osize : 0; // without ptr, osize is a type tag
+    if (nsize == 0) {
+        free(ptr);
+        b->used -= old;
+        return NULL;
+    }
+    if (nsize > old && nsize - old > KS_LUA_MEM_CAP - b->used) {
+        b->capped = 1;
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (p)
+        b->used = b->used - old + nsize;
+    return p;
+}
+
+static struct box *box_of(lua_State *L)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+// Every HOOK_STEP instructions. Once the budget is spent it fires at every
+// instruction, so a pcall in the script cannot swallow the error and go on.
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    struct box *b = box_of(L);
+    if (!b->exhausted && (b->left -= HOOK_STEP) > 0)
+        return;
+    if (!b->exhausted) {
+        lua_Debug at;
+        int line = 0;
+        const char *src = b->file;
+        if (lua_getstack(L, 0, &at) && lua_getinfo(L, "Sl", &at)) {
+            line = at.currentline;
+            if (at.source[0] == '@')
+                src = at.source + 1;
+        }
+        if (line > 0)
+            snprintf(b->why, sizeof b->why, "%s:%d: instruction budget of %lld exhausted", src, line, b->budget);
+        else
+            snprintf(b->why, sizeof b->why, "%s: instruction budget of %lld exhausted", src, b->budget);
+        b->exhausted = 1;
+        lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    }
+    lua_pushstring(L, b->why);
+    lua_error(L);
+}
+
+// Starts a call: a fresh budget, no failure recorded.
+static void box_begin(lua_State *L, long long budget)
+{
+    struct box *b = box_of(L);
+    b->budget = b->left = budget;
+    b->exhausted = b->capped = 0;
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+}
+
+static int panic(lua_State *L)
+{
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "kvstrata: Lua error outside a protected call: %s\n", msg ? msg : "?");
+    return 0; // Lua aborts
+}
+
+static lua_State *box_open(struct box *b, const char *file, const char *lua_dirs)
+{
+    memset(b, 0, sizeof *b);
+    b->file = file;
+    b->lua_dirs = lua_dirs;
+    lua_State *L = lua_newstate(box_alloc, b);
+    if (L)
+        lua_atpanic(L, panic);
+    return L;
+}
+
+// Closes L with a spent budget: a finalizer the script left stops at its
+// first instruction (its error is dropped, as Lua drops errors in __gc).
+static void box_close(lua_State *L)
+{
+    struct box *b = box_of(L);
+    b->exhausted = 1;
+    snprintf(b->why, sizeof b->why, "%s: the state is closing", b->file);
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    lua_close(L);
+}
+
+// The message for a failed call (rc != LUA_OK) with the error on top of L;
+// the status it deserves.
+static int box_error(lua_State *L, int rc, char *err, size_t len)
+{
+    struct box *b = box_of(L);
+    if (b->exhausted) {
+        snprintf(err, len, "%s", b->why);
+        return KS_EINVAL;
+    }
+    const char *msg = lua_tostring(L, -1);
+    // NOTE: Lua retries a refused allocation after a full collection, so a
+    // refusal alone is no failure; the error must be the memory error too
+    // (LUA_ERRMEM, or its message when include or a pcall passed it on).
+    if (b->capped && (rc == LUA_ERRMEM || (msg && strncmp(msg, "not enough memory", 17) == 0))) {
+        snprintf(err, len, "%s: memory cap of %u MB exceeded", b->file, (unsigned)(KS_LUA_MEM_CAP >> 20));
+        return KS_EINVAL;
+    }
+    snprintf(err, len, "%s", msg ? msg : "unknown Lua error");
+    return rc == LUA_ERRMEM ? KS_ENOMEM : KS_EINVAL;
+}
 
 static int msghandler(lua_State *L)
 {
@@ -332,35 +456,272 @@ static int msghandler(lua_State *L)
     return 1;
 }
 
-static int setup(lua_State *L)
+// print: to stderr, so that a command's --json output stays one object.
+static int sb_print(lua_State *L)
 {
-    const struct conv *c = lua_touserdata(L, 1);
-    luaL_openlibs(L);
-    lua_getglobal(L, "package");
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    for (const char *d = c->lua_dirs; d && *d;) {
-        size_t k = strcspn(d, ";");
-        if (k) {
-            luaL_addlstring(&b, d, k);
-            luaL_addstring(&b, "/?.lua;");
-        }
-        d += k + (d[k] == ';');
+    int n = lua_gettop(L);
+    for (int i = 1; i <= n; i++) {
+        size_t k;
+        const char *s = luaL_tolstring(L, i, &k);
+        if (i > 1)
+            fputc('\t', stderr);
+        fwrite(s, 1, k, stderr);
+        lua_pop(L, 1);
     }
-    lua_getfield(L, -2, "path");
-    luaL_addvalue(&b);
-    luaL_pushresult(&b);
-    lua_setfield(L, -2, "path");
+    fputc('\n', stderr);
     return 0;
 }
 
+// load: text chunks only (upvalue 1: the base library's load).
+static int sb_load(lua_State *L)
+{
+    const char *mode = luaL_optstring(L, 3, "t");
+    if (strcmp(mode, "t") != 0)
+        return luaL_error(L, "load: mode '%s' refused: only text chunks load in kvstrata's Lua sandbox", mode);
+    int n = lua_gettop(L);
+    if (n < 3)
+        lua_settop(L, 3);
+    lua_pushstring(L, "t");
+    lua_replace(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n > 3 ? n : 3, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+// math.randomseed with a seed only: without one it would read the clock.
+static int sb_randomseed(lua_State *L)
+{
+    luaL_checkinteger(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+// The file of the nearest Lua function up the stack, with its '@'.
+static const char *caller_source(lua_State *L)
+{
+    lua_Debug ar;
+    for (int lv = 1; lua_getstack(L, lv, &ar); lv++)
+        if (lua_getinfo(L, "S", &ar) && ar.source[0] == '@')
+            return ar.source;
+    return NULL;
+}
+
+// require NAME: kvstrata's own helpers only, lua/NAME.lua in the lua_dirs
+// (upvalue 1: the modules loaded so far).
+static int sb_require(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    size_t n = strlen(name);
+    int ok = n > 0 && n <= NAME_MAX_LEN;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+             (name[i] >= '0' && name[i] <= '9') || name[i] == '_';
+    if (!ok)
+        return luaL_error(L, "require '%s': only kvstrata's helpers load (a plain name, such as \"kvstrata\")", name);
+    lua_settop(L, 1);
+    if (lua_getfield(L, lua_upvalueindex(1), name) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 1);
+    struct box *b = box_of(L);
+    for (const char *d = b->lua_dirs; d && *d;) {
+        size_t k = strcspn(d, ";");
+        if (k) {
+            const char *path = lua_pushfstring(L, "%s/%s.lua", lua_pushlstring(L, d, k), name);
+            FILE *f = fopen(path, "r");
+            if (f) {
+                fclose(f);
+                if (luaL_loadfilex(L, path, "t") != LUA_OK)
+                    return lua_error(L);
+                lua_pushvalue(L, 1);
+                lua_call(L, 1, 1);
+                if (lua_isnil(L, -1)) {
+                    lua_pop(L, 1);
+                    lua_pushboolean(L, 1);
+                }
+                lua_pushvalue(L, -1);
+                lua_setfield(L, lua_upvalueindex(1), name);
+                return 1;
+            }
+            lua_pop(L, 2);
+        }
+        d += k + (d[k] == ';');
+    }
+    return luaL_error(L, "require '%s': no such kvstrata helper (lua/%s.lua); to use another scenario file, "
+                         "include \"FILE.lua\"",
+                      name, name);
+}
+
+// include "FILE.lua": runs another Lua file, named relative to the folder of
+// the file that calls include, and returns what it returns. Read-only: the
+// file is only read, as text, and runs in the same sandbox.
+static int sb_include(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    size_t n = strlen(name);
+    if (n < 5 || strcmp(name + n - 4, ".lua") != 0)
+        return luaL_error(L, "include '%s': only .lua files can be included", name);
+    struct box *b = box_of(L);
+    if (b->includes >= MAX_INCLUDES)
+        return luaL_error(L, "include '%s': includes nested more than %d deep (does a file include itself?)", name,
+                          MAX_INCLUDES);
+    const char *src = caller_source(L);
+    if (name[0] == '/' || !src || !strchr(src, '/')) {
+        lua_pushstring(L, name);
+    } else {
+        const char *slash = strrchr(src, '/');
+        lua_pushlstring(L, src + 1, (size_t)(slash - src));
+        lua_pushstring(L, name);
+        lua_concat(L, 2);
+    }
+    const char *path = lua_tostring(L, -1);
+    if (luaL_loadfilex(L, path, "t") != LUA_OK)
+        return luaL_error(L, "include: %s", lua_tostring(L, -1));
+    b->includes++;
+    int rc = lua_pcall(L, 0, 1, 0);
+    b->includes--;
+    if (rc != LUA_OK)
+        return lua_error(L);
+    return 1;
+}
+
+// _G's __index: a name the sandbox removed is an error that says so; any
+// other missing global is nil, as in plain Lua.
+static int sb_missing(lua_State *L)
+{
+    static const char *const gone[] = {"io", "os", "debug", "package", "dofile", "loadfile", "loadstring",
+                                       "coroutine", NULL};
+    const char *k = lua_tostring(L, 2);
+    for (int i = 0; k && gone[i]; i++)
+        if (strcmp(k, gone[i]) == 0) {
+            lua_Debug ar;
+            if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
+                lua_pushfstring(L, "%s:%d: ", ar.source[0] == '@' ? ar.source + 1 : ar.short_src, ar.currentline);
+            else
+                lua_pushliteral(L, "");
+            lua_pushfstring(L,
+                            "'%s' is not available: kvstrata runs Lua in a sandbox (base, string, table, math, "
+                            "utf8; require \"kvstrata\"; include \"FILE.lua\")",
+                            k);
+            lua_concat(L, 2);
+            return lua_error(L);
+        }
+    return 0;
+}
+
+// Opens the safe libraries and the sandbox's own functions. Argument: the
+// seed of math.random (an integer).
+static int setup(lua_State *L)
+{
+    lua_Integer seed = lua_tointeger(L, 1);
+    static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},        {LUA_STRLIBNAME, luaopen_string},
+                                    {LUA_TABLIBNAME, luaopen_table},  {LUA_MATHLIBNAME, luaopen_math},
+                                    {LUA_UTF8LIBNAME, luaopen_utf8}, {NULL, NULL}};
+    for (const luaL_Reg *lib = libs; lib->func; lib++) {
+        luaL_requiref(L, lib->name, lib->func, 1);
+        lua_pop(L, 1);
+    }
+    lua_pushglobaltable(L);
+    static const char *const drop[] = {"dofile", "loadfile", NULL};
+    for (int i = 0; drop[i]; i++) {
+        lua_pushnil(L);
+        lua_setfield(L, -2, drop[i]);
+    }
+    lua_pushcfunction(L, sb_print);
+    lua_setfield(L, -2, "print");
+    lua_getfield(L, -1, "load");
+    lua_pushcclosure(L, sb_load, 1);
+    lua_setfield(L, -2, "load");
+    lua_newtable(L);
+    lua_pushcclosure(L, sb_require, 1);
+    lua_setfield(L, -2, "require");
+    lua_pushcfunction(L, sb_include);
+    lua_setfield(L, -2, "include");
+    lua_getfield(L, -1, LUA_STRLIBNAME);
+    lua_pushnil(L);
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 1);
+    lua_getfield(L, -1, LUA_MATHLIBNAME);
+    lua_getfield(L, -1, "randomseed");
+    lua_pushvalue(L, -1);
+    lua_pushinteger(L, seed);
+    lua_call(L, 1, 0);
+    lua_pushcclosure(L, sb_randomseed, 1);
+    lua_setfield(L, -2, "randomseed");
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushcfunction(L, sb_missing);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    return 0;
+}
+
+// Opens the sandbox in L and runs `file` under the load budget; on success
+// its first result is on top of the stack. Stack below: the message handler,
+// at index 1.
+static int run_file(lua_State *L, const char *file, uint64_t seed)
+{
+    lua_settop(L, 0);
+    lua_pushcfunction(L, msghandler);
+    lua_pushcfunction(L, setup);
+    lua_pushinteger(L, (lua_Integer)seed);
+    int rc = lua_pcall(L, 1, 0, 1);
+    if (rc == LUA_OK)
+        rc = luaL_loadfilex(L, file, "t");
+    if (rc == LUA_OK) {
+        box_begin(L, KS_LUA_LOAD_BUDGET);
+        rc = lua_pcall(L, 0, 1, 1);
+    }
+    return rc;
+}
+
+// ---- the table walk --------------------------------------------------------------
+
+struct conv {
+    const char *file;
+    struct ks_luatab *root;
+    int oom;
+    int bad;               // the walk stopped at `path`, for the reason in `why`
+    int seen;              // stack index of the tables being walked (table -> its path)
+    char why[256];
+    char path[1024];       // the field being walked: a.b.[1] (the dotted form of place)
+};
+
 static void fill(lua_State *L, int idx, struct ks_luatab *n, int depth, struct conv *c);
 
-// Copies the table at idx into n's children, in lua_next order.
+// Copies the table at idx into n's children, in lua_next order. A table on
+// the way down from the root is a cycle; one met twice beside it is not.
 static void fill_table(lua_State *L, int idx, struct ks_luatab *n, int depth, struct conv *c)
 {
-    struct ks_luatab **tail = &n->child;
     idx = lua_absindex(L, idx);
+    if (depth >= KS_LUATAB_MAX_DEPTH) {
+        snprintf(c->why, sizeof c->why, "tables nested more than %d deep", KS_LUATAB_MAX_DEPTH);
+        c->bad = 1;
+        return;
+    }
+    if (!lua_checkstack(L, 8)) {
+        snprintf(c->why, sizeof c->why, "the Lua stack is exhausted");
+        c->bad = 1;
+        return;
+    }
+    lua_pushvalue(L, idx);
+    if (lua_rawget(L, c->seen) == LUA_TSTRING) {
+        const char *at = lua_tostring(L, -1);
+        snprintf(c->why, sizeof c->why, "the table contains itself: this is %s%s", *at ? "the table at " : "",
+                 *at ? at : "the whole table the file returns");
+        lua_pop(L, 1);
+        c->bad = 1;
+        return;
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, idx);
+    lua_pushstring(L, c->path);
+    lua_rawset(L, c->seen);
+
+    size_t plen = strlen(c->path);
+    struct ks_luatab **tail = &n->child;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         char key[64];
@@ -379,9 +740,18 @@ static void fill_table(lua_State *L, int idx, struct ks_luatab *n, int depth, st
         }
         *tail = ch;
         tail = &ch->next;
+        snprintf(c->path + plen, sizeof c->path - plen, "%s%s", plen ? "." : "", key);
         fill(L, -1, ch, depth + 1, c);
+        if (c->bad || c->oom) {
+            lua_pop(L, 2); // the path stays: it names the culprit
+            return;
+        }
+        c->path[plen] = '\0';
         lua_pop(L, 1);
     }
+    lua_pushvalue(L, idx);
+    lua_pushnil(L);
+    lua_rawset(L, c->seen);
 }
 
 static void fill(lua_State *L, int idx, struct ks_luatab *n, int depth, struct conv *c)
@@ -407,26 +777,41 @@ static void fill(lua_State *L, int idx, struct ks_luatab *n, int depth, struct c
         c->oom |= !n->s;
         return;
     case LUA_TTABLE:
-        if (depth < MAX_DEPTH) {
-            n->type = KS_LUATAB_TABLE;
-            fill_table(L, idx, n, depth, c);
-            return;
-        }
-        n->s = dup("table nested too deep (does it contain itself?)");
-        break;
+        n->type = KS_LUATAB_TABLE;
+        fill_table(L, idx, n, depth, c);
+        return;
     default:
+        n->type = KS_LUATAB_OTHER;
         n->s = dup(luaL_typename(L, idx));
-        break;
+        c->oom |= !n->s;
+        return;
     }
-    n->type = KS_LUATAB_OTHER;
-    c->oom |= !n->s;
 }
 
+// Under lua_pcall: the conv (1), the table (2).
 static int convert(lua_State *L)
 {
     struct conv *c = lua_touserdata(L, 1);
+    lua_newtable(L);
+    c->seen = lua_gettop(L);
     fill(L, 2, c->root, 0, c);
     return 0;
+}
+
+// Walks the table on top of L into c->root; KS_OK, or a status with the
+// reason in err (the culprit's line found later, by finish).
+static int walk(lua_State *L, struct conv *c, char *err, size_t len)
+{
+    lua_pushcfunction(L, convert);
+    lua_pushlightuserdata(L, c);
+    lua_pushvalue(L, -3);
+    int rc = lua_pcall(L, 2, 0, 1);
+    if (rc == LUA_OK && !c->oom)
+        return c->bad ? KS_EINVAL : KS_OK;
+    if (rc != LUA_OK && box_error(L, rc, err, len) == KS_EINVAL)
+        return KS_EINVAL; // the memory cap
+    snprintf(err, len, "%s: out of memory while reading the table", c->file);
+    return KS_ENOMEM;
 }
 
 // ---- after Lua: lines and order ----------------------------------------------
@@ -458,7 +843,63 @@ static void place(struct ks_luatab *n, char *path, size_t plen, size_t cap, cons
     n->child = sorted;
 }
 
-int ks_luatab_load(const char *file, const char *lua_dirs, struct ks_luatab **out, char *err, size_t len)
+// The line of the field at the dotted path, or of the nearest field above it
+// that the text writes; 0 when none is.
+static int line_near(const struct linemap *m, const char *path)
+{
+    char p[sizeof ((struct conv *)0)->path];
+    snprintf(p, sizeof p, "%s", path);
+    for (;;) {
+        int line = linemap_get(m, p);
+        char *dot = strrchr(p, '.');
+        if (line || !dot)
+            return line;
+        *dot = '\0';
+    }
+}
+
+// After Lua: on success places lines and hands the tree over; after a
+// refused walk writes FILE:LINE: path: reason. Frees text.
+static int finish(struct conv *c, int st, char *text, struct ks_luatab **out, char *err, size_t len)
+{
+    if (st == KS_OK || c->bad) {
+        struct linemap m = {0};
+        scan_lines(text, &m);
+        if (st == KS_OK && !m.oom) {
+            char path[1024] = "";
+            place(c->root, path, 0, sizeof path, &m);
+        } else if (st != KS_OK) {
+            char shown[sizeof c->path];
+            size_t k = 0;
+            for (const char *s = c->path; *s && k + 1 < sizeof shown; s++)
+                if (!(s[0] == '.' && s[1] == '['))
+                    shown[k++] = *s; // axes.[1].field -> axes[1].field
+            shown[k] = '\0';
+            int line = m.oom ? 0 : line_near(&m, c->path);
+            if (line)
+                snprintf(err, len, "%s:%d: %s: %s", c->file, line, shown, c->why);
+            else
+                snprintf(err, len, "%s: %s: %s", c->file, shown, c->why);
+        }
+        linemap_fini(&m);
+    }
+    free(text);
+    if (st != KS_OK) {
+        ks_luatab_free(c->root);
+        return st;
+    }
+    *out = c->root;
+    return KS_OK;
+}
+
+// ---- loading a file ----------------------------------------------------------------
+
+// Under lua_pcall: the NULL-terminated names (1), the file's name (2), the
+// returned table (3). Replaces each named function field by the list it builds.
+static int call_fields(lua_State *L);
+
+static int load(const char *file, const char *lua_dirs, const char *const *calls, struct ks_luatab **out, char *err,
+                size_t len)
 {
     *out = NULL;
     char *text = read_text(file);
@@ -466,61 +907,39 @@ int ks_luatab_load(const char *file, const char *lua_dirs, struct ks_luatab **ou
         snprintf(err, len, "%s: cannot read the file", file);
         return KS_EINVAL;
     }
-    struct conv c = {.file = file, .lua_dirs = lua_dirs};
-    c.root = ks_luatab_new(NULL, KS_LUATAB_OTHER, file);
-    lua_State *L = luaL_newstate();
-    if (!c.root || !L) {
+    struct box b;
+    struct conv c = {.file = file, .root = ks_luatab_new(NULL, KS_LUATAB_OTHER, file)};
+    lua_State *L = c.root ? box_open(&b, file, lua_dirs) : NULL;
+    if (!L) {
         free(text);
         ks_luatab_free(c.root);
-        if (L)
-            lua_close(L);
         snprintf(err, len, "%s: out of memory", file);
         return KS_ENOMEM;
     }
-    int st = KS_OK;
-    lua_pushcfunction(L, msghandler);
-    int h = lua_gettop(L);
-    lua_pushcfunction(L, setup);
-    lua_pushlightuserdata(L, &c);
-    int rc = lua_pcall(L, 1, 0, h);
-    if (rc == LUA_OK)
-        rc = luaL_loadfilex(L, file, "t");
-    if (rc == LUA_OK)
-        rc = lua_pcall(L, 0, 1, h);
-    if (rc != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
-        snprintf(err, len, "%s", msg ? msg : "unknown Lua error");
-        st = rc == LUA_ERRMEM ? KS_ENOMEM : KS_EINVAL;
-    } else if (!lua_istable(L, -1)) {
+    int st = KS_OK, rc = run_file(L, file, KS_LUA_SEED);
+    if (rc == LUA_OK && !lua_istable(L, -1)) {
         snprintf(err, len, "%s: the file returns %s; expected a table (end it with `return { ... }`)", file,
                  lua_isnoneornil(L, -1) ? "nothing" : luaL_typename(L, -1));
         st = KS_EINVAL;
-    } else {
-        lua_pushcfunction(L, convert);
-        lua_pushlightuserdata(L, &c);
-        lua_pushvalue(L, -3);
-        rc = lua_pcall(L, 2, 0, h);
-        if (rc != LUA_OK || c.oom) {
-            snprintf(err, len, "%s: out of memory while reading the table", file);
-            st = KS_ENOMEM;
-        }
     }
-    lua_close(L);
-    if (st == KS_OK) {
-        struct linemap m = {0};
-        scan_lines(text, &m);
-        char path[1024] = "";
-        if (!m.oom)
-            place(c.root, path, 0, sizeof path, &m);
-        linemap_fini(&m);
+    if (rc == LUA_OK && st == KS_OK && calls) {
+        lua_pushcfunction(L, call_fields);
+        lua_pushlightuserdata(L, (void *)calls);
+        lua_pushlightuserdata(L, (void *)file);
+        lua_pushvalue(L, -4);
+        rc = lua_pcall(L, 3, 0, 1);
     }
-    free(text);
-    if (st != KS_OK) {
-        ks_luatab_free(c.root);
-        return st;
-    }
-    *out = c.root;
-    return KS_OK;
+    if (rc != LUA_OK)
+        st = box_error(L, rc, err, len);
+    else if (st == KS_OK)
+        st = walk(L, &c, err, len);
+    box_close(L);
+    return finish(&c, st, text, out, err, len);
+}
+
+int ks_luatab_load(const char *file, const char *lua_dirs, struct ks_luatab **out, char *err, size_t len)
+{
+    return load(file, lua_dirs, NULL, out, err, len);
 }
 
 // ---- fields that are functions to call ---------------------------------------
@@ -534,12 +953,10 @@ static int collect(lua_State *L)
     return 0;
 }
 
-// Arguments: the NULL-terminated names, the file's name, the returned table.
-// Replaces each named function field by the list it builds.
 static int call_fields(lua_State *L)
 {
     const char *const *names = lua_touserdata(L, 1);
-    const char *file = lua_tostring(L, 2);
+    const char *file = lua_touserdata(L, 2);
     for (; names && *names; names++) {
         if (lua_getfield(L, 3, *names) != LUA_TFUNCTION) {
             lua_pop(L, 1);
@@ -549,7 +966,8 @@ static int call_fields(lua_State *L)
         lua_pushvalue(L, -2);            // f list f
         lua_pushvalue(L, -2);            // f list f list
         lua_pushcclosure(L, collect, 1); // f list f add
-        lua_call(L, 1, 1);               // f list ret
+        box_begin(L, KS_LUA_LOAD_BUDGET);
+        lua_call(L, 1, 1); // f list ret
         if (lua_type(L, -1) == LUA_TTABLE) {
             lua_Integer have = luaL_len(L, -2), n = luaL_len(L, -1);
             for (lua_Integer i = 1; i <= n; i++) {
@@ -570,83 +988,25 @@ static int call_fields(lua_State *L)
 int ks_luatab_load_calling(const char *file, const char *lua_dirs, const char *const *calls,
                            struct ks_luatab **out, char *err, size_t len)
 {
-    *out = NULL;
-    char *text = read_text(file);
-    if (!text) {
-        snprintf(err, len, "%s: cannot read the file", file);
-        return KS_EINVAL;
-    }
-    struct conv c = {.file = file, .lua_dirs = lua_dirs, .root = ks_luatab_new(NULL, KS_LUATAB_OTHER, file)};
-    lua_State *L = c.root ? luaL_newstate() : NULL;
-    if (!L) {
-        free(text);
-        ks_luatab_free(c.root);
-        snprintf(err, len, "%s: out of memory", file);
-        return KS_ENOMEM;
-    }
-    lua_pushcfunction(L, msghandler);
-    int h = lua_gettop(L);
-    lua_pushcfunction(L, setup);
-    lua_pushlightuserdata(L, &c);
-    int rc = lua_pcall(L, 1, 0, h);
-    if (rc == LUA_OK && (rc = luaL_loadfilex(L, file, "t")) == LUA_OK)
-        rc = lua_pcall(L, 0, 1, h);
-    int st = KS_OK, table = h + 1;
-    if (rc == LUA_OK && !lua_istable(L, table)) {
-        snprintf(err, len, "%s: the file returns %s; expected a table (end it with `return { ... }`)", file,
-                 lua_isnoneornil(L, table) ? "nothing" : luaL_typename(L, table));
-        st = KS_EINVAL;
-    }
-    if (rc == LUA_OK && st == KS_OK) {
-        lua_pushcfunction(L, call_fields);
-        lua_pushlightuserdata(L, (void *)calls);
-        lua_pushstring(L, file);
-        lua_pushvalue(L, table);
-        rc = lua_pcall(L, 3, 0, h);
-    }
-    if (rc == LUA_OK && st == KS_OK) {
-        lua_pushcfunction(L, convert);
-        lua_pushlightuserdata(L, &c);
-        lua_pushvalue(L, table);
-        if (lua_pcall(L, 2, 0, h) != LUA_OK || c.oom) {
-            snprintf(err, len, "%s: out of memory while reading the table", file);
-            st = KS_ENOMEM;
-        }
-    }
-    if (rc != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
-        snprintf(err, len, "%s", msg ? msg : "unknown Lua error");
-        st = rc == LUA_ERRMEM ? KS_ENOMEM : KS_EINVAL;
-    }
-    lua_close(L);
-    if (st == KS_OK) {
-        struct linemap m = {0};
-        scan_lines(text, &m);
-        char path[1024] = "";
-        if (!m.oom)
-            place(c.root, path, 0, sizeof path, &m);
-        linemap_fini(&m);
-        *out = c.root;
-    } else {
-        ks_luatab_free(c.root);
-    }
-    free(text);
-    return st;
+    static const char *const none[] = {NULL};
+    return load(file, lua_dirs, calls ? calls : none, out, err, len);
 }
 
 // ---- a function kept alive ------------------------------------------------
 
 struct ks_luafn {
     lua_State *L;
-    int fn, arg; // registry references: the function, the table it is called with
-    int handler; // registry reference: the message handler
+    struct box box; // L's allocator data: it does not move
+    int fn, arg;    // registry references: the function, the table it is called with
 };
 
 // Under lua_pcall: walks the returned table (at 1) along the dotted path
-// (lightuserdata at 2) and leaves the value found on the stack.
+// (lightuserdata at 2), and keeps the value found and the argument table in
+// the registry (their references in the ks_luafn at 3).
 static int find_path(lua_State *L)
 {
     const char *path = lua_touserdata(L, 2);
+    struct ks_luafn *f = lua_touserdata(L, 3);
     lua_pushvalue(L, 1);
     while (*path) {
         size_t k = strcspn(path, ".");
@@ -657,51 +1017,47 @@ static int find_path(lua_State *L)
         lua_remove(L, -2);
         path += k + (path[k] == '.');
     }
-    return 1;
+    if (!lua_isfunction(L, -1)) {
+        lua_pushstring(L, luaL_typename(L, -1));
+        return 1;
+    }
+    f->fn = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L);
+    f->arg = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
 }
 
-struct ks_luafn *ks_luafn_load(const char *file, const char *lua_dirs, const char *path, char *err, size_t len)
+struct ks_luafn *ks_luafn_load(const char *file, const char *lua_dirs, const char *path, uint64_t seed, char *err,
+                               size_t len)
 {
     struct ks_luafn *f = calloc(1, sizeof *f);
-    lua_State *L = f ? luaL_newstate() : NULL;
+    lua_State *L = f ? box_open(&f->box, file, lua_dirs) : NULL;
     if (!L) {
         free(f);
         snprintf(err, len, "%s: out of memory", file);
         return NULL;
     }
     f->L = L;
-    struct conv c = {.file = file, .lua_dirs = lua_dirs};
-    lua_pushcfunction(L, msghandler);
-    int h = lua_gettop(L);
-    lua_pushcfunction(L, setup);
-    lua_pushlightuserdata(L, &c);
-    int rc = lua_pcall(L, 1, 0, h);
-    if (rc == LUA_OK)
-        rc = luaL_loadfilex(L, file, "t");
-    if (rc == LUA_OK)
-        rc = lua_pcall(L, 0, 1, h);
+    int rc = run_file(L, file, seed);
     if (rc == LUA_OK) {
         lua_pushcfunction(L, find_path);
         lua_insert(L, -2);
         lua_pushlightuserdata(L, (void *)path);
-        rc = lua_pcall(L, 2, 1, h);
+        lua_pushlightuserdata(L, f);
+        rc = lua_pcall(L, 3, 1, 1);
     }
     if (rc != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
-        snprintf(err, len, "%s: %s: %s", file, path, msg ? msg : "unknown Lua error");
+        char why[1024];
+        box_error(L, rc, why, sizeof why);
+        snprintf(err, len, "%s: %s: %s", file, path, why);
         ks_luafn_free(f);
         return NULL;
     }
-    if (!lua_isfunction(L, -1)) {
-        snprintf(err, len, "%s: %s is a %s, not a function", file, path, luaL_typename(L, -1));
+    if (!lua_isnil(L, -1)) {
+        snprintf(err, len, "%s: %s is a %s, not a function", file, path, lua_tostring(L, -1));
         ks_luafn_free(f);
         return NULL;
     }
-    f->fn = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_newtable(L);
-    f->arg = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_pushvalue(L, h);
-    f->handler = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_settop(L, 0);
     return f;
 }
@@ -723,6 +1079,7 @@ static int invoke(lua_State *L)
         lua_pushnumber(L, c->values[i]);
         lua_setfield(L, -2, c->names[i]);
     }
+    box_begin(L, KS_LUA_CALL_BUDGET);
     lua_call(L, 1, 1);
     return 1;
 }
@@ -732,15 +1089,14 @@ int ks_luafn_call(struct ks_luafn *f, const char *const *names, const double *va
 {
     lua_State *L = f->L;
     struct call c = {.f = f, .names = names, .values = values, .n = n};
-    lua_rawgeti(L, LUA_REGISTRYINDEX, f->handler);
+    lua_settop(L, 0);
+    lua_pushcfunction(L, msghandler);
     lua_pushcfunction(L, invoke);
     lua_pushlightuserdata(L, &c);
     int rc = lua_pcall(L, 1, 1, 1);
     int st = KS_OK;
     if (rc != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
-        snprintf(err, len, "%s", msg ? msg : "unknown Lua error");
-        st = rc == LUA_ERRMEM ? KS_ENOMEM : KS_EINVAL;
+        st = box_error(L, rc, err, len);
     } else if (!lua_isnumber(L, -1)) {
         snprintf(err, len, "the function returned a %s; expected a number", luaL_typename(L, -1));
         st = KS_EINVAL;
@@ -756,6 +1112,6 @@ void ks_luafn_free(struct ks_luafn *f)
     if (!f)
         return;
     if (f->L)
-        lua_close(f->L);
+        box_close(f->L);
     free(f);
 }

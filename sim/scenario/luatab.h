@@ -6,6 +6,23 @@
 // tree of struct ks_luatab nodes that owns all its memory, and the Lua state
 // is closed before ks_luatab_load returns.
 //
+// The sandbox, as Redis runs user scripts: every file runs with only the base
+// library (without dofile and loadfile; load takes text chunks only; print
+// writes to stderr), string (without dump), table, math and utf8. There is no
+// io, os, debug, package or coroutine: naming one is an error that says so.
+// require loads only kvstrata's helpers (NAME.lua in lua_dirs), and include
+// "FILE.lua" runs another file, named relative to the folder of the file that
+// calls it, and returns its value. math.random is seeded (KS_LUA_SEED when
+// loading a file; the run's seed for a kept function), so runs repeat. Each
+// call into Lua (running the file, a sweep's points function, one call of a
+// kept function) has an instruction budget, and each state a memory cap; a
+// call that exceeds one fails with "instruction budget of N exhausted" or
+// "memory cap of N MB exceeded", naming the file (and the line).
+//
+// The table walk refuses a table that contains itself, and tables nested more
+// than KS_LUATAB_MAX_DEPTH deep, as FILE:LINE: path: reason (the line of the
+// nearest field above the culprit that the text writes).
+//
 // Lines: each node carries the line where its field is written, found by
 // scanning the file's text for `name =` inside table constructors under the
 // parent's key (comments and strings skipped): a field at path a.b.c is
@@ -17,6 +34,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+// Sandbox limits (README: "The Lua sandbox"), far above what shipped files
+// use: each runs in under a thousand instructions and 40 KB; a policy call
+// takes tens of instructions. 10^8 instructions take about 0.3 s.
+#define KS_LUA_MEM_CAP (256u << 20)         // bytes a Lua state may hold
+#define KS_LUA_LOAD_BUDGET 100000000LL      // instructions: running a file, or a sweep's points function
+#define KS_LUA_CALL_BUDGET 1000000LL        // instructions: one call of a kept function (cache.evict...)
+#define KS_LUA_SEED 1                       // math.random's seed while a file is loaded
+enum { KS_LUATAB_MAX_DEPTH = 64 };          // tables nested deeper are refused
 
 enum ks_luatab_type {
     KS_LUATAB_BOOL,
@@ -40,12 +66,13 @@ struct ks_luatab {
     char *source, *kind;            // profile figures: where the figure comes from; NULL otherwise
 };
 
-// Runs `file` (text chunks only) with the standard libraries and with
-// `lua_dirs` (';'-separated directories, may be NULL) searched first by
-// require, and converts the table it returns into *out (the caller frees it
-// with ks_luatab_free). Returns KS_OK, KS_EINVAL with the Lua message (and
-// its traceback) in err for a file that cannot be read, does not compile,
-// fails, or returns no table, or KS_ENOMEM.
+// Runs `file` (text chunks only) in the sandbox, with `lua_dirs`
+// (';'-separated directories, may be NULL) searched by require, and converts
+// the table it returns into *out (the caller frees it with ks_luatab_free).
+// Returns KS_OK, KS_EINVAL with the Lua message (and its traceback) in err
+// for a file that cannot be read, does not compile, fails, runs out of its
+// budget or memory cap, or returns no table (or a table the walk refuses), or
+// KS_ENOMEM.
 int ks_luatab_load(const char *file, const char *lua_dirs, struct ks_luatab **out, char *err, size_t len);
 
 // As ks_luatab_load, and before the table is converted, each top-level
@@ -78,9 +105,11 @@ const char *ks_luatab_type_name(const struct ks_luatab *t);
 // lua_pcall: a Lua error becomes a status and a message, never a longjmp.
 struct ks_luafn;
 
-// Runs `file` as ks_luatab_load does and keeps the function at the dotted
-// `path` of the table it returns. NULL with the reason in err.
-struct ks_luafn *ks_luafn_load(const char *file, const char *lua_dirs, const char *path, char *err, size_t len);
+// Runs `file` as ks_luatab_load does, with math.random seeded with `seed`,
+// and keeps the function at the dotted `path` of the table it returns. NULL
+// with the reason in err. Each call has KS_LUA_CALL_BUDGET instructions.
+struct ks_luafn *ks_luafn_load(const char *file, const char *lua_dirs, const char *path, uint64_t seed, char *err,
+                               size_t len);
 
 // Calls the function with one table argument whose fields names[i] hold
 // values[i] (the same table each call: the function must not keep it) and

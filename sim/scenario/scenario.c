@@ -61,6 +61,38 @@ struct field {
     int figure;                 // a platform figure: the profile may give it
 };
 
+// Bounds a run would refuse later (or never reach), checked at load so that
+// `scenario check` refuses what `run` refuses, with the reason.
+// duration: SimGrid keeps time in a double and times events to 1 ns
+// (precision/timing); up to 30 days a double still resolves 0.6 ns, and a
+// longer run (1e308 s never ends) is better made of shorter ones. A run under
+// 1 ms ends before one decode step of the models kvstrata simulates
+// (0.27 ms for the smallest test model, milliseconds for real ones), so it
+// would report zeros as measurements.
+#define DURATION_MIN 1e-3
+#define DURATION_MAX (30 * 86400.0)
+#define DURATION_WHY "a run lasts from 1 ms, about one decode step, to 30 days, while SimGrid's clock resolves 1 ns"
+// The simulated platform (sim/engine/platform.c, ks_platform_check) and the
+// cache manager (sim/cache/cache.c, check_params) refuse larger values.
+#define PLATFORM_MAX_NODES 100000
+#define PLATFORM_MAX_GPUS 1024 // per node
+#define PLATFORM_MAX_SSDS 1024 // per node, when L3 is on SSD
+#define PREFETCH_MAX 1024      // blocks per miss
+#define PLATFORM_WHY "the simulated platform holds at most 100000 nodes, 1024 GPUs and 1024 SSDs per node"
+
+// Bounds with a reason, beyond a field's own `positive` and `max`.
+struct bound {
+    const char *path;
+    double min, max; // inclusive, in base units; 0 = none
+    const char *why; // shown with a refusal
+};
+static const struct bound bounds[] = {
+    {"duration", DURATION_MIN, DURATION_MAX, DURATION_WHY},
+    {"platform.nodes", 0, PLATFORM_MAX_NODES, PLATFORM_WHY},
+    {"platform.gpus_per_node", 0, PLATFORM_MAX_GPUS, PLATFORM_WHY},
+    {"cache.prefetch_window", 0, PREFETCH_MAX, "the cache manager prefetches at most 1024 neighbours of a miss"},
+};
+
 // The cluster network's shape. The platform (sim/engine/platform.h) joins the nodes'
 // NICs through one non-blocking core, which is what a single switch (star) and
 // a full-bisection fat tree give; oversubscribed or direct topologies (torus,
@@ -372,10 +404,20 @@ static struct ks_luatab *set_value(const char *key, const char *v)
     size_t digits = strspn(v + (*v == '-'), "0123456789");
     char *end = NULL;
     double d = strtod(v, &end);
-    if (*v && digits && digits == strlen(v + (*v == '-')) && digits < 18) {
+    int whole = *v && digits && digits == strlen(v + (*v == '-'));
+    errno = 0;
+    long long i = whole ? strtoll(v, NULL, 10) : 0;
+    if (whole && errno == 0) {
         n->type = KS_LUATAB_INT;
-        n->i = strtoll(v, NULL, 10);
+        n->i = i;
         n->d = (double)n->i;
+    } else if (whole) {
+        // beyond int64 (a seed up to 2^64 - 1): kept as its text, which the
+        // field's reader parses exactly or refuses as too large
+        if (!(n->s = strdup(v))) {
+            ks_luatab_free(n);
+            return NULL;
+        }
     } else if (*v && end && *end == '\0' && isfinite(d) && strspn(v, "+-.0123456789eE") == strlen(v)) {
         n->type = KS_LUATAB_REAL;
         n->d = d;
@@ -398,6 +440,15 @@ static void apply_set(struct ctx *x, const char *arg)
         return;
     }
     snprintf(path, sizeof path, "%.*s", (int)(eq - arg), arg);
+    if (!settable(path) && is_table(path, 0)) {
+        const char *example = NULL;
+        size_t pl = strlen(path);
+        for (size_t i = 0; i < N_FIELDS && !example; i++)
+            if (strncmp(fields[i].path, path, pl) == 0 && fields[i].path[pl] == '.')
+                example = fields[i].path;
+        report(x, "--set", 0, path, "is a table, not a value; set one of its fields (e.g. --set %s=...)", example);
+        return;
+    }
     if (!settable(path)) {
         char hint[PATH_MAX_LEN + 32] = "", parent[PATH_MAX_LEN];
         const char *dot = strrchr(path, '.');
@@ -672,7 +723,10 @@ static int get_u64(struct ctx *x, const struct ks_luatab *n, const char *label, 
                 *out = (uint64_t)n->d;
                 return 0;
             }
-            snprintf(why, sizeof why, "%g is too large to be exact; write it as an integer", n->d);
+            snprintf(why, sizeof why,
+                     "%g is too large to be exact; write it as an integer (a string such as \"18446744073709551615\" "
+                     "above 2^63 - 1)",
+                     n->d);
         }
     } else if (n->type == KS_LUATAB_STRING) {
         if (ks_units_parse_u64(n->s, unit, out, why, sizeof why) == 0)
@@ -712,6 +766,16 @@ static int in_range(struct ctx *x, const struct field *f, const struct ks_luatab
     if (f->positive && v <= 0) {
         REPORT_AT(x, n, label, "must be more than 0");
         return -1;
+    }
+    for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+        const struct bound *b = &bounds[i];
+        if (strcmp(b->path, f->path) != 0)
+            continue;
+        if ((b->min > 0 && v < b->min) || (b->max > 0 && v > b->max)) {
+            ks_units_format(v < b->min ? b->min : b->max, f->unit, buf, sizeof buf);
+            REPORT_AT(x, n, label, "must be at %s %s (%s)", v < b->min ? "least" : "most", buf, b->why);
+            return -1;
+        }
     }
     if (f->max > 0 && v > f->max) {
         ks_units_format(f->max, f->unit == KS_UNIT_BYTES && f->type == T_AMOUNT ? KS_UNIT_FRACTION : f->unit, buf,
@@ -1286,7 +1350,9 @@ uint64_t ks_scenario_step_blocks(const struct ks_scenario *s)
 //   explicit largest prompt + output is at most model.max_context;
 //   lognormal and normal without max are clamped at model.max_context;
 // - block_size and shared_prefix.tokens are at most model.max_context;
-// - model.q_heads is a multiple of model.kv_heads (grouped-query attention).
+// - model.q_heads is a multiple of model.kv_heads (grouped-query attention);
+// - with L3 on SSD, at most PLATFORM_MAX_SSDS drives per node (the platform's bound);
+// - cache.evict = "belady" needs sparse.policy = "trace" (the engine's rule).
 static void check_consistency(struct ctx *x)
 {
     struct ks_scenario *s = x->s;
@@ -1332,6 +1398,12 @@ static void check_consistency(struct ctx *x)
     s->platform.remote.present = nr == 3;
     if (s->cache.l3 == KS_L3_SSD && s->platform.ssd.count == 0)
         FAIL(x, "cache.l3", "L3 on SSD needs platform.ssd.count >= 1");
+    if (s->cache.l3 == KS_L3_SSD && s->platform.ssd.count > PLATFORM_MAX_SSDS)
+        FAIL(x, "platform.ssd.count", "%" PRIu32 " drives per node with L3 on SSD: %s", s->platform.ssd.count,
+             PLATFORM_WHY);
+    if (s->cache.evict == KS_EVICT_BELADY && s->sparse.policy != KS_SPARSE_TRACE)
+        FAIL(x, "cache.evict", "belady needs the future accesses, which only a replayed trace knows "
+                               "(sparse.policy = \"trace\")");
     if (s->cache.l3 == KS_L3_REMOTE && !s->platform.remote.present)
         FAIL(x, "cache.l3", "L3 in remote memory needs platform.remote = {bw, lat, bytes}");
     const struct ks_scenario_arrival *ar = &s->workload.arrival;

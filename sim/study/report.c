@@ -23,6 +23,7 @@
 
 #include "atomicfile.h"
 #include "fs.h"
+#include "h5read.h"
 #include "status.h"
 
 #define BINS 100
@@ -44,46 +45,24 @@ static int fail(char *err, size_t len, const char *file, const char *fmt, ...)
     return KS_EINVAL;
 }
 
-// Reads columns `names` of compound dataset `path` as doubles.
-static int read_cols(hid_t f, const char *path, const char *const *names, size_t k, struct table *t, const char *file,
-                     char *err, size_t len)
+// Reads columns `names` of compound dataset `path` as doubles, every size
+// checked against the file's (h5read.h).
+static int read_cols(hid_t f, const char *path, const char *const *names, size_t k, uint64_t bytes, struct table *t,
+                     const char *file, char *err, size_t len)
 {
     memset(t, 0, sizeof *t);
-    if (H5Lexists(f, path + 1, H5P_DEFAULT) <= 0)
-        return fail(err, len, file, "%s is missing (is it a kvstrata result file?)", path);
-    hid_t d = H5Dopen2(f, path, H5P_DEFAULT), ft = d < 0 ? -1 : H5Dget_type(d), sp = d < 0 ? -1 : H5Dget_space(d);
-    int rc = d < 0 || ft < 0 || sp < 0 ? fail(err, len, file, "%s cannot be opened", path) : KS_OK;
-    for (size_t i = 0; rc == KS_OK && i < k; i++)
-        if (H5Tget_member_index(ft, names[i]) < 0)
-            rc = fail(err, len, file, "%s has no field '%s'", path, names[i]);
-    hsize_t n = 0;
-    if (rc == KS_OK)
-        H5Sget_simple_extent_dims(sp, &n, NULL);
-    hid_t mt = -1;
-    if (rc == KS_OK) {
-        mt = H5Tcreate(H5T_COMPOUND, k * sizeof(double));
-        for (size_t i = 0; i < k; i++)
-            H5Tinsert(mt, names[i], i * sizeof(double), H5T_NATIVE_DOUBLE);
-        t->v = malloc((n ? n : 1) * k * sizeof(double));
-        if (!t->v)
-            rc = fail(err, len, file, "out of memory reading %s", path);
-        else if (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->v) < 0)
-            rc = fail(err, len, file, "%s cannot be read", path);
-    }
-    if (mt >= 0)
-        H5Tclose(mt);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (d >= 0)
-        H5Dclose(d);
-    if (rc != KS_OK) {
-        free(t->v);
-        t->v = NULL;
-        return rc;
-    }
-    t->n = (size_t)n;
+    struct ks_field fields[16];
+    if (k > sizeof fields / sizeof fields[0])
+        return fail(err, len, file, "%s: too many columns", path);
+    for (size_t i = 0; i < k; i++)
+        fields[i] = (struct ks_field){names[i], KS_F_F64, i * sizeof(double), NULL};
+    char why[512];
+    void *v = NULL;
+    size_t n = 0;
+    if (ks_h5read_table(f, path, fields, k, k * sizeof(double), bytes, &v, &n, why, sizeof why) != KS_OK)
+        return fail(err, len, file, "%s%s", why, strstr(why, " is missing") ? " (is it a kvstrata result file?)" : "");
+    t->v = v;
+    t->n = n;
     t->k = k;
     return KS_OK;
 }
@@ -106,22 +85,18 @@ static herr_t summary_row(hid_t loc, const char *name, const H5A_info_t *info, v
 {
     (void)info;
     FILE *f = ud;
-    hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t = H5Aget_type(a);
-    fprintf(f, "<tr><td>%s</td><td>", name);
-    if (H5Tget_class(t) == H5T_STRING && !H5Tis_variable_str(t)) {
-        size_t n = H5Tget_size(t);
-        char *s = calloc(n + 1, 1);
-        if (s && H5Aread(a, t, s) >= 0)
-            html_text(f, s);
-        free(s);
-    } else {
-        double v = 0;
-        if (H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0)
-            fprintf(f, "%.6g", v);
-    }
+    char text[1024], why[256];
+    double v = 0;
+    fputs("<tr><td>", f);
+    html_text(f, name);
+    fputs("</td><td>", f);
+    if (ks_h5read_attr_str(loc, name, text, sizeof text, why, sizeof why) == KS_OK)
+        html_text(f, text);
+    else if (ks_h5read_attr_num(loc, name, &v, why, sizeof why) == KS_OK)
+        fprintf(f, "%.6g", v);
+    else
+        fputs("(unreadable)", f);
     fputs("</td></tr>\n", f);
-    H5Tclose(t);
-    H5Aclose(a);
     return 0;
 }
 
@@ -183,8 +158,8 @@ static void script_end(FILE *g, const char *name, const char *plotcmd)
 
 static int bin_of(double t, double t_end)
 {
-    int b = t_end > 0 ? (int)(t / t_end * BINS) : 0;
-    return b < 0 ? 0 : b >= BINS ? BINS - 1 : b;
+    double x = t_end > 0 ? t / t_end * BINS : 0;
+    return !(x >= 0) ? 0 : x >= BINS ? BINS - 1 : (int)x; // NaN: the first bin
 }
 
 // The tables a run's report reads, and the end of its time axis.
@@ -488,16 +463,78 @@ static int write_index(const struct run_tables *x, const char *h5, const char *d
     return rc;
 }
 
+// Is `path` the partial file of a write that never finished (NAME.part-PID,
+// atomicfile.h)?
+static int is_partial(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    const char *p = strstr(base ? base + 1 : path, ".part-");
+    if (!p)
+        return 0;
+    p += strlen(".part-");
+    return *p && strspn(p, "0123456789") == strlen(p);
+}
+
+// Column c of t: whole numbers from 0 to below `below` (row indices, GPUs,
+// tiers), so that they index and convert safely.
+static int whole_below(const struct table *t, size_t c, double below, const char *tab, const char *col,
+                       const char *file, char *err, size_t len)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        double v = at(t, i, c);
+        if (!(v >= 0 && v < below && v == floor(v)))
+            return fail(err, len, file, "%s row %zu: %s is %g; it must be a whole number from 0 to %.0f", tab, i,
+                        col, v, below - 1);
+    }
+    return KS_OK;
+}
+
+// The values the plots index with or divide by.
+static int values_ok(const struct run_tables *x, const char *file, char *err, size_t len)
+{
+    double n_gpu = (double)x->tiers.n; // a GPU has a row per tier
+    int rc = whole_below(&x->tiers, 0, n_gpu, "/tiers", "gpu", file, err, len);
+    if (rc == KS_OK)
+        rc = whole_below(&x->tiers, 1, 3, "/tiers", "tier", file, err, len);
+    if (rc == KS_OK)
+        rc = whole_below(&x->steps, 1, 4294967296.0, "/steps", "gpu", file, err, len);
+    if (rc == KS_OK)
+        rc = whole_below(&x->ls, 1, (double)x->links.n, "/link_samples", "link", file, err, len);
+    for (size_t i = 0; rc == KS_OK && i < x->links.n; i++)
+        if (!(at(&x->links, i, 0) > 0 && isfinite(at(&x->links, i, 0))))
+            rc = fail(err, len, file, "/links row %zu: bandwidth is %g; it must be a positive number", i,
+                      at(&x->links, i, 0));
+    return rc;
+}
+
+// A result is complete when its writer finished: runfile.c writes the root
+// attribute `complete` = 1 after everything else.
+static int complete(hid_t f, const char *file, char *err, size_t len)
+{
+    int64_t v = 0;
+    char why[256];
+    if (ks_h5read_attr_int(f, "complete", &v, why, sizeof why) != KS_OK)
+        return fail(err, len, file, "an incomplete result: attribute /complete %s (the run that wrote it did not "
+                    "finish, or wrote it before this check existed); rerun it", why);
+    if (v != 1)
+        return fail(err, len, file, "an incomplete result: attribute /complete is %lld, not 1; rerun it",
+                    (long long)v);
+    return KS_OK;
+}
+
 int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *err, size_t len)
 {
     if (!gnuplot)
         gnuplot = "gnuplot";
+    if (is_partial(h5))
+        return fail(err, len, h5, "a partial file (NAME.part-PID) left by a write that never finished, not a "
+                    "result; remove it and rerun");
     struct run_tables x = {0};
-    hid_t f;
-    H5E_BEGIN_TRY { f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT); }
-    H5E_END_TRY;
+    uint64_t bytes = 0;
+    char why[512];
+    hid_t f = ks_h5read_open(h5, &bytes, why, sizeof why);
     if (f < 0)
-        return fail(err, len, h5, "cannot be opened as an HDF5 file");
+        return fail(err, len, h5, "%s", why);
     x.f = f;
     int rc = KS_OK;
     static const char *const req_cols[] = {"generated", "tpot_mean", "tpot_max"};
@@ -506,19 +543,19 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
     static const char *const tier_cols[] = {"gpu", "tier", "capacity"};
     static const char *const link_cols[] = {"bandwidth", "bytes"};
     static const char *const ls_cols[] = {"t", "link", "bytes"};
-    H5E_BEGIN_TRY
-    {
-        rc = read_cols(f, "/requests", req_cols, 3, &x.req, h5, err, len);
-        if (rc == KS_OK)
-            rc = read_cols(f, "/steps", step_cols, 12, &x.steps, h5, err, len);
-        if (rc == KS_OK)
-            rc = read_cols(f, "/tiers", tier_cols, 3, &x.tiers, h5, err, len);
-        if (rc == KS_OK)
-            rc = read_cols(f, "/links", link_cols, 2, &x.links, h5, err, len);
-        if (rc == KS_OK)
-            rc = read_cols(f, "/link_samples", ls_cols, 3, &x.ls, h5, err, len);
-    }
-    H5E_END_TRY;
+    rc = read_cols(f, "/requests", req_cols, 3, bytes, &x.req, h5, err, len);
+    if (rc == KS_OK)
+        rc = read_cols(f, "/steps", step_cols, 12, bytes, &x.steps, h5, err, len);
+    if (rc == KS_OK)
+        rc = read_cols(f, "/tiers", tier_cols, 3, bytes, &x.tiers, h5, err, len);
+    if (rc == KS_OK)
+        rc = read_cols(f, "/links", link_cols, 2, bytes, &x.links, h5, err, len);
+    if (rc == KS_OK)
+        rc = read_cols(f, "/link_samples", ls_cols, 3, bytes, &x.ls, h5, err, len);
+    if (rc == KS_OK)
+        rc = complete(f, h5, err, len);
+    if (rc == KS_OK)
+        rc = values_ok(&x, h5, err, len);
     // the folders only once the result reads: a bad input leaves nothing behind
     if (rc == KS_OK) {
         char plots_dir[4096], data[4096];

@@ -3,13 +3,21 @@
 // The summary's keys are the same on stdout (text or --json) and as the
 // attributes of /summary in the result file; /requests holds one record per
 // request. The result is written whole or not at all (results.h).
+//
+// A figure that was not measured (a quantile or mean of an empty histogram:
+// no request reached its first token, or a second one) is null in JSON and
+// NaN in the file, never 0, so it cannot pass for a measurement. The seed
+// is an identifier, not a figure: it is kept exact (a JSON integer and an
+// integer attribute up to 2^63 - 1, a decimal string above).
 
 #include "runfile.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "json.h"
 #include "results.h"
@@ -85,12 +93,94 @@ static double ratio(double a, double b)
     return b > 0 ? a / b : 0;
 }
 
+// A histogram's figure, NaN (null in JSON) when it holds no value.
+static double measured(const struct ks_hist *h, double v)
+{
+    return h && h->count ? v : NAN;
+}
+
+static double hist_quantile(const struct ks_hist *h, double q)
+{
+    return measured(h, h ? ks_hist_quantile(h, q) : 0);
+}
+
+static double hist_mean(const struct ks_hist *h)
+{
+    return measured(h, h ? ks_hist_mean(h) : 0);
+}
+
+static void seed_figure(struct ks_run_summary *s, uint64_t seed)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%" PRIu64, seed);
+    json_t *v = seed <= INT64_MAX ? json_integer((json_int_t)seed) : json_string(text);
+    s->err |= json_object_set_new(s->fig, "seed", v);
+    s->err |= ks_json_set_str(s->notes, "seed", "random seed (exact; a string above 2^63 - 1)");
+}
+
+// The scenario's objectives, in the order they are shown.
+struct objective {
+    const char *name; // the figure it bounds, and slo.NAME
+    double limit;     // seconds; 0: not set
+    double value;     // the run's figure; NaN: not measured
+};
+
+// slo_NAME (the objective) and slo_margin_NAME ((limit - value) / limit:
+// >= 0 met, < 0 missed, null not measured) for every objective set; then
+// slo_met, true only when every objective is measured and met and the run
+// produced a token; and slo_missed, what failed ("none" when nothing did).
+static void slo_verdict(struct ks_run_summary *s, const struct ks_scenario *sc, const struct ks_run_result *r)
+{
+    const struct objective obj[] = {
+        {"tpot_p99", sc->slo.tpot_p99, hist_quantile(r->tpot, 0.99)},
+        {"tpot_mean", sc->slo.tpot_mean, hist_mean(r->tpot)},
+        {"ttft_p99", sc->slo.ttft_p99, hist_quantile(r->ttft, 0.99)},
+    };
+    enum { N_OBJ = sizeof obj / sizeof obj[0] };
+    int any = 0;
+    for (int i = 0; i < N_OBJ; i++)
+        any |= obj[i].limit > 0;
+    if (!any)
+        return;
+    char missed[512] = "", key[64];
+    size_t used = 0;
+    int met = 1;
+    if (r->tokens == 0) {
+        met = 0;
+        used += (size_t)snprintf(missed, sizeof missed, "no output token");
+    }
+    for (int i = 0; i < N_OBJ; i++) {
+        if (!(obj[i].limit > 0))
+            continue;
+        double margin = (obj[i].limit - obj[i].value) / obj[i].limit; // NaN when not measured
+        snprintf(key, sizeof key, "slo_%s", obj[i].name);
+        num(s, key, obj[i].limit, "objective, seconds");
+        snprintf(key, sizeof key, "slo_margin_%s", obj[i].name);
+        num(s, key, margin, "(objective - measured) / objective: >= 0 met, < 0 missed, null not measured");
+        if (margin >= 0)
+            continue;
+        met = 0;
+        char one[128];
+        if (isnan(margin))
+            snprintf(one, sizeof one, "%s (not measured)", obj[i].name);
+        else
+            snprintf(one, sizeof one, "%s (margin %.1f%%)", obj[i].name, 100 * margin);
+        if (used < sizeof missed)
+            used += (size_t)snprintf(missed + used, sizeof missed - used, "%s%s", used ? ", " : "", one);
+    }
+    s->err |= ks_json_set_bool(s->fig, "slo_met", met);
+    s->err |= ks_json_set_str(s->notes, "slo_met",
+                              "every objective set is measured and met, and the run produced a token");
+    s->err |= ks_json_set_str(s->fig, "slo_missed", met ? "none" : missed);
+    s->err |= ks_json_set_str(s->notes, "slo_missed", "the objectives missed, with their margins");
+}
+
 void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, const struct ks_run_result *r)
 {
     const struct ks_cache_stats *c = &r->cache;
     s->err |= ks_json_set_str(s->fig, "name", sc->name);
     s->err |= ks_json_set_str(s->notes, "name", "scenario");
-    num(s, "seed", (double)sc->seed, "random seed");
+    seed_figure(s, sc->seed);
     num(s, "sim_time", r->sim_time, "seconds simulated");
     num(s, "requests_arrived", (double)r->arrived, "requests released by the router");
     num(s, "requests_admitted", (double)r->admitted, "requests that started decoding");
@@ -98,12 +188,12 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     num(s, "tokens", (double)r->tokens, "output tokens produced");
     num(s, "throughput_tokens", ratio((double)r->tokens, r->sim_time), "output tokens per simulated second");
     num(s, "throughput_requests", ratio((double)r->finished, r->sim_time), "finished requests per simulated second");
-    num(s, "ttft_mean", ks_hist_mean(r->ttft), "seconds from arrival to first token, mean");
-    num(s, "ttft_p50", ks_hist_quantile(r->ttft, 0.5), "seconds");
-    num(s, "ttft_p99", ks_hist_quantile(r->ttft, 0.99), "seconds");
-    num(s, "tpot_mean", ks_hist_mean(r->tpot), "seconds per output token after the first, mean");
-    num(s, "tpot_p50", ks_hist_quantile(r->tpot, 0.5), "seconds");
-    num(s, "tpot_p99", ks_hist_quantile(r->tpot, 0.99), "seconds");
+    num(s, "ttft_mean", hist_mean(r->ttft), "seconds from arrival to first token, mean (null: none measured)");
+    num(s, "ttft_p50", hist_quantile(r->ttft, 0.5), "seconds");
+    num(s, "ttft_p99", hist_quantile(r->ttft, 0.99), "seconds");
+    num(s, "tpot_mean", hist_mean(r->tpot), "seconds per output token after the first, mean (null: none measured)");
+    num(s, "tpot_p50", hist_quantile(r->tpot, 0.5), "seconds");
+    num(s, "tpot_p99", hist_quantile(r->tpot, 0.99), "seconds");
     double acc = (double)c->accesses;
     num(s, "hit_rate_l1", ratio((double)c->found[KS_L1], acc), "block accesses that found the block in L1");
     num(s, "hit_rate_l2", ratio((double)c->found[KS_L2], acc), "block accesses that found it in L2");
@@ -126,11 +216,7 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     num(s, "kv_sent_bytes", (double)r->kv_sent, "prompt KV bytes the prefill pool sent (disaggregated)");
     num(s, "copy_bandwidth", ratio((double)r->copy_bytes, r->copy_seconds),
         "bytes/s a migration batch achieved while it ran (bytes over lane time, all batches)");
-    if (sc->slo.tpot_p99 > 0) {
-        num(s, "slo_tpot_p99", sc->slo.tpot_p99, "objective, seconds");
-        s->err |= json_object_set_new(s->fig, "slo_met", json_boolean(ks_hist_quantile(r->tpot, 0.99) <= sc->slo.tpot_p99));
-        s->err |= ks_json_set_str(s->notes, "slo_met", "tpot_p99 <= slo_tpot_p99");
-    }
+    slo_verdict(s, sc, r);
     num(s, "wall_s", r->wall_s, "wall-clock seconds the simulation took");
 }
 
@@ -151,6 +237,10 @@ int ks_run_write(const char *path, const struct ks_run_summary *s, const struct 
             st = ks_results_attr_str(h, "/summary", key, json_string_value(v));
         else if (json_is_boolean(v))
             st = ks_results_attr_int(h, "/summary", key, json_is_true(v));
+        else if (json_is_integer(v) && strcmp(key, "seed") == 0) // an identifier: exact
+            st = ks_results_attr_int(h, "/summary", key, (int64_t)json_integer_value(v));
+        else if (json_is_null(v)) // not measured
+            st = ks_results_attr_num(h, "/summary", key, NAN);
         else
             st = ks_results_attr_num(h, "/summary", key, json_number_value(v));
     }
@@ -177,7 +267,8 @@ int ks_run_write(const char *path, const struct ks_run_summary *s, const struct 
         ks_results_append(steps, r->samples, r->n_samples) != KS_OK ||
         ks_results_append(tiers, r->tiers, r->n_tiers) != KS_OK ||
         ks_results_append(links, r->links, r->n_links) != KS_OK ||
-        ks_results_append(ls, r->link_samples, r->n_link_samples) != KS_OK) {
+        ks_results_append(ls, r->link_samples, r->n_link_samples) != KS_OK ||
+        ks_results_attr_int(h, "/", "complete", 1) != KS_OK) { // last: a file without it is incomplete
         ks_results_abort(h); // the reason is in err
         return KS_EIO;
     }

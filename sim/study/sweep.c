@@ -32,6 +32,8 @@
 // plain C over the converted tree, which holds no Lua state.
 #include "sweep.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +66,7 @@ struct build {
     size_t len;
     int st; // KS_OK until the first error
     struct ks_sweep *s;
+    uint32_t base_hash; // FNV-1a of the base scenario's bytes
 };
 
 static int bad(struct build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -299,6 +302,28 @@ static uint32_t fnv1a(uint32_t h, const char *s)
     }
 }
 
+static uint32_t fnv1a_bytes(uint32_t h, const void *v, size_t n)
+{
+    for (const unsigned char *p = v; n--; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+// The hash of a file's bytes (the base scenario), continuing h; -1 when it
+// cannot be read.
+static int hash_file(const char *path, uint32_t *h)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    unsigned char buf[8192];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;)
+        *h = fnv1a_bytes(*h, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    return bad ? -1 : 0;
+}
+
 // Adds a point made of the fixed sets and the given choices (NULL entries
 // skipped) to the sweep.
 static void add_point(struct build *b, const struct strv *fixed, struct choice **parts, size_t n_parts)
@@ -322,7 +347,7 @@ static void add_point(struct build *b, const struct strv *fixed, struct choice *
         oom(b);
         return;
     }
-    uint32_t h = fnv1a(2166136261u, s->base_as_written);
+    uint32_t h = fnv1a(b->base_hash, s->base_as_written);
     for (size_t i = 0; i < fixed->n; i++)
         if ((p->sets[p->n_sets++] = copy_str(fixed->v[i])))
             h = fnv1a(h, fixed->v[i]);
@@ -509,6 +534,24 @@ static char *stem(const char *file)
     return s;
 }
 
+// A seed from the sweep file: a Lua integer >= 0, or a string of digits up
+// to 2^64 - 1 (Lua integers stop at 2^63 - 1). 0, or -1 when it is neither.
+static int seed_of(const struct ks_luatab *n, uint64_t *out)
+{
+    if (n->type == KS_LUATAB_INT && n->i >= 0) {
+        *out = (uint64_t)n->i;
+        return 0;
+    }
+    if (n->type != KS_LUATAB_STRING || !n->s[0] || n->s[strspn(n->s, "0123456789")] || strlen(n->s) > 20)
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(n->s, NULL, 10);
+    if (errno != 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 // The sweep's `seeds` list (sd, may be NULL): a choice per seed, none on a
 // field that an axis sweeps already.
 static void read_seeds(struct build *b, const struct ks_luatab *sd, const struct axis *axes, size_t n_axes,
@@ -529,14 +572,22 @@ static void read_seeds(struct build *b, const struct ks_luatab *sd, const struct
         if (b->st == KS_OK && !(seeds = calloc(n_seeds, sizeof *seeds)))
             oom(b);
         for (size_t i = 0; i < n_seeds && b->st == KS_OK; i++) {
-            if (sv[i]->type != KS_LUATAB_INT || sv[i]->i < 0) {
-                bad(b, "seeds[%zu]: expected a whole number >= 0, not a %s", i + 1, ks_luatab_type_name(sv[i]));
+            uint64_t seed;
+            if (seed_of(sv[i], &seed) != 0) {
+                bad(b, "seeds[%zu]: expected a whole number from 0 to 2^64 - 1 (a string above 2^63 - 1), not %s%s",
+                    i + 1, sv[i]->type == KS_LUATAB_STRING ? "" : "a ",
+                    sv[i]->type == KS_LUATAB_STRING ? sv[i]->s : ks_luatab_type_name(sv[i]));
                 break;
             }
-            flatten(b, sv[i], "seed", "seeds", &seeds[i].sets);
-            char num[32];
-            snprintf(num, sizeof num, "%lld", (long long)sv[i]->i);
-            choice_col(b, &seeds[i], "seed", copy_str(num), 1);
+            char num[32], set[40];
+            snprintf(num, sizeof num, "%" PRIu64, seed);
+            snprintf(set, sizeof set, "seed=%s", num);
+            if (strv_push(&seeds[i].sets, set) != KS_OK) {
+                oom(b);
+                break;
+            }
+            // exact as a number up to 2^53; a text column above, so that no seed is rounded
+            choice_col(b, &seeds[i], "seed", copy_str(num), seed <= (UINT64_C(1) << 53));
         }
         free(sv);
     }
@@ -629,7 +680,8 @@ static void expand(struct build *b, const struct ks_luatab *root)
         oom(b);
         return;
     }
-    if (access(s->base, R_OK) != 0) {
+    b->base_hash = 2166136261u;
+    if (access(s->base, R_OK) != 0 || hash_file(s->base, &b->base_hash) != 0) {
         bad(b, "base: cannot read %s", s->base);
         return;
     }
@@ -729,7 +781,34 @@ static void append(char *err, size_t len, size_t *k, const char *indent, const c
     }
 }
 
-int ks_sweep_check(const struct ks_sweep *s, size_t max_points, char *err, size_t len)
+static int hash_item(const struct ks_scenario_item *it, void *ud)
+{
+    uint32_t *h = ud;
+    *h = fnv1a(fnv1a(*h, it->path), it->text);
+    if (it->is_number)
+        *h = fnv1a_bytes(*h, &it->number, sizeof it->number);
+    return 0;
+}
+
+// The point's id from what it resolves to: its settings' hash (the id so
+// far) continued over every field's value and the profile's measured tables,
+// so that a change of the profile, of a helper the base requires, or of
+// anything else the point resolves to gives it a new id.
+static void resolved_id(struct ks_sweep_point *p, const struct ks_scenario *sc)
+{
+    uint32_t h = fnv1a(2166136261u, p->id);
+    ks_scenario_foreach(sc, hash_item, &h);
+    const struct ks_kernel_time *kt = &sc->platform.kernel_time;
+    const struct ks_host_wake *w = &sc->platform.host_wake;
+    h = fnv1a_bytes(h, &kt->batch, sizeof kt->batch);
+    h = fnv1a_bytes(h, kt->blocks, kt->n * sizeof *kt->blocks);
+    h = fnv1a_bytes(h, kt->seconds, kt->n * sizeof *kt->seconds);
+    h = fnv1a_bytes(h, w->idle, w->n * sizeof *w->idle);
+    h = fnv1a_bytes(h, w->seconds, w->n * sizeof *w->seconds);
+    snprintf(p->id, sizeof p->id, "p%04zu-%08x", p->index, (unsigned)h);
+}
+
+int ks_sweep_check(struct ks_sweep *s, size_t max_points, char *err, size_t len)
 {
     enum { ONE = 1 << 14 };
     char *msg = malloc(ONE);
@@ -741,10 +820,12 @@ int ks_sweep_check(const struct ks_sweep *s, size_t max_points, char *err, size_
     int st = KS_OK;
     err[0] = '\0';
     for (size_t i = 0; i < s->n_points; i++) {
-        const struct ks_sweep_point *p = &s->points[i];
+        struct ks_sweep_point *p = &s->points[i];
         struct ks_scenario_params params = {.sets = (const char *const *)p->sets, .n_sets = p->n_sets};
         struct ks_scenario *sc = NULL;
         int rc = ks_scenario_load(s->base, &params, &sc, msg, ONE);
+        if (rc == KS_OK)
+            resolved_id(p, sc);
         ks_scenario_free(sc);
         if (rc == KS_ENOMEM) {
             snprintf(err, len, "%s: out of memory", s->file);

@@ -9,10 +9,14 @@
 // Invariants of a loaded sweep: points are in a fixed order (the Cartesian
 // product of the axes, first axis outermost, then the `points` variants,
 // each repeated over `seeds`); a point's id is "p<index>-<hash>" where the
-// hash covers the base path as written and every override in order, so a
-// point whose settings change gets a new id; each point has one value (or
-// none) per column, a column being an axis field, "seed", or a field that a
-// `points` variant sets.
+// hash covers the base scenario's bytes, its path as written and every
+// override in order, and, once ks_sweep_check has resolved the point, every
+// field of the scenario it resolves to (profile figures and tables
+// included), so a point whose settings, base or profile change gets a new
+// id and a rerun never reuses a result made from something else (a file the
+// scenario names, such as a trace, counts by its path only); each point has
+// one value (or none) per column, a column being an axis field, "seed", or a
+// field that a `points` variant sets.
 #ifndef KS_SWEEP_H
 #define KS_SWEEP_H
 
@@ -43,11 +47,12 @@ struct ks_sweep {
 // reason", or Lua's message) in err; or KS_ENOMEM. Scenarios are not loaded.
 int ks_sweep_load(const char *file, struct ks_sweep **out, char *err, size_t len);
 
-// Loads the base scenario with every point's overrides and checks it.
-// Returns KS_OK, or KS_EINVAL with one paragraph per bad point (at most
-// max_points of them, then a count) naming the sweep file, the point and
-// the scenario's errors; KS_ENOMEM.
-int ks_sweep_check(const struct ks_sweep *s, size_t max_points, char *err, size_t len);
+// Loads the base scenario with every point's overrides and checks it; a
+// valid point's id then also hashes the scenario it resolves to (ids are
+// final only after this). Returns KS_OK, or KS_EINVAL with one paragraph
+// per bad point (at most max_points of them, then a count) naming the sweep
+// file, the point and the scenario's errors; KS_ENOMEM.
+int ks_sweep_check(struct ks_sweep *s, size_t max_points, char *err, size_t len);
 
 // Frees a loaded sweep; NULL is a no-op.
 void ks_sweep_free(struct ks_sweep *s);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "atomicfile.h"
+#include "h5read.h"
 #include "results.h"
 #include "status.h"
 #include "sweep.h"
@@ -26,34 +27,32 @@ static void put_text(unsigned char *cell, const char *s)
 }
 
 // Does the attribute `key` of g hold v (a JSON scalar)? Its value as a
-// number goes to *num when it is one.
+// number goes to *num when it is one. Read through h5read.h: an attribute
+// of many values, a damaged type or an absurd string size is no match.
 static int attr_matches(hid_t g, const char *key, const json_t *v, double *num)
 {
-    if (H5Aexists(g, key) <= 0)
-        return 0;
-    hid_t a = H5Aopen(g, key, H5P_DEFAULT);
-    if (a < 0)
-        return 0;
-    hid_t t = H5Aget_type(a);
-    H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
-    int ok = 0;
-    if (cls == H5T_STRING && json_is_string(v)) {
-        size_t n = H5Tget_size(t);
-        char *s = n < (1u << 20) ? calloc(n + 1, 1) : NULL;
-        ok = s && H5Aread(a, t, s) >= 0 && strcmp(s, json_string_value(v)) == 0;
+    char why[256];
+    if (json_is_string(v)) {
+        size_t n = strlen(json_string_value(v)) + 2; // one more: a longer string is no match
+        char *s = malloc(n);
+        int ok = s && ks_h5read_attr_str(g, key, s, n, why, sizeof why) == KS_OK &&
+                 strcmp(s, json_string_value(v)) == 0;
         free(s);
-    } else if ((cls == H5T_FLOAT || cls == H5T_INTEGER) && (json_is_number(v) || json_is_boolean(v))) {
-        double d, want = json_is_boolean(v) ? json_is_true(v) : json_number_value(v);
-        if (H5Aread(a, H5T_NATIVE_DOUBLE, &d) >= 0) {
-            // the report prints 12 significant digits
-            ok = d == want || fabs(d - want) <= 1e-10 * fmax(fabs(d), fabs(want));
-            *num = d;
-        }
+        return ok;
     }
-    if (t >= 0)
-        H5Tclose(t);
-    H5Aclose(a);
-    return ok;
+    if (json_is_null(v)) { // a figure the run did not measure: NaN in the file (runfile.c)
+        double d;
+        *num = NAN;
+        return ks_h5read_attr_num(g, key, &d, why, sizeof why) == KS_OK && isnan(d);
+    }
+    if (!json_is_number(v) && !json_is_boolean(v))
+        return 0;
+    double d, want = json_is_boolean(v) ? json_is_true(v) : json_number_value(v);
+    if (ks_h5read_attr_num(g, key, &d, why, sizeof why) != KS_OK)
+        return 0;
+    *num = d;
+    // the report prints 12 significant digits
+    return d == want || fabs(d - want) <= 1e-10 * fmax(fabs(d), fabs(want));
 }
 
 int ks_sweep_merge_check(const char *h5, const char *json, json_t **figures, char *why, size_t len)
@@ -72,13 +71,14 @@ int ks_sweep_merge_check(const char *h5, const char *json, json_t **figures, cha
         json_decref(report);
         return 0;
     }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT);
+    uint64_t bytes;
+    char cause[256];
+    hid_t f = ks_h5read_open(h5, &bytes, cause, sizeof cause);
     hid_t g = f >= 0 && H5Lexists(f, "/summary", H5P_DEFAULT) > 0 ? H5Gopen2(f, "/summary", H5P_DEFAULT) : -1;
     json_t *figs = json_object();
     int ok = g >= 0 && figs;
     if (f < 0)
-        snprintf(why, len, "%s: not a readable HDF5 file", h5);
+        snprintf(why, len, "%s: %s", h5, cause);
     else if (g < 0)
         snprintf(why, len, "%s: no /summary", h5);
     const json_t *res = json_object_get(report, "result");
@@ -102,7 +102,8 @@ int ks_sweep_merge_check(const char *h5, const char *json, json_t **figures, cha
         if (!attr_matches(g, key, v, &num)) {
             snprintf(why, len, "%s: /summary %s differs from the report %s", h5, key, json);
             ok = 0;
-        } else if (!json_is_string(v) && json_object_set_new(figs, key, json_real(num)) != 0) {
+        } else if (!json_is_string(v) &&
+                   json_object_set_new(figs, key, isnan(num) ? json_null() : json_real(num)) != 0) {
             snprintf(why, len, "out of memory");
             ok = 0;
         }
@@ -192,7 +193,7 @@ static int write_csv(const char *path, const struct col *cols, size_t n_cols, co
         }
         for (size_t i = 0; i < n_keys; i++) {
             const json_t *v = json_object_get(rows[r].figures, keys[i]);
-            csv_number(f, v ? json_number_value(v) : NAN);
+            csv_number(f, json_is_number(v) ? json_number_value(v) : NAN);
         }
         fputc('\n', f);
     }
@@ -259,7 +260,7 @@ static int write_h5(const char *path, const json_t *manifest, struct col *cols, 
         }
         for (size_t i = 0; i < n_keys; i++) {
             const json_t *v = json_object_get(rows[r].figures, keys[i]);
-            double d = v ? json_number_value(v) : NAN;
+            double d = json_is_number(v) ? json_number_value(v) : NAN;
             memcpy(rec + fields[1 + n_cols + i].offset, &d, sizeof d);
         }
         if (ks_results_append(t, rec, 1) != KS_OK)

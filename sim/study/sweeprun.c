@@ -12,11 +12,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -481,7 +483,7 @@ int ks_sweeprun_init(struct ks_sweeprun *r, const struct ks_sweep *s, const char
                      size_t len)
 {
     size_t n = s->n_points;
-    *r = (struct ks_sweeprun){.s = s};
+    *r = (struct ks_sweeprun){.s = s, .lock_fd = -1};
     r->exe = ks_point_self_exe();
     r->base = realpath(s->base, NULL);
     r->file = realpath(s->file, NULL);
@@ -523,11 +525,56 @@ void ks_sweeprun_fini(struct ks_sweeprun *r)
     free(r->base);
     free(r->dir);
     free(r->file);
-    *r = (struct ks_sweeprun){0};
+    if (r->lock_fd >= 0)
+        close(r->lock_fd); // releases the lock
+    *r = (struct ks_sweeprun){.lock_fd = -1};
+}
+
+// Takes DIR/sweep.lock (flock, exclusive, not waiting) for as long as r
+// lives, and writes this process's id into it for whoever finds it taken.
+// NOTE: flock, not a lock file's existence: the kernel drops it when the
+// process dies, kill -9 included, so a crashed sweep never blocks a rerun.
+static int take_lock(struct ks_sweeprun *r, char *err, size_t len)
+{
+    if (r->lock_fd >= 0)
+        return KS_OK;
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "%s/sweep.lock", r->dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666); // O_CLOEXEC: the points must not hold it
+    if (fd < 0) {
+        snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
+        return KS_EIO;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        char pid[32] = "";
+        ssize_t got = e == EWOULDBLOCK ? pread(fd, pid, sizeof pid - 1, 0) : -1;
+        pid[got > 0 ? got : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        close(fd);
+        if (e == EWOULDBLOCK)
+            snprintf(err, len,
+                     "%s: another kvstrata sweep%s%s%s is writing into this folder (it holds %s); wait for it to "
+                     "end, or give another -o",
+                     r->dir, pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "", path);
+        else
+            snprintf(err, len, "%s: cannot lock: %s", path, strerror(e));
+        return e == EWOULDBLOCK ? KS_ESTATE : KS_EIO;
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    // NOTE: the pid is only for a second sweep's message; the lock holds without it
+    int noted = ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) == n;
+    (void)noted;
+    r->lock_fd = fd;
+    return KS_OK;
 }
 
 int ks_sweeprun_resume(struct ks_sweeprun *r, char *err, size_t len)
 {
+    int st = take_lock(r, err, len);
+    if (st != KS_OK)
+        return st;
     char pts[PATH_LEN];
     snprintf(pts, sizeof pts, "%s/points", r->dir);
     if (ks_fs_mkdirs(pts, 0777, NULL, 0) != KS_OK) {

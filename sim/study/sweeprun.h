@@ -11,6 +11,7 @@
 //   points/ID.err  its stderr, kept when it failed (or said something)
 //   summary.h5, summary.csv   the merged table (sweep_merge.h)
 //   sweep.slurm    a job array over commands.txt (ks_sweeprun_write_slurm)
+//   sweep.lock     locked (flock) by the sweep writing into DIR; holds its pid
 // A point runs as `kvstrata run BASE --set ... -o DIR/points/ID.h5 --json`
 // with the binary that runs the sweep (/proc/self/exe). Because a point's id
 // hashes its settings and its result is checked before it is reused, a rerun
@@ -40,6 +41,7 @@ struct ks_sweeprun {
     size_t n_reused;               // points complete from an earlier run (ks_sweeprun_resume)
     size_t ran, failed;            // points ks_sweeprun_run ran, and those that failed
     double t0;                     // ks_clock_mono when ks_sweeprun_run started
+    int lock_fd;                   // DIR/sweep.lock while this run holds it (ks_sweeprun_resume), else -1
 };
 
 // Resolves the paths, creates DIR unless dry (nothing is written then), and
@@ -49,8 +51,12 @@ int ks_sweeprun_init(struct ks_sweeprun *r, const struct ks_sweep *s, const char
                      size_t len);
 void ks_sweeprun_fini(struct ks_sweeprun *r);
 
-// Creates DIR/points and marks complete every point whose result an earlier
-// run left whole (sweep_merge.h). KS_OK, or KS_EIO with the reason in err.
+// Takes the folder's lock (an exclusive flock on DIR/sweep.lock, held until
+// ks_sweeprun_fini; the kernel drops it if the process dies), creates
+// DIR/points and marks complete every point whose result an earlier run
+// left whole (sweep_merge.h). KS_OK; KS_ESTATE when another sweep holds the
+// folder (its pid in the message), so that two sweeps never run one point
+// twice; or KS_EIO, with the reason in err.
 int ks_sweeprun_resume(struct ks_sweeprun *r, char *err, size_t len);
 
 // The manifest as it stands (a new object), or NULL when memory runs out.

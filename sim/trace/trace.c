@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5read.h"
 #include "results.h"
 #include "status.h"
 
@@ -258,134 +259,37 @@ static int bad(char *err, size_t len, const char *path, const char *fmt, ...)
     return -1;
 }
 
-static int read_int_attr(hid_t f, const char *name, uint32_t *v, const char *path, char *err, size_t len)
+// Bounds on a trace's shape, far above any model's: a value past them is a
+// damaged file, refused before anything is sized by it.
+enum {
+    MAX_SHAPE = 1 << 16,        // layers, heads, head_dim
+    MAX_BLOCK_SIZE = 1 << 20,   // tokens per block
+    MAX_CONTEXT = 1 << 28,      // tokens in a record's context
+    MAX_BLOCKS = 1 << 24,       // blocks of a record's context
+};
+
+static int read_int_attr(hid_t f, const char *name, uint32_t *v, uint32_t max, const char *path, char *err,
+                         size_t len)
 {
-    if (H5Aexists(f, name) <= 0)
-        return bad(err, len, path, "attribute /%s is missing", name);
-    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-    long long x = -1;
-    herr_t r = a < 0 ? -1 : H5Aread(a, H5T_NATIVE_LLONG, &x);
-    if (a >= 0)
-        H5Aclose(a);
-    if (r < 0 || x < 1 || x > UINT32_MAX)
-        return bad(err, len, path, "attribute /%s must be an integer from 1 to %u", name, UINT32_MAX);
+    int64_t x = 0;
+    char why[256];
+    if (ks_h5read_attr_int(f, name, &x, why, sizeof why) != KS_OK)
+        return bad(err, len, path, "attribute /%s %s", name, why);
+    if (x < 1 || x > max)
+        return bad(err, len, path, "attribute /%s is %lld; it must be an integer from 1 to %u", name, (long long)x,
+                   max);
     *v = (uint32_t)x;
     return 0;
 }
 
-// A scalar string attribute, fixed or variable length, ASCII or UTF-8 (h5py
-// writes variable-length UTF-8), read with a memory type of the file's
-// charset since HDF5 converts neither way between the two. 1 when absent
-// (buf ""), 0 when read, -1 with the reason in why.
-static int read_str_attr(hid_t f, const char *name, char *buf, size_t cap, char *why, size_t len)
-{
-    buf[0] = '\0';
-    if (H5Aexists(f, name) <= 0)
-        return 1;
-    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-    hid_t ft = a < 0 ? -1 : H5Aget_type(a), sp = a < 0 ? -1 : H5Aget_space(a), mt = -1;
-    int rc = -1;
-    if (a < 0 || ft < 0 || sp < 0) {
-        snprintf(why, len, "attribute /%s cannot be opened", name);
-    } else if (H5Tget_class(ft) != H5T_STRING) {
-        snprintf(why, len, "attribute /%s is not a string", name);
-    } else if (H5Sget_simple_extent_npoints(sp) != 1) {
-        snprintf(why, len, "attribute /%s holds %lld values, not one string", name,
-                 (long long)H5Sget_simple_extent_npoints(sp));
-    } else {
-        H5T_cset_t cset = H5Tget_cset(ft);
-        int vlen = H5Tis_variable_str(ft) > 0;
-        size_t n = vlen ? 0 : H5Tget_size(ft);
-        mt = H5Tcopy(H5T_C_S1);
-        // a fixed-length string may fill all n bytes with no terminator: one more in memory
-        if (mt >= 0 && H5Tset_size(mt, vlen ? H5T_VARIABLE : n + 1) >= 0 && H5Tset_cset(mt, cset) >= 0) {
-            if (vlen) {
-                char *s = NULL;
-                if (H5Aread(a, mt, &s) >= 0) {
-                    snprintf(buf, cap, "%s", s ? s : "");
-                    rc = 0;
-#if H5_VERSION_GE(1, 12, 0)
-                    H5Treclaim(mt, sp, H5P_DEFAULT, &s);
-#else
-                    H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, &s);
-#endif
-                }
-            } else {
-                char *s = calloc(n + 1, 1);
-                if (s && H5Aread(a, mt, s) >= 0) {
-                    snprintf(buf, cap, "%s", s);
-                    rc = 0;
-                }
-                free(s);
-            }
-        }
-        if (rc != 0)
-            snprintf(why, len, "attribute /%s (a %s-length %s string) cannot be read", name,
-                     vlen ? "variable" : "fixed", cset == H5T_CSET_UTF8 ? "UTF-8" : "ASCII");
-    }
-    if (mt >= 0)
-        H5Tclose(mt);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
-}
-
-// Reads a whole 1-D compound dataset into *out (rec bytes per row), members
-// matched by name. 0, or -1 with the reason in err.
+// Reads a whole table into *out (rec bytes per row), members matched by
+// name, every size checked first (h5read.h). 0, or -1 with the reason in err.
 static int read_table(hid_t f, const char *name, const struct ks_field *fields, size_t n_fields, size_t rec,
-                      void **out, size_t *n, const char *path, char *err, size_t len)
+                      uint64_t bytes, void **out, size_t *n, const char *path, char *err, size_t len)
 {
-    *out = NULL;
-    *n = 0;
-    if (H5Lexists(f, name, H5P_DEFAULT) <= 0)
-        return bad(err, len, path, "dataset %s is missing", name);
-    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-    if (d < 0)
-        return bad(err, len, path, "dataset %s cannot be opened", name);
-    hid_t ft = H5Dget_type(d), sp = H5Dget_space(d);
-    int rc = 0;
-    if (H5Tget_class(ft) != H5T_COMPOUND || H5Sget_simple_extent_ndims(sp) != 1) {
-        rc = bad(err, len, path, "dataset %s must be a one-dimensional table of records", name);
-    } else {
-        for (size_t i = 0; i < n_fields && rc == 0; i++)
-            if (H5Tget_member_index(ft, fields[i].name) < 0)
-                rc = bad(err, len, path, "dataset %s has no field '%s'", name, fields[i].name);
-    }
-    hsize_t dims = 0;
-    if (rc == 0)
-        H5Sget_simple_extent_dims(sp, &dims, NULL);
-    hid_t mt = -1;
-    if (rc == 0) {
-        mt = H5Tcreate(H5T_COMPOUND, rec);
-        for (size_t i = 0; i < n_fields; i++) {
-            hid_t t = fields[i].type == KS_F_U32   ? H5T_NATIVE_UINT32
-                      : fields[i].type == KS_F_U64 ? H5T_NATIVE_UINT64
-                      : fields[i].type == KS_F_F32 ? H5T_NATIVE_FLOAT
-                                                   : H5T_NATIVE_DOUBLE;
-            H5Tinsert(mt, fields[i].name, fields[i].offset, t);
-        }
-        *out = malloc(dims ? dims * rec : 1);
-        if (!*out)
-            rc = bad(err, len, path, "out of memory reading %s (%llu records)", name, (unsigned long long)dims);
-        else if (dims && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0)
-            rc = bad(err, len, path, "dataset %s cannot be read as the trace schema (a field of the wrong kind?)",
-                     name);
-    }
-    if (mt >= 0)
-        H5Tclose(mt);
-    H5Tclose(ft);
-    H5Sclose(sp);
-    H5Dclose(d);
-    if (rc != 0) {
-        free(*out);
-        *out = NULL;
-        return -1;
-    }
-    *n = (size_t)dims;
+    char why[512];
+    if (ks_h5read_table(f, name, fields, n_fields, rec, bytes, out, n, why, sizeof why) != KS_OK)
+        return bad(err, len, path, "dataset %s", why);
     return 0;
 }
 
@@ -397,7 +301,12 @@ static int check_loaded(struct ks_trace *t, const char *path, char *err, size_t 
     uint32_t requests = 0;
     for (size_t i = 0; i < t->n_steps && rc == 0; i++) {
         const struct ks_trace_step *s = &t->steps[i];
-        if (next_in_order(&o, &t->meta, s->request, s->step, s->layer, why, sizeof why) != 0 ||
+        if ((s->context > MAX_CONTEXT || ks_trace_blocks(&t->meta, s->context) > MAX_BLOCKS
+                 ? (snprintf(why, sizeof why, "context %u tokens is more than a trace may hold (%u tokens, %u blocks)",
+                             s->context, MAX_CONTEXT, MAX_BLOCKS),
+                    1)
+                 : 0) ||
+            next_in_order(&o, &t->meta, s->request, s->step, s->layer, why, sizeof why) != 0 ||
             (s->first > t->n_sel || s->n > t->n_sel - s->first
                  ? (snprintf(why, sizeof why, "rows %llu..%llu are past the %zu rows of /selected",
                              (unsigned long long)s->first, (unsigned long long)s->first + s->n, t->n_sel),
@@ -430,73 +339,56 @@ static int check_loaded(struct ks_trace *t, const char *path, char *err, size_t 
 
 struct ks_trace *ks_trace_load(const char *path, char *err, size_t len)
 {
-    // NOTE: HDF5 says "cannot open" alike for a missing, unreadable or foreign
-    // file; the C library says which of the first two it is.
-    FILE *fp = fopen(path, "rb");
-    int e = errno;
-    if (fp && getc(fp) == EOF && ferror(fp))
-        e = errno; // a directory opens, then reads EISDIR
-    else if (fp)
-        e = 0;
-    if (fp)
-        fclose(fp);
-    if (e != 0) {
-        bad(err, len, path, "%s", strerror(e));
-        return NULL;
-    }
-    hid_t f;
-    H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
-    H5E_END_TRY;
+    uint64_t bytes = 0;
+    char why[512];
+    hid_t f = ks_h5read_open(path, &bytes, why, sizeof why);
     if (f < 0) {
-        bad(err, len, path, "cannot be opened as an HDF5 file");
+        bad(err, len, path, "%s", why);
         return NULL;
     }
     struct ks_trace *t = calloc(1, sizeof *t);
-    char format[64], why[256];
+    char format[64];
     int rc = t ? 0 : bad(err, len, path, "out of memory");
-    H5E_BEGIN_TRY
-    {
-        int got = rc == 0 ? read_str_attr(f, "format", format, sizeof format, why, sizeof why) : 0;
-        if (got < 0)
-            rc = bad(err, len, path, "%s", why);
-        else if (got > 0)
-            rc = bad(err, len, path, "not a kvstrata trace (attribute /format is missing)");
-        else if (rc == 0 && strcmp(format, KS_TRACE_FORMAT) != 0)
-            rc = bad(err, len, path, "not a kvstrata trace (attribute /format is \"%s\", not \"%s\")", format,
-                     KS_TRACE_FORMAT);
-        uint32_t version = 0;
-        if (rc == 0)
-            rc = read_int_attr(f, "version", &version, path, err, len);
-        if (rc == 0 && version != KS_TRACE_VERSION)
-            rc = bad(err, len, path, "trace version %u; this kvstrata reads version %d", version, KS_TRACE_VERSION);
-        struct ks_trace_meta *m = rc == 0 ? &t->meta : NULL;
-        if (rc == 0)
-            rc = read_int_attr(f, "block_size", &m->block_size, path, err, len);
-        if (rc == 0)
-            rc = read_int_attr(f, "layers", &m->layers, path, err, len);
-        if (rc == 0)
-            rc = read_int_attr(f, "kv_heads", &m->kv_heads, path, err, len);
-        if (rc == 0)
-            rc = read_int_attr(f, "q_heads", &m->q_heads, path, err, len);
-        if (rc == 0)
-            rc = read_int_attr(f, "head_dim", &m->head_dim, path, err, len);
-        // optional, but a value that cannot be read is refused rather than taken for ""
-        if (rc == 0 && (read_str_attr(f, "dtype", m->dtype, sizeof m->dtype, why, sizeof why) < 0 ||
-                        read_str_attr(f, "source", m->source, sizeof m->source, why, sizeof why) < 0))
-            rc = bad(err, len, path, "%s", why);
-        void *p = NULL;
-        if (rc == 0)
-            rc = read_table(f, "/steps", step_fields, N_OF(step_fields), sizeof(struct ks_trace_step), &p,
-                            &t->n_steps, path, err, len);
-        if (t)
-            t->steps = p;
-        if (rc == 0)
-            rc = read_table(f, "/selected", sel_fields, N_OF(sel_fields), sizeof(struct ks_trace_sel), &p, &t->n_sel,
-                            path, err, len);
-        if (rc == 0)
-            t->sel = p;
-    }
-    H5E_END_TRY;
+    int got = rc == 0 ? ks_h5read_attr_str(f, "format", format, sizeof format, why, sizeof why) : 0;
+    if (got < 0)
+        rc = bad(err, len, path, "attribute /format %s", why);
+    else if (got > 0)
+        rc = bad(err, len, path, "not a kvstrata trace (attribute /format is missing)");
+    else if (rc == 0 && strcmp(format, KS_TRACE_FORMAT) != 0)
+        rc = bad(err, len, path, "not a kvstrata trace (attribute /format is \"%s\", not \"%s\")", format,
+                 KS_TRACE_FORMAT);
+    uint32_t version = 0;
+    if (rc == 0)
+        rc = read_int_attr(f, "version", &version, UINT32_MAX, path, err, len);
+    if (rc == 0 && version != KS_TRACE_VERSION)
+        rc = bad(err, len, path, "trace version %u; this kvstrata reads version %d", version, KS_TRACE_VERSION);
+    struct ks_trace_meta *m = rc == 0 ? &t->meta : NULL;
+    if (rc == 0)
+        rc = read_int_attr(f, "block_size", &m->block_size, MAX_BLOCK_SIZE, path, err, len);
+    if (rc == 0)
+        rc = read_int_attr(f, "layers", &m->layers, MAX_SHAPE, path, err, len);
+    if (rc == 0)
+        rc = read_int_attr(f, "kv_heads", &m->kv_heads, MAX_SHAPE, path, err, len);
+    if (rc == 0)
+        rc = read_int_attr(f, "q_heads", &m->q_heads, MAX_SHAPE, path, err, len);
+    if (rc == 0)
+        rc = read_int_attr(f, "head_dim", &m->head_dim, MAX_SHAPE, path, err, len);
+    // optional, but a value that cannot be read is refused rather than taken for ""
+    if (rc == 0 && ks_h5read_attr_str(f, "dtype", m->dtype, sizeof m->dtype, why, sizeof why) < 0)
+        rc = bad(err, len, path, "attribute /dtype %s", why);
+    if (rc == 0 && ks_h5read_attr_str(f, "source", m->source, sizeof m->source, why, sizeof why) < 0)
+        rc = bad(err, len, path, "attribute /source %s", why);
+    void *p = NULL;
+    if (rc == 0)
+        rc = read_table(f, "/steps", step_fields, N_OF(step_fields), sizeof(struct ks_trace_step), bytes, &p,
+                        &t->n_steps, path, err, len);
+    if (t)
+        t->steps = p;
+    if (rc == 0)
+        rc = read_table(f, "/selected", sel_fields, N_OF(sel_fields), sizeof(struct ks_trace_sel), bytes, &p,
+                        &t->n_sel, path, err, len);
+    if (rc == 0)
+        t->sel = p;
     H5Fclose(f);
     if (rc == 0)
         rc = check_loaded(t, path, err, len);

@@ -50,8 +50,8 @@ else
     run calib host --quick --dir "$dir" -o "$profile"
 fi
 cat > "$tmp/scenario.lua" << EOF
-local s = dofile("$scen")
-s.platform.profile = dofile("$profile")
+local s = include("$scen")
+s.platform.profile = include("$profile")
 return s
 EOF
 run scenario check "$tmp/scenario.lua" --json

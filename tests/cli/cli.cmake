@@ -60,3 +60,20 @@ ks_cli_test(bench_text --stdout-has "accesses_per_s" --stdout-has "bytes_per_blo
 ks_cli_test(info_json --json --stderr-empty --has version --has build_type --has cuda_kernels
             --ge cuda_devices 0 -- info --json)
 ks_cli_test(info_text --stdout-has "version" --stdout-has "cuda_devices" -- info)
+
+# --seed takes the whole 64-bit range (issue 16): 2^64 - 1 runs and is recorded
+# exactly; one more is a usage error about --seed, not about --set
+ks_cli_test(run_seed_max --json --eq seed "\"18446744073709551615\"" --eq tokens 2
+            -- run ${ks_ts}/closed_form.lua --seed 18446744073709551615
+            -o ${CMAKE_CURRENT_BINARY_DIR}/seed_max.h5 --json)
+ks_cli_test(run_seed_over --exit 2 --stdout-empty
+            --stderr-has "--seed 18446744073709551616: '18446744073709551616' is out of range"
+            --stderr-has "expected an integer from 0 to 18446744073709551615"
+            -- run ${ks_ts}/closed_form.lua --seed 18446744073709551616)
+
+# -o refuses the run's inputs (the scenario, through a link too; a replayed trace) and
+# anything that is not a regular file (a folder, a FIFO, a device node), leaving it as it
+# was; a FIFO as the scenario is refused, not read; a scenario named ../../x keeps its
+# result in results/ (issue 16, class 6)
+add_test(NAME cli_output_guard COMMAND ${CMAKE_CURRENT_LIST_DIR}/output_guard.sh $<TARGET_FILE:kvstrata> ${ks_ts})
+set_tests_properties(cli_output_guard PROPERTIES TIMEOUT 300)

@@ -11,6 +11,8 @@
 //   --has KEY         the object has KEY
 //   --gt|--ge|--lt|--le KEY X   the object's number KEY compares so with X
 //   --is KEY TEXT     the object's KEY is the string TEXT
+//   --eq KEY JSON     the object's KEY, as compact JSON, is exactly JSON (an exact
+//                     integer such as 9223372036854775807, "text", null, false)
 // Every failed check is reported; the exit status is 1 if any failed.
 #define _POSIX_C_SOURCE 200809L // fork, dup2, fileno
 
@@ -156,6 +158,13 @@ int main(int argc, char **argv)
             const json_t *v = obj ? json_object_get(obj, a) : NULL;
             if (!v || !json_is_string(v) || strcmp(json_string_value(v), b) != 0)
                 fail("key '%s' is not the string '%s'", a, b);
+            i += 2;
+        } else if (strcmp(c, "--eq") == 0) {
+            const json_t *v = obj ? json_object_get(obj, a) : NULL;
+            char *text = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+            if (!text || strcmp(text, b) != 0)
+                fail("key '%s' is %s, not %s", a, text ? text : "missing", b);
+            free(text);
             i += 2;
         } else if (!strcmp(c, "--gt") || !strcmp(c, "--ge") || !strcmp(c, "--lt") || !strcmp(c, "--le")) {
             const json_t *v = number(obj, a);

@@ -168,3 +168,9 @@ ks_compare(shipped_random_tiering_loses throughput_tokens lt 0.5
 set(ks_huge ${ks_sc}/huge_request.lua --set workload.requests=2 --set workload.output_tokens=512)
 ks_compare(shipped_huge_no_tiering_gain throughput_tokens le 1.01 -- ${ks_huge} -- ${ks_huge} --set cache.l1=100%)
 ks_compare(shipped_huge_sparse_tpot tpot_p50 lt 0.5 -- ${ks_huge} -- ${ks_huge} --set sparse.policy=dense)
+# SIGINT and SIGTERM stop a run at its next step: "interrupted by SIGINT", exit 1, no
+# result and no partial file; a signal at any moment, the write included, never crashes
+# (issue 16, class 4)
+add_test(NAME engine_signal_stop COMMAND ${CMAKE_CURRENT_LIST_DIR}/signal_stop.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/scenarios/default.lua)
+set_tests_properties(engine_signal_stop PROPERTIES TIMEOUT 300)

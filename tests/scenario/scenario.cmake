@@ -93,3 +93,112 @@ add_test(NAME policy_lua_prefetch_is_window COMMAND ${CMAKE_CURRENT_LIST_DIR}/sa
          --set sparse.budget_tokens=256 --set cache.prefetch_window=4)
 ks_cli_test(policy_lua_prefetch_prefetches --json --gt prefetch_accuracy 0.05
             -- run ${ks_ts}/lua_prefetch.lua -o ${CMAKE_CURRENT_BINARY_DIR}/lua_prefetch.h5 --json)
+
+# Hostile inputs (issue 16, class 3 and 7; tests/fixtures/hostile/): absurd
+# durations are refused at their line before anything runs, by `scenario
+# check` and `run` alike (README "Scenarios": duration from 1 ms to 30 days)
+foreach(cmd "scenario;check" run)
+  string(REPLACE ";" "_" c "${cmd}")
+  set(o "")
+  if(cmd STREQUAL "run")
+    set(o -o ${CMAKE_CURRENT_BINARY_DIR}/hostile_bound.h5) # never written: the run is refused
+  endif()
+  ks_cli_test(${c}_duration_huge --exit 2 --stdout-empty
+              --stderr-has "duration_huge.lua:5: duration: must be at most 720h (a run lasts from 1 ms"
+              -- ${cmd} ${ks_fixtures}/hostile/duration_huge.lua ${o})
+  ks_cli_test(${c}_duration_tiny --exit 2 --stdout-empty
+              --stderr-has "duration_tiny.lua:5: duration: must be at least 1ms (a run lasts from 1 ms"
+              -- ${cmd} ${ks_fixtures}/hostile/duration_tiny.lua ${o})
+  # `scenario check` refuses what `run` refuses (the platform's and the cache
+  # manager's bounds, belady without a trace), with the same message
+  ks_cli_test(${c}_prefetch_window_bound --exit 2 --stdout-empty
+              --stderr-has "--set: cache.prefetch_window: must be at most 1024 (the cache manager prefetches"
+              -- ${cmd} ${ks_ts}/closed_form.lua --set cache.prefetch_window=1000000000 ${o})
+  ks_cli_test(${c}_gpus_per_node_bound --exit 2 --stdout-empty
+              --stderr-has "--set: platform.gpus_per_node: must be at most 1024 (the simulated platform holds"
+              -- ${cmd} ${ks_ts}/closed_form.lua --set platform.gpus_per_node=1000000000 ${o})
+  ks_cli_test(${c}_nodes_bound --exit 2 --stdout-empty
+              --stderr-has "--set: platform.nodes: must be at most 100000 (the simulated platform holds"
+              -- ${cmd} ${ks_ts}/closed_form.lua --set platform.nodes=2147483648 ${o})
+  ks_cli_test(${c}_ssd_count_bound --exit 2 --stdout-empty
+              --stderr-has "--set: platform.ssd.count: 2000 drives per node with L3 on SSD"
+              -- ${cmd} ${ks_ts}/closed_form.lua --set cache.l3=ssd --set platform.ssd.count=2000 ${o})
+  ks_cli_test(${c}_belady_needs_trace --exit 2 --stdout-empty
+              --stderr-has "--set: cache.evict: belady needs the future accesses"
+              -- ${cmd} ${ks_ts}/closed_form.lua --set cache.evict=belady ${o})
+endforeach()
+# with L3 elsewhere, the drives are not simulated and any count passes, as in run
+ks_scenario_cli_test(check_ssd_count_unused --json --eq platform.ssd.count 2000
+                     -- ${ks_ts}/closed_form.lua --set platform.ssd.count=2000 --json)
+# a table named as a value
+ks_scenario_cli_test(check_set_table --exit 2 --stdout-empty
+                     --stderr-has "--set: cache: is a table, not a value"
+                     --stderr-has "set one of its fields (e.g. --set cache.block_size=...)"
+                     -- ${ks_ts}/closed_form.lua --set cache=5)
+# seeds: exact up to 2^64 - 1 (a Lua integer up to 2^63 - 1, a string above); a float is refused
+ks_scenario_cli_test(check_seed_int64_max --json --eq seed 9223372036854775807
+                     -- ${ks_fixtures}/hostile/seed_int64_max.lua --json)
+ks_scenario_cli_test(check_seed_string --json --eq seed "\"18446744073709551615\""
+                     -- ${ks_fixtures}/hostile/seed_string.lua --json)
+ks_scenario_cli_test(check_seed_float --exit 2 --stdout-empty
+                     --stderr-has "seed_float.lua:5: seed: 9.22337e+18 is too large to be exact"
+                     --stderr-has "write it as an integer (a string such as"
+                     -- ${ks_fixtures}/hostile/seed_float.lua)
+ks_scenario_cli_test(check_seed_set_max --json --eq seed "\"18446744073709551615\""
+                     -- ${ks_ts}/closed_form.lua --set seed=18446744073709551615 --json)
+ks_scenario_cli_test(check_seed_set_over --exit 2 --stdout-empty
+                     --stderr-has "--set: seed: '18446744073709551616' is too large"
+                     -- ${ks_ts}/closed_form.lua --set seed=18446744073709551616)
+
+# The Lua sandbox (luatab.c; README "The Lua sandbox"; issue 16, classes 1
+# and 2): hostile scenarios under tests/fixtures/hostile/ end in a clear
+# error and a non-zero exit, never a crash, a hang or a side effect.
+set(ks_hostile ${ks_fixtures}/hostile)
+ks_add_test(scenario.luatab test_luatab.c)
+target_link_libraries(scenario_luatab PRIVATE ks_scenario)
+target_compile_definitions(scenario_luatab PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+set_tests_properties(scenario.luatab PROPERTIES TIMEOUT 60)
+# a table that contains itself, or nests 200 deep, once crashed check, run and sweep
+ks_scenario_cli_test(hostile_self_ref --exit 2 --stdout-empty
+                     --stderr-has "self_ref.lua:10: cache.again: the table contains itself: this is the table at cache"
+                     -- ${ks_hostile}/self_ref.lua --json)
+ks_cli_test(hostile_run_self_ref --exit 2 --stdout-empty --stderr-has "cache.again: the table contains itself"
+            -- run ${ks_hostile}/self_ref.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5 --json)
+ks_cli_test(hostile_run_deep --exit 2 --stdout-empty --stderr-has "deep.lua: model.inner.inner"
+            --stderr-has "tables nested more than 64 deep"
+            -- run ${ks_hostile}/deep.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5 --json)
+ks_scenario_cli_test(hostile_deep --exit 2 --stdout-empty --stderr-has "tables nested more than 64 deep"
+                     -- ${ks_hostile}/deep.lua)
+# removed libraries: a clear error, exit 2, nothing written (the script checks the folder)
+add_test(NAME hostile_no_side_effect COMMAND ${CMAKE_CURRENT_LIST_DIR}/hostile_no_side_effect.sh
+         $<TARGET_FILE:kvstrata> ${ks_hostile})
+set_tests_properties(hostile_no_side_effect PROPERTIES TIMEOUT 60)
+ks_scenario_cli_test(hostile_dofile --exit 2 --stdout-empty --stderr-has "dofile.lua:3: 'dofile' is not available"
+                     -- ${ks_hostile}/dofile.lua)
+ks_scenario_cli_test(hostile_load_binary --exit 2 --stdout-empty
+                     --stderr-has "load_binary.lua:3: attempt to load a binary chunk (mode is 't')"
+                     -- ${ks_hostile}/load_binary.lua)
+ks_scenario_cli_test(hostile_require --exit 2 --stdout-empty --stderr-has "require 'os': no such kvstrata helper"
+                     -- ${ks_hostile}/require_other.lua)
+# os.exit(0) once made `run` a silent exit 0
+ks_cli_test(hostile_os_exit --exit 2 --stdout-empty --stderr-has "os_exit.lua:3: 'os' is not available"
+            -- run ${ks_hostile}/os_exit.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5 --json)
+# endless loops and a memory bomb stop at their limit, quickly (TIMEOUT 20)
+ks_scenario_cli_test(hostile_loop --exit 2 --stdout-empty
+                     --stderr-has "loop.lua:4: instruction budget of 100000000 exhausted" -- ${ks_hostile}/loop.lua)
+ks_cli_test(hostile_run_loop_pcall --exit 2 --stdout-empty
+            --stderr-has "loop_pcall.lua:5: instruction budget of 100000000 exhausted"
+            -- run ${ks_hostile}/loop_pcall.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5)
+ks_cli_test(hostile_evict_loop --exit 1 --stdout-empty --stderr-has "cache.evict (Lua): "
+            --stderr-has "evict_loop.lua:7: instruction budget of 1000000 exhausted"
+            -- run ${ks_hostile}/evict_loop.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5)
+ks_scenario_cli_test(hostile_memory_bomb --exit 2 --stdout-empty
+                     --stderr-has "memory_bomb.lua: memory cap of 256 MB exceeded" -- ${ks_hostile}/memory_bomb.lua)
+set_tests_properties(scenario_hostile_loop cli_hostile_run_loop_pcall cli_hostile_evict_loop
+                     scenario_hostile_memory_bomb PROPERTIES TIMEOUT 20)
+# print writes to stderr: `run --json` prints one JSON object
+ks_cli_test(hostile_print_json --json --has tpot_p99 --stderr-has "hello from print.lua"
+            -- run ${ks_hostile}/print.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile_print.h5 --json)
+# math.random in a policy is seeded: the same run twice
+add_test(NAME hostile_random_policy_repeats COMMAND ${CMAKE_CURRENT_LIST_DIR}/same_summary.sh $<TARGET_FILE:kvstrata>
+         ${ks_hostile}/evict_random.lua -- ${ks_hostile}/evict_random.lua)

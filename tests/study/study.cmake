@@ -16,7 +16,9 @@ ks_cli_test(sweep_missing_file --exit 2 --stdout-empty --stderr-has "nowhere.lua
 ks_cli_test(sweep_l1_share_plan --json --stderr-empty --is name l1_share --ge points 3 --le points 3 --has plan
             -- sweep ${PROJECT_SOURCE_DIR}/scenarios/sweeps/l1_share.lua --dry-run --json)
 
-foreach(t points resume slurm)
+# sweep_hostile: seeds beyond 2^53, a base edited between runs, a second sweep
+# into a locked folder, a point with no measurement (issue 16)
+foreach(t points resume slurm hostile)
   add_test(NAME sweep_${t} COMMAND ${CMAKE_CURRENT_LIST_DIR}/sweep_${t}.sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR})
   set_tests_properties(sweep_${t} PROPERTIES TIMEOUT 300)
 endforeach()
@@ -42,3 +44,52 @@ ks_cli_test(report_not_hdf5 --exit 1 --stdout-empty --stderr-has "cannot be open
 ks_cli_test(plan_closed_form --json --ge answer 5.36870912e11 --le answer 5.476e11 --has points --is goal smallest
             -- plan ${ks_ts}/plan_hbm.lua -o ${CMAKE_CURRENT_BINARY_DIR}/plan_hbm --json)
 ks_cli_test(plan_bad --exit 2 --stdout-empty --stderr-has "search" -- plan ${ks_ts}/closed_form.lua)
+
+# Verdicts and seeds (sim/study/runfile.c, README "The simulator"; issue 16).
+# A run that admits its request but produces no token: TPOT figures null, not
+# 0, and the SLO missed.
+ks_cli_test(verdict_no_token --json --eq requests_admitted 1 --eq tokens 0 --eq tpot_p99 null --eq tpot_mean null
+            --eq ttft_p99 null --eq slo_margin_tpot_p99 null --eq slo_met false
+            --is slo_missed "no output token, tpot_p99 (not measured)"
+            -- run ${ks_fixtures}/hostile/verdict_no_token.lua -o ${CMAKE_CURRENT_BINARY_DIR}/verdict_no_token.h5 --json)
+# Every objective counts: the closed form meets tpot_p99 (margin 1 - 0.268435456 = 0.731564544)
+# and misses tpot_mean (0.2 ms) and ttft_p99 (1 ms)
+ks_cli_test(verdict_missed --json --eq slo_met false --ge slo_margin_tpot_p99 0.731564543 --le slo_margin_tpot_p99 0.731564545
+            --ge slo_margin_tpot_mean -0.342177281 --le slo_margin_tpot_mean -0.342177279 --lt slo_margin_ttft_p99 0
+            --ge slo_tpot_mean 0.0002 --le slo_tpot_mean 0.0002 --ge slo_ttft_p99 0.001 --le slo_ttft_p99 0.001
+            --is slo_missed "tpot_mean (margin -34.2%), ttft_p99 (margin -344.1%)"
+            -- run ${ks_fixtures}/hostile/verdict_missed.lua -o ${CMAKE_CURRENT_BINARY_DIR}/verdict_missed.h5 --json)
+ks_cli_test(verdict_met --json --eq slo_met true --is slo_missed none --gt slo_margin_ttft_p99 0
+            -- run ${ks_fixtures}/hostile/verdict_missed.lua --set slo.tpot_mean=1ms --set slo.ttft_p99=10ms
+            -o ${CMAKE_CURRENT_BINARY_DIR}/verdict_met.h5 --json)
+# the seed in the result file: a 64-bit integer attribute, exact; the recorded seed reproduces the run
+add_test(NAME seed_exact COMMAND ${CMAKE_CURRENT_LIST_DIR}/seed_exact.sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR})
+set_tests_properties(seed_exact PROPERTIES TIMEOUT 300)
+
+# Hostile sweep files (tests/fixtures/hostile/; issue 16): a table that
+# contains itself and a `points` function that never returns end in a clear
+# error and exit 2, quickly, before any point runs.
+ks_cli_test(sweep_hostile_self_ref --exit 2 --stdout-empty
+            --stderr-has "sweep_self_ref.lua: set.again: the table contains itself"
+            -- sweep ${ks_fixtures}/hostile/sweep_self_ref.lua --dry-run)
+ks_cli_test(sweep_hostile_points_loop --exit 2 --stdout-empty
+            --stderr-has "sweep_loop.lua:9: instruction budget of 100000000 exhausted"
+            -- sweep ${ks_fixtures}/hostile/sweep_loop.lua -o ${CMAKE_CURRENT_BINARY_DIR}/sweep_loop)
+set_tests_properties(cli_sweep_hostile_points_loop PROPERTIES TIMEOUT 20)
+
+# report refuses what is not a finished result (issue 16, classes 4 and 5; files from
+# tests/trace/hostile_gen.c): a partial file, a file without its completion mark, a GPU
+# of -1, 2.3e18 rows claimed; result_ok.h5, made the same way, is accepted
+ks_cli_test(report_hostile_ok --stdout-has "index.html"
+            -- report ${ks_fixtures}/hostile/result_ok.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_hostile_ok)
+set_tests_properties(cli_report_hostile_ok PROPERTIES SKIP_REGULAR_EXPRESSION "cannot run gnuplot")
+ks_cli_test(report_hostile_part --exit 1 --stdout-empty --stderr-has "a partial file (NAME.part-PID)"
+            -- report ${ks_fixtures}/hostile/result_ok.h5.part-4242 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
+ks_cli_test(report_hostile_incomplete --exit 1 --stdout-empty
+            --stderr-has "an incomplete result: attribute /complete is missing"
+            -- report ${ks_fixtures}/hostile/result_incomplete.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
+ks_cli_test(report_hostile_gpu_minus1 --exit 1 --stdout-empty --stderr-has "/tiers row 0: gpu is -1"
+            -- report ${ks_fixtures}/hostile/result_gpu_minus1.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
+ks_cli_test(report_hostile_rows_huge --exit 1 --stdout-empty
+            --stderr-has "/requests claims 2305843009213693952 rows"
+            -- report ${ks_fixtures}/hostile/result_rows_huge.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)

@@ -50,3 +50,37 @@ set_tests_properties(cli_policy_trace_not_trace PROPERTIES FIXTURES_REQUIRED clo
 add_test(NAME trace_h5py COMMAND ${CMAKE_CURRENT_LIST_DIR}/trace_h5py.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/results/README.md ${ks_pol})
 set_tests_properties(trace_h5py PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 300)
+
+# Damaged traces and results (issue 16, class 5): tests/fixtures/hostile/trace_*.h5 and
+# result_*.h5, written by hostile_gen (run `hostile_gen tests/fixtures/hostile` to remake
+# them) or found by bit-flip fuzzing (trace_flip_*.h5). Each is refused by name, exit 1,
+# without a crash and before anything it claims is allocated.
+add_executable(hostile_gen ${CMAKE_CURRENT_LIST_DIR}/hostile_gen.c)
+target_link_libraries(hostile_gen PRIVATE hdf5::hdf5)
+set(ks_hostile ${ks_fixtures}/hostile)
+ks_cli_test(trace_hostile_rows_huge --exit 1 --stdout-empty
+            --stderr-has "dataset /steps claims 2305843009213693952 rows"
+            -- trace stats ${ks_hostile}/trace_rows_huge.h5)
+ks_cli_test(trace_hostile_signed_minus1 --exit 1 --stdout-empty
+            --stderr-has "dataset /steps: field 'request' holds a value its type cannot take"
+            -- trace stats ${ks_hostile}/trace_signed_minus1.h5)
+ks_cli_test(trace_hostile_context_huge --exit 1 --stdout-empty
+            --stderr-has "/steps record 0: context 4294967295 tokens is more than a trace may hold"
+            -- trace stats ${ks_hostile}/trace_context_huge.h5)
+ks_cli_test(trace_hostile_layers_huge --exit 1 --stdout-empty
+            --stderr-has "attribute /layers is 4294967295"
+            -- trace stats ${ks_hostile}/trace_layers_huge.h5)
+# bit flips: a chunk dimension of 0 (SIGFPE inside H5Dopen: the probe that opens the file
+# first dies of it, or exits 1 under a sanitizer), a record member moved outside its record
+# (SIGSEGV in H5Dread)
+ks_cli_test(trace_hostile_flip_sigfpe --exit 1 --stdout-empty
+            --stderr-has "trace_flip_sigfpe.h5: HDF5 fails on its metadata ("
+            -- trace stats ${ks_hostile}/trace_flip_sigfpe.h5)
+ks_cli_test(trace_hostile_flip_member --exit 1 --stdout-empty
+            --stderr-has "field 'block' (4 bytes at offset 2147483648) lies outside the 8-byte record"
+            -- trace stats ${ks_hostile}/trace_flip_member.h5)
+# the same readers serve a replay: run refuses the trace the same way
+ks_cli_test(trace_hostile_replay --exit 1 --stdout-empty
+            --stderr-has "field 'request' holds a value its type cannot take"
+            -- run ${ks_pol} --set sparse.policy=trace --set sparse.file=${ks_hostile}/trace_signed_minus1.h5
+            -o ${CMAKE_CURRENT_BINARY_DIR}/hostile_replay.h5)
