@@ -64,6 +64,11 @@ static int run_merge(const struct ks_cli_cmd *cmd, const char *dir_arg, int json
     json_t *m;
     if (ks_sweeprun_manifest_read(dir_arg, &m, err, sizeof err) != KS_OK)
         return ks_cli_usage_error(cmd, "--merge %s: %s; is it a sweep's folder?", dir_arg, err);
+    int lock = -1; // a sweep writing into the folder would change what is merged
+    if (ks_sweeprun_lock(dir_arg, &lock, err, sizeof err) != KS_OK) {
+        json_decref(m);
+        return ks_cli_fail(cmd, "%s", err);
+    }
     json_t *o = json_object();
     size_t missing = 0;
     int rc = o ? KS_EXIT_OK : ks_cli_fail(cmd, "out of memory");
@@ -75,6 +80,8 @@ static int run_merge(const struct ks_cli_cmd *cmd, const char *dir_arg, int json
         rc = e ? ks_cli_fail(cmd, "out of memory") : merge_into(cmd, dir_arg, m, o, &missing);
     }
     json_decref(m);
+    close(lock);
+    close(lock);
     if (rc != KS_EXIT_OK) {
         json_decref(o);
         return rc;

@@ -9,6 +9,7 @@
 
 #include "accessmodel.h"
 #include "json.h"
+#include "results.h"
 #include "status.h"
 #include "trace.h"
 #include "tracestats.h"
@@ -31,6 +32,9 @@ static int run_model(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (!out)
         return ks_cli_usage_error(cmd, "-o OUT.h5 is required");
     static char err[1024];
+    const char *inputs[] = {file}; // the trace it fits: -o must not overwrite it
+    if (ks_results_check_target(out, inputs, 1, err, sizeof err) != KS_OK)
+        return ks_cli_fail(cmd, "%s", err);
     struct ks_trace *src = ks_trace_load(file, err, sizeof err);
     if (!src)
         return ks_cli_fail(cmd, "%s", err);

@@ -79,6 +79,12 @@ struct field {
 #define PLATFORM_MAX_SSDS 1024 // per node, when L3 is on SSD
 #define PREFETCH_MAX 1024      // blocks per miss
 #define PLATFORM_WHY "the simulated platform holds at most 100000 nodes, 1024 GPUs and 1024 SSDs per node"
+// The engine starts 1 + KS_STEP_LANES (4) actors per decode GPU and one per
+// prefill GPU (sim/engine/engine.c); SimGrid measured 100000 actors at 23 s
+// and 5.8 GB on this project's 2-core, 24 GiB machine (SIMGRID.md), so more
+// would not fit it (a prefill pool of 1e9 GPUs ran out of memory mappings).
+#define ACTORS_MAX 100000
+#define ACTORS_PER_GPU 5
 
 // Bounds with a reason, beyond a field's own `positive` and `max`.
 struct bound {
@@ -1106,7 +1112,9 @@ static void convert_all(struct ctx *x)
         }
         x->is_set[i] = 1;
         x->from_default[i] = 1;
-        set_origin(x, i, d, "default");
+        // NOTE: no node: d is freed below, and a later check of a default
+        // (check_consistency's FAIL) is reported at the scenario
+        set_origin(x, i, NULL, "default");
         convert(x, f, d, label);
         ks_luatab_free(d);
     }
@@ -1401,6 +1409,14 @@ static void check_consistency(struct ctx *x)
     if (s->cache.l3 == KS_L3_SSD && s->platform.ssd.count > PLATFORM_MAX_SSDS)
         FAIL(x, "platform.ssd.count", "%" PRIu32 " drives per node with L3 on SSD: %s", s->platform.ssd.count,
              PLATFORM_WHY);
+    double actors = (double)s->platform.nodes * s->platform.gpus_per_node * ACTORS_PER_GPU +
+                    (s->prefill.mode == KS_PREFILL_DISAGGREGATED ? (double)s->prefill.gpus : 0);
+    if (actors > ACTORS_MAX)
+        FAIL(x, s->prefill.mode == KS_PREFILL_DISAGGREGATED && s->prefill.gpus > ACTORS_MAX / 2 ? "prefill.gpus"
+                                                                                            : "platform.nodes",
+             "%.0f simulated actors (%d per decode GPU, 1 per prefill GPU): at most %d fit a simulation "
+             "(SimGrid: 100000 actors took 23 s and 5.8 GB)",
+             actors, ACTORS_PER_GPU, ACTORS_MAX);
     if (s->cache.evict == KS_EVICT_BELADY && s->sparse.policy != KS_SPARSE_TRACE)
         FAIL(x, "cache.evict", "belady needs the future accesses, which only a replayed trace knows "
                                "(sparse.policy = \"trace\")");

@@ -530,16 +530,12 @@ void ks_sweeprun_fini(struct ks_sweeprun *r)
     *r = (struct ks_sweeprun){.lock_fd = -1};
 }
 
-// Takes DIR/sweep.lock (flock, exclusive, not waiting) for as long as r
-// lives, and writes this process's id into it for whoever finds it taken.
 // NOTE: flock, not a lock file's existence: the kernel drops it when the
 // process dies, kill -9 included, so a crashed sweep never blocks a rerun.
-static int take_lock(struct ks_sweeprun *r, char *err, size_t len)
+int ks_sweeprun_lock(const char *dir, int *fd_out, char *err, size_t len)
 {
-    if (r->lock_fd >= 0)
-        return KS_OK;
     char path[PATH_LEN];
-    snprintf(path, sizeof path, "%s/sweep.lock", r->dir);
+    snprintf(path, sizeof path, "%s/sweep.lock", dir);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666); // O_CLOEXEC: the points must not hold it
     if (fd < 0) {
         snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
@@ -556,7 +552,7 @@ static int take_lock(struct ks_sweeprun *r, char *err, size_t len)
             snprintf(err, len,
                      "%s: another kvstrata sweep%s%s%s is writing into this folder (it holds %s); wait for it to "
                      "end, or give another -o",
-                     r->dir, pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "", path);
+                     dir, pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "", path);
         else
             snprintf(err, len, "%s: cannot lock: %s", path, strerror(e));
         return e == EWOULDBLOCK ? KS_ESTATE : KS_EIO;
@@ -566,8 +562,13 @@ static int take_lock(struct ks_sweeprun *r, char *err, size_t len)
     // NOTE: the pid is only for a second sweep's message; the lock holds without it
     int noted = ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) == n;
     (void)noted;
-    r->lock_fd = fd;
+    *fd_out = fd;
     return KS_OK;
+}
+
+static int take_lock(struct ks_sweeprun *r, char *err, size_t len)
+{
+    return r->lock_fd >= 0 ? KS_OK : ks_sweeprun_lock(r->dir, &r->lock_fd, err, len);
 }
 
 int ks_sweeprun_resume(struct ks_sweeprun *r, char *err, size_t len)

@@ -59,6 +59,12 @@ void ks_sweeprun_fini(struct ks_sweeprun *r);
 // twice; or KS_EIO, with the reason in err.
 int ks_sweeprun_resume(struct ks_sweeprun *r, char *err, size_t len);
 
+// Takes DIR/sweep.lock: an exclusive flock, not waiting, held until *fd is
+// closed (the kernel drops it when the process dies, kill -9 included); the
+// file holds this process's id for whoever finds it taken. KS_OK; KS_ESTATE
+// when another sweep holds it (its pid in the message); or KS_EIO.
+int ks_sweeprun_lock(const char *dir, int *fd, char *err, size_t len);
+
 // The manifest as it stands (a new object), or NULL when memory runs out.
 json_t *ks_sweeprun_manifest(const struct ks_sweeprun *r);
 

@@ -123,6 +123,13 @@ foreach(cmd "scenario;check" run)
   ks_cli_test(${c}_ssd_count_bound --exit 2 --stdout-empty
               --stderr-has "--set: platform.ssd.count: 2000 drives per node with L3 on SSD"
               -- ${cmd} ${ks_ts}/closed_form.lua --set cache.l3=ssd --set platform.ssd.count=2000 ${o})
+  # more actors than a simulation holds: refused before SimGrid runs out of memory
+  ks_cli_test(${c}_actors_bound --exit 2 --stdout-empty
+              --stderr-has "--set: prefill.gpus: 1000000005 simulated actors (5 per decode GPU, 1 per prefill GPU)"
+              -- ${cmd} ${ks_ts}/closed_form.lua --set prefill.mode=disaggregated --set prefill.gpus=1000000000 ${o})
+  ks_cli_test(${c}_actors_gpus --exit 2 --stdout-empty
+              --stderr-has "--set: platform.nodes: 500000 simulated actors"
+              -- ${cmd} ${ks_ts}/closed_form.lua --set platform.nodes=100000 --set platform.gpus_per_node=1 ${o})
   ks_cli_test(${c}_belady_needs_trace --exit 2 --stdout-empty
               --stderr-has "--set: cache.evict: belady needs the future accesses"
               -- ${cmd} ${ks_ts}/closed_form.lua --set cache.evict=belady ${o})
@@ -169,6 +176,14 @@ ks_cli_test(hostile_run_deep --exit 2 --stdout-empty --stderr-has "deep.lua: mod
             -- run ${ks_hostile}/deep.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5 --json)
 ks_scenario_cli_test(hostile_deep --exit 2 --stdout-empty --stderr-has "tables nested more than 64 deep"
                      -- ${ks_hostile}/deep.lua)
+# found by fuzzing (tests/fuzz/fuzz_scenario.c): a check that fails on a field left at
+# its default read the freed default's node for its place; it names the scenario
+ks_scenario_cli_test(hostile_default_blamed --exit 2 --stdout-empty
+                     --stderr-has "default_blamed.lua: model.weight_bytes: 16GB of weights leave no room in 1MB"
+                     -- ${ks_hostile}/default_blamed.lua)
+ks_scenario_cli_test(hostile_default_blamed_set --exit 2 --stdout-empty
+                     --stderr-has "base.lua: model.weight_bytes: 16GB of weights leave no room in 1MB"
+                     -- ${ks_ts}/base.lua --set platform.hbm_bytes=1MB)
 # removed libraries: a clear error, exit 2, nothing written (the script checks the folder)
 add_test(NAME hostile_no_side_effect COMMAND ${CMAKE_CURRENT_LIST_DIR}/hostile_no_side_effect.sh
          $<TARGET_FILE:kvstrata> ${ks_hostile})

@@ -105,4 +105,16 @@ grep -q "$lockdir: another kvstrata sweep (pid 4242) is writing into this folder
 # released (as when the holder ends or is killed): the sweep runs
 "$ks" sweep "$dir/edit.lua" -j 2 -o "$lockdir" --json > "$dir/l2.json"
 [ "$(jqn .ran "$dir/l2.json")" = 2 ] || fail "lock: after release: $(cat "$dir/l2.json")"
+# --merge of a folder a sweep holds is refused too (the points would change under it)
+exec 9> "$lockdir/sweep.lock"
+flock -n 9 || fail "lock: cannot take the lock again"
+echo 4243 >&9
+set +e
+"$ks" sweep --merge "$lockdir" > "$dir/m.out" 2> "$dir/m.err"
+rc=$?
+set -e
+exec 9>&-
+[ "$rc" = 1 ] || fail "lock: --merge under the lock exited $rc, expected 1"
+grep -q "another kvstrata sweep (pid 4243)" "$dir/m.err" || fail "lock: --merge message: $(cat "$dir/m.err")"
+"$ks" sweep --merge "$lockdir" > /dev/null || fail "lock: --merge after release failed"
 echo "sweep_hostile: ok"
