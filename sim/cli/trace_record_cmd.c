@@ -1,11 +1,13 @@
 // trace_record_cmd.c - `kvstrata trace record`: a trace from synthetic
 // attention run through the kernels (the recording: sim/workload/recorder.h).
-#define _POSIX_C_SOURCE 200809L // isatty
+#define _POSIX_C_SOURCE 200809L // isatty, sigaction
 
 #include "trace_record_cmd.h"
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bench_kernels_cmd.h"
@@ -16,6 +18,19 @@
 #include "status.h"
 
 #define MAX_SETS 64
+
+static volatile sig_atomic_t stopped; // the signal that asked the recording to stop, 0: none
+
+static void on_signal(int sig)
+{
+    stopped = sig;
+}
+
+static int stop_asked(void *arg)
+{
+    (void)arg;
+    return stopped != 0;
+}
 
 static void show_progress(void *arg, uint32_t done, uint32_t total, double seconds)
 {
@@ -72,7 +87,13 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
     }
     int tty = isatty(STDERR_FILENO);
     struct ks_recorder_params p = {.sc = sc, .path = out, .requests = requests, .steps = steps, .preset = preset,
-                                   .cuda = cuda, .progress = tty ? show_progress : NULL};
+                                   .cuda = cuda, .progress = tty ? show_progress : NULL, .stop = stop_asked};
+    // SIGINT and SIGTERM stop the recording after its current request (and,
+    // during the write, are handled after it); nothing is left under -o
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     struct ks_recorder *r = ks_recorder_new(&p, err, sizeof err);
     if (!r) {
         ks_scenario_free(sc);
@@ -84,6 +105,13 @@ static int run_record(const struct ks_cli_cmd *cmd, int argc, char **argv)
         fputs("\r\033[K", stderr);
     ks_recorder_free(r);
     ks_scenario_free(sc);
+    if (st == KS_OK && stopped) { // it came during the write: the trace goes too
+        unlink(out);
+        snprintf(err, sizeof err, "interrupted while writing the trace");
+        st = KS_ESTATE;
+    }
+    if (st != KS_OK && stopped)
+        return ks_cli_fail(cmd, "%s by %s; no trace written", err, stopped == SIGINT ? "SIGINT" : "SIGTERM");
     if (st != KS_OK)
         return ks_cli_fail(cmd, "%s", err);
     json_t *o = json_object();

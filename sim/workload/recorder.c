@@ -407,6 +407,8 @@ static int record_request(struct ks_recorder *r, uint32_t id, uint64_t req, uint
         }
         if (st != KS_OK)
             return st;
+        if (r->p.stop && r->p.stop(r->p.arg))
+            return KS_ESTATE; // asked to stop: the request's layers so far are dropped
     }
     for (uint32_t s = 0; s < steps; s++)
         for (uint32_t l = 0; l < r->layers; l++) {
@@ -515,11 +517,19 @@ static int record_all(struct ks_recorder *r, double t0, char *err, size_t len)
         if ((uint64_t)prompt + steps > mo->max_context)
             prompt = mo->max_context > steps ? mo->max_context - steps : 1;
         st = record_request(r, i, spec.id, prompt, steps);
+        if (st == KS_ESTATE) {
+            snprintf(err, len, "interrupted in request %u of %u", i + 1, requests);
+            break;
+        }
         if (st != KS_OK)
             snprintf(err, len, "request %u (%u prompt tokens): %s", i, prompt,
                      st == KS_ENOMEM ? "out of memory" : r->err);
         if (r->p.progress)
             r->p.progress(r->p.arg, i + 1, requests, ks_clock_mono() - t0);
+        if (st == KS_OK && r->p.stop && r->p.stop(r->p.arg)) {
+            snprintf(err, len, "interrupted after %u of %u requests", i + 1, requests);
+            st = KS_ESTATE;
+        }
     }
     return st;
 }

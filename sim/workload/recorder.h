@@ -32,6 +32,9 @@ struct ks_recorder_params {
     // called after each request recorded (may be NULL): done of total, and
     // seconds since the first began
     void (*progress)(void *arg, uint32_t done, uint32_t total, double seconds);
+    // asked after each request recorded (may be NULL): non-zero stops the
+    // recording, which then fails with KS_ESTATE and writes no file
+    int (*stop)(void *arg);
     void *arg;
 };
 

@@ -55,3 +55,7 @@ h5dump -a /source ts_0.9.h5 | grep -q 'topic_switch 0.9,'; \
 grep -q 'sparse.topic_switch: must be at most' ts_bad.err; [ ! -e ts_bad.h5 ]"
   sh $<TARGET_FILE:kvstrata> ${ks_pol})
 set_tests_properties(trace_topic_switch PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+# SIGINT/SIGTERM during trace record: stopped within a layer, exit 1, no file
+add_test(NAME workload_record_signal COMMAND ${CMAKE_CURRENT_LIST_DIR}/record_signal.sh $<TARGET_FILE:kvstrata>
+         ${ks_ts}/closed_form.lua)
+set_tests_properties(workload_record_signal PROPERTIES TIMEOUT 120)
