@@ -60,26 +60,44 @@ static herr_t walk_attr(hid_t loc, const char *name, const H5A_info_t *info, voi
     return 0;
 }
 
+// The names kvstrata's readers look up (results/README.md's schemas of traces
+// and results). NOTE: a lookup by name takes its own path through a group's
+// B-tree and heap, which listing the group by index does not, and a name the
+// file lacks is looked up too: each is probed in the child, found or not.
+static const char *const probe_links[] = {"/requests", "/steps", "/tiers", "/links", "/link_samples",
+                                          "/summary", "/selected"};
+static const char *const probe_attrs[] = {"format", "version", "block_size", "layers", "kv_heads", "q_heads",
+                                          "head_dim", "dtype", "source", "complete"};
+
 // Opens every object under g (and their attributes, datatypes, extents and
-// layouts), as the readers will. 0, or -1 at the first failure.
+// layouts), by index and by name, as the readers will. It goes on past an
+// object HDF5 refuses, so that what lies beyond is probed too. 0, or -1 when
+// anything failed.
 static int walk(hid_t g, int depth, int *left)
 {
+    int rc = 0;
     hsize_t idx = 0;
     if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, walk_attr, left) < 0)
-        return -1;
+        rc = -1;
     H5G_info_t gi;
     if (H5Gget_info(g, &gi) < 0)
         return -1;
     for (hsize_t i = 0; i < gi.nlinks; i++) {
         if (--*left < 0)
             return -1;
-        hid_t o = H5Oopen_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT);
+        char name[256];
+        hid_t o = -1;
+        ssize_t nl = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
+        if (nl > 0 && (size_t)nl < sizeof name && H5Lexists(g, name, H5P_DEFAULT) > 0)
+            o = H5Oopen(g, name, H5P_DEFAULT);
+        if (o < 0)
+            o = H5Oopen_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT);
         if (o < 0)
             continue; // a dangling or external link: the readers meet it as missing
-        int rc = 0;
         H5I_type_t k = H5Iget_type(o);
         if (k == H5I_GROUP) {
-            rc = depth < WALK_DEPTH ? walk(o, depth + 1, left) : -1;
+            if (depth >= WALK_DEPTH || walk(o, depth + 1, left) < 0)
+                rc = -1;
         } else if (k == H5I_DATASET) {
             hid_t t = H5Dget_type(o), sp = H5Dget_space(o), pl = H5Dget_create_plist(o);
             hsize_t dims[H5S_MAX_RANK];
@@ -87,11 +105,13 @@ static int walk(hid_t g, int depth, int *left)
                 H5Sget_simple_extent_dims(sp, dims, NULL);
             if (t >= 0)
                 H5Tget_size(t);
+            H5Dget_storage_size(o); // walks the chunk index
             hsize_t chunk[H5S_MAX_RANK];
             if (pl >= 0 && H5Pget_layout(pl) == H5D_CHUNKED)
                 H5Pget_chunk(pl, H5S_MAX_RANK, chunk);
             idx = 0;
-            rc = H5Aiterate2(o, H5_INDEX_NAME, H5_ITER_INC, &idx, walk_attr, left) < 0 ? -1 : 0;
+            if (H5Aiterate2(o, H5_INDEX_NAME, H5_ITER_INC, &idx, walk_attr, left) < 0)
+                rc = -1;
             if (pl >= 0)
                 H5Pclose(pl);
             if (sp >= 0)
@@ -100,10 +120,17 @@ static int walk(hid_t g, int depth, int *left)
                 H5Tclose(t);
         }
         H5Oclose(o);
-        if (rc < 0)
-            return -1;
     }
-    return 0;
+    return rc;
+}
+
+// The lookups by name of probe_links and probe_attrs, from the root.
+static void probe_names(hid_t f)
+{
+    for (size_t i = 0; i < sizeof probe_links / sizeof probe_links[0]; i++)
+        H5Lexists(f, probe_links[i], H5P_DEFAULT);
+    for (size_t i = 0; i < sizeof probe_attrs / sizeof probe_attrs[0]; i++)
+        H5Aexists(f, probe_attrs[i]);
 }
 
 // NOTE: some damage makes HDF5 itself divide by zero or read out of bounds
@@ -124,6 +151,8 @@ static int metadata_survives(const char *path, char *why, size_t len)
         alarm(WALK_SECONDS);
         hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
         int left = WALK_OBJECTS;
+        if (f >= 0)
+            probe_names(f);
         int rc = f >= 0 && walk(f, 0, &left) == 0 ? 0 : 3;
         _exit(rc); // no exit handlers: HDF5's would flush what the parent owns
     }
@@ -161,15 +190,15 @@ hid_t ks_h5read_open(const char *path, uint64_t *bytes, char *why, size_t len)
         return -1;
     }
     *bytes = (uint64_t)st.st_size;
+    // the probe first: opening the file reads its superblock and root group,
+    // which can be what kills HDF5
+    if (metadata_survives(path, why, len) != KS_OK)
+        return -1;
     hid_t f;
     H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
     H5E_END_TRY;
     if (f < 0) {
         bad(why, len, "cannot be opened as an HDF5 file");
-        return -1;
-    }
-    if (metadata_survives(path, why, len) != KS_OK) {
-        H5Fclose(f);
         return -1;
     }
     return f;
@@ -355,6 +384,12 @@ int ks_h5read_table(hid_t f, const char *name, const struct ks_field *fields, si
             rc = record_ok(ft, name, fields, n_fields, why, len);
         if (rc == KS_OK)
             rc = extent_ok(d, sp, H5Tget_size(ft), name, file_bytes, &n, why, len);
+        // a chunk's stored size comes from the chunk index, and HDF5 allocates
+        // it before reading: the sizes together must fit in the file
+        hsize_t stored = rc == KS_OK ? H5Dget_storage_size(d) : 0;
+        if (rc == KS_OK && stored > file_bytes)
+            rc = bad(why, len, "%s claims %llu bytes stored in a file of %llu bytes: the file is damaged", name,
+                     (unsigned long long)stored, (unsigned long long)file_bytes);
         if (rc == KS_OK && n > 0 && (rec == 0 || n > SIZE_MAX / rec || !(*out = malloc((size_t)n * rec))))
             rc = bad(why, len, "%s: out of memory for %llu rows", name, (unsigned long long)n);
         if (rc == KS_OK && n > 0) {

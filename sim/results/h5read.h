@@ -8,7 +8,8 @@
 // result goes through here instead: a table is a one-dimensional dataset of
 // compound records whose every member lies inside its record and has a sane
 // size; its rows fit in what the file's bytes can hold (x 1100 when it is
-// compressed: deflate's bound is about 1032:1); an attribute holds one value
+// compressed: deflate's bound is about 1032:1), and the bytes its chunks claim
+// to store fit in the file; an attribute holds one value
 // of the class asked for. Values are converted with range checks: a negative
 // number read into an unsigned field, a fraction or NaN into an integer, or
 // an overflow is refused by the field's name, never clamped to 0.

@@ -331,6 +331,13 @@ struct box {
 
 enum { HOOK_STEP = 1000, MAX_INCLUDES = 16, NAME_MAX_LEN = 64 };
 
+static long long load_budget = KS_LUA_LOAD_BUDGET; // instructions (ks_luatab_set_load_budget)
+
+void ks_luatab_set_load_budget(long long instructions)
+{
+    load_budget = instructions > 0 ? instructions : KS_LUA_LOAD_BUDGET;
+}
+
 static void *box_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     struct box *b = ud;
@@ -671,7 +678,7 @@ static int run_file(lua_State *L, const char *file, uint64_t seed)
     if (rc == LUA_OK)
         rc = luaL_loadfilex(L, file, "t");
     if (rc == LUA_OK) {
-        box_begin(L, KS_LUA_LOAD_BUDGET);
+        box_begin(L, load_budget);
         rc = lua_pcall(L, 0, 1, 1);
     }
     return rc;
@@ -966,7 +973,7 @@ static int call_fields(lua_State *L)
         lua_pushvalue(L, -2);            // f list f
         lua_pushvalue(L, -2);            // f list f list
         lua_pushcclosure(L, collect, 1); // f list f add
-        box_begin(L, KS_LUA_LOAD_BUDGET);
+        box_begin(L, load_budget);
         lua_call(L, 1, 1); // f list ret
         if (lua_type(L, -1) == LUA_TTABLE) {
             lua_Integer have = luaL_len(L, -2), n = luaL_len(L, -1);

@@ -44,6 +44,12 @@
 #define KS_LUA_SEED 1                       // math.random's seed while a file is loaded
 enum { KS_LUATAB_MAX_DEPTH = 64 };          // tables nested deeper are refused
 
+// Sets the instruction budget of running a file (and of a sweep's points
+// function) for the rest of the process; 0 restores KS_LUA_LOAD_BUDGET. Only
+// the fuzz targets (tests/fuzz/) call it: 10^8 instructions take 0.3 s, too
+// long for one fuzzing input. Not thread-safe: call it before any load.
+void ks_luatab_set_load_budget(long long instructions);
+
 enum ks_luatab_type {
     KS_LUATAB_BOOL,
     KS_LUATAB_INT,

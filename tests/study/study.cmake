@@ -90,6 +90,17 @@ ks_cli_test(report_hostile_incomplete --exit 1 --stdout-empty
             -- report ${ks_fixtures}/hostile/result_incomplete.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
 ks_cli_test(report_hostile_gpu_minus1 --exit 1 --stdout-empty --stderr-has "/tiers row 0: gpu is -1"
             -- report ${ks_fixtures}/hostile/result_gpu_minus1.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
+# found by fuzzing (tests/fuzz/fuzz_result.c): a damaged symbol table that crashes
+# HDF5 when /requests is looked up by name (SIGSEGV in H5Lexists), which listing the
+# root by index never met; the probe child looks the readers' names up too
+ks_cli_test(report_hostile_flip_lookup --exit 1 --stdout-empty
+            --stderr-has "result_flip_lookup.h5: HDF5 fails on its metadata ("
+            -- report ${ks_fixtures}/hostile/result_flip_lookup.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
+# found by fuzzing: a chunk whose stored size reads 4294909695 bytes, which HDF5 allocated
+# whole before reading it (in a file of 16888 bytes)
+ks_cli_test(report_hostile_chunk_huge --exit 1 --stdout-empty
+            --stderr-has "result_chunk_huge.h5: /links claims 4294909695 bytes stored in a file of 16888 bytes"
+            -- report ${ks_fixtures}/hostile/result_chunk_huge.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
 ks_cli_test(report_hostile_rows_huge --exit 1 --stdout-empty
             --stderr-has "/requests claims 2305843009213693952 rows"
             -- report ${ks_fixtures}/hostile/result_rows_huge.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)

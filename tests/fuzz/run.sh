@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# tests/fuzz/run.sh [SECONDS] - builds the libFuzzer targets (tests/fuzz/fuzz.cmake)
+# with clang in their own tree and fuzzes each for SECONDS (default 60).
+#
+# Installs clang and its libFuzzer runtime when missing (apt-get, as tests/run.sh
+# does; tests/run.sh installs the rest), configures KS_BUILD (default
+# build-fuzz) with -DKS_FUZZ=ON, builds the three targets, and runs each with
+# -seed=1 on a fresh copy of its seed corpus, gathered from tests/ and
+# scenarios/ (the repository's files are never written to). Exits non-zero when
+# a target crashes, leaks, times out or runs out of memory; its log and the
+# input that did it are kept and named. Prints each target's executions and
+# coverage at the end.
+# Environment: KS_BUILD=DIR, KS_JOBS=N (build jobs), KS_FUZZ_KEEP=DIR (keep the
+# corpora, logs and artifacts in DIR instead of a temporary folder removed on success).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+secs=${1:-60}
+build=${KS_BUILD:-build-fuzz}
+case "$secs" in
+    '' | *[!0-9]*) echo "usage: tests/fuzz/run.sh [SECONDS]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in clang libclang-rt-14-dev; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "tests/fuzz/run.sh: installing ${missing[*]}" >&2
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# tests/run.sh installs the other dependencies, configures and builds
+targets="fuzz_scenario fuzz_trace fuzz_result"
+KS_BUILD=$build KS_TEST=0 KS_TARGETS=$targets \
+    KS_CMAKE_ARGS="-DCMAKE_C_COMPILER=clang -DKS_FUZZ=ON -DKS_TESTS=OFF -DKS_CUDA=OFF" bash tests/run.sh
+
+work=${KS_FUZZ_KEEP:-$(mktemp -d)}
+mkdir -p "$work"
+
+# Seed corpora, copied: scenario files of every kind, each test's --set strings
+# (a first line "--set", then PATH=VALUE: fuzz_scenario.c), the traces and results.
+seed() { # seed TARGET FILES...
+    local dir=$work/corpus/$1
+    shift
+    mkdir -p "$dir"
+    for f in "$@"; do
+        [ -f "$f" ] && cp "$f" "$dir/$(echo "$f" | tr / _)"
+    done
+}
+seed scenario tests/fixtures/scenarios/*.lua scenarios/*.lua scenarios/*/*.lua tests/fixtures/hostile/*.lua
+n=0
+while IFS= read -r s; do
+    n=$((n + 1))
+    printf -- '--set\n%s\n' "$s" > "$work/corpus/scenario/set_$n"
+done < <(grep -rhoE -e "--set +'?[a-z_.]+=[^ )\"']*" tests | sed -E "s/^--set +'?//" | sort -u)
+seed trace tests/fixtures/data/*.h5 tests/fixtures/hostile/trace_*.h5
+rm -f "$work"/corpus/trace/*result*
+seed result tests/fixtures/data/*.h5 tests/fixtures/hostile/result_*.h5
+rm -f "$work"/corpus/result/*trace*
+
+# HDF5's own leaks on damaged files are not ours (lsan.supp says which)
+export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# NOTE: symbolize=0: every HDF5 crash the probe child contains would start
+# llvm-symbolizer (a second or so); a failure's input is replayed symbolized below
+export ASAN_OPTIONS="symbolize=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+status=0
+for t in scenario trace result; do
+    art=$work/artifacts/$t
+    mkdir -p "$art"
+    # fuzz_scenario: print() in a fuzzed scenario writes to stderr, so stderr is
+    # closed (libFuzzer and the sanitizers keep their own copy). The HDF5
+    # targets keep it: h5read.c's probe child sends its stderr to /dev/null.
+    mask=0
+    [ "$t" = scenario ] && mask=2
+    echo "tests/fuzz/run.sh: fuzz_$t for ${secs} s on $(ls "$work/corpus/$t" | wc -l) seeds" >&2
+    rc=0
+    "$build/fuzz_$t" -seed=1 -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+        -close_fd_mask=$mask -artifact_prefix="$art/" "$work/corpus/$t" > "$work/$t.log" 2>&1 || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        status=1
+        echo "tests/fuzz/run.sh: fuzz_$t failed (exit $rc); log $work/$t.log, input(s) in $art:" >&2
+        ls "$art" >&2
+        # the input that failed the parent is the newest artifact
+        last=$(ls -t "$art" | head -1)
+        if [ -n "$last" ]; then
+            echo "tests/fuzz/run.sh: replaying $art/$last:" >&2
+            ASAN_OPTIONS=symbolize=1 "$build/fuzz_$t" -runs=1 "$art/$last" 2>&1 | grep -vE "^INFO:|^\*\*\*" | head -60 >&2 || true
+        else
+            tail -40 "$work/$t.log" >&2
+        fi
+    fi
+done
+
+echo
+printf '%-14s %10s %8s %8s %8s %8s %7s  %s\n' target executions exec/s cov ft corpus seconds result
+for t in scenario trace result; do
+    log=$work/$t.log
+    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1 || true)
+    execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -1)
+    speed=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+)/\1/p' "$log" | tail -1)
+    took=$(sed -nE 's/^Done [0-9]+ runs in ([0-9]+) second.*/\1/p' "$log" | tail -1)
+    cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<< "$last")
+    ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<< "$last")
+    corp=$(sed -nE 's/.* corp: ([0-9]+).*/\1/p' <<< "$last")
+    # an artifact without a failure: HDF5 crashed in h5read.c's probe child,
+    # which refused the file as it should (README: Build and test, fuzzing)
+    contained=$(find "$work/artifacts/$t" -type f | wc -l)
+    res=ok
+    grep -qE '^Done [0-9]+ runs' "$log" || res=FAILED
+    [ "$res" = ok ] && [ "$contained" -gt 0 ] && res="ok ($contained crash(es) contained in the probe child)"
+    printf '%-14s %10s %8s %8s %8s %8s %7s  %s\n' "fuzz_$t" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" \
+        "${corp:-?}" "${took:-?}" "$res"
+done
+if [ "$status" -eq 0 ] && [ -z "${KS_FUZZ_KEEP:-}" ]; then
+    rm -rf "$work"
+else
+    echo "tests/fuzz/run.sh: corpora, logs and artifacts in $work" >&2
+fi
+exit "$status"
