@@ -24,7 +24,7 @@ void ks_cache_params_default(struct ks_cache_params *p)
     p->seed = 1;
 }
 
-static int check_params(const struct ks_cache_params *p, char *err, size_t len)
+int ks_cache_params_check(const struct ks_cache_params *p, char *err, size_t len)
 {
 #define BAD(...) do { if (err) snprintf(err, len, __VA_ARGS__); return KS_EINVAL; } while (0)
     if (p->n_blocks == 0)
@@ -57,7 +57,7 @@ static int check_params(const struct ks_cache_params *p, char *err, size_t len)
 
 struct ks_cache *ks_cache_new(const struct ks_cache_params *p, char *err, size_t errlen)
 {
-    if (check_params(p, err, errlen) != KS_OK)
+    if (ks_cache_params_check(p, err, errlen) != KS_OK)
         return NULL;
     struct ks_cache *c = calloc(1, sizeof *c);
     if (!c)

@@ -111,6 +111,10 @@ void ks_cache_params_default(struct ks_cache_params *p);
 
 struct ks_cache;
 
+// KS_OK when p describes a manager ks_cache_new can make; else KS_EINVAL
+// with the reason in err (if given).
+int ks_cache_params_check(const struct ks_cache_params *p, char *err, size_t len);
+
 // Creates a manager; returns NULL when the parameters are invalid (message in
 // err if given) or memory runs out. The caller owns it and frees it with
 // ks_cache_free (NULL is a no-op).

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "engine.h"
 #include "json.h"
 #include "scenario.h"
 #include "status.h"
@@ -140,6 +141,12 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
     int rc0 = ks_scenario_cmd_load(cmd, file, sets, set.n, &sc);
     if (rc0 != KS_EXIT_OK)
         return rc0;
+    static char err[4096];
+    if (ks_engine_check(sc, err, sizeof err) != KS_OK) { // what run would refuse before simulating
+        ks_scenario_free(sc);
+        fprintf(stderr, "%s\nkvstrata %s: %s is not a valid scenario\n", err, cmd->name, file);
+        return KS_EXIT_USAGE;
+    }
     struct show s = {.values = json_object()};
     if (json) {
         s.units = json_object();

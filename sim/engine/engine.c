@@ -225,6 +225,45 @@ static int teardown(struct sim *m, int st)
     return st;
 }
 
+int ks_engine_check(const struct ks_scenario *s, char *err, size_t len)
+{
+    if (s->cache.evict == KS_EVICT_BELADY && s->sparse.policy != KS_SPARSE_TRACE) {
+        snprintf(err, len, "cache.evict: belady needs the future accesses, which only a replayed trace knows "
+                           "(sparse.policy = \"trace\")");
+        return KS_EINVAL;
+    }
+    struct ks_cache_params cp;
+    struct ks_step_sizing z;
+    int st = ks_step_size(s, &cp, &z, err, len);
+    if (st != KS_OK)
+        return st;
+    char why[512];
+    if (ks_cache_params_check(&cp, why, sizeof why) != KS_OK) {
+        snprintf(err, len, "cache: %s", why);
+        return KS_EINVAL;
+    }
+    struct ks_workload *wl = ks_workload_new(s, err, len);
+    if (!wl)
+        return KS_EINVAL;
+    ks_workload_free(wl);
+    struct ks_selection *sel = ks_selection_new(s, err, len);
+    if (!sel)
+        return KS_EINVAL;
+    ks_selection_free(sel);
+    int lua_evict = s->cache.evict == KS_EVICT_CALLBACK;
+    if (lua_evict || s->cache.prefetch_lua) {
+        struct ks_luapolicy lua;
+        if (ks_luapolicy_init_seeded(&lua, s->file, lua_evict ? "cache.evict" : NULL,
+                                     s->cache.prefetch_lua ? "cache.prefetch_window" : NULL, s->seed, err,
+                                     len) != KS_OK)
+            return KS_EINVAL;
+        ks_luapolicy_fini(&lua);
+    }
+    struct ks_platform_params pp;
+    platform_of(s, &pp);
+    return ks_platform_check(&pp, err, len);
+}
+
 int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *err, size_t len)
 {
     memset(r, 0, sizeof *r);

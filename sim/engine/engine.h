@@ -41,6 +41,12 @@
 #include "runresult.h"
 #include "scenario.h"
 
+// Every check ks_engine_run makes before it simulates, without simulating:
+// the cache's sizing, the workload and its traces, the selection policy and
+// its trace or model, the Lua policies, the platform. KS_OK, or the status
+// and reason run would give (what `scenario check` reports).
+int ks_engine_check(const struct ks_scenario *s, char *err, size_t len);
+
 // Runs the scenario. KS_OK with *r filled (release with ks_run_result_fini),
 // or a status with the reason in err. After ks_engine_stop, KS_ESTATE with
 // "interrupted by SIGNAL" in err. SimGrid's own SIGINT handler (which calls

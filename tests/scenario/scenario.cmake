@@ -217,3 +217,12 @@ ks_cli_test(hostile_print_json --json --has tpot_p99 --stderr-has "hello from pr
 # math.random in a policy is seeded: the same run twice
 add_test(NAME hostile_random_policy_repeats COMMAND ${CMAKE_CURRENT_LIST_DIR}/same_summary.sh $<TARGET_FILE:kvstrata>
          ${ks_hostile}/evict_random.lua -- ${ks_hostile}/evict_random.lua)
+# scenario check makes every check run makes before it simulates (ks_engine_check):
+# a truncated replay trace is refused by both, with the same reason and exit 2
+add_test(NAME check_truncated_trace
+  COMMAND sh -c "set -e; head -c 300000 \"$3\" > truncated_trace.h5; rc=0; \
+\"$1\" scenario check \"$2\" --set sparse.policy=trace --set sparse.file=$(pwd)/truncated_trace.h5 \
+> check_trunc.out 2> check_trunc.err || rc=$?; [ $rc -eq 2 ]; [ ! -s check_trunc.out ]; \
+grep -q 'sparse.file: .*/truncated_trace.h5: cannot be opened as an HDF5 file' check_trunc.err"
+  sh $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form.lua ${PROJECT_SOURCE_DIR}/results/traces/synthetic_drifting_8k.h5)
+set_tests_properties(check_truncated_trace PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
