@@ -20,17 +20,7 @@ jobs=${KS_JOBS:-$(nproc)}
 
 packages=(cmake make gcc pkg-config libsimgrid-dev liblua5.4-dev lua5.4 libhdf5-dev hdf5-tools
           libcmocka-dev libjansson-dev liburing-dev fio jq gnuplot-nox python3-h5py python3-numpy)
-missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "tests/run.sh: installing ${missing[*]}" >&2
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+bash tests/install.sh tests/run.sh "${packages[@]}"
 
 args=(-DKS_WERROR=ON)
 IFS=',' read -ra sans <<< "${KS_SANITIZE:-}"

@@ -20,17 +20,7 @@ case "$secs" in
     '' | *[!0-9]*) echo "usage: tests/fuzz/run.sh [SECONDS]" >&2; exit 2 ;;
 esac
 
-missing=()
-for p in clang libclang-rt-14-dev; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "tests/fuzz/run.sh: installing ${missing[*]}" >&2
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+bash tests/install.sh tests/fuzz/run.sh clang libclang-rt-14-dev
 
 # tests/run.sh installs the other dependencies, configures and builds
 targets="fuzz_scenario fuzz_trace fuzz_result"
