@@ -390,6 +390,20 @@ int ks_h5read_table(hid_t f, const char *name, const struct ks_field *fields, si
         if (rc == KS_OK && stored > file_bytes)
             rc = bad(why, len, "%s claims %llu bytes stored in a file of %llu bytes: the file is damaged", name,
                      (unsigned long long)stored, (unsigned long long)file_bytes);
+        // a contiguous or compact table is read whole from its storage (HDF5
+        // reads the two through one path): it must hold rows x record bytes,
+        // and a contiguous one's address must lie in the file (a damaged
+        // layout made HDF5 copy from a null buffer: tests/fuzz/fuzz_result.c)
+        hid_t dcpl = rc == KS_OK && n > 0 ? H5Dget_create_plist(d) : -1;
+        H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+        if (dcpl >= 0)
+            H5Pclose(dcpl);
+        uint64_t need = rc == KS_OK ? n * (uint64_t)H5Tget_size(ft) : 0;
+        haddr_t at = layout == H5D_CONTIGUOUS ? H5Dget_offset(d) : 0;
+        if (rc == KS_OK && n > 0 && (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT) &&
+            (stored < need || at == HADDR_UNDEF || at > file_bytes || need > file_bytes - at))
+            rc = bad(why, len, "%s: %llu rows need %llu bytes, its storage holds %llu: the file is damaged", name,
+                     (unsigned long long)n, (unsigned long long)need, (unsigned long long)stored);
         if (rc == KS_OK && n > 0 && (rec == 0 || n > SIZE_MAX / rec || !(*out = malloc((size_t)n * rec))))
             rc = bad(why, len, "%s: out of memory for %llu rows", name, (unsigned long long)n);
         if (rc == KS_OK && n > 0) {

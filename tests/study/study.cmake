@@ -96,6 +96,12 @@ ks_cli_test(report_hostile_gpu_minus1 --exit 1 --stdout-empty --stderr-has "/tie
 ks_cli_test(report_hostile_flip_lookup --exit 1 --stdout-empty
             --stderr-has "result_flip_lookup.h5: HDF5 fails on its metadata ("
             -- report ${ks_fixtures}/hostile/result_flip_lookup.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
+# found by fuzzing (a CI run of tests/fuzz/run.sh): /steps laid out as compact storage holding
+# nothing for its row; HDF5 read it through the contiguous path and copied from a null buffer
+# (SIGSEGV in H5VM_memcpyvv); a contiguous or compact table must hold rows x record bytes
+ks_cli_test(report_hostile_flip_compact --exit 1 --stdout-empty
+            --stderr-has "/steps: 1 rows need 96 bytes, its storage holds 0: the file is damaged"
+            -- report ${ks_fixtures}/hostile/result_flip_compact.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
 # found by fuzzing: a chunk whose stored size reads 4294909695 bytes, which HDF5 allocated
 # whole before reading it (in a file of 16888 bytes)
 ks_cli_test(report_hostile_chunk_huge --exit 1 --stdout-empty
