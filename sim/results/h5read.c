@@ -37,6 +37,10 @@ static int bad(char *why, size_t len, const char *fmt, ...)
 
 enum { WALK_DEPTH = 32, WALK_OBJECTS = 100000, WALK_SECONDS = 60 };
 
+// Opens the attribute by name, then reads it by name as the readers do
+// (ks_h5read_attr_*: a lookup, an open, a conversion of its value): a lookup
+// by name takes a path through the object header that opening by index does
+// not, and a damaged value can kill HDF5's conversion.
 static herr_t walk_attr(hid_t loc, const char *name, const H5A_info_t *info, void *ud)
 {
     (void)info;
@@ -47,9 +51,9 @@ static herr_t walk_attr(hid_t loc, const char *name, const H5A_info_t *info, voi
     if (a < 0)
         return -1;
     hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+    H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
     if (t >= 0) {
         H5Tget_size(t);
-        H5Tget_class(t);
         H5Tclose(t);
     }
     if (sp >= 0) {
@@ -57,6 +61,16 @@ static herr_t walk_attr(hid_t loc, const char *name, const H5A_info_t *info, voi
         H5Sclose(sp);
     }
     H5Aclose(a);
+    H5Aexists(loc, name);
+    char buf[256], why[256];
+    int64_t i;
+    double d;
+    if (c == H5T_STRING)
+        ks_h5read_attr_str(loc, name, buf, sizeof buf, why, sizeof why);
+    else if (c == H5T_INTEGER)
+        ks_h5read_attr_int(loc, name, &i, why, sizeof why);
+    if (c == H5T_INTEGER || c == H5T_FLOAT)
+        ks_h5read_attr_num(loc, name, &d, why, sizeof why);
     return 0;
 }
 

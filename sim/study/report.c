@@ -24,6 +24,7 @@
 #include "atomicfile.h"
 #include "fs.h"
 #include "h5read.h"
+#include "runfile.h"
 #include "status.h"
 
 #define BINS 100
@@ -507,19 +508,11 @@ static int values_ok(const struct run_tables *x, const char *file, char *err, si
     return rc;
 }
 
-// A result is complete when its writer finished: runfile.c writes the root
-// attribute `complete` = 1 after everything else.
+// A result whose writer finished (ks_run_check_complete).
 static int complete(hid_t f, const char *file, char *err, size_t len)
 {
-    int64_t v = 0;
-    char why[256];
-    if (ks_h5read_attr_int(f, "complete", &v, why, sizeof why) != KS_OK)
-        return fail(err, len, file, "an incomplete result: attribute /complete %s (the run that wrote it did not "
-                    "finish, or wrote it before this check existed); rerun it", why);
-    if (v != 1)
-        return fail(err, len, file, "an incomplete result: attribute /complete is %lld, not 1; rerun it",
-                    (long long)v);
-    return KS_OK;
+    char why[512];
+    return ks_run_check_complete(f, why, sizeof why) == KS_OK ? KS_OK : fail(err, len, file, "%s", why);
 }
 
 int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *err, size_t len)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "h5read.h"
 #include "json.h"
 #include "results.h"
 #include "status.h"
@@ -273,4 +274,20 @@ int ks_run_write(const char *path, const struct ks_run_summary *s, const struct 
         return KS_EIO;
     }
     return ks_results_commit(h);
+}
+
+int ks_run_check_complete(hid_t f, char *why, size_t len)
+{
+    int64_t v = 0;
+    char attr[256];
+    if (ks_h5read_attr_int(f, "complete", &v, attr, sizeof attr) != KS_OK) {
+        snprintf(why, len, "an incomplete result: attribute /complete %s (the run that wrote it did not finish, or "
+                 "wrote it before this check existed); rerun it", attr);
+        return KS_EINVAL;
+    }
+    if (v != 1) {
+        snprintf(why, len, "an incomplete result: attribute /complete is %lld, not 1; rerun it", (long long)v);
+        return KS_EINVAL;
+    }
+    return KS_OK;
 }

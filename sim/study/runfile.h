@@ -7,6 +7,7 @@
 #ifndef KS_RUNFILE_H
 #define KS_RUNFILE_H
 
+#include <hdf5.h>
 #include <jansson.h>
 #include <stddef.h>
 
@@ -30,5 +31,11 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
 // /link_samples) whole or not at all. KS_OK or KS_EIO with the reason in err.
 int ks_run_write(const char *path, const struct ks_run_summary *s, const struct ks_run_result *r, char *err,
                  size_t len);
+
+// Is the open result f complete? ks_run_write writes the root attribute
+// `complete` = 1 after everything else, so a file without it is what a write
+// that never finished left. KS_OK, or KS_EINVAL with the reason in why
+// ("an incomplete result: ...; rerun it").
+int ks_run_check_complete(hid_t f, char *why, size_t len);
 
 #endif

@@ -14,6 +14,7 @@
 #include "atomicfile.h"
 #include "h5read.h"
 #include "results.h"
+#include "runfile.h"
 #include "status.h"
 #include "sweep.h"
 
@@ -81,6 +82,10 @@ int ks_sweep_merge_check(const char *h5, const char *json, json_t **figures, cha
         snprintf(why, len, "%s: %s", h5, cause);
     else if (g < 0)
         snprintf(why, len, "%s: no /summary", h5);
+    if (ok && ks_run_check_complete(f, cause, sizeof cause) != KS_OK) {
+        snprintf(why, len, "%s: %s", h5, cause);
+        ok = 0;
+    }
     const json_t *res = json_object_get(report, "result");
     const char *rs = json_is_string(res) ? json_string_value(res) : NULL;
     const char *base = strrchr(h5, '/'), *rbase = rs ? strrchr(rs, '/') : NULL;

@@ -16,6 +16,10 @@ ks_cli_test(sweep_missing_file --exit 2 --stdout-empty --stderr-has "nowhere.lua
 ks_cli_test(sweep_l1_share_plan --json --stderr-empty --is name l1_share --ge points 3 --le points 3 --has plan
             -- sweep ${PROJECT_SOURCE_DIR}/scenarios/sweeps/l1_share.lua --dry-run --json)
 
+# A point's result counts only when its writer finished (issue 16)
+ks_add_test(study.sweep_merge test_sweep_merge.c)
+target_link_libraries(study_sweep_merge PRIVATE ks_study)
+
 # sweep_hostile: seeds beyond 2^53, a base edited between runs, a second sweep
 # into a locked folder, a point with no measurement (issue 16)
 foreach(t points resume slurm hostile)
