@@ -8,6 +8,8 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -39,10 +41,21 @@ static void catch_signals(void)
 // The files the run reads, which -o must not replace.
 static int check_output(const struct ks_scenario *sc, const char *path, char *err, size_t len)
 {
-    const char *inputs[] = {sc->file, sc->sparse.file, sc->sparse.fit, sc->platform.profile_file,
-                            sc->workload.arrival.file, sc->workload.prompt_tokens.file,
-                            sc->workload.output_tokens.file};
-    return ks_results_check_target(path, inputs, sizeof inputs / sizeof inputs[0], err, len);
+    enum { FIXED = 7 };
+    const char **inputs = malloc((FIXED + sc->n_included) * sizeof *inputs);
+    if (!inputs) {
+        snprintf(err, len, "out of memory");
+        return KS_ENOMEM;
+    }
+    const char *fixed[FIXED] = {sc->file, sc->sparse.file, sc->sparse.fit, sc->platform.profile_file,
+                                sc->workload.arrival.file, sc->workload.prompt_tokens.file,
+                                sc->workload.output_tokens.file};
+    memcpy(inputs, fixed, sizeof fixed);
+    for (size_t i = 0; i < sc->n_included; i++)
+        inputs[FIXED + i] = sc->included[i];
+    int rc = ks_results_check_target(path, inputs, FIXED + sc->n_included, err, len);
+    free(inputs);
+    return rc;
 }
 
 static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
@@ -133,7 +146,8 @@ const struct ks_cli_cmd ks_run_cmd = {
              "record per request). The same scenario and seed give the same summary,\n"
              "wall_s aside. A run that fails leaves no result file, and so does a run\n"
              "stopped by SIGINT or SIGTERM (it stops at the next decode step). -o must\n"
-             "name a regular file or nothing, and none of the run's inputs (the scenario,\n"
-             "a trace it replays or fits, its profile, its arrival or length traces).\n",
+             "name a regular file or nothing, and none of the run's inputs (the scenario\n"
+             "and the files it includes, a trace it replays or fits, its profile, its\n"
+             "arrival or length traces).\n",
     .run = run,
 };

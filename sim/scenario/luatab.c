@@ -4,7 +4,7 @@
 // chunk, calling its functions, walking the table) runs inside lua_pcall; the
 // C functions run that way record their results in a struct owned by the
 // caller, and every node is linked into the tree before it is filled, so a
-// memory error half-way leaks nothing. Every state is a sandbox (struct box):
+// memory error half-way leaks nothing. Every state is a sandbox (struct ks_sandbox):
 // its allocator counts the bytes it holds against KS_LUA_MEM_CAP, a count
 // hook charges each call's instructions against its budget, and only the
 // safe libraries are open (luatab.h).
@@ -12,11 +12,11 @@
 
 #include <lauxlib.h>
 #include <lua.h>
-#include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sandbox.h"
 #include "status.h"
 
 static char *dup(const char *s)
@@ -53,6 +53,9 @@ void ks_luatab_free(struct ks_luatab *t)
         free(t->file);
         free(t->source);
         free(t->kind);
+        for (size_t i = 0; i < t->n_included; i++)
+            free(t->included[i]);
+        free(t->included);
         free(t);
         t = next;
     }
@@ -313,375 +316,11 @@ static char *read_text(const char *file)
     return s;
 }
 
-// ---- the sandbox ---------------------------------------------------------------
-
-// One Lua state's limits and what broke them. It is the state's allocator
-// data, so every C function reaches it through lua_getallocf.
-struct box {
-    const char *file;     // the file the state runs (messages)
-    const char *lua_dirs; // where require finds kvstrata's helpers
-    size_t used;          // bytes the state holds
-    long long left;       // instructions left in the current call
-    long long budget;     // instructions per call
-    int includes;         // include() calls in progress
-    int capped;           // an allocation was refused by KS_LUA_MEM_CAP
-    int exhausted;        // the budget ran out (why holds the message)
-    char why[512];
-};
-
-enum { HOOK_STEP = 1000, MAX_INCLUDES = 16, NAME_MAX_LEN = 64 };
-
 static long long load_budget = KS_LUA_LOAD_BUDGET; // instructions (ks_luatab_set_load_budget)
 
 void ks_luatab_set_load_budget(long long instructions)
 {
     load_budget = instructions > 0 ? instructions : KS_LUA_LOAD_BUDGET;
-}
-
-static void *box_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-    struct box *b = ud;
-    size_t old = ptr ? osize : 0; // without ptr, osize is a type tag
-    if (nsize == 0) {
-        free(ptr);
-        b->used -= old;
-        return NULL;
-    }
-    if (nsize > old && nsize - old > KS_LUA_MEM_CAP - b->used) {
-        b->capped = 1;
-        return NULL;
-    }
-    void *p = realloc(ptr, nsize);
-    if (p)
-        b->used = b->used - old + nsize;
-    return p;
-}
-
-static struct box *box_of(lua_State *L)
-{
-    void *ud;
-    lua_getallocf(L, &ud);
-    return ud;
-}
-
-// Every HOOK_STEP instructions. Once the budget is spent it fires at every
-// instruction, so a pcall in the script cannot swallow the error and go on.
-static void count_hook(lua_State *L, lua_Debug *ar)
-{
-    (void)ar;
-    struct box *b = box_of(L);
-    if (!b->exhausted && (b->left -= HOOK_STEP) > 0)
-        return;
-    if (!b->exhausted) {
-        lua_Debug at;
-        int line = 0;
-        const char *src = b->file;
-        if (lua_getstack(L, 0, &at) && lua_getinfo(L, "Sl", &at)) {
-            line = at.currentline;
-            if (at.source[0] == '@')
-                src = at.source + 1;
-        }
-        if (line > 0)
-            snprintf(b->why, sizeof b->why, "%s:%d: instruction budget of %lld exhausted", src, line, b->budget);
-        else
-            snprintf(b->why, sizeof b->why, "%s: instruction budget of %lld exhausted", src, b->budget);
-        b->exhausted = 1;
-        lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-    }
-    lua_pushstring(L, b->why);
-    lua_error(L);
-}
-
-// Starts a call: a fresh budget, no failure recorded.
-static void box_begin(lua_State *L, long long budget)
-{
-    struct box *b = box_of(L);
-    b->budget = b->left = budget;
-    b->exhausted = b->capped = 0;
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
-}
-
-static int panic(lua_State *L)
-{
-    const char *msg = lua_tostring(L, -1);
-    fprintf(stderr, "kvstrata: Lua error outside a protected call: %s\n", msg ? msg : "?");
-    return 0; // Lua aborts
-}
-
-static lua_State *box_open(struct box *b, const char *file, const char *lua_dirs)
-{
-    memset(b, 0, sizeof *b);
-    b->file = file;
-    b->lua_dirs = lua_dirs;
-    lua_State *L = lua_newstate(box_alloc, b);
-    if (L)
-        lua_atpanic(L, panic);
-    return L;
-}
-
-// Closes L with a spent budget: a finalizer the script left stops at its
-// first instruction (its error is dropped, as Lua drops errors in __gc).
-static void box_close(lua_State *L)
-{
-    struct box *b = box_of(L);
-    b->exhausted = 1;
-    snprintf(b->why, sizeof b->why, "%s: the state is closing", b->file);
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-    lua_close(L);
-}
-
-// The message for a failed call (rc != LUA_OK) with the error on top of L;
-// the status it deserves.
-static int box_error(lua_State *L, int rc, char *err, size_t len)
-{
-    struct box *b = box_of(L);
-    if (b->exhausted) {
-        snprintf(err, len, "%s", b->why);
-        return KS_EINVAL;
-    }
-    const char *msg = lua_tostring(L, -1);
-    // NOTE: Lua retries a refused allocation after a full collection, so a
-    // refusal alone is no failure; the error must be the memory error too
-    // (LUA_ERRMEM, or its message when include or a pcall passed it on).
-    if (b->capped && (rc == LUA_ERRMEM || (msg && strncmp(msg, "not enough memory", 17) == 0))) {
-        snprintf(err, len, "%s: memory cap of %u MB exceeded", b->file, (unsigned)(KS_LUA_MEM_CAP >> 20));
-        return KS_EINVAL;
-    }
-    snprintf(err, len, "%s", msg ? msg : "unknown Lua error");
-    return rc == LUA_ERRMEM ? KS_ENOMEM : KS_EINVAL;
-}
-
-static int msghandler(lua_State *L)
-{
-    const char *msg = lua_tostring(L, 1);
-    if (!msg) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-            return 1;
-        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    }
-    luaL_traceback(L, L, msg, 1);
-    return 1;
-}
-
-// print: to stderr, so that a command's --json output stays one object.
-static int sb_print(lua_State *L)
-{
-    int n = lua_gettop(L);
-    for (int i = 1; i <= n; i++) {
-        size_t k;
-        const char *s = luaL_tolstring(L, i, &k);
-        if (i > 1)
-            fputc('\t', stderr);
-        fwrite(s, 1, k, stderr);
-        lua_pop(L, 1);
-    }
-    fputc('\n', stderr);
-    return 0;
-}
-
-// load: text chunks only (upvalue 1: the base library's load).
-static int sb_load(lua_State *L)
-{
-    const char *mode = luaL_optstring(L, 3, "t");
-    if (strcmp(mode, "t") != 0)
-        return luaL_error(L, "load: mode '%s' refused: only text chunks load in kvstrata's Lua sandbox", mode);
-    int n = lua_gettop(L);
-    if (n < 3)
-        lua_settop(L, 3);
-    lua_pushstring(L, "t");
-    lua_replace(L, 3);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, n > 3 ? n : 3, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-// math.randomseed with a seed only: without one it would read the clock.
-static int sb_randomseed(lua_State *L)
-{
-    luaL_checkinteger(L, 1);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-// The file of the nearest Lua function up the stack, with its '@'.
-static const char *caller_source(lua_State *L)
-{
-    lua_Debug ar;
-    for (int lv = 1; lua_getstack(L, lv, &ar); lv++)
-        if (lua_getinfo(L, "S", &ar) && ar.source[0] == '@')
-            return ar.source;
-    return NULL;
-}
-
-// require NAME: kvstrata's own helpers only, lua/NAME.lua in the lua_dirs
-// (upvalue 1: the modules loaded so far).
-static int sb_require(lua_State *L)
-{
-    const char *name = luaL_checkstring(L, 1);
-    size_t n = strlen(name);
-    int ok = n > 0 && n <= NAME_MAX_LEN;
-    for (size_t i = 0; ok && i < n; i++)
-        ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-             (name[i] >= '0' && name[i] <= '9') || name[i] == '_';
-    if (!ok)
-        return luaL_error(L, "require '%s': only kvstrata's helpers load (a plain name, such as \"kvstrata\")", name);
-    lua_settop(L, 1);
-    if (lua_getfield(L, lua_upvalueindex(1), name) != LUA_TNIL)
-        return 1;
-    lua_pop(L, 1);
-    struct box *b = box_of(L);
-    for (const char *d = b->lua_dirs; d && *d;) {
-        size_t k = strcspn(d, ";");
-        if (k) {
-            const char *path = lua_pushfstring(L, "%s/%s.lua", lua_pushlstring(L, d, k), name);
-            FILE *f = fopen(path, "r");
-            if (f) {
-                fclose(f);
-                if (luaL_loadfilex(L, path, "t") != LUA_OK)
-                    return lua_error(L);
-                lua_pushvalue(L, 1);
-                lua_call(L, 1, 1);
-                if (lua_isnil(L, -1)) {
-                    lua_pop(L, 1);
-                    lua_pushboolean(L, 1);
-                }
-                lua_pushvalue(L, -1);
-                lua_setfield(L, lua_upvalueindex(1), name);
-                return 1;
-            }
-            lua_pop(L, 2);
-        }
-        d += k + (d[k] == ';');
-    }
-    return luaL_error(L, "require '%s': no such kvstrata helper (lua/%s.lua); to use another scenario file, "
-                         "include \"FILE.lua\"",
-                      name, name);
-}
-
-// include "FILE.lua": runs another Lua file, named relative to the folder of
-// the file that calls include, and returns what it returns. Read-only: the
-// file is only read, as text, and runs in the same sandbox.
-static int sb_include(lua_State *L)
-{
-    const char *name = luaL_checkstring(L, 1);
-    size_t n = strlen(name);
-    if (n < 5 || strcmp(name + n - 4, ".lua") != 0)
-        return luaL_error(L, "include '%s': only .lua files can be included", name);
-    struct box *b = box_of(L);
-    if (b->includes >= MAX_INCLUDES)
-        return luaL_error(L, "include '%s': includes nested more than %d deep (does a file include itself?)", name,
-                          MAX_INCLUDES);
-    const char *src = caller_source(L);
-    if (name[0] == '/' || !src || !strchr(src, '/')) {
-        lua_pushstring(L, name);
-    } else {
-        const char *slash = strrchr(src, '/');
-        lua_pushlstring(L, src + 1, (size_t)(slash - src));
-        lua_pushstring(L, name);
-        lua_concat(L, 2);
-    }
-    const char *path = lua_tostring(L, -1);
-    if (luaL_loadfilex(L, path, "t") != LUA_OK)
-        return luaL_error(L, "include: %s", lua_tostring(L, -1));
-    b->includes++;
-    int rc = lua_pcall(L, 0, 1, 0);
-    b->includes--;
-    if (rc != LUA_OK)
-        return lua_error(L);
-    return 1;
-}
-
-// _G's __index: a name the sandbox removed is an error that says so; any
-// other missing global is nil, as in plain Lua.
-static int sb_missing(lua_State *L)
-{
-    static const char *const gone[] = {"io", "os", "debug", "package", "dofile", "loadfile", "loadstring",
-                                       "coroutine", NULL};
-    const char *k = lua_tostring(L, 2);
-    for (int i = 0; k && gone[i]; i++)
-        if (strcmp(k, gone[i]) == 0) {
-            lua_Debug ar;
-            if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
-                lua_pushfstring(L, "%s:%d: ", ar.source[0] == '@' ? ar.source + 1 : ar.short_src, ar.currentline);
-            else
-                lua_pushliteral(L, "");
-            lua_pushfstring(L,
-                            "'%s' is not available: kvstrata runs Lua in a sandbox (base, string, table, math, "
-                            "utf8; require \"kvstrata\"; include \"FILE.lua\")",
-                            k);
-            lua_concat(L, 2);
-            return lua_error(L);
-        }
-    return 0;
-}
-
-// Opens the safe libraries and the sandbox's own functions. Argument: the
-// seed of math.random (an integer).
-static int setup(lua_State *L)
-{
-    lua_Integer seed = lua_tointeger(L, 1);
-    static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},        {LUA_STRLIBNAME, luaopen_string},
-                                    {LUA_TABLIBNAME, luaopen_table},  {LUA_MATHLIBNAME, luaopen_math},
-                                    {LUA_UTF8LIBNAME, luaopen_utf8}, {NULL, NULL}};
-    for (const luaL_Reg *lib = libs; lib->func; lib++) {
-        luaL_requiref(L, lib->name, lib->func, 1);
-        lua_pop(L, 1);
-    }
-    lua_pushglobaltable(L);
-    static const char *const drop[] = {"dofile", "loadfile", NULL};
-    for (int i = 0; drop[i]; i++) {
-        lua_pushnil(L);
-        lua_setfield(L, -2, drop[i]);
-    }
-    lua_pushcfunction(L, sb_print);
-    lua_setfield(L, -2, "print");
-    lua_getfield(L, -1, "load");
-    lua_pushcclosure(L, sb_load, 1);
-    lua_setfield(L, -2, "load");
-    lua_newtable(L);
-    lua_pushcclosure(L, sb_require, 1);
-    lua_setfield(L, -2, "require");
-    lua_pushcfunction(L, sb_include);
-    lua_setfield(L, -2, "include");
-    lua_getfield(L, -1, LUA_STRLIBNAME);
-    lua_pushnil(L);
-    lua_setfield(L, -2, "dump");
-    lua_pop(L, 1);
-    lua_getfield(L, -1, LUA_MATHLIBNAME);
-    lua_getfield(L, -1, "randomseed");
-    lua_pushvalue(L, -1);
-    lua_pushinteger(L, seed);
-    lua_call(L, 1, 0);
-    lua_pushcclosure(L, sb_randomseed, 1);
-    lua_setfield(L, -2, "randomseed");
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushcfunction(L, sb_missing);
-    lua_setfield(L, -2, "__index");
-    lua_setmetatable(L, -2);
-    return 0;
-}
-
-// Opens the sandbox in L and runs `file` under the load budget; on success
-// its first result is on top of the stack. Stack below: the message handler,
-// at index 1.
-static int run_file(lua_State *L, const char *file, uint64_t seed)
-{
-    lua_settop(L, 0);
-    lua_pushcfunction(L, msghandler);
-    lua_pushcfunction(L, setup);
-    lua_pushinteger(L, (lua_Integer)seed);
-    int rc = lua_pcall(L, 1, 0, 1);
-    if (rc == LUA_OK)
-        rc = luaL_loadfilex(L, file, "t");
-    if (rc == LUA_OK) {
-        box_begin(L, load_budget);
-        rc = lua_pcall(L, 0, 1, 1);
-    }
-    return rc;
 }
 
 // ---- the table walk --------------------------------------------------------------
@@ -815,7 +454,7 @@ static int walk(lua_State *L, struct conv *c, char *err, size_t len)
     int rc = lua_pcall(L, 2, 0, 1);
     if (rc == LUA_OK && !c->oom)
         return c->bad ? KS_EINVAL : KS_OK;
-    if (rc != LUA_OK && box_error(L, rc, err, len) == KS_EINVAL)
+    if (rc != LUA_OK && ks_sandbox_error(L, rc, err, len) == KS_EINVAL)
         return KS_EINVAL; // the memory cap
     snprintf(err, len, "%s: out of memory while reading the table", c->file);
     return KS_ENOMEM;
@@ -914,16 +553,16 @@ static int load(const char *file, const char *lua_dirs, const char *const *calls
         snprintf(err, len, "%s: cannot read the file", file);
         return KS_EINVAL;
     }
-    struct box b;
+    struct ks_sandbox b;
     struct conv c = {.file = file, .root = ks_luatab_new(NULL, KS_LUATAB_OTHER, file)};
-    lua_State *L = c.root ? box_open(&b, file, lua_dirs) : NULL;
+    lua_State *L = c.root ? ks_sandbox_open(&b, file, lua_dirs) : NULL;
     if (!L) {
         free(text);
         ks_luatab_free(c.root);
         snprintf(err, len, "%s: out of memory", file);
         return KS_ENOMEM;
     }
-    int st = KS_OK, rc = run_file(L, file, KS_LUA_SEED);
+    int st = KS_OK, rc = ks_sandbox_run(L, KS_LUA_SEED, load_budget);
     if (rc == LUA_OK && !lua_istable(L, -1)) {
         snprintf(err, len, "%s: the file returns %s; expected a table (end it with `return { ... }`)", file,
                  lua_isnoneornil(L, -1) ? "nothing" : luaL_typename(L, -1));
@@ -937,10 +576,14 @@ static int load(const char *file, const char *lua_dirs, const char *const *calls
         rc = lua_pcall(L, 3, 0, 1);
     }
     if (rc != LUA_OK)
-        st = box_error(L, rc, err, len);
+        st = ks_sandbox_error(L, rc, err, len);
     else if (st == KS_OK)
         st = walk(L, &c, err, len);
-    box_close(L);
+    c.root->included = b.included; // the root owns them now
+    c.root->n_included = b.n_included;
+    b.included = NULL;
+    b.n_included = 0;
+    ks_sandbox_close(L);
     return finish(&c, st, text, out, err, len);
 }
 
@@ -973,7 +616,7 @@ static int call_fields(lua_State *L)
         lua_pushvalue(L, -2);            // f list f
         lua_pushvalue(L, -2);            // f list f list
         lua_pushcclosure(L, collect, 1); // f list f add
-        box_begin(L, load_budget);
+        ks_sandbox_begin(L, load_budget);
         lua_call(L, 1, 1); // f list ret
         if (lua_type(L, -1) == LUA_TTABLE) {
             lua_Integer have = luaL_len(L, -2), n = luaL_len(L, -1);
@@ -1003,7 +646,7 @@ int ks_luatab_load_calling(const char *file, const char *lua_dirs, const char *c
 
 struct ks_luafn {
     lua_State *L;
-    struct box box; // L's allocator data: it does not move
+    struct ks_sandbox box; // L's allocator data: it does not move
     int fn, arg;    // registry references: the function, the table it is called with
 };
 
@@ -1038,14 +681,14 @@ struct ks_luafn *ks_luafn_load(const char *file, const char *lua_dirs, const cha
                                size_t len)
 {
     struct ks_luafn *f = calloc(1, sizeof *f);
-    lua_State *L = f ? box_open(&f->box, file, lua_dirs) : NULL;
+    lua_State *L = f ? ks_sandbox_open(&f->box, file, lua_dirs) : NULL;
     if (!L) {
         free(f);
         snprintf(err, len, "%s: out of memory", file);
         return NULL;
     }
     f->L = L;
-    int rc = run_file(L, file, seed);
+    int rc = ks_sandbox_run(L, seed, load_budget);
     if (rc == LUA_OK) {
         lua_pushcfunction(L, find_path);
         lua_insert(L, -2);
@@ -1055,7 +698,7 @@ struct ks_luafn *ks_luafn_load(const char *file, const char *lua_dirs, const cha
     }
     if (rc != LUA_OK) {
         char why[1024];
-        box_error(L, rc, why, sizeof why);
+        ks_sandbox_error(L, rc, why, sizeof why);
         snprintf(err, len, "%s: %s: %s", file, path, why);
         ks_luafn_free(f);
         return NULL;
@@ -1086,7 +729,7 @@ static int invoke(lua_State *L)
         lua_pushnumber(L, c->values[i]);
         lua_setfield(L, -2, c->names[i]);
     }
-    box_begin(L, KS_LUA_CALL_BUDGET);
+    ks_sandbox_begin(L, KS_LUA_CALL_BUDGET);
     lua_call(L, 1, 1);
     return 1;
 }
@@ -1097,13 +740,13 @@ int ks_luafn_call(struct ks_luafn *f, const char *const *names, const double *va
     lua_State *L = f->L;
     struct call c = {.f = f, .names = names, .values = values, .n = n};
     lua_settop(L, 0);
-    lua_pushcfunction(L, msghandler);
+    lua_pushcfunction(L, ks_sandbox_msghandler);
     lua_pushcfunction(L, invoke);
     lua_pushlightuserdata(L, &c);
     int rc = lua_pcall(L, 1, 1, 1);
     int st = KS_OK;
     if (rc != LUA_OK) {
-        st = box_error(L, rc, err, len);
+        st = ks_sandbox_error(L, rc, err, len);
     } else if (!lua_isnumber(L, -1)) {
         snprintf(err, len, "the function returned a %s; expected a number", luaL_typename(L, -1));
         st = KS_EINVAL;
@@ -1119,6 +762,6 @@ void ks_luafn_free(struct ks_luafn *f)
     if (!f)
         return;
     if (f->L)
-        box_close(f->L);
+        ks_sandbox_close(f->L);
     free(f);
 }

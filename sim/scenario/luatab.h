@@ -1,10 +1,10 @@
 // luatab.h - runs a Lua file and turns the table it returns into a plain C tree.
 //
-// This is kvstrata's Lua binding: the only module that calls Lua. The file
-// runs under lua_pcall with a traceback message handler, so a Lua error never
-// leaves as a longjmp; it becomes a status and a message. The table becomes a
-// tree of struct ks_luatab nodes that owns all its memory, and the Lua state
-// is closed before ks_luatab_load returns.
+// This is kvstrata's Lua binding: with its sandbox (sandbox.h), the only
+// code that calls Lua. The file runs under lua_pcall with a traceback message
+// handler, so a Lua error never leaves as a longjmp; it becomes a status and
+// a message. The table becomes a tree of struct ks_luatab nodes that owns all
+// its memory, and the Lua state is closed before ks_luatab_load returns.
 //
 // The sandbox, as Redis runs user scripts: every file runs with only the base
 // library (without dofile and loadfile; load takes text chunks only; print
@@ -17,7 +17,9 @@
 // call into Lua (running the file, a sweep's points function, one call of a
 // kept function) has an instruction budget, and each state a memory cap; a
 // call that exceeds one fails with "instruction budget of N exhausted" or
-// "memory cap of N MB exceeded", naming the file (and the line).
+// "memory cap of N MB exceeded", naming the file (and the line). String
+// patterns, which that budget cannot interrupt, have a CPU-time limit
+// (KS_LUA_PATTERN_SECONDS, sandbox.h): past it the process exits with 2.
 //
 // The table walk refuses a table that contains itself, and tables nested more
 // than KS_LUATAB_MAX_DEPTH deep, as FILE:LINE: path: reason (the line of the
@@ -42,6 +44,7 @@
 #define KS_LUA_LOAD_BUDGET 100000000LL      // instructions: running a file, or a sweep's points function
 #define KS_LUA_CALL_BUDGET 1000000LL        // instructions: one call of a kept function (cache.evict...)
 #define KS_LUA_SEED 1                       // math.random's seed while a file is loaded
+#define KS_LUA_PATTERN_SECONDS 5            // CPU seconds of one string pattern call (sandbox.h)
 enum { KS_LUATAB_MAX_DEPTH = 64 };          // tables nested deeper are refused
 
 // Sets the instruction budget of running a file (and of a sweep's points
@@ -70,6 +73,8 @@ struct ks_luatab {
     char *file;                     // where the value was written ("--set" for overrides)
     int line;                       // 1-based line in file; 0 = unknown
     char *source, *kind;            // profile figures: where the figure comes from; NULL otherwise
+    char **included;                // the root only: the files include() ran (as opened), each once
+    size_t n_included;
 };
 
 // Runs `file` (text chunks only) in the sandbox, with `lua_dirs`

@@ -1497,6 +1497,9 @@ void ks_scenario_free(struct ks_scenario *s)
     free(s->sparse.fit);
     free(s->workload.prompt_tokens.file);
     free(s->workload.output_tokens.file);
+    for (size_t i = 0; i < s->n_included; i++)
+        free(s->included[i]);
+    free(s->included);
     if (s->origin)
         for (int i = 0; i < N_FIELDS; i++) {
             free(s->origin[i].from);
@@ -1557,6 +1560,10 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
         x.oom = 1;
         return finish(&x, KS_ENOMEM);
     }
+    x.s->included = x.tree->included; // the files the scenario included: inputs too
+    x.s->n_included = x.tree->n_included;
+    x.tree->included = NULL;
+    x.tree->n_included = 0;
     convert_all(&x);
     if (!x.s->name) {
         x.oom |= !(x.s->name = stem(file));

@@ -226,6 +226,8 @@ struct ks_scenario_origin {
 
 struct ks_scenario {
     char *file;     // the scenario file as given
+    char **included; // the files it ran with include "FILE.lua", as opened
+    size_t n_included;
     char *name;     // default: the file's name without folder and .lua
     uint64_t seed;
     double duration; // seconds of simulated time

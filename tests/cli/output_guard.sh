@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/output_guard.sh KVSTRATA SCENARIO_DIR: -o never destroys an input of the
-# run or anything that is not a regular file, and a scenario's name never leads a
-# result out of results/ (issue 16, class 6). Each refusal: exit 1, a message naming
+# run (the files a scenario includes among them) or anything that is not a regular
+# file, and a scenario's name never leads a result out of results/ (issue 16,
+# class 6). Each refusal: exit 1, a message naming
 # the reason, the target untouched. A FIFO given as the scenario is refused at once
 # (exit 2) instead of blocking.
 set -uo pipefail
@@ -37,6 +38,9 @@ ln -s sc.lua "$dir/link.h5"
 refused run_self_link "an input of this run" "$dir/sc.lua" "$ks" run "$dir/sc.lua" -o "$dir/link.h5"
 refused record_self "an input of this run" "$dir/pol.lua" \
     "$ks" trace record "$dir/pol.lua" --requests 1 --steps 4 -o "$dir/pol.lua"
+# a file the scenario includes (include "FILE.lua", relative to the scenario's folder)
+printf 'return include "sc.lua"\n' > "$dir/wrap.lua"
+refused run_included "an input of this run" "$dir/sc.lua" "$ks" run "$dir/wrap.lua" -o "$dir/sc.lua"
 # the trace a run replays
 "$ks" trace record "$dir/pol.lua" --requests 1 --steps 8 -o "$dir/t.h5" > /dev/null || fail "trace record failed"
 refused run_trace "an input of this run" "$dir/t.h5" \

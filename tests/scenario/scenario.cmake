@@ -209,8 +209,13 @@ ks_cli_test(hostile_evict_loop --exit 1 --stdout-empty --stderr-has "cache.evict
             -- run ${ks_hostile}/evict_loop.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5)
 ks_scenario_cli_test(hostile_memory_bomb --exit 2 --stdout-empty
                      --stderr-has "memory_bomb.lua: memory cap of 256 MB exceeded" -- ${ks_hostile}/memory_bomb.lua)
+# a string pattern that backtracks without end runs in C, out of the budget's
+# reach: its CPU-time limit (KS_LUA_PATTERN_SECONDS, 5 s) stops the process, exit 2
+ks_scenario_cli_test(hostile_pattern_bomb --exit 2 --stdout-empty
+                     --stderr-has "pattern_bomb.lua:9: string.find: the string pattern ran for more than 5 s of CPU time"
+                     -- ${ks_hostile}/pattern_bomb.lua)
 set_tests_properties(scenario_hostile_loop cli_hostile_run_loop_pcall cli_hostile_evict_loop
-                     scenario_hostile_memory_bomb PROPERTIES TIMEOUT 20)
+                     scenario_hostile_memory_bomb scenario_hostile_pattern_bomb PROPERTIES TIMEOUT 20)
 # print writes to stderr: `run --json` prints one JSON object
 ks_cli_test(hostile_print_json --json --has tpot_p99 --stderr-has "hello from print.lua"
             -- run ${ks_hostile}/print.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile_print.h5 --json)

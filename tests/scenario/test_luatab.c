@@ -152,6 +152,10 @@ static void include(void **state)
     (void)state;
     struct ks_luatab *t = loaded(TS "lua_bad.lua"); // includes lua_lru.lua, which includes policies.lua
     assert_string_equal(ks_luatab_get(t, "name")->s, "lua_lru");
+    // the root lists the files included, each once, as opened (-o must not replace them)
+    assert_int_equal(t->n_included, 2);
+    assert_string_equal(t->included[0], TS "lua_lru.lua");
+    assert_string_equal(t->included[1], TS "policies.lua");
     assert_string_equal(ks_luatab_find(t, "sparse.policy")->s, "random");
     assert_string_equal(ks_luatab_find(t, "cache.evict")->s, "function");
     ks_luatab_free(t);
@@ -163,6 +167,35 @@ static void include(void **state)
     refused(scratch("inc_self.lua", "return include('inc_self.lua')\n"), "includes nested more than 16 deep");
     refused(scratch("inc_txt.lua", "return include('/etc/passwd')\n"), "only .lua files can be included");
     refused(scratch("inc_none.lua", "return include('none.lua')\n"), "include: cannot open");
+}
+
+// string.find, match, gmatch and gsub under the pattern guard (sandbox.h)
+// answer as Lua's own do, errors inside gsub's function included; a
+// pattern that never ends is a CLI test (scenario_hostile_pattern_bomb): the
+// guard ends the process.
+static void patterns(void **state)
+{
+    (void)state;
+    struct ks_luatab *t = loaded(scratch("pat.lua",
+        "local keys = {}\n"
+        "for k, v in ('a=1, bb=22'):gmatch('(%w+)=(%d+)') do keys[#keys + 1] = k .. v end\n"
+        "local up, n = ('x y'):gsub('%w', function(c) return c:upper() end)\n"
+        "local ok, e = pcall(string.gsub, 'abc', '%w', function() error('inner', 0) end)\n"
+        "local i, j = ('hello'):find('l+')\n"
+        "return {keys = table.concat(keys, ' '), up = up, n = n, e = tostring(ok) .. ' ' .. e,\n"
+        "        i = i, j = j, m = ('k=v'):match('(%w)='), plain = ('a.b'):find('.', 1, true)}\n"));
+    assert_string_equal(ks_luatab_get(t, "keys")->s, "a1 bb22");
+    assert_string_equal(ks_luatab_get(t, "up")->s, "X Y");
+    assert_int_equal(ks_luatab_get(t, "n")->i, 2);
+    assert_string_equal(ks_luatab_get(t, "e")->s, "false inner");
+    assert_int_equal(ks_luatab_get(t, "i")->i, 3);
+    assert_int_equal(ks_luatab_get(t, "j")->i, 4);
+    assert_string_equal(ks_luatab_get(t, "m")->s, "k");
+    assert_int_equal(ks_luatab_get(t, "plain")->i, 2);
+    ks_luatab_free(t);
+    // a budget that runs out inside gsub's function still ends the load
+    refused(scratch("pat_loop.lua", "string.gsub('abc', '%w', function() while true do end end)\nreturn {}\n"),
+            "pat_loop.lua:1: instruction budget of 100000000 exhausted");
 }
 
 // An endless loop stops at the budget of its call, naming the file and line,
@@ -246,7 +279,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cycles), cmocka_unit_test(depth),  cmocka_unit_test(libraries),
-        cmocka_unit_test(include), cmocka_unit_test(limits), cmocka_unit_test(random_seeded),
+        cmocka_unit_test(include), cmocka_unit_test(patterns), cmocka_unit_test(limits),
+        cmocka_unit_test(random_seeded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
