@@ -44,6 +44,8 @@ int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len)
         no = "workload.sessions: the runtime runs single-turn requests";
     else if (s->prefill.mode != KS_PREFILL_COLOCATED)
         no = "prefill.mode: the runtime prefills colocated";
+    else if (s->model.attention != KS_ATTENTION_GQA || s->model.indexer.heads)
+        no = "model: the runtime's kernels run grouped-query attention (model.attention = \"gqa\", no indexer)";
     else if (s->model.dtype != KS_DTYPE_FP16)
         no = "model.dtype: the runtime's kernels read fp16 KV";
     else if (s->cache.compression != KS_COMPRESSION_NONE)

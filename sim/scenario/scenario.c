@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "luatab.h"
 #include "status.h"
 #include "units.h"
@@ -105,6 +106,8 @@ static const struct bound bounds[] = {
 // dragonfly) are not modelled, so they are not offered.
 static const char *const topologies[] = {"star", "fat_tree", NULL};
 static const char *const dtypes[] = {"fp16", "bf16", "fp8", "int8", "fp32", NULL};
+static const char *const attentions[] = {"gqa", "mla", NULL};            // enum ks_attention
+static const char *const embeddings[] = {"untied", "tied", NULL};        // model.tied_embeddings
 static const int dtype_size[] = {2, 2, 1, 1, 4}; // bytes, by enum ks_dtype
 static const char *const arrivals[] = {"poisson", "closed", "trace", NULL};
 static const char *const policies[] = {"dense", "window", "stride", "random", "topk", "retrieval", "mixed",
@@ -164,7 +167,7 @@ static const struct field fields[] = {
     {"model.kv_heads", T_U32, CN, OFF(model.kv_heads), "8", 1, 0, NULL, 0},
     {"model.head_dim", T_U32, CN, OFF(model.head_dim), "128", 1, 0, NULL, 0},
     {"model.dtype", T_CHOICE, CN, OFF(model.dtype), "fp16", 0, 0, dtypes, 0},
-    {"model.weight_bytes", T_U64, B, OFF(model.weight_bytes), "16GB", 0, 0, NULL, 0},
+    {"model.weight_bytes", T_U64, B, OFF(model.weight_bytes), "", 0, 0, NULL, 0},
     {"model.max_context", T_U32, CN, OFF(model.max_context), "131072", 1, 0, NULL, 0},
     {"workload.arrival.kind", T_CHOICE, CN, OFF(workload.arrival.kind), "poisson", 0, 0, arrivals, 0},
     {"workload.arrival.rate", T_REAL, KS_UNIT_RATE, OFF(workload.arrival.rate), "1/s", 1, 0, NULL, 0},
@@ -218,6 +221,28 @@ static const struct field fields[] = {
     // left out: the preset's (NAN); topic_switch's bound is synth.h's with its 32 topics
     {"sparse.topic_switch", T_REAL, KS_UNIT_FRACTION, OFF(sparse.topic_switch), "", 0, 0.96875, NULL, 0},
     {"sparse.retrieval_prob", T_REAL, KS_UNIT_FRACTION, OFF(sparse.retrieval_prob), "", 0, 1, NULL, 0},
+    // the architecture (arch.h); the defaults are Llama-3-8B's (lua/models.lua cites its config)
+    {"model.attention", T_CHOICE, CN, OFF(model.attention), "gqa", 0, 0, attentions, 0},
+    {"model.q_lora_rank", T_U32, CN, OFF(model.q_lora_rank), "0", 0, 0, NULL, 0},
+    {"model.kv_lora_rank", T_U32, CN, OFF(model.kv_lora_rank), "512", 1, 0, NULL, 0},
+    {"model.qk_nope_dim", T_U32, CN, OFF(model.qk_nope_dim), "128", 0, 0, NULL, 0},
+    {"model.qk_rope_dim", T_U32, CN, OFF(model.qk_rope_dim), "64", 0, 0, NULL, 0},
+    {"model.v_head_dim", T_U32, CN, OFF(model.v_head_dim), "128", 1, 0, NULL, 0},
+    {"model.hidden", T_U32, CN, OFF(model.hidden), "4096", 1, 0, NULL, 0},
+    {"model.vocab", T_U32, CN, OFF(model.vocab), "128256", 1, 0, NULL, 0},
+    {"model.intermediate", T_U32, CN, OFF(model.intermediate), "14336", 1, 0, NULL, 0},
+    {"model.embeddings", T_CHOICE, CN, OFF(model.tied_embeddings), "untied", 0, 0, embeddings, 0},
+    {"model.weight_dtype", T_CHOICE, CN, OFF(model.weight_dtype), "bf16", 0, 0, dtypes, 0},
+    {"model.kv_token_bytes", T_U64, B, OFF(model.kv_token_bytes), "", 1, 0, NULL, 0},
+    {"model.indexer.heads", T_U32, CN, OFF(model.indexer.heads), "0", 0, 0, NULL, 0},
+    {"model.indexer.dim", T_U32, CN, OFF(model.indexer.dim), "128", 1, 0, NULL, 0},
+    {"model.indexer.dtype", T_CHOICE, CN, OFF(model.indexer.dtype), "fp8", 0, 0, dtypes, 0},
+    {"model.indexer.token_bytes", T_U64, B, OFF(model.indexer.token_bytes), "", 1, 0, NULL, 0},
+    {"model.moe.experts", T_U32, CN, OFF(model.moe.experts), "0", 0, 0, NULL, 0},
+    {"model.moe.active", T_U32, CN, OFF(model.moe.active), "8", 1, 0, NULL, 0},
+    {"model.moe.shared", T_U32, CN, OFF(model.moe.shared), "0", 0, 0, NULL, 0},
+    {"model.moe.intermediate", T_U32, CN, OFF(model.moe.intermediate), "2048", 1, 0, NULL, 0},
+    {"model.moe.first_dense", T_U32, CN, OFF(model.moe.first_dense), "0", 0, 0, NULL, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
@@ -961,7 +986,7 @@ static void set_origin(struct ctx *x, int i, const struct ks_luatab *n, const ch
     char from[512];
     if (how)
         snprintf(from, sizeof from, "%s", how);
-    else if (n->source)
+    else if (n->source && strncmp(fields[i].path, PLATFORM, strlen(PLATFORM)) == 0)
         snprintf(from, sizeof from, "profile %s", x->s->platform.profile ? x->s->platform.profile : "?");
     else if (n->line)
         snprintf(from, sizeof from, "%s:%d", n->file, n->line);
@@ -1084,6 +1109,10 @@ static void convert_all(struct ctx *x)
             else if (n)
                 snprintf(label, sizeof label, "platform.profile.%s", rel);
         }
+        // a model figure may cite the config it comes from, as a profile's do
+        if (n && n->type == KS_LUATAB_TABLE && strncmp(f->path, "model.", 6) == 0 && ks_luatab_get(n, "value") &&
+            unwrap(x, n, label) != 0)
+            continue;
         if (n) {
             x->is_set[i] = 1;
             set_origin(x, i, n, n->file && strcmp(n->file, "--set") == 0 ? "--set" : NULL);
@@ -1313,7 +1342,7 @@ uint64_t ks_dtype_bytes(enum ks_dtype d)
 
 uint64_t ks_scenario_block_bytes(const struct ks_scenario *s)
 {
-    return (uint64_t)s->cache.block_size * s->model.kv_heads * s->model.head_dim * 2 * ks_dtype_bytes(s->model.dtype);
+    return (uint64_t)s->cache.block_size * s->model.arch.kv_token_bytes;
 }
 
 // The largest count a distribution yields, or `cap` when unbounded.
@@ -1339,8 +1368,36 @@ uint64_t ks_scenario_step_blocks(const struct ks_scenario *s)
     return per_layer * s->model.layers;
 }
 
+// The architecture's rules (arch.h):
+// - gqa: model.q_heads is a multiple of model.kv_heads;
+// - mla: the query/key head has a part: qk_nope_dim + qk_rope_dim > 0;
+// - moe: active <= experts, first_dense < layers, and the weights come from
+//   the architecture (model.weight_bytes would hide which of them are experts).
+static void check_model(struct ctx *x)
+{
+    const struct ks_scenario_model *m = &x->s->model;
+    if (m->attention == KS_ATTENTION_GQA && m->q_heads % m->kv_heads != 0)
+        FAIL(x, "model.q_heads", "%" PRIu32 " query heads are not a multiple of the %" PRIu32 " KV heads",
+             m->q_heads, m->kv_heads);
+    if (m->attention == KS_ATTENTION_MLA && m->qk_nope_dim + m->qk_rope_dim == 0)
+        FAIL(x, "model.qk_nope_dim", "MLA needs a query/key head: qk_nope_dim + qk_rope_dim is 0");
+    if (!m->moe.experts)
+        return;
+    if (m->moe.active > m->moe.experts)
+        FAIL(x, "model.moe.active", "%" PRIu32 " routed experts per token, more than the %" PRIu32 " there are",
+             m->moe.active, m->moe.experts);
+    if (m->moe.first_dense >= m->layers)
+        FAIL(x, "model.moe.first_dense", "%" PRIu32 " dense layers leave none of the %" PRIu32 " for experts",
+             m->moe.first_dense, m->layers);
+    if (m->weights_given)
+        FAIL(x, "model.weight_bytes", "an MoE model's weights are counted from its architecture (model.moe): "
+             "leave model.weight_bytes out");
+}
+
 // The rules between fields, run when every field converted:
-// - the weights fit in HBM: model.weight_bytes < platform.hbm_bytes;
+// - the model's own rules (check_model);
+// - the weights fit in HBM: model.weight_bytes (given, or counted from the
+//   architecture) < platform.hbm_bytes;
 // - L1 in bytes fits in what HBM leaves after the weights, and holds one
 //   step of one request: ks_scenario_step_blocks() * ks_scenario_block_bytes(),
 //   where one step needs, per layer, sink_blocks + window_blocks +
@@ -1358,7 +1415,6 @@ uint64_t ks_scenario_step_blocks(const struct ks_scenario *s)
 //   explicit largest prompt + output is at most model.max_context;
 //   lognormal and normal without max are clamped at model.max_context;
 // - block_size and shared_prefix.tokens are at most model.max_context;
-// - model.q_heads is a multiple of model.kv_heads (grouped-query attention);
 // - with L3 on SSD, at most PLATFORM_MAX_SSDS drives per node (the platform's bound);
 // - cache.evict = "belady" needs sparse.policy = "trace" (the engine's rule).
 static void check_consistency(struct ctx *x)
@@ -1366,11 +1422,13 @@ static void check_consistency(struct ctx *x)
     struct ks_scenario *s = x->s;
     char a[64], b[64], c[64];
     uint64_t bb = ks_scenario_block_bytes(s), step = ks_scenario_step_blocks(s);
-    double hbm = (double)s->platform.hbm_bytes, weights = (double)s->model.weight_bytes;
+    double hbm = (double)s->platform.hbm_bytes, weights = s->model.arch.weight_bytes;
+    check_model(x);
     if (weights >= hbm) {
         ks_units_format(weights, KS_UNIT_BYTES, a, sizeof a);
         ks_units_format(hbm, KS_UNIT_BYTES, b, sizeof b);
-        FAIL(x, "model.weight_bytes", "%s of weights leave no room in %s of HBM (platform.hbm_bytes)", a, b);
+        FAIL(x, "model.weight_bytes", "%s of weights%s leave no room in %s of HBM (platform.hbm_bytes)", a,
+             s->model.weights_given ? "" : " (counted from the architecture)", b);
     } else {
         double room = hbm - weights, need = (double)step * (double)bb;
         ks_units_format(room, KS_UNIT_BYTES, b, sizeof b);
@@ -1460,10 +1518,8 @@ static void check_consistency(struct ctx *x)
              "sparse.policy = \"trace\"");
     if (s->sparse.policy == KS_SPARSE_MODEL && !s->sparse.fit)
         FAIL(x, "sparse.policy", "the fitted access model needs sparse.fit (the trace to fit)");
-    if (s->model.q_heads % s->model.kv_heads != 0)
-        FAIL(x, "model.q_heads", "%" PRIu32 " query heads are not a multiple of the %" PRIu32 " KV heads",
-             s->model.q_heads, s->model.kv_heads);
 }
+
 
 // ---- the public functions ------------------------------------------------
 
@@ -1582,6 +1638,8 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
         if (i >= 0 && x.s->origin[i].from && strcmp(x.s->origin[i].from, "not set") == 0)
             *(double *)((char *)x.s + fields[i].off) = NAN;
     }
+    x.s->model.weights_given = x.is_set[field_index("model.weight_bytes")];
+    ks_arch_derive(&x.s->model);
     if (x.n_errors == 0 && !x.oom)
         check_consistency(&x);
     if (x.n_errors || x.oom) {

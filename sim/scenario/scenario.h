@@ -141,14 +141,66 @@ struct ks_scenario_platform {
 // (0 without a table).
 double ks_host_wake_time(const struct ks_host_wake *w, double idle);
 
+enum ks_attention {
+    KS_ATTENTION_GQA, // grouped-query (MHA when kv_heads = q_heads): K and V per KV head
+    KS_ATTENTION_MLA, // multi-head latent: one latent vector and its rope part per token
+};
+
+// What the architecture gives (sim/scenario/arch.h derives it when the
+// scenario loads). Parameters count weights; bytes are in the weight dtype.
+struct ks_arch {
+    double params;           // every weight
+    double active_params;    // weights one token uses: all but the routed experts it is not sent to
+    double weight_bytes;     // bytes of every weight (model.weight_bytes when the scenario gives it)
+    double fixed_read_bytes; // weight bytes a decode iteration reads whatever its batch: all but the
+                             // routed experts and an untied embedding table (only its batch's rows)
+    double expert_bytes;     // one routed expert of one layer
+    double token_flops;      // flops of one prompt token through the weights (2 x parameters used,
+                             // without the embedding lookup and the output head)
+    double head_flops;       // flops of the output head for one token (logits)
+    double pair_flops;       // attention flops of one (query, key) pair in one layer (QK and PV)
+    double index_pair_flops; // the sparse indexer's flops of one (query, key) pair in one layer
+    double decode_pair_flops; // decode attention flops of one selected token in one layer (MLA with
+                              // its projections absorbed: the query meets the latent itself)
+    uint64_t kv_token_bytes;    // KV bytes of one token in one layer
+    uint64_t index_token_bytes; // index-key bytes of one token in one layer (0: no indexer)
+    uint32_t moe_layers;     // layers whose FFN is routed experts
+};
+
 struct ks_scenario_model {
     uint32_t layers;
-    uint32_t kv_heads;
-    uint32_t q_heads;      // query heads (a multiple of kv_heads)
-    uint32_t head_dim;
+    enum ks_attention attention;
+    uint32_t kv_heads;     // gqa
+    uint32_t q_heads;      // query heads (gqa: a multiple of kv_heads; mla too)
+    uint32_t head_dim;     // gqa
+    uint32_t q_lora_rank;  // mla: rank of the query's low-rank projection (0: a full projection)
+    uint32_t kv_lora_rank; // mla: the latent vector's size
+    uint32_t qk_nope_dim;  // mla: per head, the query/key part without rotary embedding
+    uint32_t qk_rope_dim;  // mla: per head (and in the cache), the rotary part
+    uint32_t v_head_dim;   // mla: per head, the value's size
+    uint32_t hidden;       // hidden size
+    uint32_t vocab;        // vocabulary
+    uint32_t intermediate; // a dense layer's FFN (gated: gate, up, down)
+    int tied_embeddings;   // 1: the output head is the embedding table
     enum ks_dtype dtype;   // of the KV cache
-    uint64_t weight_bytes; // bytes of weights each GPU holds
+    enum ks_dtype weight_dtype;
+    uint64_t weight_bytes;   // as the scenario gives it (weights_given); arch.weight_bytes is what counts
+    int weights_given;       // model.weight_bytes set: every weight is read each iteration, no experts
+    uint64_t kv_token_bytes; // as given (0: derived); arch.kv_token_bytes is what counts
+    struct {
+        uint32_t heads, dim;  // 0 heads: no indexer
+        enum ks_dtype dtype;
+        uint64_t token_bytes; // as given (0: derived)
+    } indexer;               // a sparse indexer's keys: resident in L1, scanned every decode step
+    struct {
+        uint32_t experts;      // routed experts per MoE layer (0: every layer dense)
+        uint32_t active;       // routed experts per token
+        uint32_t shared;       // shared experts per MoE layer (every token uses them)
+        uint32_t intermediate; // one expert's FFN
+        uint32_t first_dense;  // dense layers before the MoE layers
+    } moe;
     uint32_t max_context;  // tokens, prompt + output
+    struct ks_arch arch;   // derived (arch.h)
 };
 
 struct ks_scenario_arrival {

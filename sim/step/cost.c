@@ -5,9 +5,9 @@
 
 double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
 {
-    double params = (double)s->model.weight_bytes / 2.0; // 16-bit weights
-    double attn = 4.0 * s->model.layers * (double)s->model.q_heads * s->model.head_dim * (n * c + n * (n + 1) / 2);
-    return (2.0 * params * n + attn) / (s->platform.flops * s->platform.prefill_efficiency);
+    const struct ks_arch *a = &s->model.arch;
+    double attn = (a->pair_flops + a->index_pair_flops) * s->model.layers * (n * c + n * (n + 1) / 2);
+    return (a->token_flops * n + attn) / (s->platform.flops * s->platform.prefill_efficiency);
 }
 
 double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k)
@@ -24,9 +24,9 @@ double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k
     return t > 0 ? t / kt->batch : 0;
 }
 
-double ks_cost_layer(const struct ks_scenario *s, double kv_hbm, double attn)
+double ks_cost_layer(const struct ks_scenario *s, double weights, double kv_hbm, double attn)
 {
     // NOTE: with no measured time kv_hbm is all the KV read and attn = 0, and
     // with the table alone kv_hbm = 0: both give the earlier formulas bit for bit
-    return (((double)s->model.weight_bytes + kv_hbm) / s->platform.hbm_bw + attn) / s->model.layers;
+    return ((weights + kv_hbm) / s->platform.hbm_bw + attn) / s->model.layers;
 }

@@ -14,9 +14,10 @@
 #include "scenario.h"
 
 // Seconds to prefill n prompt tokens after c tokens whose KV exists:
-// (2 * parameters * n + 4 * layers * q_heads * head_dim * (n * c + n * (n +
-// 1) / 2)) / (flops * prefill_efficiency), with parameters = weight bytes /
-// 2 (16-bit weights); the second term is causal attention (QK^T and PV).
+// (token_flops * n + (pair_flops + index_pair_flops) * layers * (n * c + n *
+// (n + 1) / 2)) / (flops * prefill_efficiency), from the architecture
+// (arch.h: 2 x the parameters a token uses; the second term is causal
+// attention, QK and PV, and the sparse indexer's scores).
 double ks_cost_prefill(const struct ks_scenario *s, double n, double c);
 
 // Seconds of one layer of the measured attention kernel for one sequence
@@ -26,10 +27,11 @@ double ks_cost_prefill(const struct ks_scenario *s, double n, double c);
 // batch. kt->n > 0.
 double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k);
 
-// Seconds of one layer of a decode step whose attention reads kv_hbm bytes
-// of KV timed at HBM bandwidth and takes attn seconds of measured kernel
-// time, all layers together: (weights + kv_hbm) / HBM bandwidth + attn, over
-// the layers.
-double ks_cost_layer(const struct ks_scenario *s, double kv_hbm, double attn);
+// Seconds of one layer of a decode step that reads `weights` bytes of
+// weights (ks_arch_read_bytes for its tokens) and kv_hbm bytes of KV and
+// index keys timed at HBM bandwidth, and takes attn seconds of measured
+// kernel time, all layers together: (weights + kv_hbm) / HBM bandwidth +
+// attn, over the layers.
+double ks_cost_layer(const struct ks_scenario *s, double weights, double kv_hbm, double attn);
 
 #endif

@@ -96,6 +96,10 @@ struct ks_run_result {
     uint64_t kv_sent;         // disaggregated: prompt KV bytes sent by the prefill pool
     double copy_seconds;      // migration batches: time from a lane taking one to its landing, summed
     uint64_t copy_bytes;      // migration batches: their bytes, summed
+    // decode steps' work, all GPUs (arch.h): weight bytes read (dense weights
+    // and the experts the batch's tokens use), index-key bytes scanned, and
+    // flops (weights, output head, attention over the selection, indexer)
+    double weight_read_bytes, index_read_bytes, decode_flops;
 };
 
 // Zeroes r and gives it its two histograms. KS_OK or KS_ENOMEM (r is then

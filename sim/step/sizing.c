@@ -14,24 +14,36 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
                  size_t len)
 {
     ks_cache_params_default(cp);
-    uint64_t tb = (uint64_t)s->model.kv_heads * s->model.head_dim * 2 * ks_dtype_bytes(s->model.dtype);
+    uint64_t tb = s->model.arch.kv_token_bytes;
     z->token_bytes = tb * s->model.layers;
     z->block_bytes[KS_L1] = tb * s->cache.block_size;
     uint64_t low = s->cache.compression == KS_COMPRESSION_INT8 ? (z->block_bytes[KS_L1] + 1) / 2 : z->block_bytes[KS_L1];
     z->block_bytes[KS_L2] = z->block_bytes[KS_L3] = low;
     uint64_t bb = z->block_bytes[KS_L1];
-    double hbm_free = (double)s->platform.hbm_bytes - (double)s->model.weight_bytes;
+    double hbm_free = (double)s->platform.hbm_bytes - s->model.arch.weight_bytes;
     double l1 = s->cache.l1.is_share ? hbm_free : s->cache.l1.value;
     double l2 = s->cache.l2.is_share ? s->cache.l2.value * (double)s->platform.l2 : s->cache.l2.value;
     l2 /= s->platform.gpus_per_node; // host DRAM is shared by the node's GPUs
-    uint64_t l1p = (uint64_t)(l1 / (double)bb), l2p = (uint64_t)(l2 / (double)z->block_bytes[KS_L2]);
+    uint64_t l2p = (uint64_t)(l2 / (double)z->block_bytes[KS_L2]);
+    // admission: the batch's blocks may exceed L1 by the share's inverse (or
+    // fill L1 and L2 when L1 is in bytes). An indexer's keys of every admitted
+    // token stay in HBM beside L1's pages: ib bytes per admitted block.
+    int share = s->cache.l1.is_share && s->cache.l1.value > 0;
+    double ib = (double)s->cache.block_size * (double)s->model.arch.index_token_bytes;
+    double l1p_real = ib == 0 ? l1 / (double)bb
+                      : share ? l1 / ((double)bb + ib / s->cache.l1.value)
+                              : (l1 - (double)l2p * ib) / ((double)bb + ib);
+    uint64_t l1p = l1p_real > 0 ? (uint64_t)l1p_real : 0;
     if (l1p == 0) {
-        snprintf(err, len, "cache.l1: less than one %llu-byte block per GPU", (unsigned long long)bb);
+        if (ib > 0)
+            snprintf(err, len, "cache.l1: less than one %llu-byte block per GPU beside the index keys of the "
+                     "admitted requests (model.indexer)", (unsigned long long)bb);
+        else
+            snprintf(err, len, "cache.l1: less than one %llu-byte block per GPU", (unsigned long long)bb);
         return KS_EINVAL;
     }
-    // admission: the batch's blocks may exceed L1 by the share's inverse
-    z->admit_blocks = s->cache.l1.is_share && s->cache.l1.value > 0 ? (uint64_t)((double)l1p / s->cache.l1.value)
-                                                                     : l1p + l2p;
+    z->admit_blocks = share ? (uint64_t)((double)l1p / s->cache.l1.value) : l1p + l2p;
+    z->index_bytes = (double)z->admit_blocks * ib;
     // L3: the node's drives (or the remote pool) shared by its GPUs; without
     // a capacity, room for twice what the admitted requests can hold
     uint64_t l3p = s->cache.l3 == KS_L3_NONE ? 0 : 2 * z->admit_blocks + 1024;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "cost.h"
 #include "grow.h"
 
@@ -249,9 +250,13 @@ static int l1_changed(const struct ks_cache *c, uint64_t *version)
 
 // Selects, and reports the accesses of, every decoding request in every
 // layer; sums what the step's attention costs (kv_bytes, and the modelled
-// *kv_hbm bytes timed at HBM bandwidth and *attn seconds of measured kernel).
-static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, double *attn, char *err, size_t len)
+// *kv_hbm bytes timed at HBM bandwidth and *attn seconds of measured kernel)
+// and counts its *tokens (one per decoding request). An indexer's keys of
+// every token of a request are scanned in every layer: HBM bytes.
+static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, double *attn, uint32_t *tokens_out,
+                      char *err, size_t len)
 {
+    const struct ks_arch *arch = &d->p.s->model.arch;
     const struct ks_scenario *s = d->p.s;
     struct ks_cache *c = d->p.cache;
     const struct ks_kernel_time *kt = &s->platform.kernel_time;
@@ -264,6 +269,12 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
             continue; // still in prefill
         uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1; // the request's decode step
         uint32_t k = 0;
+        double index = (double)a->ctx * (double)arch->index_token_bytes * layers;
+        *kv_hbm += index;
+        d->p.r->index_read_bytes += index;
+        d->p.r->decode_flops += arch->token_flops + arch->head_flops +
+                                (double)a->ctx * arch->index_pair_flops * layers;
+        (*tokens_out)++;
         for (uint32_t l = 0; l < layers; l++) {
             if (l == 0 || per_layer) {
                 hold(d, 1);
@@ -291,6 +302,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                 // a replayed trace's kernel time where the scenario asks for it (NAN: none)
                 double rec = s->sparse.kernel_time == KS_KERNEL_TIME_TRACE ? ks_selection_kernel_time(a->sr) : NAN;
                 d->kv_bytes += bytes;
+                d->p.r->decode_flops += (double)tokens * arch->decode_pair_flops * (per_layer ? 1 : layers);
                 if (rec >= 0)
                     *attn += rec * (per_layer ? 1 : layers);
                 else if (kt->n)
@@ -348,15 +360,17 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
     const struct ks_step_ops *o = &d->p.ops;
     struct ks_cache *c = d->p.cache;
     struct ks_run_result *r = d->p.r;
-    uint32_t now_step = d->step;
+    uint32_t now_step = d->step, tokens = 0;
     double kv_hbm = 0, attn = 0;
     d->kv_bytes = 0;
     d->n_miss = 0;
     int st = ks_cache_step(c, d->step++);
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
-    if ((st = access_all(d, now_step, &kv_hbm, &attn, err, len)) != KS_OK)
+    if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, err, len)) != KS_OK)
         return st;
+    double weights = ks_arch_read_bytes(&s->model, tokens);
+    r->weight_read_bytes += weights;
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
     ks_cache_set_reserve(c, ks_step_reserve(s, &d->p.z, d->act.n));
     double step_start = now(d), stall = 0, extra = 0;
@@ -368,7 +382,7 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
     }
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
-    d->layer_time = ks_cost_layer(s, kv_hbm, attn);
+    d->layer_time = ks_cost_layer(s, weights, kv_hbm, attn);
     if ((st = o->queue(o->ctx, &plan, err, len)) != KS_OK)
         return failed(err, len, "queueing a migration batch", st);
     count_outside(d, &plan);

@@ -217,6 +217,11 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     num(s, "kv_sent_bytes", (double)r->kv_sent, "prompt KV bytes the prefill pool sent (disaggregated)");
     num(s, "copy_bandwidth", ratio((double)r->copy_bytes, r->copy_seconds),
         "bytes/s a migration batch achieved while it ran (bytes over lane time, all batches)");
+    num(s, "weight_read_bytes", r->weight_read_bytes,
+        "weight bytes decode steps read, all GPUs (dense weights, and the experts their tokens used)");
+    num(s, "index_read_bytes", r->index_read_bytes, "index-key bytes decode steps scanned (model.indexer), all GPUs");
+    num(s, "decode_flops", r->decode_flops,
+        "flops of decode steps, all GPUs: weights, output head, attention over the selection, indexer");
     slo_verdict(s, sc, r);
     num(s, "wall_s", r->wall_s, "wall-clock seconds the simulation took");
 }

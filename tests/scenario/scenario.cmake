@@ -179,10 +179,10 @@ ks_scenario_cli_test(hostile_deep --exit 2 --stdout-empty --stderr-has "tables n
 # found by fuzzing (tests/fuzz/fuzz_scenario.c): a check that fails on a field left at
 # its default read the freed default's node for its place; it names the scenario
 ks_scenario_cli_test(hostile_default_blamed --exit 2 --stdout-empty
-                     --stderr-has "default_blamed.lua: model.weight_bytes: 16GB of weights leave no room in 1MB"
+                     --stderr-has "default_blamed.lua: model.weight_bytes: 16.0605225GB of weights (counted from the architecture) leave no room in 1MB"
                      -- ${ks_hostile}/default_blamed.lua)
 ks_scenario_cli_test(hostile_default_blamed_set --exit 2 --stdout-empty
-                     --stderr-has "base.lua: model.weight_bytes: 16GB of weights leave no room in 1MB"
+                     --stderr-has "base.lua: model.weight_bytes: 16.0605225GB of weights (counted from the architecture) leave no room in 1MB"
                      -- ${ks_ts}/base.lua --set platform.hbm_bytes=1MB)
 # removed libraries: a clear error, exit 2, nothing written (the script checks the folder)
 add_test(NAME hostile_no_side_effect COMMAND ${CMAKE_CURRENT_LIST_DIR}/hostile_no_side_effect.sh

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "hist.h"
 #include "step.h"
 #include "step_util.h"
@@ -260,7 +261,9 @@ static struct fixture *setup(uint32_t l1, uint32_t l2, int modelled)
     s->model.q_heads = Q_HEADS;
     s->model.head_dim = HEAD_DIM;
     s->model.weight_bytes = (uint64_t)WEIGHTS;
+    s->model.weights_given = 1;
     s->model.max_context = 1u << 12;
+    ks_arch_derive(&s->model); // as the loader does
     s->cache.block_size = BS;
     s->cache.migration_batch = BATCH;
     s->sparse.policy = KS_SPARSE_DENSE;

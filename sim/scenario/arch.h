@@ -1,0 +1,54 @@
+// arch.h - a model's architecture in figures: its parameters, the bytes of
+// its weights, of one token's KV and index keys, what a decode iteration
+// reads and what a prompt token costs in flops.
+//
+// Counted from the fields a public config gives (README "Scenarios", model):
+// embedding table vocab x hidden, and an output head of the same size unless
+// tied; per layer two norms of hidden, attention, an optional indexer and the
+// FFN; one final norm.
+// - GQA attention: Q and O of hidden x q_heads x head_dim, K and V of hidden
+//   x kv_heads x head_dim. One token's KV in one layer: 2 x kv_heads x
+//   head_dim values.
+// - MLA attention: the query through a rank q_lora_rank (hidden x rank, rank
+//   x q_heads x (qk_nope_dim + qk_rope_dim); without a rank, hidden x q_heads
+//   x (qk_nope_dim + qk_rope_dim)), the latent (hidden x (kv_lora_rank +
+//   qk_rope_dim)), its expansion (kv_lora_rank x q_heads x (qk_nope_dim +
+//   v_head_dim)) and O (q_heads x v_head_dim x hidden). One token's cache in
+//   one layer: kv_lora_rank + qk_rope_dim values, no K/V doubling.
+// - Indexer (DeepSeek's lightning indexer): queries from the query's rank (or
+//   hidden) to heads x dim, one key of dim per token (hidden x dim), head
+//   weights hidden x heads. Its keys: dim values per token and layer.
+// - FFN: gated, 3 x hidden x intermediate. An MoE layer holds (experts +
+//   shared) such FFNs of moe.intermediate and a router of hidden x experts;
+//   the first moe.first_dense layers are dense.
+// Small norms inside MLA and the indexer (under 0.001% of the weights) and
+// multi-token-prediction layers are not counted. Every weight is counted in
+// model.weight_dtype (FP8 checkpoints keep a few tensors in BF16 and add
+// block scales: under 1% of their bytes).
+//
+// Values in bytes: model.dtype for the KV cache, indexer.dtype for the index
+// keys, unless the scenario gives the bytes of one token in one layer
+// (model.kv_token_bytes, indexer.token_bytes) for a kernel's packed layout.
+// When the scenario gives model.weight_bytes, the weights are those bytes,
+// parameters = bytes / weight dtype, and each iteration reads them all (the
+// model before architectures existed; refused together with experts).
+#ifndef KS_ARCH_H
+#define KS_ARCH_H
+
+#include "scenario.h"
+
+// Fills m->arch from m's fields (m->weights_given, kv_token_bytes and
+// indexer.token_bytes included).
+void ks_arch_derive(struct ks_scenario_model *m);
+
+// Expected distinct routed experts that `tokens` tokens use in one MoE layer
+// when each picks moe.active of moe.experts uniformly: experts x (1 - (1 -
+// active / experts)^tokens); active at 1 token, experts at many. 0 without
+// experts.
+double ks_arch_experts_touched(const struct ks_scenario_model *m, double tokens);
+
+// Weight bytes a decode iteration of `tokens` tokens reads from HBM:
+// arch.fixed_read_bytes + moe_layers x ks_arch_experts_touched x expert_bytes.
+double ks_arch_read_bytes(const struct ks_scenario_model *m, double tokens);
+
+#endif
