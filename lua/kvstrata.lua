@@ -92,6 +92,10 @@ function M.merge(base, over)
   return out
 end
 
+-- Model presets, each field citing the public config it comes from
+-- (lua/models.lua): model = ks.models.llama3_8b.
+M.models = require "models"
+
 -- A profile figure with its provenance (profiles use this shape).
 function M.figure(value, source, kind)
   return {value = value, source = source, kind = kind or "datasheet"}

@@ -18,6 +18,7 @@
 #include "json.h"
 #include "scenario.h"
 #include "status.h"
+#include "units.h"
 
 enum { MAX_SETS = 256, ERR_LEN = 1 << 16 };
 
@@ -69,6 +70,43 @@ static int add_item(const struct ks_scenario_item *it, void *ud)
     }
     s->err |= json_object_set_new(s->origins, it->path, org);
     return 0;
+}
+
+// One figure the architecture gives (arch.h): in the table with its unit,
+// in JSON in base units with its unit and origin "derived".
+static void add_derived(struct show *s, const char *path, double v, enum ks_unit unit, const char *unit_name,
+                        const char *note)
+{
+    if (s->notes) {
+        char text[64];
+        ks_units_format(v, unit, text, sizeof text);
+        s->err |= ks_json_set_str(s->values, path, text);
+        s->err |= ks_json_set_str(s->notes, path, note);
+        return;
+    }
+    s->err |= ks_json_set_num(s->values, path, v);
+    s->err |= ks_json_set_str(s->units, path, unit_name);
+    json_t *org = json_object();
+    if (!org) {
+        s->err = -1;
+        return;
+    }
+    s->err |= ks_json_set_str(org, "from", note);
+    s->err |= json_object_set_new(s->origins, path, org);
+}
+
+static void add_arch(struct show *s, const struct ks_scenario *sc)
+{
+    const struct ks_arch *a = &sc->model.arch;
+    const char *how = sc->model.weights_given ? "derived from model.weight_bytes" : "derived from the architecture";
+    add_derived(s, "derived.params", a->params, KS_UNIT_COUNT, "", how);
+    add_derived(s, "derived.active_params", a->active_params, KS_UNIT_COUNT, "",
+                "derived: the weights one token uses (all but the routed experts it is not sent to)");
+    add_derived(s, "derived.weight_bytes", a->weight_bytes, KS_UNIT_BYTES, "B", how);
+    add_derived(s, "derived.kv_bytes_per_token", (double)a->kv_token_bytes * sc->model.layers, KS_UNIT_BYTES, "B",
+                "derived: one token's KV, all layers");
+    add_derived(s, "derived.index_bytes_per_token", (double)a->index_token_bytes * sc->model.layers, KS_UNIT_BYTES,
+                "B", "derived: one token's index keys, all layers (model.indexer; resident in HBM)");
 }
 
 static int load(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets, size_t n_sets,
@@ -160,6 +198,7 @@ static int run_check(const struct ks_cli_cmd *cmd, int argc, char **argv)
         if (s.notes)
             s.err |= ks_json_set_str(s.notes, "file", "the scenario");
         ks_scenario_foreach(sc, add_item, &s);
+        add_arch(&s, sc);
         if (json) {
             s.err |= json_object_set(s.values, "unit", s.units);
             s.err |= json_object_set(s.values, "origin", s.origins);
@@ -189,6 +228,8 @@ const struct ks_cli_cmd ks_scenario_check_cmd = {
              "line, --set, default, or the profile with the figure's source and kind). With\n"
              "--json: one object whose keys are the field paths (values in base units:\n"
              "bytes, bytes/s, seconds, fractions), with \"unit\" and \"origin\" objects.\n"
+             "Then what the model's architecture gives (derived.*): parameters, those one\n"
+             "token uses, weight bytes, and the KV and index-key bytes of one token.\n"
              "\n"
              "Bad input (unknown field, wrong type or unit, negative or inconsistent value,\n"
              "L1 too small for one step): every error as FILE:LINE: field.path: reason on\n"

@@ -14,6 +14,29 @@ ks_cli_test(run_closed_form --json --ge tpot_mean 2.68435187e-4 --le tpot_mean 2
             --le stall_fraction 0 -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form.h5 --json)
 # its result file is a fixture: an HDF5 file that is not a trace (trace.cmake)
 set_tests_properties(cli_run_closed_form PROPERTIES FIXTURES_SETUP closed_form_h5)
+# Model architectures (sim/scenario/arch.h; issue 17), the closed form's step, within 1e-6:
+# MLA keeps the latent and its rope part, 512 + 64 fp16 values a token and layer:
+# 4096 x 32 x 1152 B at 2 TB/s = 75.497472 us
+ks_cli_test(run_closed_form_mla --json --ge tpot_mean 7.5497396e-5 --le tpot_mean 7.5497548e-5
+            --ge decode_flops 9126805504 --le decode_flops 9126805504
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_mla.h5 --json
+            --set model.attention=mla --set model.kv_lora_rank=512 --set model.qk_rope_dim=64)
+# an indexer of 128 fp8 dims scans every token's key in every layer: + 4096 x 32 x 128 B = 16 MiB,
+# 268.435456 + 8.388608 = 276.824064 us
+ks_cli_test(run_closed_form_indexer --json --ge tpot_mean 2.76823787e-4 --le tpot_mean 2.76824341e-4
+            --ge index_read_bytes 16777216 --le index_read_bytes 16777216
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_indexer.h5 --json
+            --set model.indexer.heads=64 --set model.indexer.dim=128 --set model.indexer.dtype=fp8)
+# MoE at batch 1 (closed_form_moe.lua): every weight but the embedding table and the 6 routed experts
+# the token does not use, 53,454,848 B, plus 33,554,432 B of KV: 43.50464 us
+ks_cli_test(run_closed_form_moe --json --ge tpot_mean 4.3504596e-5 --le tpot_mean 4.3504684e-5
+            --ge weight_read_bytes 53454848 --le weight_read_bytes 53454848
+            -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_moe.h5 --json)
+# ... and a token that uses all 8 experts reads them all: 72,329,216 B, 52.941824 us
+ks_cli_test(run_closed_form_moe_all --json --ge tpot_mean 5.2941771e-5 --le tpot_mean 5.2941877e-5
+            --ge weight_read_bytes 72329216 --le weight_read_bytes 72329216
+            -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_moe_all.h5 --json
+            --set model.moe.active=8)
 add_test(NAME run_twice COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_twice.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=2s)
 set_tests_properties(run_twice PROPERTIES TIMEOUT 300)

@@ -4,6 +4,8 @@
 
 ks_add_test(scenario.units test_units.c)
 target_link_libraries(scenario_units PRIVATE ks_scenario)
+ks_add_test(scenario.arch test_arch.c)
+target_link_libraries(scenario_arch PRIVATE ks_scenario)
 ks_add_test(scenario.scenario test_scenario.c)
 target_link_libraries(scenario_scenario PRIVATE ks_scenario)
 target_compile_definitions(scenario_scenario PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -1,0 +1,196 @@
+// test_arch.c - a model's architecture in figures (sim/scenario/arch.h):
+// the presets of lua/models.lua give the parameter counts their makers
+// publish, the KV and index bytes of a token follow from the dimensions, and
+// what a decode iteration reads follows the expected-experts formula.
+#define _POSIX_C_SOURCE 200809L // mkdtemp
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "scenario.h"
+#include "status.h"
+
+static char err[1 << 16];
+static char dir[] = "/tmp/ks_arch_XXXXXX";
+
+// A scenario of one preset (with HBM large enough for its weights) and the
+// extra model fields `more` (Lua, may be empty).
+static struct ks_scenario *preset(const char *name, const char *more)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s.lua", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "local ks = require 'kvstrata'\n"
+            "return {platform = {profile = 'h200_sxm_pcie5', hbm_bytes = '4TB'},\n"
+            "        model = ks.merge(ks.models.%s, {%s}),\n"
+            "        workload = {prompt_tokens = 1024, output_tokens = 16}}\n",
+            name, more);
+    fclose(f);
+    struct ks_scenario *s = NULL;
+    if (ks_scenario_load(path, NULL, &s, err, sizeof err) != KS_OK)
+        fail_msg("%s refused:\n%s", name, err);
+    return s;
+}
+
+// |got - want| <= tol.
+static void near(double got, double want, double tol, const char *what)
+{
+    if (!(fabs(got - want) <= tol))
+        fail_msg("%s: %.6g, expected %.6g within %.3g", what, got, want, tol);
+}
+
+// Llama 3: every weight counted to the parameter, as its safetensors hold
+// them: 8,030,261,248 and 70,553,706,496.
+static void llama3(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = preset("llama3_8b", "");
+    const struct ks_arch *a = &s->model.arch;
+    assert_true(a->params == 8030261248.0);
+    assert_true(a->active_params == a->params);
+    assert_true(a->weight_bytes == 2 * 8030261248.0);
+    assert_int_equal(a->kv_token_bytes, 2 * 8 * 128 * 2); // K and V of 8 heads of 128, bf16: 128 KiB over 32 layers
+    assert_int_equal(a->index_token_bytes, 0);
+    // a decode step reads every weight but the embedding table (only its batch's rows)
+    assert_true(a->fixed_read_bytes == 2 * (8030261248.0 - 128256.0 * 4096));
+    assert_true(ks_arch_read_bytes(&s->model, 1) == a->fixed_read_bytes);
+    assert_true(ks_arch_read_bytes(&s->model, 512) == a->fixed_read_bytes);
+    ks_scenario_free(s);
+    s = preset("llama3_70b", "");
+    assert_true(s->model.arch.params == 70553706496.0);
+    ks_scenario_free(s);
+}
+
+// Published totals, rounded by their makers to the digits given: Qwen3-30B-A3B
+// 30.5B (29.9B without embeddings), 3.3B activated; DeepSeek-V3 671B, 37B
+// activated (its paper; V3.2 adds the indexer, under 0.2%); GLM-5 744B, 40B
+// activated. Tolerances: half a unit of the last published digit, and for
+// activated counts 5% (the makers do not say what they count as activated).
+static void moe_totals(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = preset("qwen3_30b_a3b", "");
+    const struct ks_arch *a = &s->model.arch;
+    near(a->params, 30.5e9, 0.05e9, "Qwen3-30B-A3B total");
+    near(a->params - 2.0 * 151936 * 2048, 29.9e9, 0.05e9, "Qwen3-30B-A3B non-embedding");
+    near(a->active_params, 3.3e9, 0.05 * 3.3e9, "Qwen3-30B-A3B activated");
+    assert_int_equal(a->moe_layers, 48);
+    ks_scenario_free(s);
+
+    s = preset("deepseek_v3_2", "");
+    a = &s->model.arch;
+    near(a->params, 671e9, 0.005 * 671e9, "DeepSeek-V3.2 total");
+    near(a->active_params, 37e9, 0.05 * 37e9, "DeepSeek-V3.2 activated");
+    assert_int_equal(a->moe_layers, 58);
+    assert_true(a->weight_bytes == a->params); // FP8: one byte each
+    ks_scenario_free(s);
+
+    s = preset("glm_5_1", "");
+    a = &s->model.arch;
+    near(a->params, 744e9, 0.5e9, "GLM-5 total");
+    near(a->active_params, 40e9, 0.05 * 40e9, "GLM-5 activated");
+    ks_scenario_free(s);
+}
+
+// MLA's cache is the latent and its rope part, not K and V: DeepSeek's
+// FlashMLA FP8 layout is given (656 B, its index keys 132 B: 83.2% / 16.8%
+// of the cache, as ESS reports); GLM-5.1 in BF16 from its dimensions.
+static void latent_cache(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = preset("deepseek_v3_2", "");
+    assert_int_equal(s->model.arch.kv_token_bytes, 656);
+    assert_int_equal(s->model.arch.index_token_bytes, 132);
+    near(656.0 / (656 + 132), 0.832, 0.0005, "latent share");
+    ks_scenario_free(s);
+    // without the packed layout: (512 + 64) values of the KV dtype
+    s = preset("glm_5_1", "");
+    assert_int_equal(s->model.arch.kv_token_bytes, (512 + 64) * 2);
+    assert_int_equal(s->model.arch.index_token_bytes, 128);
+    // a prediction, not a fit: PUBLISHED.md's "a 128K-token GLM-5.1 request holds 13.09 GB of BF16 KV"
+    double request = 131072.0 * 78 * (double)(s->model.arch.kv_token_bytes + s->model.arch.index_token_bytes);
+    near(request, 13.09e9, 0.005e9, "GLM-5.1 128K request");
+    ks_scenario_free(s);
+}
+
+// Expected distinct experts: experts x (1 - (1 - active / experts)^n).
+static void experts_touched(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = preset("deepseek_v3_2", "");
+    const struct ks_scenario_model *m = &s->model;
+    assert_true(ks_arch_experts_touched(m, 0) == 0);
+    near(ks_arch_experts_touched(m, 1), 8, 1e-12, "one token");
+    near(ks_arch_experts_touched(m, 2), 2 * 8 - 8.0 * 8 / 256, 1e-12, "two tokens: 2a - a^2/E");
+    near(ks_arch_experts_touched(m, 4096), 256, 1e-9, "a batch that touches every expert");
+    const struct ks_arch *a = &m->arch;
+    near(ks_arch_read_bytes(m, 1), a->fixed_read_bytes + 58 * 8 * a->expert_bytes, 1e-3, "batch 1");
+    near(ks_arch_read_bytes(m, 1e6), a->fixed_read_bytes + 58 * 256 * a->expert_bytes, 1e-3, "every expert");
+    assert_true(a->expert_bytes == 3.0 * 7168 * 2048); // FP8
+    ks_scenario_free(s);
+}
+
+// Rules of the architecture, refused by field.
+static void refused_models(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *more, *want;
+    } cases[] = {
+        {"moe = {active = 300}", "model.moe.active: 300 routed experts per token, more than the 256 there are"},
+        {"moe = {first_dense = 61}", "model.moe.first_dense: 61 dense layers leave none of the 61 for experts"},
+        {"weight_bytes = '600GB'", "model.weight_bytes: an MoE model's weights are counted from its architecture"},
+        {"attention = 'mla', qk_nope_dim = 0, qk_rope_dim = 0", "MLA needs a query/key head"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/bad%zu.lua", dir, i);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f,
+                "local ks = require 'kvstrata'\n"
+                "return {platform = {profile = 'h200_sxm_pcie5', hbm_bytes = '4TB'},\n"
+                "        model = ks.merge(ks.models.deepseek_v3_2, {%s})}\n",
+                cases[i].more);
+        fclose(f);
+        struct ks_scenario *s = NULL;
+        assert_int_equal(ks_scenario_load(path, NULL, &s, err, sizeof err), KS_EINVAL);
+        if (!strstr(err, cases[i].want))
+            fail_msg("case %zu: the errors lack '%s':\n%s", i, cases[i].want, err);
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(llama3),          cmocka_unit_test(moe_totals),     cmocka_unit_test(latent_cache),
+        cmocka_unit_test(experts_touched), cmocka_unit_test(refused_models),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
