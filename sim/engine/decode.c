@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "arch.h"
 #include "engine.h"
 #include "grow.h"
 // Hands a request to its GPU's admission queue. KS_OK or KS_ENOMEM.
@@ -148,8 +149,22 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
                 ks_engine_transfer(m, &g->routes[tier][KS_L1], ks_engine_tier_host(g, tier), g->host, (double)m->z.block_bytes[tier],
                          ssd);
             }
-    *extra = simgrid_get_clock() - t0;
-    sg_actor_sleep_for(g->d.layer_time * n);
+    if (!g->peer) {
+        *extra = simgrid_get_clock() - t0;
+        sg_actor_sleep_for(g->d.layer_time * n);
+        return KS_OK;
+    }
+    // a replica over several GPUs: each layer's compute, then its collectives
+    // over NVLink to the next GPU of the ring (counted busy, as the reads)
+    double compute = 0;
+    for (uint32_t l = from; l < from + n; l++) {
+        sg_actor_sleep_for(g->d.layer_time);
+        compute += g->d.layer_time;
+        double bytes = ks_arch_comm_bytes(&s->model, l, g->d.comm_tokens);
+        if (bytes > 0)
+            ks_engine_transfer(m, &g->to_peer, g->host, g->peer, bytes, 0);
+    }
+    *extra = simgrid_get_clock() - t0 - compute;
     return KS_OK;
 }
 

@@ -128,15 +128,23 @@ static int setup_gpu(struct sim *m, uint32_t i, const struct ks_platform_params 
     const struct ks_scenario *s = m->s;
     struct gpu *g = &m->gpu[i];
     char name[32];
+    // decode unit i is an attention rank: its first GPU stands for the
+    // rank's attn_tp GPUs, which do the same work on their shares
+    uint32_t gpn = s->platform.gpus_per_node, first = i * s->model.arch.attn_tp, local = first % gpn;
     g->sim = m;
-    g->node = i / s->platform.gpus_per_node;
+    g->node = first / gpn;
     g->index = i;
-    ks_platform_gpu(name, sizeof name, g->node, i % s->platform.gpus_per_node);
+    ks_platform_gpu(name, sizeof name, g->node, local);
     g->host = sg_host_by_name(name);
+    uint32_t tp = s->parallel.tp;
+    if (tp > 1) { // the ring of its replica's GPUs
+        ks_platform_gpu(name, sizeof name, g->node, local / tp * tp + (local % tp + 1) % tp);
+        g->peer = sg_host_by_name(name);
+    }
     ks_platform_cpu(name, sizeof name, g->node);
     g->cpu = sg_host_by_name(name);
     if (pp->ssds_per_node) {
-        ks_platform_ssd(name, sizeof name, g->node, (i % s->platform.gpus_per_node) % pp->ssds_per_node);
+        ks_platform_ssd(name, sizeof name, g->node, local % pp->ssds_per_node);
         g->l3 = sg_host_by_name(name);
     } else {
         g->l3 = pp->remote ? sg_host_by_name(KS_PLATFORM_REMOTE) : g->cpu;
@@ -330,7 +338,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     m.links = sg_link_list();
     m.link_bytes = calloc(m.n_links ? m.n_links : 1, sizeof *m.link_bytes);
     m.link_bins = calloc((m.n_links ? m.n_links : 1) * (KS_RUN_LINK_SAMPLES + 1), sizeof *m.link_bins);
-    m.n_gpu = s->platform.nodes * s->platform.gpus_per_node;
+    m.n_gpu = s->platform.nodes * s->platform.gpus_per_node / s->model.arch.attn_tp; // attention ranks
     m.gpu = calloc(m.n_gpu, sizeof *m.gpu);
     if (!m.links || !m.link_bytes || !m.link_bins || !m.gpu) {
         snprintf(err, len, "out of memory for %u GPUs", m.n_gpu);

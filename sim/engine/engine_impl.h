@@ -45,6 +45,8 @@ struct gpu {
     uint32_t n_jobs, cap_jobs;
     uint32_t incoming;               // routed here, still in the prefill pool
     struct route routes[KS_TIERS + 1][KS_TIERS]; // [source tier or POOL][destination tier]
+    sg_host_t peer;                  // parallel.tp > 1: the next GPU of its replica's ring (collectives)
+    struct route to_peer;
     int failed;
 };
 

@@ -29,6 +29,17 @@
 // Values in bytes: model.dtype for the KV cache, indexer.dtype for the index
 // keys, unless the scenario gives the bytes of one token in one layer
 // (model.kv_token_bytes, indexer.token_bytes) for a kernel's packed layout.
+// Parallelism (struct ks_scenario_parallel): the attention weights (and the
+// indexer's, the norms) split over a rank's attn_tp = tp / dp_attention
+// GPUs, every other weight over the replica's tp; a rank's KV over its GPUs
+// by KV heads (GQA; a head is replicated past kv_heads GPUs), whole on each
+// GPU for MLA's latent, which has no heads. The collectives: attention's
+// all-reduce over attn_tp after each layer's attention, the FFN's
+// all-gather and reduce-scatter over tp (ring: 2 (n - 1) / n of the tokens'
+// activations from each GPU, dp ranks' tokens together), or with ep = tp an
+// MoE layer's all-to-all dispatch and combine of each token to its `active`
+// experts. Small collectives' latency is the NVLink's (platform figures).
+//
 // When the scenario gives model.weight_bytes, the weights are those bytes,
 // parameters = bytes / weight dtype, and each iteration reads them all (the
 // model before architectures existed; refused together with experts).
@@ -38,8 +49,9 @@
 #include "scenario.h"
 
 // Fills m->arch from m's fields (m->weights_given, kv_token_bytes and
-// indexer.token_bytes included).
-void ks_arch_derive(struct ks_scenario_model *m);
+// indexer.token_bytes included) and, for one GPU's share, from the
+// parallelism (NULL: one GPU holds the replica).
+void ks_arch_derive(struct ks_scenario_model *m, const struct ks_scenario_parallel *par);
 
 // Expected distinct routed experts that `tokens` tokens use in one MoE layer
 // when each picks moe.active of moe.experts uniformly: experts x (1 - (1 -
@@ -50,5 +62,17 @@ double ks_arch_experts_touched(const struct ks_scenario_model *m, double tokens)
 // Weight bytes a decode iteration of `tokens` tokens reads from HBM:
 // arch.fixed_read_bytes + moe_layers x ks_arch_experts_touched x expert_bytes.
 double ks_arch_read_bytes(const struct ks_scenario_model *m, double tokens);
+
+// What one GPU reads in a decode iteration of its rank's `tokens` tokens:
+// its share of the fixed weights, and of the experts that the replica's
+// tokens use (its dp ranks' batches taken as equal: tokens x dp_attention);
+// with ep = tp a GPU holds experts / tp whole experts, with ep = 1 a slice
+// of each: either way 1 / tp of the used experts' bytes.
+double ks_arch_gpu_read_bytes(const struct ks_scenario_model *m, double tokens);
+
+// Bytes one GPU sends in the collectives of layer `layer` (0-based) for its
+// rank's `tokens` tokens: attention's all-reduce, then the FFN's collective
+// (the MoE one in a layer of experts). 0 when one GPU holds the replica.
+double ks_arch_comm_bytes(const struct ks_scenario_model *m, uint32_t layer, double tokens);
 
 #endif

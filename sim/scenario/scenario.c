@@ -243,6 +243,10 @@ static const struct field fields[] = {
     {"model.moe.shared", T_U32, CN, OFF(model.moe.shared), "0", 0, 0, NULL, 0},
     {"model.moe.intermediate", T_U32, CN, OFF(model.moe.intermediate), "2048", 1, 0, NULL, 0},
     {"model.moe.first_dense", T_U32, CN, OFF(model.moe.first_dense), "0", 0, 0, NULL, 0},
+    {"parallel.tp", T_U32, CN, OFF(parallel.tp), "1", 1, 0, NULL, 0},
+    {"parallel.dp_attention", T_U32, CN, OFF(parallel.dp_attention), "1", 1, 0, NULL, 0},
+    {"parallel.ep", T_U32, CN, OFF(parallel.ep), "1", 1, 0, NULL, 0},
+    {"parallel.comm_dtype", T_CHOICE, CN, OFF(parallel.comm_dtype), "bf16", 0, 0, dtypes, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
@@ -1342,7 +1346,7 @@ uint64_t ks_dtype_bytes(enum ks_dtype d)
 
 uint64_t ks_scenario_block_bytes(const struct ks_scenario *s)
 {
-    return (uint64_t)s->cache.block_size * s->model.arch.kv_token_bytes;
+    return (uint64_t)s->cache.block_size * s->model.arch.gpu_kv_token_bytes;
 }
 
 // The largest count a distribution yields, or `cap` when unbounded.
@@ -1381,6 +1385,19 @@ static void check_model(struct ctx *x)
              m->q_heads, m->kv_heads);
     if (m->attention == KS_ATTENTION_MLA && m->qk_nope_dim + m->qk_rope_dim == 0)
         FAIL(x, "model.qk_nope_dim", "MLA needs a query/key head: qk_nope_dim + qk_rope_dim is 0");
+    const struct ks_scenario_parallel *par = &x->s->parallel;
+    if (x->s->platform.gpus_per_node % par->tp != 0)
+        FAIL(x, "parallel.tp", "%" PRIu32 " GPUs per replica do not divide the node's %" PRIu32
+             " (platform.gpus_per_node): a replica spans GPUs of one node", par->tp, x->s->platform.gpus_per_node);
+    if (par->tp % par->dp_attention != 0)
+        FAIL(x, "parallel.dp_attention", "%" PRIu32 " attention ranks do not divide the replica's %" PRIu32
+             " GPUs (parallel.tp)", par->dp_attention, par->tp);
+    if (par->ep != 1 && par->ep != par->tp)
+        FAIL(x, "parallel.ep", "%" PRIu32 ": expert parallelism is 1 or the replica's %" PRIu32 " GPUs (parallel.tp)",
+             par->ep, par->tp);
+    else if (par->ep > 1 && (!m->moe.experts || m->moe.experts % par->ep != 0))
+        FAIL(x, "parallel.ep", "%" PRIu32 " ranks need experts they divide (model.moe.experts is %" PRIu32 ")",
+             par->ep, m->moe.experts);
     if (!m->moe.experts)
         return;
     if (m->moe.active > m->moe.experts)
@@ -1422,13 +1439,14 @@ static void check_consistency(struct ctx *x)
     struct ks_scenario *s = x->s;
     char a[64], b[64], c[64];
     uint64_t bb = ks_scenario_block_bytes(s), step = ks_scenario_step_blocks(s);
-    double hbm = (double)s->platform.hbm_bytes, weights = s->model.arch.weight_bytes;
+    double hbm = (double)s->platform.hbm_bytes, weights = s->model.arch.gpu_weight_bytes;
     check_model(x);
     if (weights >= hbm) {
         ks_units_format(weights, KS_UNIT_BYTES, a, sizeof a);
         ks_units_format(hbm, KS_UNIT_BYTES, b, sizeof b);
-        FAIL(x, "model.weight_bytes", "%s of weights%s leave no room in %s of HBM (platform.hbm_bytes)", a,
-             s->model.weights_given ? "" : " (counted from the architecture)", b);
+        FAIL(x, "model.weight_bytes", "%s of weights%s%s leave no room in %s of HBM (platform.hbm_bytes)", a,
+             s->model.weights_given ? "" : " (counted from the architecture)",
+             s->parallel.tp > 1 ? " per GPU of the replica" : "", b);
     } else {
         double room = hbm - weights, need = (double)step * (double)bb;
         ks_units_format(room, KS_UNIT_BYTES, b, sizeof b);
@@ -1639,7 +1657,7 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
             *(double *)((char *)x.s + fields[i].off) = NAN;
     }
     x.s->model.weights_given = x.is_set[field_index("model.weight_bytes")];
-    ks_arch_derive(&x.s->model);
+    ks_arch_derive(&x.s->model, &x.s->parallel);
     if (x.n_errors == 0 && !x.oom)
         check_consistency(&x);
     if (x.n_errors || x.oom) {

@@ -165,6 +165,17 @@ struct ks_arch {
     uint64_t kv_token_bytes;    // KV bytes of one token in one layer
     uint64_t index_token_bytes; // index-key bytes of one token in one layer (0: no indexer)
     uint32_t moe_layers;     // layers whose FFN is routed experts
+    // One GPU's share under parallelism (parallel.*): a replica spans tp GPUs,
+    // its dp_attention ranks each batch their own requests on attn_tp = tp /
+    // dp_attention GPUs; the FFNs and experts span all tp GPUs.
+    uint32_t tp, dp, attn_tp;
+    double gpu_weight_bytes;       // weights one GPU holds
+    double gpu_fixed_read_bytes;   // of them, read by every decode iteration (fixed_read_bytes' share)
+    uint64_t gpu_kv_token_bytes;   // KV of one token in one layer on one GPU of its rank (GQA: its heads;
+                                   // MLA: the whole latent, on each GPU of the rank)
+    double comm_attn_bytes;        // bytes one GPU sends per layer per token of its rank: attention's
+    double comm_ffn_bytes;         // all-reduce (attn_tp > 1); a dense FFN's all-gather and reduce-scatter
+    double comm_moe_bytes;         // over tp; an MoE layer's (all-to-all dispatch and combine with ep = tp)
 };
 
 struct ks_scenario_model {
@@ -201,6 +212,14 @@ struct ks_scenario_model {
     } moe;
     uint32_t max_context;  // tokens, prompt + output
     struct ks_arch arch;   // derived (arch.h)
+};
+
+// How one model replica spans GPUs within a node (README "Scenarios", parallel).
+struct ks_scenario_parallel {
+    uint32_t tp;           // GPUs per replica: weights split across them
+    uint32_t dp_attention; // attention ranks per replica, each with its own batch (divides tp)
+    uint32_t ep;           // expert parallelism: 1 (experts split like any weight) or tp (whole experts per GPU)
+    enum ks_dtype comm_dtype; // activations' type in the collectives
 };
 
 struct ks_scenario_arrival {
@@ -286,6 +305,7 @@ struct ks_scenario {
     enum ks_router router; // how requests are spread over the GPUs
     struct ks_scenario_platform platform;
     struct ks_scenario_model model;
+    struct ks_scenario_parallel parallel;
     struct ks_scenario_workload workload;
     struct ks_scenario_sparse sparse;
     struct ks_scenario_cache cache;

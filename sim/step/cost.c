@@ -7,7 +7,8 @@ double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
 {
     const struct ks_arch *a = &s->model.arch;
     double attn = (a->pair_flops + a->index_pair_flops) * s->model.layers * (n * c + n * (n + 1) / 2);
-    return (a->token_flops * n + attn) / (s->platform.flops * s->platform.prefill_efficiency);
+    // a rank's prompt on its attn_tp GPUs (its share of the FFNs' GPUs too: dp ranks share them)
+    return (a->token_flops * n + attn) / (s->platform.flops * s->platform.prefill_efficiency * a->attn_tp);
 }
 
 double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k)

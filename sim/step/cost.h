@@ -15,9 +15,10 @@
 
 // Seconds to prefill n prompt tokens after c tokens whose KV exists:
 // (token_flops * n + (pair_flops + index_pair_flops) * layers * (n * c + n *
-// (n + 1) / 2)) / (flops * prefill_efficiency), from the architecture
+// (n + 1) / 2)) / (flops * prefill_efficiency * attn_tp), from the architecture
 // (arch.h: 2 x the parameters a token uses; the second term is causal
-// attention, QK and PV, and the sparse indexer's scores).
+// attention, QK and PV, and the sparse indexer's scores; a rank prefills on
+// its attn_tp GPUs).
 double ks_cost_prefill(const struct ks_scenario *s, double n, double c);
 
 // Seconds of one layer of the measured attention kernel for one sequence

@@ -369,8 +369,9 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
         return failed(err, len, "a decode step", st);
     if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, err, len)) != KS_OK)
         return st;
-    double weights = ks_arch_read_bytes(&s->model, tokens);
-    r->weight_read_bytes += weights;
+    double weights = ks_arch_gpu_read_bytes(&s->model, tokens); // one GPU's, as each of its rank's
+    r->weight_read_bytes += weights * s->model.arch.attn_tp;
+    d->comm_tokens = tokens;
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
     ks_cache_set_reserve(c, ks_step_reserve(s, &d->p.z, d->act.n));
     double step_start = now(d), stall = 0, extra = 0;

@@ -37,6 +37,13 @@ ks_cli_test(run_closed_form_moe_all --json --ge tpot_mean 5.2941771e-5 --le tpot
             --ge weight_read_bytes 72329216 --le weight_read_bytes 72329216
             -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_moe_all.h5 --json
             --set model.moe.active=8)
+# Tensor parallelism over 2 GPUs on an idle NVLink (parallel.tp = 2): each GPU reads its 4 of the 8
+# KV heads (134.217728 us) and, per layer, sends its share of the token's two all-reduces (attention,
+# FFN): 2 x (2 x 1/2 x 4096 x 2 B) = 16384 B at 450 GB/s, 36.41 ns: 134.217728 + 32 x 0.036409 = 135.382812 us
+ks_cli_test(run_closed_form_tp --json --ge tpot_mean 1.35382677e-4 --le tpot_mean 1.35382948e-4
+            --ge requests_finished 1
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_tp.h5 --json
+            --set platform.gpus_per_node=2 --set parallel.tp=2 --set platform.nvlink_bw=450GBps)
 add_test(NAME run_twice COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_twice.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=2s)
 set_tests_properties(run_twice PROPERTIES TIMEOUT 300)

@@ -23,9 +23,9 @@
 static char err[1 << 16];
 static char dir[] = "/tmp/ks_arch_XXXXXX";
 
-// A scenario of one preset (with HBM large enough for its weights) and the
-// extra model fields `more` (Lua, may be empty).
-static struct ks_scenario *preset(const char *name, const char *more)
+// A scenario of one preset (with HBM large enough for its weights), the
+// extra model fields `more` and the parallelism `par` (Lua, may be empty).
+static struct ks_scenario *preset_on(const char *name, const char *more, const char *par)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/%s.lua", dir, name);
@@ -34,14 +34,19 @@ static struct ks_scenario *preset(const char *name, const char *more)
     fprintf(f,
             "local ks = require 'kvstrata'\n"
             "return {platform = {profile = 'h200_sxm_pcie5', hbm_bytes = '4TB'},\n"
-            "        model = ks.merge(ks.models.%s, {%s}),\n"
+            "        model = ks.merge(ks.models.%s, {%s}), parallel = {%s},\n"
             "        workload = {prompt_tokens = 1024, output_tokens = 16}}\n",
-            name, more);
+            name, more, par);
     fclose(f);
     struct ks_scenario *s = NULL;
     if (ks_scenario_load(path, NULL, &s, err, sizeof err) != KS_OK)
         fail_msg("%s refused:\n%s", name, err);
     return s;
+}
+
+static struct ks_scenario *preset(const char *name, const char *more)
+{
+    return preset_on(name, more, "");
 }
 
 // |got - want| <= tol.
@@ -142,17 +147,59 @@ static void experts_touched(void **state)
     ks_scenario_free(s);
 }
 
+// One GPU's share: weights over tp (attention over a rank's tp /
+// dp_attention GPUs), KV by heads (GQA) or whole (MLA), and the bytes of the
+// collectives of one token in one layer (ring: 2 (n - 1) / n of its
+// activations, hidden values in bf16).
+static void parallel(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = preset_on("llama3_70b", "", "tp = 8");
+    const struct ks_arch *a = &s->model.arch;
+    assert_int_equal(a->attn_tp, 8);
+    assert_true(a->gpu_weight_bytes == 141107412992.0 / 8);
+    assert_int_equal(a->gpu_kv_token_bytes, 2 * 1 * 128 * 2); // one of the 8 KV heads
+    assert_true(a->comm_attn_bytes == 2.0 * 7 / 8 * 8192 * 2);
+    assert_true(a->comm_ffn_bytes == 2.0 * 7 / 8 * 8192 * 2);
+    assert_true(ks_arch_comm_bytes(&s->model, 5, 3) == 3 * 2 * 28672.0);
+    ks_scenario_free(s);
+    // 4 KV heads on 8 GPUs: a head each, replicated
+    s = preset_on("qwen3_30b_a3b", "", "tp = 8");
+    assert_int_equal(s->model.arch.gpu_kv_token_bytes, 2 * 1 * 128 * 2);
+    ks_scenario_free(s);
+    // GLM-5.1 as SGLang serves it: 8 attention ranks of one GPU, 8-way experts
+    s = preset_on("glm_5_1", "", "tp = 8, dp_attention = 8, ep = 8");
+    a = &s->model.arch;
+    assert_int_equal(a->attn_tp, 1);
+    // per layer: MLA 165,019,648 (Q 6144x2048 + 2048x64x256, latent 6144x576, its expansion 512x64x448,
+    // O 64x256x6144), indexer 9,371,648 (2048x32x128 + 6144x128 + 6144x32), norms 12,288: on every GPU
+    double attention = 78.0 * (165019648.0 + 9371648.0 + 12288.0);
+    near(a->gpu_weight_bytes, attention + (a->params - attention) / 8, 1, "GLM-5.1 weights per GPU");
+    assert_int_equal(a->gpu_kv_token_bytes, 1152); // the latent, whole
+    assert_true(a->comm_attn_bytes == 0);
+    assert_true(a->comm_ffn_bytes == 2.0 * 7 / 8 * 8 * 6144 * 2);         // all-gather + reduce-scatter of 8 ranks
+    assert_true(a->comm_moe_bytes == 2.0 * 8 * 7 / 8 * 6144 * 2);         // dispatch + combine to 8 experts
+    // a GPU reads its eighth of the experts the replica's tokens use (8 ranks x its batch)
+    near(ks_arch_gpu_read_bytes(&s->model, 4),
+         a->gpu_fixed_read_bytes + 75 * ks_arch_experts_touched(&s->model, 32) * a->expert_bytes / 8, 1,
+         "GLM-5.1 read per GPU");
+    ks_scenario_free(s);
+}
+
 // Rules of the architecture, refused by field.
 static void refused_models(void **state)
 {
     (void)state;
     static const struct {
-        const char *more, *want;
+        const char *more, *par, *want;
     } cases[] = {
-        {"moe = {active = 300}", "model.moe.active: 300 routed experts per token, more than the 256 there are"},
-        {"moe = {first_dense = 61}", "model.moe.first_dense: 61 dense layers leave none of the 61 for experts"},
-        {"weight_bytes = '600GB'", "model.weight_bytes: an MoE model's weights are counted from its architecture"},
-        {"attention = 'mla', qk_nope_dim = 0, qk_rope_dim = 0", "MLA needs a query/key head"},
+        {"moe = {active = 300}", "", "model.moe.active: 300 routed experts per token, more than the 256 there are"},
+        {"moe = {first_dense = 61}", "", "model.moe.first_dense: 61 dense layers leave none of the 61 for experts"},
+        {"weight_bytes = '600GB'", "", "model.weight_bytes: an MoE model's weights are counted from its architecture"},
+        {"attention = 'mla', qk_nope_dim = 0, qk_rope_dim = 0", "", "MLA needs a query/key head"},
+        {"", "tp = 3", "parallel.tp: 3 GPUs per replica do not divide the node's 8"},
+        {"", "tp = 8, dp_attention = 3", "parallel.dp_attention: 3 attention ranks do not divide"},
+        {"", "tp = 8, ep = 4", "parallel.ep: 4: expert parallelism is 1 or the replica's 8 GPUs"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[256];
@@ -162,14 +209,26 @@ static void refused_models(void **state)
         fprintf(f,
                 "local ks = require 'kvstrata'\n"
                 "return {platform = {profile = 'h200_sxm_pcie5', hbm_bytes = '4TB'},\n"
-                "        model = ks.merge(ks.models.deepseek_v3_2, {%s})}\n",
-                cases[i].more);
+                "        model = ks.merge(ks.models.deepseek_v3_2, {%s}), parallel = {%s}}\n",
+                cases[i].more, cases[i].par);
         fclose(f);
         struct ks_scenario *s = NULL;
         assert_int_equal(ks_scenario_load(path, NULL, &s, err, sizeof err), KS_EINVAL);
         if (!strstr(err, cases[i].want))
             fail_msg("case %zu: the errors lack '%s':\n%s", i, cases[i].want, err);
     }
+    // experts split 8 ways need experts: Llama has none
+    struct ks_scenario *s = NULL;
+    char path[256];
+    snprintf(path, sizeof path, "%s/bad_ep.lua", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("local ks = require 'kvstrata'\n"
+          "return {platform = {profile = 'h200_sxm_pcie5'}, model = ks.models.llama3_8b,\n"
+          "        parallel = {tp = 8, ep = 8}}\n", f);
+    fclose(f);
+    assert_int_equal(ks_scenario_load(path, NULL, &s, err, sizeof err), KS_EINVAL);
+    assert_non_null(strstr(err, "parallel.ep: 8 ranks need experts they divide (model.moe.experts is 0)"));
 }
 
 static int setup(void **state)
@@ -190,7 +249,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llama3),          cmocka_unit_test(moe_totals),     cmocka_unit_test(latent_cache),
-        cmocka_unit_test(experts_touched), cmocka_unit_test(refused_models),
+        cmocka_unit_test(experts_touched), cmocka_unit_test(parallel),   cmocka_unit_test(refused_models),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
