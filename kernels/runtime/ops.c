@@ -79,6 +79,11 @@ static void finished_hook(void *ctx, struct ks_active *a)
     ks_rt_free_selbuf(a->user);
     a->user = NULL;
     t->in_flight--;
+    // a closed-loop client sends its next request as this one finishes: it is
+    // queued before the next admission, as the simulator's router queues it
+    int st = release(t);
+    if (st != KS_OK && t->release_st == KS_OK)
+        t->release_st = st; // reported by the next iteration
 }
 
 // The step driver admitted request a: its selection buffers.
@@ -131,12 +136,12 @@ static int op_idle(void *ctx, char *err, size_t len)
     return t->r->arrived == before && t->d.n_pending == 0 ? 0 : 1;
 }
 
-// The router runs once the decoder yields in an iteration: the requests it
-// releases join the queue behind this iteration's admission.
+// The requests released since the last admission (none after a finish,
+// which releases at once) join the queue behind this iteration's admission.
 static int op_iteration(void *ctx, char *err, size_t len)
 {
     struct rt *t = ctx;
-    int st = release(t);
+    int st = t->release_st != KS_OK ? t->release_st : release(t);
     if (st != KS_OK) {
         snprintf(err, len, "%s", t->err);
         return st;

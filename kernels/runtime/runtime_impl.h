@@ -130,6 +130,7 @@ struct rt {
     struct ks_request_spec drawn; // the workload's next request, drawn
     int have_drawn, wl_done;
     uint64_t in_flight;
+    int release_st;             // a release at a finish failed (t->err): reported by the next iteration
     uint32_t cap_blocks;
     // kernel buffers, for up to cap_seqs sequences
     uint32_t cap_seqs;

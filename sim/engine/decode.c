@@ -16,12 +16,32 @@
 // KS_ESTATE once the run is asked to stop: the router stops releasing.
 int ks_engine_push(struct gpu *g, const struct ks_request_spec *spec, double prefilled)
 {
+    int st = ks_engine_queue(g, spec, prefilled);
+    if (st == KS_OK)
+        ks_engine_flush(g->sim);
+    return st;
+}
+
+int ks_engine_queue(struct gpu *g, const struct ks_request_spec *spec, double prefilled)
+{
     if (ks_engine_stopped())
         return KS_ESTATE;
     int st = ks_step_push(&g->d, spec, prefilled);
-    if (st == KS_OK)
-        sg_cond_notify_all(g->arrive);
+    if (st == KS_OK && !g->queued) {
+        g->queued = 1;
+        g->sim->flush[g->sim->n_flush++] = g->index;
+    }
     return st;
+}
+
+void ks_engine_flush(struct sim *m)
+{
+    for (uint32_t i = 0; i < m->n_flush; i++) {
+        struct gpu *g = &m->gpu[m->flush[i]];
+        g->queued = 0;
+        sg_cond_notify_all(g->arrive);
+    }
+    m->n_flush = 0;
 }
 
 // Requests on a GPU or bound for it: what the load-aware routers compare.
@@ -31,7 +51,7 @@ uint32_t ks_engine_load(const struct gpu *g)
 }
 
 // A request finished (the step driver's hook): its session's next turn may
-// go, and a router waiting for a slot may release one.
+// go, and with closed arrivals the next request is released now.
 static void finished(void *ctx, struct ks_active *a)
 {
     struct gpu *g = ctx;
@@ -39,7 +59,8 @@ static void finished(void *ctx, struct ks_active *a)
     if (m->s->workload.sessions.turns > 1)
         ks_engine_turn_finished(m, &a->spec, a->last_token);
     m->in_flight--;
-    sg_cond_notify_all(m->slot);
+    if (m->s->workload.arrival.kind == KS_ARRIVAL_CLOSED)
+        ks_engine_release_closed(m);
 }
 
 static double op_now(void *ctx)
@@ -206,5 +227,4 @@ void ks_engine_decode(int argc, char **argv)
         g->failed = 1;
     }
     m->decoders--;
-    sg_cond_notify_all(m->slot); // a router waiting for a slot must not wait for this one
 }

@@ -217,9 +217,9 @@ static int teardown(struct sim *m, int st)
     }
     r->unplanned += r->cache.unplanned;
     free(m->gpu);
+    free(m->flush);
     if (m->mu) {
         sg_mutex_destroy(m->mu);
-        sg_cond_destroy(m->slot);
         sg_cond_destroy(m->pool_work);
     }
     free(m->pool);
@@ -340,14 +340,14 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     m.link_bins = calloc((m.n_links ? m.n_links : 1) * (KS_RUN_LINK_SAMPLES + 1), sizeof *m.link_bins);
     m.n_gpu = s->platform.nodes * s->platform.gpus_per_node / s->model.arch.attn_tp; // attention ranks
     m.gpu = calloc(m.n_gpu, sizeof *m.gpu);
-    if (!m.links || !m.link_bytes || !m.link_bins || !m.gpu) {
+    m.flush = calloc(m.n_gpu, sizeof *m.flush);
+    if (!m.links || !m.link_bytes || !m.link_bins || !m.gpu || !m.flush) {
         snprintf(err, len, "out of memory for %u GPUs", m.n_gpu);
         st = KS_ENOMEM;
     }
     for (size_t i = 0; st == KS_OK && i < m.n_links; i++)
         sg_link_set_data(m.links[i], (void *)(uintptr_t)(i + 1));
     m.mu = sg_mutex_init();
-    m.slot = sg_cond_init();
     m.pool_work = sg_cond_init();
     m.pool_host = pp.prefill_pool ? sg_host_by_name(KS_PLATFORM_PREFILL) : NULL;
     for (uint32_t i = 0; st == KS_OK && i < m.n_gpu; i++)

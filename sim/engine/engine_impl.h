@@ -45,6 +45,7 @@ struct gpu {
     uint32_t n_jobs, cap_jobs;
     uint32_t incoming;               // routed here, still in the prefill pool
     struct route routes[KS_TIERS + 1][KS_TIERS]; // [source tier or POOL][destination tier]
+    int queued;                      // requests queued since the last ks_engine_flush
     sg_host_t peer;                  // parallel.tp > 1: the next GPU of its replica's ring (collectives)
     struct route to_peer;
     int failed;
@@ -55,6 +56,7 @@ struct sim {
     struct ks_run_result *r;
     struct gpu *gpu;
     uint32_t n_gpu;
+    uint32_t *flush, n_flush; // [n_gpu]: GPUs queued to and not yet woken (ks_engine_queue)
     struct ks_workload *wl;
     int router_done;
     int closing;       // the run reached its duration: idle decoders stop waiting
@@ -68,7 +70,6 @@ struct sim {
     uint32_t prefix_home[64]; // prefix_affinity: the GPU of each prefix group, KS_NONE: none yet
     uint64_t in_flight; // closed arrivals: requests released and not finished
     sg_mutex_t mu;
-    sg_cond_t slot; // a request finished (closed arrivals)
     // disaggregated prefill: requests waiting for a pool worker, in arrival order
     struct incoming *pool;
     size_t pool_head, pool_n, pool_cap;
@@ -126,6 +127,14 @@ void ks_engine_lane(int argc, char **argv); // actor: argv[1] = struct gpu *
 // ---- decode.c ----
 // Queues a request for admission on g and wakes its decoder. KS_OK or KS_ENOMEM.
 int ks_engine_push(struct gpu *g, const struct ks_request_spec *spec, double prefilled);
+// As ks_engine_push without waking the GPU yet: ks_engine_flush wakes every
+// GPU queued to since the last flush. The router queues all the requests of
+// one instant before it yields, so a decoder's admission sees them together.
+int ks_engine_queue(struct gpu *g, const struct ks_request_spec *spec, double prefilled);
+void ks_engine_flush(struct sim *m);
+// Closed arrivals: releases requests while fewer than `concurrency` are in
+// flight (at the start, by the router; then as each request finishes).
+void ks_engine_release_closed(struct sim *m);
 // Requests on g or bound for it: what the load-aware routers compare.
 uint32_t ks_engine_load(const struct gpu *g);
 // g's step driver operations on SimGrid.

@@ -3,6 +3,7 @@
 // finished, and the closer that ends idle waits at the duration (see
 // engine_impl.h).
 #include "engine_impl.h"
+#include "engine.h"
 
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
@@ -53,7 +54,7 @@ static struct gpu *route(struct sim *m, const struct ks_request_spec *sp)
 static int release(struct sim *m, const struct ks_request_spec *spec)
 {
     struct gpu *g = route(m, spec);
-    int st = m->s->prefill.mode == KS_PREFILL_DISAGGREGATED ? ks_engine_pool_push(m, g, spec) : ks_engine_push(g, spec, -1);
+    int st = m->s->prefill.mode == KS_PREFILL_DISAGGREGATED ? ks_engine_pool_push(m, g, spec) : ks_engine_queue(g, spec, -1);
     if (st != KS_OK)
         return st;
     m->r->arrived++;
@@ -95,6 +96,7 @@ static void turn_actor(int argc, char **argv)
     if (simgrid_get_clock() < m->s->duration) {
         t->spec.arrival = simgrid_get_clock();
         int st = release(m, &t->spec);
+        ks_engine_flush(m);
         if (st != KS_OK)
             ks_engine_fail(m, "queueing a request", st);
     }
@@ -135,56 +137,85 @@ void ks_engine_turn_finished(struct sim *m, const struct ks_request_spec *sp, do
     }
 }
 
+// A request the workload drew: a later turn of a session waits for its
+// previous turn (plus think_time), anything else is routed and queued now.
+// KS_OK, or a status after ks_engine_fail.
+static int dispatch(struct sim *m, struct ks_request_spec *spec)
+{
+    if (spec->turn > 0 && spec->prev_id != KS_WORKLOAD_NO_ID) {
+        struct session *x = session_of(m, spec->session);
+        if (!x) {
+            ks_engine_fail(m, "tracking a session", KS_ENOMEM);
+            return KS_ENOMEM;
+        }
+        m->waiting++;
+        if (x->finished && x->turn_done + 1 == spec->turn) {
+            release_at(m, spec, x->done + m->s->workload.sessions.think_time);
+        } else {
+            x->next = *spec;
+            x->parked = 1;
+        }
+        return KS_OK;
+    }
+    int st = release(m, spec);
+    if (st != KS_OK)
+        ks_engine_fail(m, "queueing a request", st);
+    return st;
+}
+
+// The workload has no more requests: idle decoders may end.
+static void workload_done(struct sim *m, int st)
+{
+    if (st < 0)
+        ks_engine_fail(m, "reading the workload", st);
+    m->router_done = 1;
+    ks_engine_wake_decoders(m);
+}
+
+void ks_engine_release_closed(struct sim *m)
+{
+    const struct ks_scenario *s = m->s;
+    while (!m->router_done && m->in_flight < s->workload.arrival.concurrency && m->decoders > 0 &&
+           simgrid_get_clock() < s->duration && !ks_engine_stopped()) {
+        struct ks_request_spec spec;
+        int st = ks_workload_next(m->wl, &spec);
+        if (st != 1) {
+            workload_done(m, st);
+            break;
+        }
+        spec.arrival = simgrid_get_clock();
+        if (dispatch(m, &spec) != KS_OK)
+            break;
+    }
+    ks_engine_flush(m);
+}
+
 void ks_engine_router(int argc, char **argv)
 {
     (void)argc;
     struct sim *m = (struct sim *)(uintptr_t)strtoull(argv[1], NULL, 16);
     const struct ks_scenario *s = m->s;
-    int closed = s->workload.arrival.kind == KS_ARRIVAL_CLOSED;
+    if (s->workload.arrival.kind == KS_ARRIVAL_CLOSED) {
+        // the first `concurrency` requests now; each later one as a request
+        // finishes (decode.c), in the decoder's own step, before its next
+        // admission (the runtime does the same)
+        ks_engine_release_closed(m);
+        return;
+    }
     struct ks_request_spec spec;
     int st;
     while ((st = ks_workload_next(m->wl, &spec)) == 1) {
-        if (closed) {
-            sg_mutex_lock(m->mu);
-            while (m->in_flight >= s->workload.arrival.concurrency && m->decoders > 0)
-                sg_cond_wait(m->slot, m->mu);
-            sg_mutex_unlock(m->mu);
-            if (m->decoders == 0)
-                break;
-            spec.arrival = simgrid_get_clock();
-        } else if (spec.arrival > simgrid_get_clock()) {
+        if (spec.arrival > simgrid_get_clock()) {
+            ks_engine_flush(m);
             if (spec.arrival >= s->duration)
                 break;
             sg_actor_sleep_until(spec.arrival);
         }
-        if (simgrid_get_clock() >= s->duration)
+        if (simgrid_get_clock() >= s->duration || dispatch(m, &spec) != KS_OK)
             break;
-        if (spec.turn > 0 && spec.prev_id != KS_WORKLOAD_NO_ID) {
-            // a later turn: not before its previous turn finished, plus think_time
-            struct session *x = session_of(m, spec.session);
-            if (!x) {
-                ks_engine_fail(m, "tracking a session", KS_ENOMEM);
-                break;
-            }
-            m->waiting++;
-            if (x->finished && x->turn_done + 1 == spec.turn) {
-                release_at(m, &spec, x->done + s->workload.sessions.think_time);
-            } else {
-                x->next = spec;
-                x->parked = 1;
-            }
-            continue;
-        }
-        int qst = release(m, &spec);
-        if (qst != KS_OK) {
-            ks_engine_fail(m, "queueing a request", qst);
-            break;
-        }
     }
-    if (st < 0)
-        ks_engine_fail(m, "reading the workload", st);
-    m->router_done = 1;
-    ks_engine_wake_decoders(m);
+    ks_engine_flush(m);
+    workload_done(m, st < 0 ? st : 0);
 }
 
 void ks_engine_wake_decoders(struct sim *m)

@@ -108,6 +108,7 @@ static const char *const topologies[] = {"star", "fat_tree", NULL};
 static const char *const dtypes[] = {"fp16", "bf16", "fp8", "int8", "fp32", NULL};
 static const char *const attentions[] = {"gqa", "mla", NULL};            // enum ks_attention
 static const char *const embeddings[] = {"untied", "tied", NULL};        // model.tied_embeddings
+static const char *const sched_kinds[] = {"fused", "serial", NULL};      // enum ks_sched_kind
 static const int dtype_size[] = {2, 2, 1, 1, 4}; // bytes, by enum ks_dtype
 static const char *const arrivals[] = {"poisson", "closed", "trace", NULL};
 static const char *const policies[] = {"dense", "window", "stride", "random", "topk", "retrieval", "mixed",
@@ -247,6 +248,10 @@ static const struct field fields[] = {
     {"parallel.dp_attention", T_U32, CN, OFF(parallel.dp_attention), "1", 1, 0, NULL, 0},
     {"parallel.ep", T_U32, CN, OFF(parallel.ep), "1", 1, 0, NULL, 0},
     {"parallel.comm_dtype", T_CHOICE, CN, OFF(parallel.comm_dtype), "bf16", 0, 0, dtypes, 0},
+    {"scheduler.kind", T_CHOICE, CN, OFF(scheduler.kind), "fused", 0, 0, sched_kinds, 0},
+    {"scheduler.max_batched_tokens", T_U32, CN, OFF(scheduler.max_batched_tokens), "8192", 0, 0, NULL, 0},
+    {"scheduler.max_running_requests", T_U32, CN, OFF(scheduler.max_running_requests), "0", 0, 0, NULL, 0},
+    {"scheduler.mem_fraction", T_REAL, KS_UNIT_FRACTION, OFF(scheduler.mem_fraction), "", 1, 1, NULL, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
@@ -1372,6 +1377,33 @@ uint64_t ks_scenario_step_blocks(const struct ks_scenario *s)
     return per_layer * s->model.layers;
 }
 
+// scheduler.mem_fraction: L1 (the KV pool) is what that share of HBM holds
+// after one GPU's weights, as SGLang's mem_fraction_static and vLLM's
+// gpu_memory_utilization size it (the rest is for activations); it takes
+// the place of cache.l1, which may then not be given.
+static void pool_from_fraction(struct ctx *x)
+{
+    struct ks_scenario *s = x->s;
+    if (!x->is_set[field_index("scheduler.mem_fraction")])
+        return;
+    int l1 = field_index("cache.l1");
+    if (x->is_set[l1] && !x->from_default[l1]) {
+        FAIL(x, "cache.l1", "scheduler.mem_fraction sizes L1 (the KV pool): give one of them");
+        return;
+    }
+    double pool = s->scheduler.mem_fraction * (double)s->platform.hbm_bytes - s->model.arch.gpu_weight_bytes;
+    if (pool <= 0) {
+        char a[64];
+        ks_units_format(s->model.arch.gpu_weight_bytes, KS_UNIT_BYTES, a, sizeof a);
+        FAIL(x, "scheduler.mem_fraction", "%.4g of HBM holds no more than one GPU's %s of weights",
+             s->scheduler.mem_fraction, a);
+        return;
+    }
+    s->cache.l1 = (struct ks_scenario_amount){.is_share = 0, .value = pool};
+    free(s->origin[l1].from);
+    s->origin[l1].from = dup_checked(x, "scheduler.mem_fraction x platform.hbm_bytes - one GPU's weights");
+}
+
 // The architecture's rules (arch.h):
 // - gqa: model.q_heads is a multiple of model.kv_heads;
 // - mla: the query/key head has a part: qk_nope_dim + qk_rope_dim > 0;
@@ -1658,6 +1690,8 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
     }
     x.s->model.weights_given = x.is_set[field_index("model.weight_bytes")];
     ks_arch_derive(&x.s->model, &x.s->parallel);
+    if (x.n_errors == 0 && !x.oom)
+        pool_from_fraction(&x);
     if (x.n_errors == 0 && !x.oom)
         check_consistency(&x);
     if (x.n_errors || x.oom) {

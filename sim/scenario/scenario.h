@@ -214,6 +214,19 @@ struct ks_scenario_model {
     struct ks_arch arch;   // derived (arch.h)
 };
 
+enum ks_sched_kind {
+    KS_SCHED_FUSED,  // decode tokens and prefill chunks in one iteration under a token budget
+    KS_SCHED_SERIAL, // one admission per iteration; a prefill chunk's time, then the decode step's
+};
+
+// The serving engine's scheduler (README "Scenarios", scheduler).
+struct ks_scenario_scheduler {
+    enum ks_sched_kind kind;
+    uint32_t max_batched_tokens;   // fused: tokens per iteration, decode and prefill (0: no limit)
+    uint32_t max_running_requests; // requests admitted at once per attention rank (0: memory decides)
+    double mem_fraction;           // HBM for weights and the KV pool (0: cache.l1 decides)
+};
+
 // How one model replica spans GPUs within a node (README "Scenarios", parallel).
 struct ks_scenario_parallel {
     uint32_t tp;           // GPUs per replica: weights split across them
@@ -306,6 +319,7 @@ struct ks_scenario {
     struct ks_scenario_platform platform;
     struct ks_scenario_model model;
     struct ks_scenario_parallel parallel;
+    struct ks_scenario_scheduler scheduler;
     struct ks_scenario_workload workload;
     struct ks_scenario_sparse sparse;
     struct ks_scenario_cache cache;

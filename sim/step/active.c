@@ -163,7 +163,15 @@ double ks_active_prefill_chunk(struct ks_active_set *set,
                                double (*cost)(const struct ks_scenario *s, double tokens, double done))
 {
     const struct ks_scenario *s = set->p.s;
-    uint32_t budget = s->prefill.chunk ? s->prefill.chunk : UINT32_MAX;
+    return ks_active_prefill_budget(set, s->prefill.chunk ? s->prefill.chunk : UINT32_MAX, cost, NULL);
+}
+
+double ks_active_prefill_budget(struct ks_active_set *set, uint32_t budget,
+                                double (*cost)(const struct ks_scenario *s, double tokens, double done),
+                                uint32_t *tokens)
+{
+    const struct ks_scenario *s = set->p.s;
+    uint32_t taken = 0;
     double t = 0;
     while (budget > 0) {
         struct ks_active *a = NULL;
@@ -181,8 +189,19 @@ double ks_active_prefill_chunk(struct ks_active_set *set,
             t += cost(s, take, a->prefilled);
         a->prefilled += take;
         budget -= take;
+        taken += take;
     }
+    if (tokens)
+        *tokens = taken;
     return t;
+}
+
+uint32_t ks_active_decoding_count(const struct ks_active_set *set)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < set->n; i++)
+        n += set->a[i].generated > 0;
+    return n;
 }
 
 int ks_active_grow(struct ks_active_set *set, struct ks_active *a, char *err, size_t len)

@@ -96,6 +96,15 @@ int ks_active_decoding(const struct ks_active_set *set);
 double ks_active_prefill_chunk(struct ks_active_set *set,
                                double (*cost)(const struct ks_scenario *s, double tokens, double done));
 
+// As ks_active_prefill_chunk with `budget` prompt tokens (UINT32_MAX: no
+// limit) instead of prefill.chunk; *tokens (may be NULL) gets those taken.
+double ks_active_prefill_budget(struct ks_active_set *set, uint32_t budget,
+                                double (*cost)(const struct ks_scenario *s, double tokens, double done),
+                                uint32_t *tokens);
+
+// How many requests are past their prefill (decode a token this iteration).
+uint32_t ks_active_decoding_count(const struct ks_active_set *set);
+
 // A token at `now` for every request whose prefill is complete and which
 // has (from_prefill) or has not (!from_prefill) produced its first token
 // yet: its TTFT or TPOT is recorded, its context grows by one token (a new

@@ -3,12 +3,28 @@
 
 #include <math.h>
 
-double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
+double ks_cost_prefill_flops(const struct ks_scenario *s, double n, double c)
 {
     const struct ks_arch *a = &s->model.arch;
     double attn = (a->pair_flops + a->index_pair_flops) * s->model.layers * (n * c + n * (n + 1) / 2);
-    // a rank's prompt on its attn_tp GPUs (its share of the FFNs' GPUs too: dp ranks share them)
-    return (a->token_flops * n + attn) / (s->platform.flops * s->platform.prefill_efficiency * a->attn_tp);
+    return a->token_flops * n + attn;
+}
+
+// The FLOP/s a rank computes at: its attn_tp GPUs (its share of the FFNs'
+// GPUs too: dp ranks share them) at the profile's efficiency.
+static double rank_flops(const struct ks_scenario *s)
+{
+    return s->platform.flops * s->platform.prefill_efficiency * s->model.arch.attn_tp;
+}
+
+double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
+{
+    return ks_cost_prefill_flops(s, n, c) / rank_flops(s);
+}
+
+double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double flops)
+{
+    return fmax(bytes / s->platform.hbm_bw + attn, flops / rank_flops(s));
 }
 
 double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k)

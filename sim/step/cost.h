@@ -21,6 +21,18 @@
 // its attn_tp GPUs).
 double ks_cost_prefill(const struct ks_scenario *s, double n, double c);
 
+// The flops of that prefill (the numerator above), the rank's GPUs together.
+double ks_cost_prefill_flops(const struct ks_scenario *s, double n, double c);
+
+// Seconds of a fused iteration (scheduler.kind "fused": decode tokens and
+// prefill chunks together), the slower of its memory and its compute:
+// max(bytes / HBM bandwidth + attn, flops / (flops * prefill_efficiency *
+// attn_tp)). bytes: what one GPU reads and writes (weights for all the
+// iteration's tokens, KV and index keys read, the prompts' KV written); attn:
+// measured kernel seconds; flops: the rank's. The efficiency is the profile's
+// figure for matrix work, the same for prefill and decode.
+double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double flops);
+
 // Seconds of one layer of the measured attention kernel for one sequence
 // selecting k blocks in decode step `step` (0-based): a replayed run's speed
 // of that step when there is one, else the table's time at k (linear between

@@ -112,13 +112,16 @@ static void first_uses(struct ks_step *d, struct ks_active *a)
         }
 }
 
-// Admits the oldest queued request if the GPU can hold its share (one per
-// iteration; later requests wait behind it). Its prompt's KV is placed now:
-// in L1 when it is prefilled here, chunk by chunk (ks_active_prefill_chunk),
-// in L2 (host DRAM) where a prefill pool sent it.
-static int admit(struct ks_step *d, char *err, size_t len)
+// Admits the oldest queued request if the GPU can hold its share and
+// scheduler.max_running_requests allows (later requests wait behind it);
+// *admitted says whether it did. Its prompt's KV is placed now: in L1 when it
+// is prefilled here, chunk by chunk (ks_active_prefill_chunk), in L2 (host
+// DRAM) where a prefill pool sent it.
+static int admit(struct ks_step *d, int *admitted, char *err, size_t len)
 {
-    if (d->n_pending == 0)
+    *admitted = 0;
+    uint32_t cap = d->p.s->scheduler.max_running_requests;
+    if (d->n_pending == 0 || (cap && d->act.n >= cap))
         return KS_OK;
     const struct ks_step_queued *q = &d->pending[0];
     const struct ks_request_spec *sp = &q->spec;
@@ -131,6 +134,7 @@ static int admit(struct ks_step *d, char *err, size_t len)
         return st;
     if (!a)
         return KS_OK;
+    *admitted = 1;
     if (d->p.s->cache.evict == KS_EVICT_BELADY)
         first_uses(d, a);
     if (d->p.ops.admitted && (st = d->p.ops.admitted(d->p.ops.ctx, a, err, len)) != KS_OK)
@@ -155,6 +159,19 @@ static int admit(struct ks_step *d, char *err, size_t len)
     memmove(d->pending, d->pending + 1, (d->n_pending - 1) * sizeof *d->pending);
     d->n_pending--;
     return KS_OK;
+}
+
+// Admits what the scheduler allows this iteration: the oldest queued request
+// (serial), or queued requests in order while they fit (fused).
+static int admit_some(struct ks_step *d, char *err, size_t len)
+{
+    int more = 1, st = KS_OK;
+    while (st == KS_OK && more) {
+        st = admit(d, &more, err, len);
+        if (d->p.s->scheduler.kind == KS_SCHED_SERIAL)
+            break;
+    }
+    return st;
 }
 
 // ---- reads outside L1 --------------------------------------------------------
@@ -232,6 +249,14 @@ static void count_outside(struct ks_step *d, const struct ks_plan *plan)
     d->n_miss = 0;
 }
 
+// Bytes one GPU writes for the iteration's prefill chunks: their KV and
+// index keys, every layer.
+static double prefill_write(const struct ks_step *d)
+{
+    const struct ks_scenario_model *m = &d->p.s->model;
+    return (double)d->prefill_tokens * (double)(m->arch.gpu_kv_token_bytes + m->arch.index_token_bytes) * m->layers;
+}
+
 // ---- the decode step -----------------------------------------------------------
 
 // Whether L1's mapping (its placements and removals) changed since the
@@ -254,7 +279,7 @@ static int l1_changed(const struct ks_cache *c, uint64_t *version)
 // and counts its *tokens (one per decoding request). An indexer's keys of
 // every token of a request are scanned in every layer: HBM bytes.
 static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, double *attn, uint32_t *tokens_out,
-                      char *err, size_t len)
+                      double *flops, char *err, size_t len)
 {
     const struct ks_arch *arch = &d->p.s->model.arch;
     const struct ks_scenario *s = d->p.s;
@@ -272,8 +297,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         double index = (double)a->ctx * (double)arch->index_token_bytes * layers;
         *kv_hbm += index;
         d->p.r->index_read_bytes += index;
-        d->p.r->decode_flops += arch->token_flops + arch->head_flops +
-                                (double)a->ctx * arch->index_pair_flops * layers;
+        *flops += arch->token_flops + arch->head_flops + (double)a->ctx * arch->index_pair_flops * layers;
         (*tokens_out)++;
         for (uint32_t l = 0; l < layers; l++) {
             if (l == 0 || per_layer) {
@@ -302,7 +326,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                 // a replayed trace's kernel time where the scenario asks for it (NAN: none)
                 double rec = s->sparse.kernel_time == KS_KERNEL_TIME_TRACE ? ks_selection_kernel_time(a->sr) : NAN;
                 d->kv_bytes += bytes;
-                d->p.r->decode_flops += (double)tokens * arch->decode_pair_flops * (per_layer ? 1 : layers);
+                *flops += (double)tokens * arch->decode_pair_flops * (per_layer ? 1 : layers);
                 if (rec >= 0)
                     *attn += rec * (per_layer ? 1 : layers);
                 else if (kt->n)
@@ -361,17 +385,20 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
     struct ks_cache *c = d->p.cache;
     struct ks_run_result *r = d->p.r;
     uint32_t now_step = d->step, tokens = 0;
-    double kv_hbm = 0, attn = 0;
+    double kv_hbm = 0, attn = 0, flops = 0;
     d->kv_bytes = 0;
     d->n_miss = 0;
     int st = ks_cache_step(c, d->step++);
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
-    if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, err, len)) != KS_OK)
+    if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &flops, err, len)) != KS_OK)
         return st;
-    double weights = ks_arch_gpu_read_bytes(&s->model, tokens); // one GPU's, as each of its rank's
+    r->decode_flops += flops;
+    // a fused iteration's prefill chunks (set by ks_step_run) join the step's work
+    uint32_t n_tok = tokens + d->prefill_tokens;
+    double weights = ks_arch_gpu_read_bytes(&s->model, n_tok); // one GPU's, as each of its rank's
     r->weight_read_bytes += weights * s->model.arch.attn_tp;
-    d->comm_tokens = tokens;
+    d->comm_tokens = n_tok;
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
     ks_cache_set_reserve(c, ks_step_reserve(s, &d->p.z, d->act.n));
     double step_start = now(d), stall = 0, extra = 0;
@@ -383,7 +410,11 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
     }
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
-    d->layer_time = ks_cost_layer(s, weights, kv_hbm, attn);
+    if (s->scheduler.kind == KS_SCHED_FUSED)
+        d->layer_time = ks_cost_iteration(s, weights + kv_hbm + prefill_write(d), attn, flops + d->prefill_flops) /
+                        s->model.layers;
+    else
+        d->layer_time = ks_cost_layer(s, weights, kv_hbm, attn);
     if ((st = o->queue(o->ctx, &plan, err, len)) != KS_OK)
         return failed(err, len, "queueing a migration batch", st);
     count_outside(d, &plan);
@@ -462,7 +493,7 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
     struct ks_run_result *r = d->p.r;
     int st = KS_OK;
     while (st == KS_OK && now(d) < s->duration) {
-        if ((st = admit(d, err, len)) != KS_OK)
+        if ((st = admit_some(d, err, len)) != KS_OK)
             break;
         if (d->act.n == 0) {
             int go = o->idle(o->ctx, err, len);
@@ -474,10 +505,31 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
         }
         if (o->iteration && (st = o->iteration(o->ctx, err, len)) != KS_OK)
             break;
-        // one iteration: a chunk of prefill, then a decode step of the
-        // requests past their prefill (both hold the GPU: their times add)
         int decoding = ks_active_decoding(&d->act);
-        double prefill = ks_active_prefill_chunk(&d->act, o->compute ? ks_cost_prefill : NULL);
+        double prefill = 0, share = 0; // the iteration's prefill time, and what prefill_seconds counts of it
+        d->prefill_tokens = 0;
+        d->prefill_flops = 0;
+        if (s->scheduler.kind == KS_SCHED_FUSED) {
+            // one iteration: every decoding request's token and prefill
+            // chunks up to the token budget, one time for the mixed batch
+            uint32_t n_dec = ks_active_decoding_count(&d->act), cap = s->scheduler.max_batched_tokens;
+            uint32_t budget = cap == 0 ? UINT32_MAX : n_dec < cap ? cap - n_dec : 0;
+            d->prefill_flops = ks_active_prefill_budget(&d->act, budget, o->compute ? ks_cost_prefill_flops : NULL,
+                                                        &d->prefill_tokens);
+            if (o->compute && d->prefill_tokens) {
+                double alone = d->prefill_flops / (s->platform.flops * s->platform.prefill_efficiency *
+                                                   s->model.arch.attn_tp);
+                share = alone; // what the chunks' compute alone takes
+                if (!decoding) // an iteration of prefill only: its roofline time
+                    prefill = ks_cost_iteration(s, ks_arch_gpu_read_bytes(&s->model, d->prefill_tokens) +
+                                                       prefill_write(d), 0, d->prefill_flops);
+            }
+        } else {
+            // one iteration: a chunk of prefill, then a decode step of the
+            // requests past their prefill (both hold the GPU: their times add)
+            share = prefill = ks_active_prefill_chunk(&d->act, o->compute ? ks_cost_prefill : NULL);
+        }
+        r->prefill_time += share;
         if (prefill > 0) {
             double t = now(d);
             if (t + prefill > s->duration) {
@@ -485,12 +537,11 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
                 double left = s->duration - t;
                 o->compute(o->ctx, left);
                 r->busy += left;
-                r->prefill_time += left;
+                r->prefill_time -= share * (1 - left / prefill);
                 break;
             }
             o->compute(o->ctx, prefill);
             r->busy += prefill;
-            r->prefill_time += prefill;
         }
         if (decoding && (st = ks_step_decode(d, err, len)) != KS_OK)
             break;

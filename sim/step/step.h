@@ -115,6 +115,8 @@ struct ks_step {
     double kv_bytes;                 // KV bytes its selections read
     double layer_time;               // modelled seconds of one layer (cost.h)
     uint32_t comm_tokens;            // tokens of the step (its collectives carry their activations)
+    uint32_t prefill_tokens;         // fused: prompt tokens the iteration prefills beside its decode step
+    double prefill_flops;            // fused: their flops (cost.h)
     uint32_t (*outside)[KS_TIERS];   // [layers] selected blocks read outside L1, per layer and tier
     double last_step, last_stall;    // seconds: the last decode step, its stall
     double next_sample;              // seconds: the next /steps record

@@ -144,8 +144,8 @@ static int read_table(const char *path, const char *const *names, int n_names, i
         char *s = trim(buf);
         if (!s[0])
             continue;
-        if (csv < 0) { // the first line decides the format
-            csv = strchr(s, ',') != NULL;
+        if (csv < 0) { // the first line decides the format: a header (one column, or several), or a number
+            csv = strchr(s, ',') != NULL || strcmp(s, names[0]) == 0;
             if (!csv && need_header) {
                 snprintf(err, len, "%s:%ld: expected a CSV header naming %s", path, line, names[0]);
                 goto done;

@@ -44,6 +44,16 @@ ks_cli_test(run_closed_form_tp --json --ge tpot_mean 1.35382677e-4 --le tpot_mea
             --ge requests_finished 1
             -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_tp.h5 --json
             --set platform.gpus_per_node=2 --set parallel.tp=2 --set platform.nvlink_bw=450GBps)
+# the scheduler's caps (issue 17): at most 2 requests running of 4 in flight
+ks_cli_test(run_max_running --json --eq peak_batch 2 --eq requests_finished 4
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_max_running.h5 --json
+            --set workload.arrival.concurrency=4 --set workload.requests=4 --set scheduler.max_running_requests=2)
+# mem_fraction sizes L1: 50% of 141 GB less the default model's 16,060,522,496 B of weights
+ks_cli_test(scheduler_mem_fraction --json --eq cache.l1 54439477504
+            -- scenario check ${ks_ts}/base.lua --set scheduler.mem_fraction=0.5 --json)
+ks_cli_test(scheduler_mem_fraction_and_l1 --exit 2 --stdout-empty
+            --stderr-has "closed_form.lua:22: cache.l1: scheduler.mem_fraction sizes L1 (the KV pool): give one of them"
+            -- scenario check ${ks_ts}/closed_form.lua --set scheduler.mem_fraction=0.5)
 add_test(NAME run_twice COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_twice.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=2s)
 set_tests_properties(run_twice PROPERTIES TIMEOUT 300)
@@ -106,10 +116,24 @@ ks_cli_test(run_closed_form_host --json --ge tpot_mean 2.83435172e-4 --le tpot_m
 # the whole's)
 ks_cli_test(run_closed_form_prefill --json --ge ttft_mean 4.44138219e-3 --le ttft_mean 4.44139108e-3
             -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_prefill.h5 --json
-            --set prefill.chunk=0)
+            --set scheduler.max_batched_tokens=0)
 ks_cli_test(run_closed_form_prefill_chunked --json --ge ttft_mean 4.44138219e-3 --le ttft_mean 4.44139108e-3
             -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_chunked.h5 --json
-            --set prefill.chunk=1000)
+            --set scheduler.max_batched_tokens=1000)
+# the same with the serial scheduler (scheduler.kind = "serial"), whole or in prefill.chunk tokens
+ks_cli_test(run_closed_form_prefill_serial --json --ge ttft_mean 4.44138219e-3 --le ttft_mean 4.44139108e-3
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_prefill_serial.h5 --json
+            --set scheduler.kind=serial --set prefill.chunk=1000)
+# a fused iteration (closed_form_fused.lua): the first request's token and the second's prompt in
+# one iteration, compute-bound: 4.443556 ms, and a plain decode step for the second, 268.435456 us:
+# tpot_mean 2.355996 ms; TTFT 4.441387 ms and 4.441387 - 1 + 4.443556 ms: mean 6.163165 ms.
+# The serial scheduler adds the prompt's time to the step's instead: 4.709822 ms, mean 2.489129 ms
+ks_cli_test(run_closed_form_fused --json --ge tpot_mean 2.35599327e-3 --le tpot_mean 2.35599799e-3
+            --ge ttft_mean 6.16315838e-3 --le ttft_mean 6.16317070e-3 --ge requests_finished 2
+            -- run ${ks_ts}/closed_form_fused.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_fused.h5 --json)
+ks_cli_test(run_closed_form_fused_serial --json --ge tpot_mean 2.48912628e-3 --le tpot_mean 2.48913126e-3
+            -- run ${ks_ts}/closed_form_fused.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_fused_serial.h5 --json
+            --set scheduler.kind=serial)
 # with 2 GB of weights (1e9 parameters) the linear term 2 x 1e9 x 4095 adds: 12.714113908 ms
 ks_cli_test(run_closed_form_prefill_weights --json --ge ttft_mean 1.27141012e-2 --le ttft_mean 1.27141266e-2
             -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_weights.h5 --json

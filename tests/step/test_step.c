@@ -273,6 +273,7 @@ static struct fixture *setup(uint32_t l1, uint32_t l2, int modelled)
     s->platform.prefill_efficiency = 1;
     s->platform.sched_overhead = SCHED;
     s->platform.table_rebuild = REBUILD;
+    s->scheduler.kind = KS_SCHED_SERIAL; // a step's time alone (the fused iteration: tests/engine)
     f->p = ks_test_params(l1, l2, 0);
     f->p.groups = LAYERS;
     f->p.migration_batch = BATCH;
