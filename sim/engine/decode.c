@@ -182,8 +182,11 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
         sg_actor_sleep_for(g->d.layer_time);
         compute += g->d.layer_time;
         double bytes = ks_arch_comm_bytes(&s->model, l, g->d.comm_tokens);
-        if (bytes > 0)
+        if (bytes > 0) {
+            double c0 = simgrid_get_clock();
             ks_engine_transfer(m, &g->to_peer, g->host, g->peer, bytes, 0);
+            m->r->comm_time += simgrid_get_clock() - c0;
+        }
     }
     *extra = simgrid_get_clock() - t0 - compute;
     return KS_OK;

@@ -22,9 +22,14 @@ double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
     return ks_cost_prefill_flops(s, n, c) / rank_flops(s);
 }
 
+double ks_cost_compute(const struct ks_scenario *s, double flops)
+{
+    return flops / rank_flops(s);
+}
+
 double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double flops)
 {
-    return fmax(bytes / s->platform.hbm_bw + attn, flops / rank_flops(s));
+    return fmax(bytes / s->platform.hbm_bw + attn, ks_cost_compute(s, flops));
 }
 
 double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k)

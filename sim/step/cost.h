@@ -33,6 +33,9 @@ double ks_cost_prefill_flops(const struct ks_scenario *s, double n, double c);
 // figure for matrix work, the same for prefill and decode.
 double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double flops);
 
+// The compute side of that: flops / (flops * prefill_efficiency * attn_tp).
+double ks_cost_compute(const struct ks_scenario *s, double flops);
+
 // Seconds of one layer of the measured attention kernel for one sequence
 // selecting k blocks in decode step `step` (0-based): a replayed run's speed
 // of that step when there is one, else the table's time at k (linear between

@@ -100,6 +100,8 @@ struct ks_run_result {
     // and the experts the batch's tokens use), index-key bytes scanned, and
     // flops (weights, output head, attention over the selection, indexer)
     double weight_read_bytes, index_read_bytes, decode_flops;
+    double compute_bound_time; // seconds of fused decode iterations whose compute outlasted their memory
+    double comm_time;          // seconds of collectives (parallel.tp > 1), inside the layers' busy time
 };
 
 // Zeroes r and gives it its two histograms. KS_OK or KS_ENOMEM (r is then

@@ -410,11 +410,14 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
     }
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
-    if (s->scheduler.kind == KS_SCHED_FUSED)
-        d->layer_time = ks_cost_iteration(s, weights + kv_hbm + prefill_write(d), attn, flops + d->prefill_flops) /
-                        s->model.layers;
-    else
+    if (s->scheduler.kind == KS_SCHED_FUSED) {
+        double it = ks_cost_iteration(s, weights + kv_hbm + prefill_write(d), attn, flops + d->prefill_flops);
+        d->layer_time = it / s->model.layers;
+        if (ks_cost_compute(s, flops + d->prefill_flops) >= it) // compute, not memory, set its time
+            r->compute_bound_time += it;
+    } else {
         d->layer_time = ks_cost_layer(s, weights, kv_hbm, attn);
+    }
     if ((st = o->queue(o->ctx, &plan, err, len)) != KS_OK)
         return failed(err, len, "queueing a migration batch", st);
     count_outside(d, &plan);
@@ -520,9 +523,12 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
                 double alone = d->prefill_flops / (s->platform.flops * s->platform.prefill_efficiency *
                                                    s->model.arch.attn_tp);
                 share = alone; // what the chunks' compute alone takes
-                if (!decoding) // an iteration of prefill only: its roofline time
+                if (!decoding) { // an iteration of prefill only: its roofline time
                     prefill = ks_cost_iteration(s, ks_arch_gpu_read_bytes(&s->model, d->prefill_tokens) +
                                                        prefill_write(d), 0, d->prefill_flops);
+                    if (alone >= prefill)
+                        r->compute_bound_time += prefill;
+                }
             }
         } else {
             // one iteration: a chunk of prefill, then a decode step of the

@@ -222,6 +222,10 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     num(s, "index_read_bytes", r->index_read_bytes, "index-key bytes decode steps scanned (model.indexer), all GPUs");
     num(s, "decode_flops", r->decode_flops,
         "flops of decode steps, all GPUs: weights, output head, attention over the selection, indexer");
+    num(s, "compute_bound_fraction", ratio(r->compute_bound_time, r->busy),
+        "busy GPU time in fused iterations (prefill or decode) whose compute outlasted their memory traffic");
+    num(s, "comm_fraction", ratio(r->comm_time, r->stall + r->busy),
+        "GPU time in collectives over NVLink (parallel.tp > 1)");
     slo_verdict(s, sc, r);
     num(s, "wall_s", r->wall_s, "wall-clock seconds the simulation took");
 }
