@@ -1349,6 +1349,14 @@ uint64_t ks_dtype_bytes(enum ks_dtype d)
     return (unsigned)d < sizeof dtype_size / sizeof dtype_size[0] ? (uint64_t)dtype_size[d] : 2;
 }
 
+double ks_scenario_kv_room(const struct ks_scenario *s)
+{
+    double hbm = (double)s->platform.hbm_bytes;
+    if (s->scheduler.mem_fraction > 0)
+        hbm *= s->scheduler.mem_fraction;
+    return hbm - s->model.arch.gpu_weight_bytes;
+}
+
 uint64_t ks_scenario_block_bytes(const struct ks_scenario *s)
 {
     return (uint64_t)s->cache.block_size * s->model.arch.gpu_kv_token_bytes;
@@ -1379,7 +1387,8 @@ uint64_t ks_scenario_step_blocks(const struct ks_scenario *s)
 
 // scheduler.mem_fraction: L1 (the KV pool) is what that share of HBM holds
 // after one GPU's weights, as SGLang's mem_fraction_static and vLLM's
-// gpu_memory_utilization size it (the rest is for activations); it takes
+// gpu_memory_utilization size it (the rest is for activations), and the
+// batch is what it holds (ks_scenario_kv_room; L1 = 100% of it); it takes
 // the place of cache.l1, which may then not be given.
 static void pool_from_fraction(struct ctx *x)
 {
@@ -1391,17 +1400,17 @@ static void pool_from_fraction(struct ctx *x)
         FAIL(x, "cache.l1", "scheduler.mem_fraction sizes L1 (the KV pool): give one of them");
         return;
     }
-    double pool = s->scheduler.mem_fraction * (double)s->platform.hbm_bytes - s->model.arch.gpu_weight_bytes;
-    if (pool <= 0) {
+    if (ks_scenario_kv_room(s) <= 0) {
         char a[64];
         ks_units_format(s->model.arch.gpu_weight_bytes, KS_UNIT_BYTES, a, sizeof a);
         FAIL(x, "scheduler.mem_fraction", "%.4g of HBM holds no more than one GPU's %s of weights",
              s->scheduler.mem_fraction, a);
         return;
     }
-    s->cache.l1 = (struct ks_scenario_amount){.is_share = 0, .value = pool};
+    // all of the pool, and no more requests admitted than their KV fills
+    s->cache.l1 = (struct ks_scenario_amount){.is_share = 1, .value = 1};
     free(s->origin[l1].from);
-    s->origin[l1].from = dup_checked(x, "scheduler.mem_fraction x platform.hbm_bytes - one GPU's weights");
+    s->origin[l1].from = dup_checked(x, "the pool: scheduler.mem_fraction x platform.hbm_bytes - one GPU's weights");
 }
 
 // The architecture's rules (arch.h):
@@ -1480,7 +1489,7 @@ static void check_consistency(struct ctx *x)
              s->model.weights_given ? "" : " (counted from the architecture)",
              s->parallel.tp > 1 ? " per GPU of the replica" : "", b);
     } else {
-        double room = hbm - weights, need = (double)step * (double)bb;
+        double room = ks_scenario_kv_room(s), need = (double)step * (double)bb;
         ks_units_format(room, KS_UNIT_BYTES, b, sizeof b);
         ks_units_format(need, KS_UNIT_BYTES, c, sizeof c);
         if (!s->cache.l1.is_share && s->cache.l1.value > room) {

@@ -374,9 +374,14 @@ void ks_scenario_platform_fini(struct ks_scenario_platform *p);
 // Bytes of one element of a KV cache of type d.
 uint64_t ks_dtype_bytes(enum ks_dtype d);
 
-// Bytes of one block of one layer (K and V): block_size * kv_heads *
-// head_dim * 2 * the dtype's size.
+// Bytes of one block of one layer on one GPU: block_size tokens of the
+// GPU's share of a token's KV (model.arch.gpu_kv_token_bytes).
 uint64_t ks_scenario_block_bytes(const struct ks_scenario *s);
+
+// Bytes of one GPU's HBM the KV cache may use: what scheduler.mem_fraction
+// of it leaves after the GPU's weights when set, else all it leaves (cache.l1
+// as a share is a share of this).
+double ks_scenario_kv_room(const struct ks_scenario *s);
 
 // Blocks one step of one request needs resident in L1, all layers together
 // (the rule is documented at check_consistency in scenario.c).

@@ -20,7 +20,7 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
     uint64_t low = s->cache.compression == KS_COMPRESSION_INT8 ? (z->block_bytes[KS_L1] + 1) / 2 : z->block_bytes[KS_L1];
     z->block_bytes[KS_L2] = z->block_bytes[KS_L3] = low;
     uint64_t bb = z->block_bytes[KS_L1];
-    double hbm_free = (double)s->platform.hbm_bytes - s->model.arch.gpu_weight_bytes;
+    double hbm_free = ks_scenario_kv_room(s);
     double l1 = s->cache.l1.is_share ? hbm_free : s->cache.l1.value;
     double l2 = s->cache.l2.is_share ? s->cache.l2.value * (double)s->platform.l2 : s->cache.l2.value;
     l2 /= s->platform.gpus_per_node; // host DRAM is shared by the node's GPUs

@@ -49,8 +49,9 @@ ks_cli_test(run_closed_form_tp --json --ge tpot_mean 1.35382677e-4 --le tpot_mea
 ks_cli_test(run_max_running --json --eq peak_batch 2 --eq requests_finished 4
             -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_max_running.h5 --json
             --set workload.arrival.concurrency=4 --set workload.requests=4 --set scheduler.max_running_requests=2)
-# mem_fraction sizes L1: 50% of 141 GB less the default model's 16,060,522,496 B of weights
-ks_cli_test(scheduler_mem_fraction --json --eq cache.l1 54439477504
+# mem_fraction sizes L1, all of it (cache.l1 = 100%): 50% of 141 GB less the default model's
+# 16,060,522,496 B of weights, 54,439,477,504 B: 415,340 blocks of 32 tokens x 4 KiB
+ks_cli_test(scheduler_mem_fraction --json --eq cache.l1 1
             -- scenario check ${ks_ts}/base.lua --set scheduler.mem_fraction=0.5 --json)
 ks_cli_test(scheduler_mem_fraction_and_l1 --exit 2 --stdout-empty
             --stderr-has "closed_form.lua:22: cache.l1: scheduler.mem_fraction sizes L1 (the KV pool): give one of them"

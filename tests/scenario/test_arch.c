@@ -186,6 +186,33 @@ static void parallel(void **state)
     ks_scenario_free(s);
 }
 
+// scheduler.mem_fraction: the KV pool is that share of HBM less one GPU's
+// weights (Llama-3-8B in bf16: 16,060,522,496 B; on 2 GPUs of TP, half).
+static void pool(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *par;
+        double room;
+    } cases[] = {{"", 0.9 * 80e9 - 16060522496.0}, {"tp = 2", 0.9 * 80e9 - 16060522496.0 / 2}};
+    for (size_t i = 0; i < 2; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/pool%zu.lua", dir, i);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "local ks = require 'kvstrata'\n"
+                   "return {platform = {profile = 'h100_sxm_pcie5', gpus_per_node = 2}, model = ks.models.llama3_8b,\n"
+                   "        parallel = {%s}, scheduler = {mem_fraction = 0.9}}\n", cases[i].par);
+        fclose(f);
+        struct ks_scenario *s = NULL;
+        if (ks_scenario_load(path, NULL, &s, err, sizeof err) != KS_OK)
+            fail_msg("pool %zu refused:\n%s", i, err);
+        near(ks_scenario_kv_room(s), cases[i].room, 1, "the pool");
+        assert_true(s->cache.l1.is_share && s->cache.l1.value == 1);
+        ks_scenario_free(s);
+    }
+}
+
 // Rules of the architecture, refused by field.
 static void refused_models(void **state)
 {
@@ -249,7 +276,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llama3),          cmocka_unit_test(moe_totals),     cmocka_unit_test(latent_cache),
-        cmocka_unit_test(experts_touched), cmocka_unit_test(parallel),   cmocka_unit_test(refused_models),
+        cmocka_unit_test(experts_touched), cmocka_unit_test(parallel),   cmocka_unit_test(pool),
+        cmocka_unit_test(refused_models),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
