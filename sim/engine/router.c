@@ -144,6 +144,7 @@ void ks_engine_router(int argc, char **argv)
     struct ks_request_spec spec;
     int st;
     while ((st = ks_workload_next(m->wl, &spec)) == 1) {
+        m->handed++;
         if (closed) {
             sg_mutex_lock(m->mu);
             while (m->in_flight >= s->workload.arrival.concurrency && m->decoders > 0)
@@ -183,6 +184,7 @@ void ks_engine_router(int argc, char **argv)
     }
     if (st < 0)
         ks_engine_fail(m, "reading the workload", st);
+    m->exhausted = st == 0;
     m->router_done = 1;
     ks_engine_wake_decoders(m);
 }

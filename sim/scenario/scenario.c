@@ -1582,6 +1582,14 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
         if (i >= 0 && x.s->origin[i].from && strcmp(x.s->origin[i].from, "not set") == 0)
             *(double *)((char *)x.s + fields[i].off) = NAN;
     }
+    // a run of workload.requests runs until they have finished: a duration
+    // left out is then the longest limit, not the open-ended run's 60 s
+    int di = field_index("duration");
+    if (x.n_errors == 0 && !x.oom && x.from_default[di] && x.s->workload.requests > 0) {
+        x.s->duration = DURATION_MAX;
+        free(x.s->origin[di].from);
+        x.s->origin[di].from = dup_checked(&x, "default (workload.requests: until they finish)");
+    }
     if (x.n_errors == 0 && !x.oom)
         check_consistency(&x);
     if (x.n_errors || x.oom) {

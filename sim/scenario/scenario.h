@@ -175,7 +175,7 @@ struct ks_scenario_workload {
     struct ks_dist output_tokens; // tokens per request output
     struct ks_scenario_prefix shared_prefix;
     struct ks_scenario_sessions sessions;
-    uint64_t requests; // requests to run (0 = until duration)
+    uint64_t requests; // requests to run until they finish, duration a limit (0 = until duration)
 };
 
 struct ks_scenario_sparse {

@@ -1,6 +1,7 @@
 // runresult.c - what one run measured (see runresult.h).
 #include "runresult.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,38 @@ void ks_run_result_add_request(struct ks_run_result *r, const struct ks_request_
         r->cap_rec = cap;
     }
     r->rec[r->n_rec++] = *rec;
+}
+
+double ks_run_horizon(const struct ks_scenario *s, int *grows)
+{
+    *grows = s->workload.requests > 0;
+    return *grows ? fmin(s->duration, KS_RUN_FIRST_HORIZON) : s->duration;
+}
+
+void ks_run_result_thin_steps(struct ks_run_result *r)
+{
+    double every = 2 * r->sample_every;
+    r->sample_every = every;
+    uint32_t gpus = 0;
+    for (size_t i = 0; i < r->n_samples; i++)
+        if (r->samples[i].gpu >= gpus)
+            gpus = r->samples[i].gpu + 1;
+    double *last = malloc((gpus ? gpus : 1) * sizeof *last); // each GPU's last interval kept
+    if (!last)
+        return;
+    for (uint32_t g = 0; g < gpus; g++)
+        last[g] = -INFINITY;
+    size_t kept = 0;
+    for (size_t i = 0; i < r->n_samples; i++) { // in time order: the first of each interval stays
+        const struct ks_step_record *x = &r->samples[i];
+        double slot = floor(x->t / every);
+        if (slot > last[x->gpu]) {
+            last[x->gpu] = slot;
+            r->samples[kept++] = *x;
+        }
+    }
+    r->n_samples = kept;
+    free(last);
 }
 
 struct ks_step_record *ks_run_result_add_step(struct ks_run_result *r, const struct ks_cache *c)

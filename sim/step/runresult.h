@@ -14,6 +14,7 @@
 
 #include "cache.h"
 #include "hist.h"
+#include "scenario.h"
 
 // One finished (or cut off) request.
 struct ks_request_record {
@@ -27,8 +28,8 @@ struct ks_request_record {
     double tpot_mean, tpot_max;                     // seconds
 };
 
-// One GPU's state, sampled about every KS_RUN_SAMPLES-th of the duration
-// (at the first step boundary after each sample time).
+// One GPU's state at the first step boundary in each sampling interval
+// (ks_run_horizon / KS_RUN_SAMPLES wide) that has one.
 struct ks_step_record {
     double t;           // seconds
     uint32_t gpu;
@@ -79,6 +80,7 @@ struct ks_run_result {
     uint64_t outside_reads; // selected blocks the kernel read outside L1 (their promotion found no
                             // room): each fetched into a scratch page before its layer, one by one
     struct ks_hist *ttft, *tpot; // seconds
+    int truncated;          // 1: the duration ended a run of workload.requests before they all finished
     struct ks_cache_stats cache; // summed over GPUs
     struct ks_request_record *rec;
     size_t n_rec, cap_rec;
@@ -90,6 +92,8 @@ struct ks_run_result {
     size_t n_links;
     struct ks_link_sample *link_samples;
     size_t n_link_samples, cap_link_samples;
+    double sample_every;      // seconds: the width of a /steps interval (ks_run_horizon); 0: not set yet
+    int sample_grows;         // 1: it doubles as the run outlives KS_RUN_SAMPLES of them
     uint64_t table_rebuilds;  // resident-pointer table rebuilds, all GPUs
     double host_time;         // seconds of host costs in decode steps, all GPUs
     double prefill_time;      // seconds of prefill compute (on decode GPUs or the pool)
@@ -97,6 +101,21 @@ struct ks_run_result {
     double copy_seconds;      // migration batches: time from a lane taking one to its landing, summed
     uint64_t copy_bytes;      // migration batches: their bytes, summed
 };
+
+// The time series (/steps, /link_samples) cut a horizon into KS_RUN_SAMPLES
+// and KS_RUN_LINK_SAMPLES intervals. A run that ends at its duration (no
+// workload.requests) has its duration as horizon. A run of workload.requests
+// ends when they have finished, which is not known beforehand: its horizon
+// starts at min(duration, KS_RUN_FIRST_HORIZON), and *grows is set: the
+// series double their horizon, halving their resolution, each time the run
+// outlives it, so they hold between half and all of their intervals.
+#define KS_RUN_FIRST_HORIZON 1.0 // seconds
+double ks_run_horizon(const struct ks_scenario *s, int *grows);
+
+// Doubles r->sample_every and keeps, of each GPU's /steps records, the first
+// in each interval of the new width: the records a run sampled at that width
+// from its start would hold. Out of memory, the records stay as they are.
+void ks_run_result_thin_steps(struct ks_run_result *r);
 
 // Zeroes r and gives it its two histograms. KS_OK or KS_ENOMEM (r is then
 // released).

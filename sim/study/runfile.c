@@ -183,6 +183,8 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     s->err |= ks_json_set_str(s->notes, "name", "scenario");
     seed_figure(s, sc->seed);
     num(s, "sim_time", r->sim_time, "seconds simulated");
+    num(s, "truncated", r->truncated,
+        "1: the duration ended the run before its workload.requests had all finished; 0 otherwise");
     num(s, "requests_arrived", (double)r->arrived, "requests released by the router");
     num(s, "requests_admitted", (double)r->admitted, "requests that started decoding");
     num(s, "requests_finished", (double)r->finished, "requests that produced all their tokens");
