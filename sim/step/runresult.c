@@ -8,21 +8,23 @@
 int ks_run_result_init(struct ks_run_result *r)
 {
     memset(r, 0, sizeof *r);
-    r->ttft = malloc(sizeof *r->ttft);
-    r->tpot = malloc(sizeof *r->tpot);
-    if (!r->ttft || !r->tpot) {
-        ks_run_result_fini(r);
-        return KS_ENOMEM;
+    struct ks_hist **h[] = {&r->ttft, &r->itl, &r->tpot, &r->e2el};
+    for (size_t i = 0; i < sizeof h / sizeof h[0]; i++) {
+        if (!(*h[i] = malloc(sizeof **h[i]))) {
+            ks_run_result_fini(r);
+            return KS_ENOMEM;
+        }
+        ks_hist_init(*h[i]);
     }
-    ks_hist_init(r->ttft);
-    ks_hist_init(r->tpot);
     return KS_OK;
 }
 
 void ks_run_result_fini(struct ks_run_result *r)
 {
     free(r->ttft);
+    free(r->itl);
     free(r->tpot);
+    free(r->e2el);
     free(r->rec);
     free(r->samples);
     free(r->tiers);

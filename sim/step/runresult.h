@@ -25,7 +25,9 @@ struct ks_request_record {
     uint32_t prompt, output; // tokens asked for
     uint32_t generated;      // tokens produced before the end of the run
     double arrival, admitted, first_token, finish; // seconds; finish < 0: not finished
-    double tpot_mean, tpot_max;                     // seconds
+    double tpot;     // seconds: (finish - first_token) / (generated - 1); -1: unfinished or one token
+    double e2el;     // seconds: finish - arrival; -1: unfinished
+    double itl_max;  // seconds: the longest gap between two of its consecutive tokens (0: none)
 };
 
 // One GPU's state at the first step boundary in each sampling interval
@@ -79,7 +81,12 @@ struct ks_run_result {
     uint64_t unplanned;   // misses that found no page
     uint64_t outside_reads; // selected blocks the kernel read outside L1 (their promotion found no
                             // room): each fetched into a scratch page before its layer, one by one
-    struct ks_hist *ttft, *tpot; // seconds
+    // seconds: TTFT of every request that produced its first token; ITL,
+    // every gap between two consecutive tokens of a request; per finished
+    // request, its TPOT (two tokens or more) and its end-to-end latency
+    struct ks_hist *ttft, *itl, *tpot, *e2el;
+    uint64_t prompt_tokens; // prompt tokens of the requests that produced their first token
+    uint64_t good;          // finished requests that met every per-request objective set (slo.ttft, tpot, e2el)
     int truncated;          // 1: the duration ended a run of workload.requests before they all finished
     struct ks_cache_stats cache; // summed over GPUs
     struct ks_request_record *rec;
@@ -117,7 +124,7 @@ double ks_run_horizon(const struct ks_scenario *s, int *grows);
 // from its start would hold. Out of memory, the records stay as they are.
 void ks_run_result_thin_steps(struct ks_run_result *r);
 
-// Zeroes r and gives it its two histograms. KS_OK or KS_ENOMEM (r is then
+// Zeroes r and gives it its four histograms. KS_OK or KS_ENOMEM (r is then
 // released).
 int ks_run_result_init(struct ks_run_result *r);
 // Releases everything r holds and zeroes it (r itself is the caller's).

@@ -141,13 +141,11 @@ static int admit(struct ks_step *d, char *err, size_t len)
         // the pool produced the first token; the next token's interval
         // counts from admission (the wait for room here shows in
         // /requests as admitted - first_token)
-        struct ks_run_result *r = d->p.r;
         a->generated = 1;
-        a->first_token = q->prefilled;
+        ks_active_first_token(&d->act, a, q->prefilled);
         a->last_token = a->admitted;
         a->prefilled = sp->prompt_tokens;
-        ks_hist_add(r->ttft, q->prefilled - sp->arrival);
-        r->tokens++;
+        d->p.r->tokens++;
         a->ctx++; // that token's K and V join the first decode step
         if ((st = ks_active_grow(&d->act, a, err, len)) != KS_OK)
             return st;

@@ -217,7 +217,7 @@ ks_scenario_cli_test(hostile_pattern_bomb --exit 2 --stdout-empty
 set_tests_properties(scenario_hostile_loop cli_hostile_run_loop_pcall cli_hostile_evict_loop
                      scenario_hostile_memory_bomb scenario_hostile_pattern_bomb PROPERTIES TIMEOUT 20)
 # print writes to stderr: `run --json` prints one JSON object
-ks_cli_test(hostile_print_json --json --has tpot_p99 --stderr-has "hello from print.lua"
+ks_cli_test(hostile_print_json --json --has itl_p99 --stderr-has "hello from print.lua"
             -- run ${ks_hostile}/print.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile_print.h5 --json)
 # math.random in a policy is seeded: the same run twice
 add_test(NAME hostile_random_policy_repeats COMMAND ${CMAKE_CURRENT_LIST_DIR}/same_summary.sh $<TARGET_FILE:kvstrata>
