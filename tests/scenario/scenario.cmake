@@ -43,6 +43,13 @@ ks_scenario_cli_test(check_bad_file --exit 2 --stdout-empty
 ks_scenario_cli_test(check_missing --exit 2 --stdout-empty --stderr-has "missing SCENARIO.lua" --)
 ks_scenario_cli_test(check_two_files --exit 2 --stdout-empty --stderr-has "unexpected argument"
                      -- ${ks_sc}/default.lua ${ks_sc}/default.lua)
+# ks.merge with ks.delete (README "Variants"): a poisson scenario switched to trace arrivals keeps no
+# rate and checks; a rate left on trace arrivals is refused
+ks_scenario_cli_test(check_merge_delete --json --stderr-empty --is workload.arrival.kind trace
+                     -- ${ks_ts}/merge_trace.lua --json)
+ks_scenario_cli_test(check_merge_rate_left --exit 2 --stdout-empty
+                     --stderr-has "workload.arrival.rate: applies to poisson arrivals only"
+                     -- ${ks_ts}/merge_trace.lua --set workload.arrival.rate=4)
 
 # bad scenarios that `kvstrata run` refuses (exit 2), naming the key
 ks_cli_test(run_bad --exit 2 --stdout-empty --stderr-has "cache.block_size"
