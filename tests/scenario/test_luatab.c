@@ -170,7 +170,7 @@ static void include(void **state)
 }
 
 // ks.merge (lua/kvstrata.lua): over's fields replace base's, tables merge
-// field by field, and ks.delete removes a field (README "Scenarios"):
+// field by field, and ks.delete removes a field (README "Variants"):
 // switching arrivals to a trace leaves no rate behind.
 static void merge_delete(void **state)
 {
