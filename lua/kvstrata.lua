@@ -73,15 +73,27 @@ function M.arrival_trace(file)
   return {kind = "trace", file = file}
 end
 
+-- The value that deletes a field in ks.merge: {arrival = {rate = ks.delete}}
+-- leaves no rate. It holds nothing and takes nothing.
+M.delete = setmetatable({}, {
+  __tostring = function() return "ks.delete" end,
+  __newindex = function() error("ks.delete only marks a field for ks.merge to delete", 2) end,
+})
+
 -- A deep copy of base with the fields of over written over it (tables merge
--- field by field; anything else replaces): variants of one scenario.
+-- field by field; anything else replaces; ks.delete removes the field):
+-- variants of one scenario.
 function M.merge(base, over)
   local out = {}
   for k, v in pairs(base or {}) do
-    out[k] = type(v) == "table" and M.merge(v, nil) or v
+    if v ~= M.delete then -- a deletion with nothing to delete
+      out[k] = type(v) == "table" and M.merge(v, nil) or v
+    end
   end
   for k, v in pairs(over or {}) do
-    if type(v) == "table" and type(out[k]) == "table" then
+    if v == M.delete then
+      out[k] = nil
+    elseif type(v) == "table" and type(out[k]) == "table" then
       out[k] = M.merge(out[k], v)
     elseif type(v) == "table" then
       out[k] = M.merge(v, nil)

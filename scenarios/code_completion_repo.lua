@@ -8,7 +8,7 @@
 --   build/kvstrata run scenarios/code_completion_repo.lua -o /tmp/code.h5
 --   build/kvstrata run scenarios/code_completion_repo.lua --set cache.l1=100% -o /tmp/code_hbm.h5
 -- How to read: ttft_p50/ttft_p99 (prefill and queueing) against
--- tpot_p50 x the mean output (~68 tokens); throughput_requests is the
+-- itl_p50 x the mean output (~68 tokens); request_throughput is the
 -- completions served per second; peak_batch and hit_rate_l1 show how much
 -- the cache was used.
 local ks = require "kvstrata"
@@ -35,5 +35,5 @@ return {
   cache = {block_size = 32, l1 = "85%", l2 = "90%", l3 = "ssd", evict = "heat",
            prefetch_window = 4, migration_batch = 32},
 
-  slo = {ttft_p99 = "2s", tpot_p99 = "50ms"},
+  slo = {ttft_p99 = "2s", itl_p99 = "50ms"},
 }

@@ -56,6 +56,6 @@ return {
   },
 
   slo = {
-    tpot_p99 = "50ms",
+    itl_p99 = "50ms",
   },
 }

@@ -10,7 +10,7 @@
 -- prompts, same seed):
 --   build/kvstrata run scenarios/dense_vs_sparse.lua -o /tmp/sparse.h5
 --   build/kvstrata run scenarios/dense_vs_sparse.lua --set sparse.policy=dense -o /tmp/dense.h5
--- How to read: throughput_tokens and tpot_p50 of the two runs; hit_rate_l1
+-- How to read: output_throughput and itl_p50 of the two runs; hit_rate_l1
 -- and stall_fraction say whether tiering held up under each policy (dense
 -- reads every block, so every block is hot).
 local ks = require "kvstrata"
@@ -36,5 +36,5 @@ return {
   cache = {block_size = 32, l1 = "85%", l2 = "90%", l3 = "ssd", evict = "heat",
            prefetch_window = 4, migration_batch = 32},
 
-  slo = {tpot_p99 = "50ms"},
+  slo = {itl_p99 = "50ms"},
 }

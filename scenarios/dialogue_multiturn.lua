@@ -6,7 +6,7 @@
 -- stay in HBM (hit_rate_l1) or spill to host DRAM?
 --   build/kvstrata run scenarios/dialogue_multiturn.lua -o /tmp/dialogue.h5
 -- How to read: ttft_p50 vs ttft_p99 (late turns have long histories to
--- prefill: the engine prefills each turn's whole prompt again), tpot_p99,
+-- prefill: the engine prefills each turn's whole prompt again), itl_p99,
 -- hit_rate_l1 and stall_fraction; per-request figures (turn by turn) are in
 -- /requests of the result file (prompt, first_token - arrival).
 local ks = require "kvstrata"
@@ -35,5 +35,5 @@ return {
   cache = {block_size = 32, l1 = "85%", l2 = "90%", l3 = "ssd", evict = "heat",
            prefetch_window = 4, migration_batch = 32},
 
-  slo = {tpot_p99 = "50ms"},
+  slo = {itl_p99 = "50ms"},
 }

@@ -10,7 +10,7 @@
 --   build/kvstrata run scenarios/doc_qa_128k.lua -o /tmp/qa.h5
 --   build/kvstrata run scenarios/doc_qa_128k.lua --set cache.l1=100% -o /tmp/qa_hbm.h5
 -- How to read: peak_batch (requests decoding together on a GPU) and
--- throughput_tokens (output tokens/s over the node) against the baseline;
+-- output_throughput (output tokens/s over the node) against the baseline;
 -- hit_rate_l1 and stall_fraction say what the tiering cost. Prefill of a
 -- 110K prompt takes ~10 s of GPU compute (causal attention dominates), against
 -- well under 1 s of decode for a 64-512-token answer: the node is
@@ -48,5 +48,5 @@ return {
     migration_batch = 32,
   },
 
-  slo = {tpot_p99 = "50ms"},
+  slo = {itl_p99 = "50ms"},
 }

@@ -8,7 +8,7 @@
 --   build/kvstrata run scenarios/huge_request.lua -o /tmp/huge.h5
 --   build/kvstrata run scenarios/huge_request.lua --set sparse.policy=dense -o /tmp/huge_dense.h5
 --   build/kvstrata run scenarios/huge_request.lua --set cache.l1=100% -o /tmp/huge_hbm.h5
--- How to read: tpot_p50 and throughput_tokens of the three runs; peak_batch
+-- How to read: itl_p50 and output_throughput of the three runs; peak_batch
 -- stays at 2; ttft_p50 is the prefill of ~12 s plus any wait behind the other
 -- request.
 local ks = require "kvstrata"
@@ -35,5 +35,5 @@ return {
   cache = {block_size = 32, l1 = "85%", l2 = "90%", l3 = "ssd", evict = "heat",
            prefetch_window = 4, migration_batch = 32},
 
-  slo = {tpot_p99 = "50ms"},
+  slo = {itl_p99 = "50ms"},
 }

@@ -14,7 +14,7 @@
 -- How to read: hit_rate_l1 (about the share of the context that is in HBM
 -- when selection is random), stall_fraction (GPU time waiting for blocks),
 -- prefetch_accuracy (prefetching neighbours of a random block rarely helps)
--- and throughput_tokens against the window run.
+-- and output_throughput against the window run.
 local ks = require "kvstrata"
 
 return {
@@ -38,5 +38,5 @@ return {
   cache = {block_size = 32, l1 = "50%", l2 = "90%", l3 = "ssd", evict = "heat",
            prefetch_window = 4, migration_batch = 32},
 
-  slo = {tpot_p99 = "50ms"},
+  slo = {itl_p99 = "50ms"},
 }

@@ -7,7 +7,7 @@
 -- holding a copy of every prefix?
 --   build/kvstrata run scenarios/shared_system_prompt.lua -o /tmp/affinity.h5
 --   build/kvstrata run scenarios/shared_system_prompt.lua --set router=round_robin -o /tmp/rr.h5
--- How to read: throughput_tokens, ttft_p50/ttft_p99 and peak_batch of the
+-- How to read: output_throughput, ttft_p50/ttft_p99 and peak_batch of the
 -- two runs. A prefix already on a GPU is not prefilled again, under either
 -- router; affinity keeps one copy of a prefix per group instead of one per
 -- GPU, and yields to load (a home more than 4 requests busier than the least
@@ -42,5 +42,5 @@ return {
   cache = {block_size = 32, l1 = "85%", l2 = "90%", l3 = "ssd", evict = "heat",
            prefetch_window = 4, migration_batch = 32},
 
-  slo = {tpot_p99 = "50ms"},
+  slo = {itl_p99 = "50ms"},
 }

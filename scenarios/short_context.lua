@@ -6,7 +6,7 @@
 -- context, and the batch's KV is small next to HBM: tiering should not pay.
 --   build/kvstrata run scenarios/short_context.lua -o /tmp/short.h5
 -- How to read: hit_rate_l1 should be 1 and the migrated_bytes_* 0 (nothing
--- leaves HBM); throughput_tokens and tpot_p50 are then set by the weights
+-- leaves HBM); output_throughput and itl_p50 are then set by the weights
 -- (16 GB read per step) and the batch size alone.
 local ks = require "kvstrata"
 
@@ -31,5 +31,5 @@ return {
   cache = {block_size = 32, l1 = "85%", l2 = "90%", l3 = "ssd", evict = "heat",
            prefetch_window = 4, migration_batch = 32},
 
-  slo = {tpot_p99 = "50ms"},
+  slo = {itl_p99 = "50ms"},
 }

@@ -3,7 +3,7 @@
 # Runs `KVSTRATA run ARGS_A --json` and `KVSTRATA run ARGS_B --json` and checks
 # that A's KEY compares so with FACTOR x B's KEY: OP is gt, ge, lt or le.
 # Example: sparse tokens/s more than 1.3 x dense tokens/s on one workload:
-#   compare_runs.sh build/kvstrata throughput_tokens gt 1.3 \
+#   compare_runs.sh build/kvstrata output_throughput gt 1.3 \
 #     -- s.lua --set sparse.policy=window -- s.lua --set sparse.policy=dense
 set -euo pipefail
 ks=$1 key=$2 op=$3 factor=$4

@@ -228,6 +228,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     if (t->progress)
         fputs("\r\033[K", stderr);
     r->sim_time = ks_rt_now(t);
+    r->truncated = !(t->wl_done && t->in_flight == 0); // the duration ended it (it runs workload.requests)
     r->wall_s = ks_clock_mono() - w0;
     x->paused = t->paused;
     r->copy_seconds = x->copy_seconds;

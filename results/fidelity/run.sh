@@ -6,7 +6,7 @@
 # Usage: results/fidelity/run.sh [--runs N] [--kvstrata BIN] [--dir DIR] [--measure-kernels] [--table-only]
 # Writes results/fidelity/NAME.json (one validate --json object per run, in
 # a JSON array) and prints the table (markdown) on stdout: per scenario the
-# L1/L2/L3 hit rates (identical in both, or the script fails), TPOT mean,
+# L1/L2/L3 hit rates (identical in both, or the script fails), ITL mean,
 # P50 and P99 (simulator; runtime median over the runs) with the range of
 # the simulator's relative error over the runs, the runtime's own spread of
 # P50 over the runs (slowest / fastest - 1: the machine's noise floor), and
@@ -44,7 +44,7 @@ for s in "${scenarios[@]}"; do
 done
 # the table
 pct() { awk -v x="$1" 'BEGIN { printf "%+.1f%%", 100 * x }'; }
-echo "| scenario | L1 / L2 / L3 hit rate (identical) | TPOT mean sim / runtime (ms), error | TPOT P50 sim / runtime (ms), error (goal 5%) | TPOT P99 sim / runtime (ms), error (goal 10%) | runtime P50 spread over the runs | stall fraction sim / runtime |"
+echo "| scenario | L1 / L2 / L3 hit rate (identical) | ITL mean sim / runtime (ms), error | ITL P50 sim / runtime (ms), error (goal 5%) | ITL P99 sim / runtime (ms), error (goal 10%) | runtime P50 spread over the runs | stall fraction sim / runtime |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for s in "${scenarios[@]}"; do
     f=$out/$s.json
@@ -57,8 +57,8 @@ for s in "${scenarios[@]}"; do
     }
     hits=$(jq -r '.[0].rows | map(select(.metric | startswith("hit_rate"))) | map(.simulator * 10000 | round / 10000 | tostring) | join(" / ")' "$f")
     stall=$(jq -r '[.[] | .rows[] | select(.metric == "stall_fraction")] as $r | "\($r[0].simulator * 1000 | round / 1000) / \($r | map(.runtime) | sort | .[(length - 1) / 2 | floor] * 1000 | round / 1000)"' "$f")
-    spread=$(jq -r '[.[] | .rows[] | select(.metric == "tpot_p50") | .runtime] | "\((max / min - 1) * 1000 | round / 10)%"' "$f")
-    echo "| $s | $hits | $(row tpot_mean) | $(row tpot_p50) | $(row tpot_p99) | $spread | $stall |"
+    spread=$(jq -r '[.[] | .rows[] | select(.metric == "itl_p50") | .runtime] | "\((max / min - 1) * 1000 | round / 10)%"' "$f")
+    echo "| $s | $hits | $(row itl_mean) | $(row itl_p50) | $(row itl_p99) | $spread | $stall |"
 done
 # a rerun of the simulator (validate's KEY: with_runtime_kernel_speed or
 # with_runtime_step_speeds) against the runtime, in file $f
@@ -73,7 +73,7 @@ estall() { # KEY -> "simulator / runtime" stall fractions, medians over the runs
 # the second table: each run's simulator with that run's own kernel speed
 k=with_runtime_kernel_speed
 echo
-echo "| scenario | kernel us per block read, over the runs | within a run: its steps' P10 .. P90 | TPOT mean error | TPOT P50 error (goal 5%) | TPOT P99 error (goal 10%) | stall fraction sim / runtime |"
+echo "| scenario | kernel us per block read, over the runs | within a run: its steps' P10 .. P90 | ITL mean error | ITL P50 error (goal 5%) | ITL P99 error (goal 10%) | stall fraction sim / runtime |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for s in "${scenarios[@]}"; do
     f=$out/$s.json
@@ -85,12 +85,12 @@ for s in "${scenarios[@]}"; do
     steps=$(jq -r 'if all(.[]; .runtime_step_kernel_p10_s_per_block) then
             map("\(.runtime_step_kernel_p10_s_per_block * 1e7 | round / 10) .. \(.runtime_step_kernel_p90_s_per_block * 1e7 | round / 10)") | join("; ")
         else "not recorded" end' "$f")
-    echo "| $s | $speed | $steps | $(erow $k tpot_mean) | $(erow $k tpot_p50) | $(erow $k tpot_p99) | $(estall $k) |"
+    echo "| $s | $speed | $steps | $(erow $k itl_mean) | $(erow $k itl_p50) | $(erow $k itl_p99) | $(estall $k) |"
 done
 # the third table: each run's simulator charging every decode step that step's kernel speed
 k=with_runtime_step_speeds
 echo
-echo "| scenario | TPOT mean error | TPOT P50 error (goal 5%) | TPOT P99 error (goal 10%) | stall fraction sim / runtime |"
+echo "| scenario | ITL mean error | ITL P50 error (goal 5%) | ITL P99 error (goal 10%) | stall fraction sim / runtime |"
 echo "| --- | --- | --- | --- | --- |"
 for s in "${scenarios[@]}"; do
     f=$out/$s.json
@@ -98,5 +98,5 @@ for s in "${scenarios[@]}"; do
         echo "| $s | not recorded (a validate older than with_runtime_step_speeds) | | | |"
         continue
     fi
-    echo "| $s | $(erow $k tpot_mean) | $(erow $k tpot_p50) | $(erow $k tpot_p99) | $(estall $k) |"
+    echo "| $s | $(erow $k itl_mean) | $(erow $k itl_p50) | $(erow $k itl_p99) | $(estall $k) |"
 done

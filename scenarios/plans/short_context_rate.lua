@@ -1,5 +1,5 @@
 -- short_context_rate.lua - the largest arrival rate one 8-GPU node serves for
--- short chats (scenarios/short_context.lua) with P99 TPOT at most 50 ms and
+-- short chats (scenarios/short_context.lua) with P99 ITL at most 50 ms and
 -- P99 TTFT at most 1 s.
 --   build/kvstrata plan scenarios/plans/short_context_rate.lua
 return {

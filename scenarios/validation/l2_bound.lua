@@ -4,7 +4,7 @@
 -- -> L1 memcpy, does the simulator predict the stall the copies add?
 --   build/kvstrata validate scenarios/validation/l2_bound.lua
 -- How to read: hit_rate_l2 > 0 and migrated_bytes_l2_l1 > 0, identical in
--- both; the TPOT rows show whether copies overlapped with attention as modelled.
+-- both; the ITL rows show whether copies overlapped with attention as modelled.
 return {
   name = "l2_bound",
   seed = 1,

@@ -2,10 +2,10 @@
 --
 -- Question: when the selection switches between the window rule and top-k over a
 -- noisy attention (the case that starves a heat map), does the simulator still
--- predict TPOT?
+-- predict ITL (the gaps between tokens)?
 --   build/kvstrata validate scenarios/validation/noisy_selection.lua
 -- How to read: hit_rate_l1 is lower than in l2_bound and identical in both;
--- TPOT carries many misses per step.
+-- ITL carries many misses per step.
 return {
   name = "noisy_selection",
   seed = 1,

@@ -4,7 +4,7 @@
 -- by prefetch: does the simulator predict what the prefetch copies cost?
 --   build/kvstrata validate scenarios/validation/prefetch_heavy.lua
 -- How to read: prefetch_accuracy and migrated_bytes_l2_l1 are large and
--- identical; TPOT shows the cost of the prefetch traffic.
+-- identical; ITL shows the cost of the prefetch traffic.
 return {
   name = "prefetch_heavy",
   seed = 1,

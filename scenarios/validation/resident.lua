@@ -1,9 +1,9 @@
 -- resident.lua - validation: everything fits in L1 (kvstrata validate).
 --
 -- Question: with no migration at all, does the simulator's step time (the
--- measured kernel time of the selected blocks) predict the runtime's TPOT?
+-- measured kernel time of the selected blocks) predict the runtime's ITL?
 --   build/kvstrata validate scenarios/validation/resident.lua
--- How to read: hit_rate_l1 is 1 in both and no bytes move; the TPOT rows
+-- How to read: hit_rate_l1 is 1 in both and no bytes move; the ITL rows
 -- compare the kernel-time model with the real reference kernel.
 return {
   name = "resident",

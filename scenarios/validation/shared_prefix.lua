@@ -1,10 +1,10 @@
 -- shared_prefix.lua - validation: requests that share a prompt prefix (kvstrata validate).
 --
 -- Question: when every request starts with one of two 1024-token prefixes mapped
--- onto shared blocks, does the simulator predict TPOT and the tiers' traffic?
+-- onto shared blocks, does the simulator predict ITL and the tiers' traffic?
 --   build/kvstrata validate scenarios/validation/shared_prefix.lua
 -- How to read: the prefix's blocks are shared (never freed while shared);
--- hit rates identical; TPOT compared as elsewhere.
+-- hit rates identical; ITL compared as elsewhere.
 return {
   name = "shared_prefix",
   seed = 1,

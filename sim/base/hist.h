@@ -1,5 +1,5 @@
 // hist.h - a log-linear histogram of non-negative values, for latency
-// distributions (TPOT, TTFT, stalls) whose quantiles a run reports.
+// distributions (TTFT, TPOT, ITL, E2EL, stalls) whose quantiles a run reports.
 //
 // Values are binned by their binary exponent and the top KS_HIST_SUB_BITS bits
 // of their mantissa, so a bin's width is at most 2^-KS_HIST_SUB_BITS of its

@@ -34,18 +34,19 @@ static int print_plan(const char *file, const struct ks_slo_plan *p, const struc
     e |= json_object_set_new(o, "found", json_boolean(r->found));
     if (r->found) {
         e |= ks_json_set_real(o, "answer", r->answer);
-        e |= ks_json_set_real(o, "margin", ks_slo_margin(p, &r->pts[r->at]));
+        e |= ks_json_set_real(o, "margin", r->pts[r->at].s.margin);
     } else {
         e |= json_object_set_new(o, "answer", json_null());
         e |= ks_json_set_str(o, "why", none);
     }
     for (size_t i = 0; i < r->n && list; i++) {
-        const struct ks_slo_point *pt = &r->pts[i];
+        const struct ks_point_summary *s = &r->pts[i].s;
         json_t *q = json_object();
-        e |= !q || ks_json_set_real(q, "value", pt->x) || json_object_set_new(q, "met", json_boolean(pt->met)) ||
-             ks_json_set_real(q, "tpot_p99", pt->tpot_p99) || ks_json_set_real(q, "tpot_mean", pt->tpot_mean) ||
-             ks_json_set_real(q, "ttft_p99", pt->ttft_p99) ||
-             ks_json_set_real(q, "throughput_tokens", pt->throughput) || json_array_append_new(list, q);
+        e |= !q || ks_json_set_real(q, "value", r->pts[i].x) || json_object_set_new(q, "met", json_boolean(s->met)) ||
+             ks_json_set_real(q, "margin", s->margin);
+        for (size_t k = 0; q && k < s->n; k++)
+            e |= ks_json_set_real(q, s->name[k], s->fig[k]);
+        e |= !q || ks_json_set_real(q, "output_throughput", s->throughput) || json_array_append_new(list, q);
     }
     e |= json_object_set_new(o, "points", list);
     int rc;
@@ -57,13 +58,21 @@ static int print_plan(const char *file, const struct ks_slo_plan *p, const struc
         printf("plan %s: %s %s meeting the SLO of %s\n", file, p->largest ? "largest" : "smallest", p->field, p->base);
         if (r->found)
             printf("answer  %s = %g (margin %.1f%% on the tightest objective)\n", p->field, r->answer,
-                   100 * ks_slo_margin(p, &r->pts[r->at]));
+                   100 * r->pts[r->at].s.margin);
         else
             printf("answer  none: %s\n", none);
-        printf("%-14s %-5s %12s %12s %12s %14s\n", "value", "met", "tpot_p99", "tpot_mean", "ttft_p99", "tokens/s");
-        for (size_t i = 0; i < r->n; i++)
-            printf("%-14g %-5s %12.6g %12.6g %12.6g %14.6g\n", r->pts[i].x, r->pts[i].met ? "yes" : "no",
-                   r->pts[i].tpot_p99, r->pts[i].tpot_mean, r->pts[i].ttft_p99, r->pts[i].throughput);
+        const struct ks_point_summary *first = &r->pts[0].s; // every point judges the same objectives
+        printf("%-14s %-5s %9s", "value", "met", "margin");
+        for (size_t k = 0; r->n && k < first->n; k++)
+            printf(" %12s", first->name[k]);
+        printf(" %14s\n", "tokens/s");
+        for (size_t i = 0; i < r->n; i++) {
+            const struct ks_point_summary *s = &r->pts[i].s;
+            printf("%-14g %-5s %8.1f%%", r->pts[i].x, s->met ? "yes" : "no", 100 * s->margin);
+            for (size_t k = 0; k < s->n; k++)
+                printf(" %12.6g", s->fig[k]);
+            printf(" %14.6g\n", s->throughput);
+        }
         rc = fflush(stdout) == 0 ? 0 : -1;
     }
     json_decref(o);
@@ -112,7 +121,8 @@ const struct ks_cli_cmd ks_plan_cmd = {
     .summary = "Find the smallest platform or the largest load that meets a scenario's SLO",
     .about = "PLAN.lua returns {base = SCENARIO, set = {path = value, ...}, search = {field =\n"
              "PATH, from = A, to = B, goal = \"smallest\" | \"largest\", tolerance = 0.05}}.\n"
-             "The SLO is the scenario's slo (tpot_p99, tpot_mean, ttft_p99). \"smallest\"\n"
+             "The SLO is the scenario's slo on the run's figures (ttft, tpot, itl, e2el:\n"
+             "_mean or _p99); a point meets it when its summary's slo_met is true. \"smallest\"\n"
              "finds the smallest value of the field that meets it, assuming more never\n"
              "hurts (nodes, GPUs, DRAM, drives); \"largest\" the largest value that still\n"
              "meets it, assuming more never helps (an arrival rate). Bisection stops\n"

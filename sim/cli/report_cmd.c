@@ -37,16 +37,18 @@ const struct ks_cli_cmd ks_report_cmd = {
     .name = "report",
     .summary = "Plot a run's result or a sweep: TPOT, hit rates, occupancy, links; metrics by axis (PNG, SVG, HTML)",
     .about = "Reads RESULT.h5 (kvstrata run -o) and writes DIR/index.html with the run's summary\n"
-             "and six plots, each as PNG and SVG: the TPOT distribution over requests, decode\n"
+             "and six plots, each as PNG and SVG: per-request TPOT and largest ITL over the\n"
+             "finished requests, decode\n"
              "step time and stall, batch size, hit rate per tier, tier occupancy (all over\n"
              "simulated time, binned in 100 intervals) and the utilisation of the six busiest\n"
              "links. The data behind each plot are in DIR/data, the gnuplot scripts in\n"
              "DIR/plots (gnuplot from the Debian package gnuplot-nox renders them). Prints the\n"
              "path of index.html.\n"
              "Given a sweep folder (kvstrata sweep -o SWEEP_DIR), plots each metric\n"
-             "(throughput, TPOT P50/P99, TTFT P99, L1 hit rate, stall fraction) against\n"
-             "each axis, one line per combination of the other axes, and P99 TPOT against\n"
-             "throughput over all complete points with their Pareto frontier, and lists\n"
+             "(output throughput, TPOT P50/P99, ITL P99, TTFT P99, L1 hit rate, stall\n"
+             "fraction) against each axis, one line per combination of the other axes, and\n"
+             "P99 TPOT against output throughput over all complete points with their Pareto\n"
+             "frontier, and lists\n"
              "the points in index.html.\n",
     .run = run_report,
 };

@@ -104,6 +104,9 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         ks_scenario_free(sc);
         return ks_cli_fail(cmd, "%s: %s", file, err);
     }
+    if (r.truncated)
+        fprintf(stderr, "run: %s: the duration limit (%g s) ended the run: %llu of %llu requests finished\n", file,
+                sc->duration, (unsigned long long)r.finished, (unsigned long long)sc->workload.requests);
     struct ks_run_summary s = {.fig = json_object(), .notes = json_object()};
     int rc = -1;
     if (s.fig && s.notes) {
@@ -136,12 +139,15 @@ const struct ks_cli_cmd ks_run_cmd = {
     .name = "run",
     .summary = "Simulate a scenario; print its summary and write its HDF5 result",
     .about = "Loads and checks SCENARIO.lua as `scenario check` does, then simulates it on\n"
-             "SimGrid until its duration or its last request. One node or a cluster; per GPU\n"
+             "SimGrid until its duration, or, with workload.requests, until they have all\n"
+             "finished (the duration is then a limit: reaching it sets truncated = 1 and\n"
+             "says on stderr how many finished). One node or a cluster; per GPU\n"
              "a decode engine (continuous batching, admission bounded by L1), a cache\n"
              "manager, and a staging pool of migration lanes.\n"
              "\n"
-             "Prints the summary (throughput, TTFT and TPOT mean/P50/P99, hit rate per\n"
-             "tier, stall fraction, prefetch accuracy, migrated bytes, SLO) and writes the\n"
+             "Prints the summary (throughput and goodput; TTFT, TPOT per request, ITL and\n"
+             "end-to-end latency, each mean/P50/P90/P99; hit rate per tier, stall fraction,\n"
+             "prefetch accuracy, migrated bytes, SLO) and writes the\n"
              "result file: /summary (the same keys, as attributes) and /requests (one\n"
              "record per request). The same scenario and seed give the same summary,\n"
              "wall_s aside. A run that fails leaves no result file, and so does a run\n"

@@ -279,7 +279,7 @@ const struct ks_cli_cmd ks_validate_cmd = {
              "kernel; never run on a GPU so far) and in the simulator.\n"
              "Prints them side by side: accesses, hit rates per tier, migrated bytes,\n"
              "steps and tokens (identical by construction: the same cache manager sees\n"
-             "the same accesses; a difference fails the command), then TPOT mean/P50/P99,\n"
+             "the same accesses; a difference fails the command), then ITL mean/P50/P99,\n"
              "stall fraction and copy bandwidth, with the simulator's relative error against the\n"
              "runtime (goals: P50 within 5%, P99 within 10%; missed goals are reported,\n"
              "not failed). Then the same times from the simulator run once more with\n"

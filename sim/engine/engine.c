@@ -49,20 +49,31 @@ static const char *stop_name(int sig)
 
 // ---- progress ----------------------------------------------------------------
 
-// A daemon that redraws a progress line on stderr every 1% of the duration
-// (only when stderr is a terminal; it never touches stdout).
+// A daemon that redraws a progress line on stderr (only when stderr is a
+// terminal; it never touches stdout): every 1% of the duration, or, for a
+// run of workload.requests, every 1% of a horizon that doubles every 100 lines.
 static void progress(int argc, char **argv)
 {
     (void)argc;
     struct sim *m = (struct sim *)(uintptr_t)strtoull(argv[1], NULL, 16);
-    double t0 = ks_clock_mono();
-    for (int pct = 1;; pct++) {
-        sg_actor_sleep_until(m->s->duration * pct / 100.0);
+    const struct ks_scenario *s = m->s;
+    int grows;
+    double every = ks_run_horizon(s, &grows) / 100, t = 0, t0 = ks_clock_mono();
+    for (int line = 1;; line++) {
+        t += every;
+        sg_actor_sleep_until(t);
         double wall = ks_clock_mono() - t0;
-        fprintf(stderr, "\rrun: %3d%% of %gs simulated, %llu requests finished, %llu tokens, %.1fs wall ",
-                pct < 100 ? pct : 100, m->s->duration, (unsigned long long)m->r->finished,
-                (unsigned long long)m->r->tokens, wall);
+        if (grows)
+            fprintf(stderr, "\rrun: %.6gs simulated, %llu of %llu requests finished, %llu tokens, %.1fs wall ", t,
+                    (unsigned long long)m->r->finished, (unsigned long long)s->workload.requests,
+                    (unsigned long long)m->r->tokens, wall);
+        else
+            fprintf(stderr, "\rrun: %3d%% of %gs simulated, %llu requests finished, %llu tokens, %.1fs wall ",
+                    line < 100 ? line : 100, s->duration, (unsigned long long)m->r->finished,
+                    (unsigned long long)m->r->tokens, wall);
         fflush(stderr);
+        if (grows && line % 100 == 0)
+            every *= 2;
     }
 }
 
@@ -338,6 +349,7 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     m.links = sg_link_list();
     m.link_bytes = calloc(m.n_links ? m.n_links : 1, sizeof *m.link_bytes);
     m.link_bins = calloc((m.n_links ? m.n_links : 1) * (KS_RUN_LINK_SAMPLES + 1), sizeof *m.link_bins);
+    m.link_every = ks_run_horizon(s, &m.link_grows) / KS_RUN_LINK_SAMPLES;
     m.n_gpu = s->platform.nodes * s->platform.gpus_per_node / s->model.arch.attn_tp; // attention ranks
     m.gpu = calloc(m.n_gpu, sizeof *m.gpu);
     m.flush = calloc(m.n_gpu, sizeof *m.flush);
@@ -356,6 +368,8 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
     if (st == KS_OK) {
         run_actors(&m);
         r->sim_time = simgrid_get_clock();
+        // a run of workload.requests ends early only when the duration cut it
+        r->truncated = s->workload.requests > 0 && !(m.exhausted && r->finished == m.handed);
         ks_engine_link_records(&m, r);
     }
     r->wall_s = ks_clock_mono() - w0;

@@ -47,8 +47,10 @@
 // and reason run would give (what `scenario check` reports).
 int ks_engine_check(const struct ks_scenario *s, char *err, size_t len);
 
-// Runs the scenario. KS_OK with *r filled (release with ks_run_result_fini),
-// or a status with the reason in err. After ks_engine_stop, KS_ESTATE with
+// Runs the scenario: until its duration, or, with workload.requests, until
+// they have all finished (the duration is then a limit, and r->truncated
+// says whether it was reached first). KS_OK with *r filled (release with
+// ks_run_result_fini), or a status with the reason in err. After ks_engine_stop, KS_ESTATE with
 // "interrupted by SIGNAL" in err. SimGrid's own SIGINT handler (which calls
 // exit() from inside the signal) is not left in place: the caller's SIGINT
 // disposition stands.

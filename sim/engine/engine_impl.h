@@ -58,6 +58,8 @@ struct sim {
     uint32_t n_gpu;
     uint32_t *flush, n_flush; // [n_gpu]: GPUs queued to and not yet woken (ks_engine_queue)
     struct ks_workload *wl;
+    uint64_t handed;   // requests the workload gave the router
+    int exhausted;     // the workload has no more requests
     int router_done;
     int closing;       // the run reached its duration: idle decoders stop waiting
     uint32_t rr_turn;  // round robin: the next GPU
@@ -81,6 +83,8 @@ struct sim {
     size_t n_links;
     double *link_bytes;
     double *link_bins; // [n_links][KS_RUN_LINK_SAMPLES + 1] bytes carried in each sampling interval
+    double link_every; // seconds: an interval's width (ks_run_horizon / KS_RUN_LINK_SAMPLES)
+    int link_grows;    // 1: it doubles, merging the bins in pairs, as the run outlives the last
     struct ks_step_sizing z; // block sizes, admission bound, L1 pages
     struct ks_selection *sparse; // the sparse-attention policy
     struct ks_luapolicy lua; // cache.evict, cache.prefetch_window as Lua functions

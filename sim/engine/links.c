@@ -1,10 +1,26 @@
 // links.c - transfers over the platform, and what each link carried (see engine_impl.h).
 #include "engine_impl.h"
 
+#include <math.h>
 #include <simgrid/engine.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <xbt/dynar.h>
+
+// Doubles the sampling interval of a run whose horizon grows: each link's
+// bins merge in pairs.
+static void widen_bins(struct sim *m)
+{
+    size_t k = KS_RUN_LINK_SAMPLES;
+    m->link_every *= 2;
+    for (size_t i = 0; m->link_bins && i < m->n_links; i++) {
+        double *bins = m->link_bins + i * (k + 1);
+        for (size_t b = 0; b < k / 2; b++)
+            bins[b] = bins[2 * b] + bins[2 * b + 1];
+        for (size_t b = k / 2; b < k; b++)
+            bins[b] = 0;
+    }
+}
 
 // Sends `bytes` from `from` to `to` and records them on every link of the
 // route (once per time the route crosses it). `extra`: bytes that only stand
@@ -34,9 +50,11 @@ void ks_engine_transfer(struct sim *m, struct route *rt, sg_host_t from, sg_host
         m->link_bytes[rt->link[i]] += bytes;
     // the time series: the bytes spread evenly over the transfer's time, into
     // the sampling intervals it overlaps (the last interval takes what runs
-    // past the duration)
+    // past the horizon when it does not grow)
     size_t k = KS_RUN_LINK_SAMPLES;
-    double every = m->s->duration / k;
+    while (m->link_grows && end >= k * m->link_every)
+        widen_bins(m);
+    double every = m->link_every;
     size_t b0 = (size_t)(start / every), b1 = (size_t)(end / every);
     if (b0 > k)
         b0 = k;
@@ -74,14 +92,19 @@ void ks_engine_link_records(struct sim *m, struct ks_run_result *r)
     // the time series: each link's bytes carried up to the end of each
     // sampling interval, then at the end of the run
     size_t n = m->n_links, k = KS_RUN_LINK_SAMPLES;
-    double every = m->s->duration / k;
+    while (m->link_grows && r->sim_time >= k * m->link_every)
+        widen_bins(m);
+    double every = m->link_every;
     size_t intervals = r->sim_time > k * every ? k + 1 : k; // a last one when the run overshot its duration
+    if (m->link_grows) // up to the end of the run
+        intervals = r->sim_time > every ? (size_t)ceil(r->sim_time / every) : 1;
     if (!m->link_bins || !(r->link_samples = malloc(n * intervals * sizeof *r->link_samples)))
         return; // the time series is lost; the totals above stand
     for (size_t i = 0; i < n; i++) {
         double sum = 0;
         for (size_t b = 0; b < intervals; b++) {
-            sum += m->link_bins[i * (k + 1) + b];
+            // the run's end: the exact total (the spread shares, summed, may round a byte's fraction off it)
+            sum = b + 1 < intervals ? sum + m->link_bins[i * (k + 1) + b] : m->link_bytes[i];
             double t = b < k ? every * (b + 1) : r->sim_time;
             r->link_samples[b * n + i] = (struct ks_link_sample){.t = t < r->sim_time ? t : r->sim_time,
                                                                  .link = (uint32_t)i, .bytes = sum};

@@ -163,11 +163,13 @@ static int dispatch(struct sim *m, struct ks_request_spec *spec)
     return st;
 }
 
-// The workload has no more requests: idle decoders may end.
+// The router stops drawing (st: 0 the workload has no more requests, < 0 it
+// failed, 1 the run's end came first): idle decoders may end.
 static void workload_done(struct sim *m, int st)
 {
     if (st < 0)
         ks_engine_fail(m, "reading the workload", st);
+    m->exhausted = st == 0;
     m->router_done = 1;
     ks_engine_wake_decoders(m);
 }
@@ -183,6 +185,7 @@ void ks_engine_release_closed(struct sim *m)
             workload_done(m, st);
             break;
         }
+        m->handed++;
         spec.arrival = simgrid_get_clock();
         if (dispatch(m, &spec) != KS_OK)
             break;
@@ -205,6 +208,7 @@ void ks_engine_router(int argc, char **argv)
     struct ks_request_spec spec;
     int st;
     while ((st = ks_workload_next(m->wl, &spec)) == 1) {
+        m->handed++;
         if (spec.arrival > simgrid_get_clock()) {
             ks_engine_flush(m);
             if (spec.arrival >= s->duration)
@@ -215,7 +219,7 @@ void ks_engine_router(int argc, char **argv)
             break;
     }
     ks_engine_flush(m);
-    workload_done(m, st < 0 ? st : 0);
+    workload_done(m, st);
 }
 
 void ks_engine_wake_decoders(struct sim *m)

@@ -200,6 +200,14 @@ static const struct field fields[] = {
     {"slo.tpot_p99", T_REAL, TM, OFF(slo.tpot_p99), "", 1, 0, NULL, 0},
     {"slo.tpot_mean", T_REAL, TM, OFF(slo.tpot_mean), "", 1, 0, NULL, 0},
     {"slo.ttft_p99", T_REAL, TM, OFF(slo.ttft_p99), "", 1, 0, NULL, 0},
+    {"slo.ttft_mean", T_REAL, TM, OFF(slo.ttft_mean), "", 1, 0, NULL, 0},
+    {"slo.itl_p99", T_REAL, TM, OFF(slo.itl_p99), "", 1, 0, NULL, 0},
+    {"slo.itl_mean", T_REAL, TM, OFF(slo.itl_mean), "", 1, 0, NULL, 0},
+    {"slo.e2el_p99", T_REAL, TM, OFF(slo.e2el_p99), "", 1, 0, NULL, 0},
+    {"slo.e2el_mean", T_REAL, TM, OFF(slo.e2el_mean), "", 1, 0, NULL, 0},
+    {"slo.ttft", T_REAL, TM, OFF(slo.ttft), "", 1, 0, NULL, 0},
+    {"slo.tpot", T_REAL, TM, OFF(slo.tpot), "", 1, 0, NULL, 0},
+    {"slo.e2el", T_REAL, TM, OFF(slo.e2el), "", 1, 0, NULL, 0},
     {"router", T_CHOICE, CN, OFF(router), "round_robin", 0, 0, routers, 0},
     // appended after the first schema (tests name fields by index)
     {"platform.sched_overhead", T_REAL, TM, OFF(platform.sched_overhead), "0s", 0, 0, NULL, 1},
@@ -1701,6 +1709,14 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
     ks_arch_derive(&x.s->model, &x.s->parallel);
     if (x.n_errors == 0 && !x.oom)
         pool_from_fraction(&x);
+    // a run of workload.requests runs until they have finished: a duration
+    // left out is then the longest limit, not the open-ended run's 60 s
+    int di = field_index("duration");
+    if (x.n_errors == 0 && !x.oom && x.from_default[di] && x.s->workload.requests > 0) {
+        x.s->duration = DURATION_MAX;
+        free(x.s->origin[di].from);
+        x.s->origin[di].from = dup_checked(&x, "default (workload.requests: until they finish)");
+    }
     if (x.n_errors == 0 && !x.oom)
         check_consistency(&x);
     if (x.n_errors || x.oom) {

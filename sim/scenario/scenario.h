@@ -259,7 +259,7 @@ struct ks_scenario_workload {
     struct ks_dist output_tokens; // tokens per request output
     struct ks_scenario_prefix shared_prefix;
     struct ks_scenario_sessions sessions;
-    uint64_t requests; // requests to run (0 = until duration)
+    uint64_t requests; // requests to run until they finish, duration a limit (0 = until duration)
 };
 
 struct ks_scenario_sparse {
@@ -296,10 +296,18 @@ struct ks_scenario_cache {
     enum ks_compression compression; // of blocks in L2 and L3
 };
 
+// Objectives, in seconds; 0 = none. On the run's figures (slo_met): TTFT
+// (arrival to first token), TPOT (per finished request: first token to last
+// over the tokens after the first), ITL (every gap between two consecutive
+// tokens) and E2EL (per finished request: arrival to last token). Per
+// request (goodput: the finished requests that meet every one set): ttft,
+// tpot, e2el.
 struct ks_scenario_slo {
-    double tpot_p99;  // seconds; 0 = no objective
-    double tpot_mean; // seconds; 0 = no objective
-    double ttft_p99;  // seconds; 0 = no objective
+    double tpot_p99, tpot_mean;
+    double ttft_p99, ttft_mean;
+    double itl_p99, itl_mean;
+    double e2el_p99, e2el_mean;
+    double ttft, tpot, e2el;
 };
 
 struct ks_scenario_origin {

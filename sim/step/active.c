@@ -44,9 +44,15 @@ void ks_active_fini(struct ks_active_set *set)
     set->n = set->cap = 0;
 }
 
+// A request's TPOT as vLLM and Vidur define it: the time from its first
+// token to its last over the tokens after the first; -1 with fewer than two.
+static double request_tpot(const struct ks_active *a)
+{
+    return a->generated > 1 ? (a->last_token - a->first_token) / (a->generated - 1) : -1;
+}
+
 static void record(struct ks_active_set *set, const struct ks_active *a, int finished)
 {
-    uint32_t steps = a->generated > 1 ? a->generated - 1 : 0;
     ks_run_result_add_request(set->p.r, &(struct ks_request_record){
         .id = a->spec.id,
         .session = a->spec.session,
@@ -59,9 +65,19 @@ static void record(struct ks_active_set *set, const struct ks_active *a, int fin
         .admitted = a->admitted,
         .first_token = a->generated ? a->first_token : -1,
         .finish = finished ? a->last_token : -1,
-        .tpot_mean = steps ? a->tpot_sum / steps : 0,
-        .tpot_max = a->tpot_max,
+        .tpot = finished ? request_tpot(a) : -1,
+        .e2el = finished ? a->last_token - a->spec.arrival : -1,
+        .itl_max = a->itl_max,
     });
+}
+
+// Whether a finished request meets every per-request objective set, as
+// vLLM's goodput counts them: a request of one token meets any TPOT.
+static int good(const struct ks_scenario_slo *o, const struct ks_active *a)
+{
+    double tpot = request_tpot(a);
+    return (o->ttft <= 0 || a->first_token - a->spec.arrival <= o->ttft) && (o->tpot <= 0 || tpot <= o->tpot) &&
+           (o->e2el <= 0 || a->last_token - a->spec.arrival <= o->e2el);
 }
 
 // Places a's prompt: a shared prefix (whole blocks) from its group's prefix
@@ -221,14 +237,26 @@ int ks_active_grow(struct ks_active_set *set, struct ks_active *a, char *err, si
 void ks_active_finish(struct ks_active_set *set, uint32_t i)
 {
     struct ks_active *a = &set->a[i];
+    struct ks_run_result *r = set->p.r;
     record(set, a, 1);
-    set->p.r->finished++;
+    r->finished++;
+    if (a->generated > 1)
+        ks_hist_add(r->tpot, request_tpot(a));
+    ks_hist_add(r->e2el, a->last_token - a->spec.arrival);
+    r->good += good(&set->p.s->slo, a);
     if (set->p.hooks.finished)
         set->p.hooks.finished(set->p.hooks.ctx, a);
     set->blocks -= footprint(set, &a->spec);
     ks_cache_req_free(set->p.cache, a->req);
     ks_selection_close(a->sr);
     set->a[i] = set->a[--set->n];
+}
+
+void ks_active_first_token(struct ks_active_set *set, struct ks_active *a, double at)
+{
+    a->first_token = at;
+    ks_hist_add(set->p.r->ttft, at - a->spec.arrival);
+    set->p.r->prompt_tokens += a->spec.prompt_tokens;
 }
 
 int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char *err, size_t len)
@@ -241,14 +269,12 @@ int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char
             continue;
         }
         if (a->generated == 0) {
-            a->first_token = now;
-            ks_hist_add(r->ttft, now - a->spec.arrival);
+            ks_active_first_token(set, a, now);
         } else {
             double d = now - a->last_token;
-            ks_hist_add(r->tpot, d);
-            a->tpot_sum += d;
-            if (d > a->tpot_max)
-                a->tpot_max = d;
+            ks_hist_add(r->itl, d);
+            if (d > a->itl_max)
+                a->itl_max = d;
         }
         // the new token is the next step's input: its K and V join what that step reads
         a->ctx++;

@@ -1,6 +1,7 @@
 // active.h - the requests admitted to one GPU, from admission to their last
 // token: prompt placement (shared prefixes included), prefill chunks, tokens
-// with their TTFT and TPOT, and their /requests records.
+// with their latencies (TTFT, ITL, and at the end TPOT and E2EL), and their
+// /requests records.
 //
 // The simulator's decode actors (sim/engine/engine.c) and the real runtime
 // (kernels/runtime/runtime.c) each drive one set per GPU, so that a request lives the
@@ -31,7 +32,7 @@ struct ks_active {
     struct ks_selection_req *sr; // its selection state, owned by the set
     struct ks_request_spec spec;
     double admitted, first_token, last_token; // seconds
-    double tpot_sum, tpot_max;                // seconds, over its decode tokens
+    double itl_max;                           // seconds: its longest gap between two tokens
     void *user;                               // the caller's per-request state; NULL until it sets it
 };
 
@@ -52,7 +53,7 @@ struct ks_active_params {
     const struct ks_scenario *s; // borrowed, outlives the set
     struct ks_cache *cache;      // borrowed: the GPU's cache manager
     struct ks_selection *sparse;    // borrowed: opens each request's selection state
-    struct ks_run_result *r;     // borrowed: counters, TTFT and TPOT histograms, /requests
+    struct ks_run_result *r;     // borrowed: counters, latency histograms, /requests
     uint32_t gpu;                // the GPU's index across the cluster (/requests)
     uint64_t admit_blocks;       // blocks (all layers, at full length) the admitted requests may hold
     struct ks_active_hooks hooks;
@@ -107,18 +108,24 @@ uint32_t ks_active_decoding_count(const struct ks_active_set *set);
 
 // A token at `now` for every request whose prefill is complete and which
 // has (from_prefill) or has not (!from_prefill) produced its first token
-// yet: its TTFT or TPOT is recorded, its context grows by one token (a new
-// block of every layer when it fills one: in L1, or counted as unplanned
-// when no tier has room), and a request with all its output finishes.
-// KS_OK, or the fill hook's status.
+// yet: its TTFT (ks_active_first_token) or the gap since its last token
+// (ITL) is recorded, its context grows by one token (a new block of every
+// layer when it fills one: in L1, or counted as unplanned when no tier has
+// room), and a request with all its output finishes. KS_OK, or the fill
+// hook's status.
 int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char *err, size_t len);
+
+// a's first token came at `at`: its TTFT is recorded and its prompt counted.
+void ks_active_first_token(struct ks_active_set *set, struct ks_active *a, double at);
 
 // Grows a's blocks to hold its ctx tokens (see ks_active_emit). KS_OK, or
 // the fill hook's status.
 int ks_active_grow(struct ks_active_set *set, struct ks_active *a, char *err, size_t len);
 
-// Finishes request i: records it, runs the finished hook, releases its cache
-// request and selection state; the last request moves into slot i.
+// Finishes request i: records it (its TPOT and end-to-end latency join the
+// histograms; it counts as good when it meets every per-request objective
+// set: slo.ttft, slo.tpot, slo.e2el), runs the finished hook, releases its
+// cache request and selection state; the last request moves into slot i.
 void ks_active_finish(struct ks_active_set *set, uint32_t i);
 
 // The run ended: records every request still in the set as unfinished.

@@ -1,27 +1,30 @@
 // runresult.c - what one run measured (see runresult.h).
 #include "runresult.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 int ks_run_result_init(struct ks_run_result *r)
 {
     memset(r, 0, sizeof *r);
-    r->ttft = malloc(sizeof *r->ttft);
-    r->tpot = malloc(sizeof *r->tpot);
-    if (!r->ttft || !r->tpot) {
-        ks_run_result_fini(r);
-        return KS_ENOMEM;
+    struct ks_hist **h[] = {&r->ttft, &r->itl, &r->tpot, &r->e2el};
+    for (size_t i = 0; i < sizeof h / sizeof h[0]; i++) {
+        if (!(*h[i] = malloc(sizeof **h[i]))) {
+            ks_run_result_fini(r);
+            return KS_ENOMEM;
+        }
+        ks_hist_init(*h[i]);
     }
-    ks_hist_init(r->ttft);
-    ks_hist_init(r->tpot);
     return KS_OK;
 }
 
 void ks_run_result_fini(struct ks_run_result *r)
 {
     free(r->ttft);
+    free(r->itl);
     free(r->tpot);
+    free(r->e2el);
     free(r->rec);
     free(r->samples);
     free(r->tiers);
@@ -41,6 +44,38 @@ void ks_run_result_add_request(struct ks_run_result *r, const struct ks_request_
         r->cap_rec = cap;
     }
     r->rec[r->n_rec++] = *rec;
+}
+
+double ks_run_horizon(const struct ks_scenario *s, int *grows)
+{
+    *grows = s->workload.requests > 0;
+    return *grows ? fmin(s->duration, KS_RUN_FIRST_HORIZON) : s->duration;
+}
+
+void ks_run_result_thin_steps(struct ks_run_result *r)
+{
+    double every = 2 * r->sample_every;
+    r->sample_every = every;
+    uint32_t gpus = 0;
+    for (size_t i = 0; i < r->n_samples; i++)
+        if (r->samples[i].gpu >= gpus)
+            gpus = r->samples[i].gpu + 1;
+    double *last = malloc((gpus ? gpus : 1) * sizeof *last); // each GPU's last interval kept
+    if (!last)
+        return;
+    for (uint32_t g = 0; g < gpus; g++)
+        last[g] = -INFINITY;
+    size_t kept = 0;
+    for (size_t i = 0; i < r->n_samples; i++) { // in time order: the first of each interval stays
+        const struct ks_step_record *x = &r->samples[i];
+        double slot = floor(x->t / every);
+        if (slot > last[x->gpu]) {
+            last[x->gpu] = slot;
+            r->samples[kept++] = *x;
+        }
+    }
+    r->n_samples = kept;
+    free(last);
 }
 
 struct ks_step_record *ks_run_result_add_step(struct ks_run_result *r, const struct ks_cache *c)

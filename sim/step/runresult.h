@@ -14,6 +14,7 @@
 
 #include "cache.h"
 #include "hist.h"
+#include "scenario.h"
 
 // One finished (or cut off) request.
 struct ks_request_record {
@@ -24,11 +25,13 @@ struct ks_request_record {
     uint32_t prompt, output; // tokens asked for
     uint32_t generated;      // tokens produced before the end of the run
     double arrival, admitted, first_token, finish; // seconds; finish < 0: not finished
-    double tpot_mean, tpot_max;                     // seconds
+    double tpot;     // seconds: (finish - first_token) / (generated - 1); -1: unfinished or one token
+    double e2el;     // seconds: finish - arrival; -1: unfinished
+    double itl_max;  // seconds: the longest gap between two of its consecutive tokens (0: none)
 };
 
-// One GPU's state, sampled about every KS_RUN_SAMPLES-th of the duration
-// (at the first step boundary after each sample time).
+// One GPU's state at the first step boundary in each sampling interval
+// (ks_run_horizon / KS_RUN_SAMPLES wide) that has one.
 struct ks_step_record {
     double t;           // seconds
     uint32_t gpu;
@@ -78,7 +81,13 @@ struct ks_run_result {
     uint64_t unplanned;   // misses that found no page
     uint64_t outside_reads; // selected blocks the kernel read outside L1 (their promotion found no
                             // room): each fetched into a scratch page before its layer, one by one
-    struct ks_hist *ttft, *tpot; // seconds
+    // seconds: TTFT of every request that produced its first token; ITL,
+    // every gap between two consecutive tokens of a request; per finished
+    // request, its TPOT (two tokens or more) and its end-to-end latency
+    struct ks_hist *ttft, *itl, *tpot, *e2el;
+    uint64_t prompt_tokens; // prompt tokens of the requests that produced their first token
+    uint64_t good;          // finished requests that met every per-request objective set (slo.ttft, tpot, e2el)
+    int truncated;          // 1: the duration ended a run of workload.requests before they all finished
     struct ks_cache_stats cache; // summed over GPUs
     struct ks_request_record *rec;
     size_t n_rec, cap_rec;
@@ -90,6 +99,8 @@ struct ks_run_result {
     size_t n_links;
     struct ks_link_sample *link_samples;
     size_t n_link_samples, cap_link_samples;
+    double sample_every;      // seconds: the width of a /steps interval (ks_run_horizon); 0: not set yet
+    int sample_grows;         // 1: it doubles as the run outlives KS_RUN_SAMPLES of them
     uint64_t table_rebuilds;  // resident-pointer table rebuilds, all GPUs
     double host_time;         // seconds of host costs in decode steps, all GPUs
     double prefill_time;      // seconds of prefill compute (on decode GPUs or the pool)
@@ -104,7 +115,22 @@ struct ks_run_result {
     double comm_time;          // seconds of collectives (parallel.tp > 1), inside the layers' busy time
 };
 
-// Zeroes r and gives it its two histograms. KS_OK or KS_ENOMEM (r is then
+// The time series (/steps, /link_samples) cut a horizon into KS_RUN_SAMPLES
+// and KS_RUN_LINK_SAMPLES intervals. A run that ends at its duration (no
+// workload.requests) has its duration as horizon. A run of workload.requests
+// ends when they have finished, which is not known beforehand: its horizon
+// starts at min(duration, KS_RUN_FIRST_HORIZON), and *grows is set: the
+// series double their horizon, halving their resolution, each time the run
+// outlives it, so they hold between half and all of their intervals.
+#define KS_RUN_FIRST_HORIZON 1.0 // seconds
+double ks_run_horizon(const struct ks_scenario *s, int *grows);
+
+// Doubles r->sample_every and keeps, of each GPU's /steps records, the first
+// in each interval of the new width: the records a run sampled at that width
+// from its start would hold. Out of memory, the records stay as they are.
+void ks_run_result_thin_steps(struct ks_run_result *r);
+
+// Zeroes r and gives it its four histograms. KS_OK or KS_ENOMEM (r is then
 // released).
 int ks_run_result_init(struct ks_run_result *r);
 // Releases everything r holds and zeroes it (r itself is the caller's).

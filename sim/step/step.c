@@ -50,7 +50,10 @@ static double now(const struct ks_step *d)
 int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
 {
     const struct ks_scenario *s = p->s;
-    *d = (struct ks_step){.p = *p, .step = 1}; // blocks placed before the first step count as used at step 0
+    // step 1: blocks placed before the first step count as used at step 0
+    *d = (struct ks_step){.p = *p, .step = 1, .last_sample = -INFINITY};
+    if (!p->r->sample_every)
+        p->r->sample_every = ks_run_horizon(s, &p->r->sample_grows) / KS_RUN_SAMPLES;
     ks_active_init(&d->act, &(struct ks_active_params){
         .s = s, .cache = p->cache, .sparse = p->sparse, .r = p->r, .gpu = p->gpu,
         .admit_blocks = p->z.admit_blocks,
@@ -143,13 +146,11 @@ static int admit(struct ks_step *d, int *admitted, char *err, size_t len)
         // the pool produced the first token; the next token's interval
         // counts from admission (the wait for room here shows in
         // /requests as admitted - first_token)
-        struct ks_run_result *r = d->p.r;
         a->generated = 1;
-        a->first_token = q->prefilled;
+        ks_active_first_token(&d->act, a, q->prefilled);
         a->last_token = a->admitted;
         a->prefilled = sp->prompt_tokens;
-        ks_hist_add(r->ttft, q->prefilled - sp->arrival);
-        r->tokens++;
+        d->p.r->tokens++;
         a->ctx++; // that token's K and V join the first decode step
         if ((st = ks_active_grow(&d->act, a, err, len)) != KS_OK)
             return st;
@@ -469,16 +470,17 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
 
 // ---- the iteration -------------------------------------------------------------
 
-// A /steps record when its sampling time has come.
+// A /steps record at the first step boundary in each sampling interval.
 static void sample(struct ks_step *d)
 {
+    struct ks_run_result *r = d->p.r;
     double t = now(d);
-    if (t < d->next_sample)
+    while (r->sample_grows && t >= KS_RUN_SAMPLES * r->sample_every)
+        ks_run_result_thin_steps(r);
+    if (floor(t / r->sample_every) <= floor(d->last_sample / r->sample_every))
         return;
-    double every = d->p.s->duration / KS_RUN_SAMPLES;
-    while (d->next_sample <= t)
-        d->next_sample += every;
-    struct ks_step_record *x = ks_run_result_add_step(d->p.r, d->p.cache);
+    d->last_sample = t;
+    struct ks_step_record *x = ks_run_result_add_step(r, d->p.cache);
     if (!x)
         return;
     x->t = t;

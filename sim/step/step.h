@@ -119,7 +119,7 @@ struct ks_step {
     double prefill_flops;            // fused: their flops (cost.h)
     uint32_t (*outside)[KS_TIERS];   // [layers] selected blocks read outside L1, per layer and tier
     double last_step, last_stall;    // seconds: the last decode step, its stall
-    double next_sample;              // seconds: the next /steps record
+    double last_sample;              // seconds: the last /steps record (-INFINITY: none yet)
     // buffers (one request and layer at a time), cap entries each
     uint32_t cap;
     uint32_t *sel, *dist;
@@ -145,7 +145,8 @@ int ks_step_push(struct ks_step *d, const struct ks_request_spec *spec, double p
 uint32_t ks_step_load(const struct ks_step *d);
 
 // Iterates until the scenario's duration, or until idle says nothing more
-// will come, then records the requests still admitted as unfinished. KS_OK,
+// will come (a run of workload.requests: they have all finished), then
+// records the requests still admitted as unfinished. KS_OK,
 // or a status with the reason in err.
 int ks_step_run(struct ks_step *d, char *err, size_t len);
 

@@ -137,8 +137,21 @@ int ks_point_summary_read(const char *json, struct ks_point_summary *out, char *
         snprintf(err, len, "%s: %s", json, je.text);
         return KS_EINVAL;
     }
-    *out = (struct ks_point_summary){.tpot_p99 = get(o, "tpot_p99"), .tpot_mean = get(o, "tpot_mean"),
-                                     .ttft_p99 = get(o, "ttft_p99"), .throughput = get(o, "throughput_tokens")};
+    *out = (struct ks_point_summary){.met = json_is_true(json_object_get(o, "slo_met")), .margin = INFINITY,
+                                     .throughput = get(o, "output_throughput")};
+    static const char prefix[] = "slo_margin_";
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) // jansson keeps the summary's order
+    {
+        if (strncmp(key, prefix, sizeof prefix - 1) != 0 || out->n == KS_POINT_MAX_OBJECTIVES)
+            continue;
+        const char *name = key + sizeof prefix - 1;
+        double m = json_is_number(v) ? json_number_value(v) : NAN;
+        out->margin = isnan(m) || isnan(out->margin) ? NAN : fmin(out->margin, m);
+        snprintf(out->name[out->n], sizeof out->name[0], "%s", name);
+        out->fig[out->n++] = get(o, name);
+    }
     json_decref(o);
     return KS_OK;
 }

@@ -60,11 +60,16 @@ int ks_point_exit_code(int ws);
 // started or waited for.
 int ks_point_run(const struct ks_point *p, const struct ks_point_io *io, int *code, char *err, size_t len);
 
-// The figures of a point's --json summary that a search needs; NaN for a
-// figure the summary lacks (no request reached a second token, say).
+// The figures of a point's --json summary that an SLO search needs: its
+// verdict, and the figures its objectives bound (slo_margin_NAME, NAME).
+enum { KS_POINT_MAX_OBJECTIVES = 16 };
 struct ks_point_summary {
-    double tpot_p99, tpot_mean, ttft_p99; // seconds
-    double throughput;                    // tokens per second (throughput_tokens)
+    int met;           // slo_met; 0 when the summary has none
+    double margin;     // the smallest slo_margin_*; NaN when one is null (not measured), INFINITY when none
+    double throughput; // output tokens per second (output_throughput); NaN when absent
+    size_t n;          // objectives judged, in the summary's order
+    char name[KS_POINT_MAX_OBJECTIVES][32]; // the figure each bounds
+    double fig[KS_POINT_MAX_OBJECTIVES];    // its value; NaN: not measured
 };
 
 // Reads the summary a point printed to the file json. KS_OK, or KS_EINVAL

@@ -61,7 +61,10 @@ static int read_cols(hid_t f, const char *path, const char *const *names, size_t
     void *v = NULL;
     size_t n = 0;
     if (ks_h5read_table(f, path, fields, k, k * sizeof(double), bytes, &v, &n, why, sizeof why) != KS_OK)
-        return fail(err, len, file, "%s%s", why, strstr(why, " is missing") ? " (is it a kvstrata result file?)" : "");
+        return fail(err, len, file, "%s%s", why,
+                    strstr(why, " is missing") || strstr(why, " has no field")
+                        ? " (is it a result file of this kvstrata version?)"
+                        : "");
     t->v = v;
     t->n = n;
     t->k = k;
@@ -171,7 +174,9 @@ struct run_tables {
 };
 
 static const struct plot plots[] = {
-    {"tpot_cdf", "TPOT per request", "Distribution over requests of each request's mean and largest time per output token."},
+    {"tpot_cdf", "TPOT per request",
+     "Distribution over finished requests of each one's TPOT ((finish - first token) / (tokens - 1)) and its longest "
+     "gap between two tokens (largest ITL)."},
     {"step_time", "Decode step time", "Mean decode step time and its stall for needed blocks, all GPUs, by time."},
     {"batch", "Batch size", "Requests decoding and waiting for admission, mean per GPU, by time."},
     {"hit_rate", "Hit rate per tier", "Share of block accesses that found the block in L1, L2 and L3, by time."},
@@ -180,8 +185,9 @@ static const struct plot plots[] = {
 };
 enum { N_PLOTS = sizeof plots / sizeof plots[0] };
 
-// Plot 0: the CDF of per-request TPOT (requests with two tokens or more),
-// data into d, script head into g, plot command into cmd. Returns the points.
+// Plot 0: the CDFs of per-request TPOT and largest ITL (finished requests
+// with two tokens or more: TPOT >= 0), data into d, script head into g, plot
+// command into cmd. Returns the points.
 static size_t tpot_cdf(const struct run_tables *x, FILE *d, FILE *g, const char *name, char *cmd, size_t cmdlen)
 {
     const struct table req = x->req;
@@ -190,7 +196,7 @@ static size_t tpot_cdf(const struct run_tables *x, FILE *d, FILE *g, const char 
     size_t n = 0;
     double *a = malloc((req.n ? req.n : 1) * sizeof *a), *b = malloc((req.n ? req.n : 1) * sizeof *b);
     for (size_t i = 0; a && b && i < req.n; i++)
-        if (at(&req, i, 0) >= 2) {
+        if (at(&req, i, 0) >= 2 && at(&req, i, 1) >= 0) {
             a[n] = at(&req, i, 1) * 1e3;
             b[n++] = at(&req, i, 2) * 1e3;
         }
@@ -213,8 +219,8 @@ static size_t tpot_cdf(const struct run_tables *x, FILE *d, FILE *g, const char 
     free(b);
     script_begin(g, plots[p].title, "ms per output token", "share of requests");
     snprintf(cmd, cmdlen,
-             "plot 'data/%s.dat' using 1:3 with steps lw 2 title 'mean', '' using 2:3 with steps lw 2 title "
-             "'largest'",
+             "plot 'data/%s.dat' using 1:3 with steps lw 2 title 'TPOT', '' using 2:3 with steps lw 2 title "
+             "'largest ITL'",
              name);
     return points;
 }
@@ -530,21 +536,21 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
         return fail(err, len, h5, "%s", why);
     x.f = f;
     int rc = KS_OK;
-    static const char *const req_cols[] = {"generated", "tpot_mean", "tpot_max"};
+    static const char *const req_cols[] = {"generated", "tpot", "itl_max"};
     static const char *const step_cols[] = {"t", "gpu", "batch", "pending", "step_time", "stall", "found_l1",
                                             "found_l2", "found_l3", "occupancy_l1", "occupancy_l2", "occupancy_l3"};
     static const char *const tier_cols[] = {"gpu", "tier", "capacity"};
     static const char *const link_cols[] = {"bandwidth", "bytes"};
     static const char *const ls_cols[] = {"t", "link", "bytes"};
-    rc = read_cols(f, "/requests", req_cols, 3, bytes, &x.req, h5, err, len);
-    if (rc == KS_OK)
-        rc = read_cols(f, "/steps", step_cols, 12, bytes, &x.steps, h5, err, len);
+    rc = read_cols(f, "/steps", step_cols, 12, bytes, &x.steps, h5, err, len);
     if (rc == KS_OK)
         rc = read_cols(f, "/tiers", tier_cols, 3, bytes, &x.tiers, h5, err, len);
     if (rc == KS_OK)
         rc = read_cols(f, "/links", link_cols, 2, bytes, &x.links, h5, err, len);
     if (rc == KS_OK)
         rc = read_cols(f, "/link_samples", ls_cols, 3, bytes, &x.ls, h5, err, len);
+    if (rc == KS_OK) // last: its columns changed in 0.x, so an older damaged file is refused for its damage
+        rc = read_cols(f, "/requests", req_cols, 3, bytes, &x.req, h5, err, len);
     if (rc == KS_OK)
         rc = complete(f, h5, err, len);
     if (rc == KS_OK)
@@ -586,10 +592,11 @@ struct spoint {
 
 static const char no_value[] = ""; // a value strdup could not copy (not freed)
 
-static const char *const metrics[] = {"throughput_tokens", "tpot_p50", "tpot_p99", "ttft_p99", "hit_rate_l1",
-                                      "stall_fraction"};
-static const char *const metric_label[] = {"output tokens/s", "P50 TPOT (s)", "P99 TPOT (s)", "P99 TTFT (s)",
-                                           "L1 hit rate", "stall fraction"};
+// m[0] and m[2] make the frontier: P99 TPOT against output throughput.
+static const char *const metrics[] = {"output_throughput", "tpot_p50", "tpot_p99", "itl_p99", "ttft_p99",
+                                      "hit_rate_l1", "stall_fraction"};
+static const char *const metric_label[] = {"output tokens/s", "P50 TPOT (s)", "P99 TPOT (s)", "P99 ITL (s)",
+                                           "P99 TTFT (s)", "L1 hit rate", "stall fraction"};
 enum { N_METRICS = sizeof metrics / sizeof metrics[0] };
 
 // A value as a number: plain, or "N%" as N / 100; NAN when it is not one.

@@ -1,8 +1,8 @@
 // report.h - plots of a run's result file: gnuplot scripts, PNG and SVG
 // images, and an index.html that shows the summary and the plots.
 //
-// From a result (results/README.md): the TPOT distribution over requests
-// (/requests), step time, batch size, hit rate per tier and tier occupancy
+// From a result (results/README.md): the distribution over finished
+// requests of their TPOT and largest ITL (/requests), step time, batch size, hit rate per tier and tier occupancy
 // over time (/steps, all GPUs binned by time), and the utilisation of the
 // busiest links over time (/link_samples). Data go to DIR/data/*.dat, the
 // scripts to DIR/plots/*.gp, the images to DIR/*.png and DIR/*.svg; gnuplot
@@ -22,8 +22,8 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
 
 // Writes the report of a sweep folder (kvstrata sweep -o SWEEP_DIR: its
 // sweep.json and each complete point's JSON summary) into `dir`: for each
-// axis, each metric (throughput, TPOT P50/P99, TTFT P99, L1 hit rate, stall
-// fraction) against the axis, one line per combination of the other axes;
+// axis, each metric (output throughput, TPOT P50/P99, ITL P99, TTFT P99, L1
+// hit rate, stall fraction) against the axis, one line per combination of the other axes;
 // and P99 TPOT against throughput over all points with their Pareto
 // frontier (the points no other point beats on both). KS_OK, or a status
 // with the reason in err.

@@ -5,10 +5,10 @@
 // request. The result is written whole or not at all (results.h).
 //
 // A figure that was not measured (a quantile or mean of an empty histogram:
-// no request reached its first token, or a second one) is null in JSON and
-// NaN in the file, never 0, so it cannot pass for a measurement. The seed
-// is an identifier, not a figure: it is kept exact (a JSON integer and an
-// integer attribute up to 2^63 - 1, a decimal string above).
+// no request reached its first token, or a second one, or finished) is null
+// in JSON and NaN in the file, never 0, so it cannot pass for a measurement.
+// The seed is an identifier, not a figure: it is kept exact (a JSON integer
+// and an integer attribute up to 2^63 - 1, a decimal string above).
 
 #include "runfile.h"
 
@@ -36,8 +36,11 @@ static const struct ks_field request_fields[] = {
     {"admitted", KS_F_F64, offsetof(struct ks_request_record, admitted), "seconds"},
     {"first_token", KS_F_F64, offsetof(struct ks_request_record, first_token), "seconds; -1: none"},
     {"finish", KS_F_F64, offsetof(struct ks_request_record, finish), "seconds; -1: cut off by the end of the run"},
-    {"tpot_mean", KS_F_F64, offsetof(struct ks_request_record, tpot_mean), "seconds per output token after the first"},
-    {"tpot_max", KS_F_F64, offsetof(struct ks_request_record, tpot_max), "seconds"},
+    {"tpot", KS_F_F64, offsetof(struct ks_request_record, tpot),
+     "seconds: (finish - first_token) / (generated - 1); -1: unfinished or one token"},
+    {"e2el", KS_F_F64, offsetof(struct ks_request_record, e2el), "seconds: finish - arrival; -1: unfinished"},
+    {"itl_max", KS_F_F64, offsetof(struct ks_request_record, itl_max),
+     "seconds: the longest gap between two consecutive tokens"},
 };
 
 static const struct ks_field step_fields[] = {
@@ -119,61 +122,123 @@ static void seed_figure(struct ks_run_summary *s, uint64_t seed)
     s->err |= ks_json_set_str(s->notes, "seed", "random seed (exact; a string above 2^63 - 1)");
 }
 
-// The scenario's objectives, in the order they are shown.
-struct objective {
-    const char *name; // the figure it bounds, and slo.NAME
-    double limit;     // seconds; 0: not set
-    double value;     // the run's figure; NaN: not measured
+// A latency's figures: NAME_mean, _p50, _p90, _p99 (null: none measured).
+static void latency(struct ks_run_summary *s, const char *name, const struct ks_hist *h, const char *what)
+{
+    static const struct {
+        const char *suffix;
+        double q; // the quantile; < 0: the mean
+    } stat[] = {{"mean", -1}, {"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}};
+    for (size_t i = 0; i < sizeof stat / sizeof stat[0]; i++) {
+        char key[64], note[256];
+        snprintf(key, sizeof key, "%s_%s", name, stat[i].suffix);
+        snprintf(note, sizeof note, "seconds, %s: %s (null: none measured)", what, stat[i].suffix);
+        num(s, key, stat[i].q < 0 ? hist_mean(h) : hist_quantile(h, stat[i].q), note);
+    }
+}
+
+// The scenario's objectives on the run's figures, in the order they are
+// shown: slo.NAME bounds the figure NAME (a mean or the P99 of a histogram).
+enum { TTFT, TPOT, ITL, E2EL };
+static const struct objective {
+    const char *name;
+    size_t off;   // in struct ks_scenario_slo
+    int hist;     // TTFT ... E2EL
+    double q;     // the quantile; < 0: the mean
+} objectives[] = {
+    {"ttft_mean", offsetof(struct ks_scenario_slo, ttft_mean), TTFT, -1},
+    {"ttft_p99", offsetof(struct ks_scenario_slo, ttft_p99), TTFT, 0.99},
+    {"tpot_mean", offsetof(struct ks_scenario_slo, tpot_mean), TPOT, -1},
+    {"tpot_p99", offsetof(struct ks_scenario_slo, tpot_p99), TPOT, 0.99},
+    {"itl_mean", offsetof(struct ks_scenario_slo, itl_mean), ITL, -1},
+    {"itl_p99", offsetof(struct ks_scenario_slo, itl_p99), ITL, 0.99},
+    {"e2el_mean", offsetof(struct ks_scenario_slo, e2el_mean), E2EL, -1},
+    {"e2el_p99", offsetof(struct ks_scenario_slo, e2el_p99), E2EL, 0.99},
 };
+enum { N_OBJECTIVES = sizeof objectives / sizeof objectives[0] };
+
+// The per-request objectives (active.c judges each finished request by
+// them): goodput counts the requests that meet every one set.
+static const struct objective per_request[] = {
+    {"ttft", offsetof(struct ks_scenario_slo, ttft), TTFT, 0},
+    {"tpot", offsetof(struct ks_scenario_slo, tpot), TPOT, 0},
+    {"e2el", offsetof(struct ks_scenario_slo, e2el), E2EL, 0},
+};
+enum { N_PER_REQUEST = sizeof per_request / sizeof per_request[0] };
+
+static double limit_of(const struct ks_scenario_slo *o, const struct objective *ob)
+{
+    return *(const double *)((const char *)o + ob->off);
+}
+
+static int any_set(const struct ks_scenario_slo *o, const struct objective *obs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (limit_of(o, &obs[i]) > 0)
+            return 1;
+    return 0;
+}
+
+int ks_run_slo_set(const struct ks_scenario_slo *o)
+{
+    return any_set(o, objectives, N_OBJECTIVES);
+}
 
 // slo_NAME (the objective) and slo_margin_NAME ((limit - value) / limit:
-// >= 0 met, < 0 missed, null not measured) for every objective set; then
-// slo_met, true only when every objective is measured and met and the run
-// produced a token; and slo_missed, what failed ("none" when nothing did).
+// >= 0 met, < 0 missed, null not measured) for every objective on the run's
+// figures set; then slo_met, true only when every one is measured and met
+// and the run produced a token, and slo_missed, what failed ("none" when
+// nothing did). Then slo_NAME for each per-request objective set.
 static void slo_verdict(struct ks_run_summary *s, const struct ks_scenario *sc, const struct ks_run_result *r)
 {
-    const struct objective obj[] = {
-        {"tpot_p99", sc->slo.tpot_p99, hist_quantile(r->tpot, 0.99)},
-        {"tpot_mean", sc->slo.tpot_mean, hist_mean(r->tpot)},
-        {"ttft_p99", sc->slo.ttft_p99, hist_quantile(r->ttft, 0.99)},
-    };
-    enum { N_OBJ = sizeof obj / sizeof obj[0] };
-    int any = 0;
-    for (int i = 0; i < N_OBJ; i++)
-        any |= obj[i].limit > 0;
-    if (!any)
-        return;
-    char missed[512] = "", key[64];
+    const struct ks_scenario_slo *o = &sc->slo;
+    const struct ks_hist *hists[] = {[TTFT] = r->ttft, [TPOT] = r->tpot, [ITL] = r->itl, [E2EL] = r->e2el};
+    int any = ks_run_slo_set(o);
+    char missed[1024] = "", key[64];
     size_t used = 0;
     int met = 1;
-    if (r->tokens == 0) {
+    if (any && r->tokens == 0) {
         met = 0;
         used += (size_t)snprintf(missed, sizeof missed, "no output token");
     }
-    for (int i = 0; i < N_OBJ; i++) {
-        if (!(obj[i].limit > 0))
+    for (int i = 0; i < N_OBJECTIVES; i++) {
+        const struct objective *ob = &objectives[i];
+        double limit = limit_of(o, ob);
+        if (!(limit > 0))
             continue;
-        double margin = (obj[i].limit - obj[i].value) / obj[i].limit; // NaN when not measured
-        snprintf(key, sizeof key, "slo_%s", obj[i].name);
-        num(s, key, obj[i].limit, "objective, seconds");
-        snprintf(key, sizeof key, "slo_margin_%s", obj[i].name);
+        const struct ks_hist *h = hists[ob->hist];
+        double value = ob->q < 0 ? hist_mean(h) : hist_quantile(h, ob->q);
+        double margin = (limit - value) / limit; // NaN when not measured
+        snprintf(key, sizeof key, "slo_%s", ob->name);
+        num(s, key, limit, "objective, seconds");
+        snprintf(key, sizeof key, "slo_margin_%s", ob->name);
         num(s, key, margin, "(objective - measured) / objective: >= 0 met, < 0 missed, null not measured");
         if (margin >= 0)
             continue;
         met = 0;
         char one[128];
         if (isnan(margin))
-            snprintf(one, sizeof one, "%s (not measured)", obj[i].name);
+            snprintf(one, sizeof one, "%s (not measured)", ob->name);
         else
-            snprintf(one, sizeof one, "%s (margin %.1f%%)", obj[i].name, 100 * margin);
+            snprintf(one, sizeof one, "%s (margin %.1f%%)", ob->name, 100 * margin);
         if (used < sizeof missed)
             used += (size_t)snprintf(missed + used, sizeof missed - used, "%s%s", used ? ", " : "", one);
     }
-    s->err |= ks_json_set_bool(s->fig, "slo_met", met);
-    s->err |= ks_json_set_str(s->notes, "slo_met",
-                              "every objective set is measured and met, and the run produced a token");
-    s->err |= ks_json_set_str(s->fig, "slo_missed", met ? "none" : missed);
-    s->err |= ks_json_set_str(s->notes, "slo_missed", "the objectives missed, with their margins");
+    if (any) {
+        s->err |= ks_json_set_bool(s->fig, "slo_met", met);
+        s->err |= ks_json_set_str(s->notes, "slo_met",
+                                  "every objective on the run's figures is measured and met, and the run produced "
+                                  "a token");
+        s->err |= ks_json_set_str(s->fig, "slo_missed", met ? "none" : missed);
+        s->err |= ks_json_set_str(s->notes, "slo_missed", "the objectives missed, with their margins");
+    }
+    for (int i = 0; i < N_PER_REQUEST; i++) {
+        double limit = limit_of(o, &per_request[i]);
+        if (limit > 0) {
+            snprintf(key, sizeof key, "slo_%s", per_request[i].name);
+            num(s, key, limit, "per-request objective, seconds: goodput counts the requests that meet it");
+        }
+    }
 }
 
 void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, const struct ks_run_result *r)
@@ -183,18 +248,24 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     s->err |= ks_json_set_str(s->notes, "name", "scenario");
     seed_figure(s, sc->seed);
     num(s, "sim_time", r->sim_time, "seconds simulated");
+    num(s, "truncated", r->truncated,
+        "1: the duration ended the run before its workload.requests had all finished; 0 otherwise");
     num(s, "requests_arrived", (double)r->arrived, "requests released by the router");
     num(s, "requests_admitted", (double)r->admitted, "requests that started decoding");
     num(s, "requests_finished", (double)r->finished, "requests that produced all their tokens");
     num(s, "tokens", (double)r->tokens, "output tokens produced");
-    num(s, "throughput_tokens", ratio((double)r->tokens, r->sim_time), "output tokens per simulated second");
-    num(s, "throughput_requests", ratio((double)r->finished, r->sim_time), "finished requests per simulated second");
-    num(s, "ttft_mean", hist_mean(r->ttft), "seconds from arrival to first token, mean (null: none measured)");
-    num(s, "ttft_p50", hist_quantile(r->ttft, 0.5), "seconds");
-    num(s, "ttft_p99", hist_quantile(r->ttft, 0.99), "seconds");
-    num(s, "tpot_mean", hist_mean(r->tpot), "seconds per output token after the first, mean (null: none measured)");
-    num(s, "tpot_p50", hist_quantile(r->tpot, 0.5), "seconds");
-    num(s, "tpot_p99", hist_quantile(r->tpot, 0.99), "seconds");
+    num(s, "request_throughput", ratio((double)r->finished, r->sim_time), "finished requests per simulated second");
+    num(s, "output_throughput", ratio((double)r->tokens, r->sim_time), "output tokens per simulated second");
+    num(s, "total_token_throughput", ratio((double)(r->prompt_tokens + r->tokens), r->sim_time),
+        "prompt tokens (of the requests past their first token) and output tokens per simulated second");
+    if (any_set(&sc->slo, per_request, N_PER_REQUEST))
+        num(s, "goodput", ratio((double)r->good, r->sim_time),
+            "finished requests per simulated second that met every per-request objective (slo.ttft, tpot, e2el)");
+    latency(s, "ttft", r->ttft, "arrival to first token, each request that produced one");
+    latency(s, "tpot", r->tpot,
+            "per finished request of two tokens or more, (finish - first token) / (output tokens - 1)");
+    latency(s, "itl", r->itl, "between consecutive output tokens of a request, every gap");
+    latency(s, "e2el", r->e2el, "arrival to last token, each finished request");
     double acc = (double)c->accesses;
     num(s, "hit_rate_l1", ratio((double)c->found[KS_L1], acc), "block accesses that found the block in L1");
     num(s, "hit_rate_l2", ratio((double)c->found[KS_L2], acc), "block accesses that found it in L2");

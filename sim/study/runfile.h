@@ -27,6 +27,11 @@ struct ks_run_summary {
 // number is stored as a JSON integer (as sim/cli/json.h's setters do).
 void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, const struct ks_run_result *r);
 
+// Whether the scenario's slo sets an objective on the run's figures (slo.
+// ttft, tpot, itl, e2el: _mean or _p99), which slo_met then judges; the
+// per-request objectives (slo.ttft, tpot, e2el) only count toward goodput.
+int ks_run_slo_set(const struct ks_scenario_slo *o);
+
 // Writes the HDF5 result (/summary, /requests, /steps, /tiers, /links,
 // /link_samples) whole or not at all. KS_OK or KS_EIO with the reason in err.
 int ks_run_write(const char *path, const struct ks_run_summary *s, const struct ks_run_result *r, char *err,

@@ -17,6 +17,7 @@
 #include "fs.h"
 #include "luatab.h"
 #include "point.h"
+#include "runfile.h"
 #include "status.h"
 
 static int plan_error(char *err, size_t len, const char *file, const char *fmt, const char *a)
@@ -130,8 +131,9 @@ int ks_slo_load(const char *file, struct ks_slo_plan *p, char *err, size_t len)
     p->sets[p->n_sets] = NULL;
     p->slo = sc->slo;
     ks_scenario_free(sc);
-    if (p->slo.tpot_p99 <= 0 && p->slo.tpot_mean <= 0 && p->slo.ttft_p99 <= 0) {
-        plan_error(err, len, file, "%s", "the base scenario sets no slo (tpot_p99, tpot_mean or ttft_p99)");
+    if (!ks_run_slo_set(&p->slo)) {
+        plan_error(err, len, file, "%s",
+                   "the base scenario sets no slo on the run's figures (ttft, tpot, itl or e2el: _mean or _p99)");
         goto out;
     }
     st = KS_OK;
@@ -167,16 +169,8 @@ static int simulate(const struct ks_slo_plan *p, const struct ks_slo_params *sp,
     }
     if (sp->progress)
         sp->progress(sp->ud, k, p->field, x);
-    struct ks_point_summary s;
-    if (ks_point_summary_read(js, &s, err, len) != KS_OK)
-        return KS_EINVAL;
-    *pt = (struct ks_slo_point){.x = x, .tpot_p99 = s.tpot_p99, .tpot_mean = s.tpot_mean, .ttft_p99 = s.ttft_p99,
-                                .throughput = s.throughput};
-    // an objective with no measure (no request reached a second token) is not met
-    pt->met = (p->slo.tpot_p99 <= 0 || pt->tpot_p99 <= p->slo.tpot_p99) &&
-              (p->slo.tpot_mean <= 0 || pt->tpot_mean <= p->slo.tpot_mean) &&
-              (p->slo.ttft_p99 <= 0 || pt->ttft_p99 <= p->slo.ttft_p99);
-    return KS_OK;
+    *pt = (struct ks_slo_point){.x = x};
+    return ks_point_summary_read(js, &pt->s, err, len) == KS_OK ? KS_OK : KS_EINVAL;
 }
 
 // Bisects between the points r->pts[0] (at from) and r->pts[1] (at to),
@@ -200,7 +194,7 @@ static int bisect(const struct ks_slo_plan *p, const struct ks_slo_params *sp, c
         if ((st = simulate(p, sp, exe, r->n, mid, &r->pts[r->n], err, len)) != KS_OK)
             break;
         // smallest: met values sit above; largest: below
-        int up = r->pts[r->n].met != p->largest;
+        int up = r->pts[r->n].s.met != p->largest;
         if (up)
             hi = mid, ihi = r->n;
         else
@@ -232,7 +226,7 @@ int ks_slo_search(const struct ks_slo_plan *p, const struct ks_slo_params *sp, s
         r->n += st == KS_OK;
     }
     if (st == KS_OK) {
-        int lo_met = r->pts[0].met, hi_met = r->pts[1].met;
+        int lo_met = r->pts[0].s.met, hi_met = r->pts[1].s.met;
         if (!p->largest && lo_met) {
             r->found = 1, r->answer = p->from, r->at = 0;
         } else if (p->largest && hi_met) {
@@ -243,16 +237,4 @@ int ks_slo_search(const struct ks_slo_plan *p, const struct ks_slo_params *sp, s
     }
     free(exe);
     return st;
-}
-
-double ks_slo_margin(const struct ks_slo_plan *p, const struct ks_slo_point *pt)
-{
-    double m = INFINITY;
-    if (p->slo.tpot_p99 > 0)
-        m = fmin(m, (p->slo.tpot_p99 - pt->tpot_p99) / p->slo.tpot_p99);
-    if (p->slo.tpot_mean > 0)
-        m = fmin(m, (p->slo.tpot_mean - pt->tpot_mean) / p->slo.tpot_mean);
-    if (p->slo.ttft_p99 > 0)
-        m = fmin(m, (p->slo.ttft_p99 - pt->ttft_p99) / p->slo.ttft_p99);
-    return m;
 }

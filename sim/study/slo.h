@@ -9,8 +9,9 @@
 //            -- or {field = "workload.arrival.rate", from = 0.5, to = 64, goal = "largest",
 //            --     tolerance = 0.05}  (stop when the interval is within tolerance x its top;
 //            --     integer bounds keep the values whole and stop at an interval of 1 at most)
-// The SLO is the scenario's `slo` (tpot_p99, tpot_mean, ttft_p99; at least
-// one): a point meets it when every objective set holds. "smallest" assumes
+// The SLO is the scenario's `slo` on the run's figures (ttft, tpot, itl,
+// e2el, each _mean or _p99; at least one): a point meets it when its run's
+// summary says so (slo_met: every objective set is measured and holds). "smallest" assumes
 // that more of the field never hurts (nodes, GPUs, DRAM, drives) and finds
 // the smallest value that meets the SLO; "largest" assumes that more of it
 // never helps (arrival rate) and finds the largest value that still meets
@@ -20,6 +21,7 @@
 
 #include <stddef.h>
 
+#include "point.h"
 #include "scenario.h"
 
 enum {
@@ -49,10 +51,8 @@ int ks_slo_load(const char *file, struct ks_slo_plan *p, char *err, size_t len);
 void ks_slo_fini(struct ks_slo_plan *p);
 
 struct ks_slo_point {
-    double x;                             // the field's value
-    int met;                              // every objective holds
-    double tpot_p99, tpot_mean, ttft_p99; // seconds; NaN when the run measured none
-    double throughput;                    // tokens per second
+    double x;                  // the field's value
+    struct ks_point_summary s; // its run's verdict (s.met), margin and figures
 };
 
 struct ks_slo_params {
@@ -78,8 +78,5 @@ struct ks_slo_result {
 // KS_SLO_MAX_POINTS).
 int ks_slo_search(const struct ks_slo_plan *p, const struct ks_slo_params *sp, struct ks_slo_result *r, char *err,
                   size_t len);
-
-// The smallest share by which pt beats its objectives (negative: it misses).
-double ks_slo_margin(const struct ks_slo_plan *p, const struct ks_slo_point *pt);
 
 #endif

@@ -3,9 +3,9 @@
 //
 // Both make the same cache-manager calls with the same accesses, so their
 // hit rates and migrated blocks must be identical (the exact rows); times
-// (TPOT mean/P50/P99, stall fraction) are the simulator's predictions
-// against what the runtime measured, with relative errors and the goals
-// (TPOT P50 within 5%, P99 within 10%). The simulator runs twice more, each
+// (ITL mean/P50/P99: the gaps between tokens; stall fraction) are the
+// simulator's predictions against what the runtime measured, with relative
+// errors and the goals (ITL P50 within 5%, P99 within 10%). The simulator runs twice more, each
 // in a child process (SimGrid runs once per process), charging the kernel
 // what the runtime's kernel took in this run: once per block read overall,
 // once per block read step by step.

@@ -71,10 +71,10 @@ static void round_trip(void **state)
     snprintf(path, sizeof path, "%s/run.h5", dir);
     struct ks_results *r = ks_results_open(path, err, sizeof err);
     assert_non_null(r);
-    assert_int_equal(ks_results_attr_num(r, "/summary", "tpot_p99", 0.0123), KS_OK);
+    assert_int_equal(ks_results_attr_num(r, "/summary", "itl_p99", 0.0123), KS_OK);
     assert_int_equal(ks_results_attr_int(r, "/summary", "requests", 5000), KS_OK);
     assert_int_equal(ks_results_attr_str(r, "/summary", "name", "seed defaults"), KS_OK);
-    assert_int_equal(ks_results_attr_num(r, "/summary", "tpot_p99", 0.0125), KS_OK); // replaced
+    assert_int_equal(ks_results_attr_num(r, "/summary", "itl_p99", 0.0125), KS_OK); // replaced
     struct ks_table *t = ks_results_table(r, "/requests", fields, 5, sizeof(struct rec), 1000);
     assert_non_null(t);
     enum { N = 12345 };
@@ -94,7 +94,7 @@ static void round_trip(void **state)
     assert_true(f >= 0);
     hid_t g = H5Gopen2(f, "/summary", H5P_DEFAULT);
     double p99 = 0;
-    hid_t a = H5Aopen(g, "tpot_p99", H5P_DEFAULT);
+    hid_t a = H5Aopen(g, "itl_p99", H5P_DEFAULT);
     H5Aread(a, H5T_NATIVE_DOUBLE, &p99);
     H5Aclose(a);
     assert_true(p99 == 0.0125);

@@ -31,10 +31,10 @@ add_test(NAME cli_validate_tiny
 echo \"$out\" | jq -e '.hit_rates_identical == true and .runtime_stale_refused == 0 and (.rows | length) == 18 \
 and .runtime_table_refreshed > 0 \
 and ([.rows[] | select(.metric == \"table_rebuilds\") | .identical] == [true]) \
-and ([.rows[] | select(.metric == \"tpot_p50\") | .goal] == [0.05]) \
+and ([.rows[] | select(.metric == \"itl_p50\") | .goal] == [0.05]) \
 and .in_run_kernel_s_per_block > 0 and (.with_runtime_kernel_speed.rows | length) == 5 \
 and (.with_runtime_step_speeds.rows | length) == 5 \
-and ([.with_runtime_kernel_speed.rows[] | select(.metric == \"tpot_mean\") | .simulator] | .[0] > 0) \
+and ([.with_runtime_kernel_speed.rows[] | select(.metric == \"itl_mean\") | .simulator] | .[0] > 0) \
 and .runtime_step_kernel_p10_s_per_block > 0 \
 and .runtime_step_kernel_p10_s_per_block <= .runtime_step_kernel_p50_s_per_block \
 and .runtime_step_kernel_p50_s_per_block <= .runtime_step_kernel_p90_s_per_block \

@@ -45,6 +45,13 @@ ks_scenario_cli_test(check_bad_file --exit 2 --stdout-empty
 ks_scenario_cli_test(check_missing --exit 2 --stdout-empty --stderr-has "missing SCENARIO.lua" --)
 ks_scenario_cli_test(check_two_files --exit 2 --stdout-empty --stderr-has "unexpected argument"
                      -- ${ks_sc}/default.lua ${ks_sc}/default.lua)
+# ks.merge with ks.delete (README "Variants"): a poisson scenario switched to trace arrivals keeps no
+# rate and checks; a rate left on trace arrivals is refused
+ks_scenario_cli_test(check_merge_delete --json --stderr-empty --is workload.arrival.kind trace
+                     -- ${ks_ts}/merge_trace.lua --json)
+ks_scenario_cli_test(check_merge_rate_left --exit 2 --stdout-empty
+                     --stderr-has "workload.arrival.rate: applies to poisson arrivals only"
+                     -- ${ks_ts}/merge_trace.lua --set workload.arrival.rate=4)
 
 # bad scenarios that `kvstrata run` refuses (exit 2), naming the key
 ks_cli_test(run_bad --exit 2 --stdout-empty --stderr-has "cache.block_size"
@@ -223,7 +230,7 @@ ks_scenario_cli_test(hostile_pattern_bomb --exit 2 --stdout-empty
 set_tests_properties(scenario_hostile_loop cli_hostile_run_loop_pcall cli_hostile_evict_loop
                      scenario_hostile_memory_bomb scenario_hostile_pattern_bomb PROPERTIES TIMEOUT 20)
 # print writes to stderr: `run --json` prints one JSON object
-ks_cli_test(hostile_print_json --json --has tpot_p99 --stderr-has "hello from print.lua"
+ks_cli_test(hostile_print_json --json --has itl_p99 --stderr-has "hello from print.lua"
             -- run ${ks_hostile}/print.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile_print.h5 --json)
 # math.random in a policy is seeded: the same run twice
 add_test(NAME hostile_random_policy_repeats COMMAND ${CMAKE_CURRENT_LIST_DIR}/same_summary.sh $<TARGET_FILE:kvstrata>

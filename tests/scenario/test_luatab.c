@@ -169,6 +169,40 @@ static void include(void **state)
     refused(scratch("inc_none.lua", "return include('none.lua')\n"), "include: cannot open");
 }
 
+// ks.merge (lua/kvstrata.lua): over's fields replace base's, tables merge
+// field by field, and ks.delete removes a field (README "Variants"):
+// switching arrivals to a trace leaves no rate behind.
+static void merge_delete(void **state)
+{
+    (void)state;
+    struct ks_luatab *t = loaded(scratch("merge.lua",
+        "local ks = require 'kvstrata'\n"
+        "local base = {workload = {arrival = ks.poisson(4), requests = 9}, slo = {ttft_p99 = '1s'}}\n"
+        "local to_trace = {workload = {arrival = {kind = 'trace', file = 'a.csv', rate = ks.delete}}}\n"
+        "return {deleted = ks.merge(base, to_trace),\n"
+        "        kept = ks.merge(base, {workload = {arrival = {kind = 'trace', file = 'a.csv'}}}),\n"
+        "        whole = ks.merge(base, {slo = ks.delete, workload = {requests = ks.delete}}),\n"
+        "        absent = ks.merge(base, {sparse = {fit = ks.delete}, slo = {tpot = ks.delete}}),\n"
+        "        frozen = pcall(function() ks.delete.x = 1 end)}\n"));
+    const struct ks_luatab *d = ks_luatab_get(t, "deleted");
+    assert_string_equal(ks_luatab_find(d, "workload.arrival.kind")->s, "trace");
+    assert_string_equal(ks_luatab_find(d, "workload.arrival.file")->s, "a.csv");
+    assert_null(ks_luatab_find(d, "workload.arrival.rate"));
+    assert_int_equal(ks_luatab_find(d, "workload.requests")->i, 9);
+    assert_non_null(ks_luatab_find(ks_luatab_get(t, "kept"), "workload.arrival.rate")); // without ks.delete it stays
+    const struct ks_luatab *w = ks_luatab_get(t, "whole");
+    assert_null(ks_luatab_get(w, "slo"));
+    assert_null(ks_luatab_find(w, "workload.requests"));
+    assert_non_null(ks_luatab_find(w, "workload.arrival.rate"));
+    // deleting what is not there adds nothing, not even an empty table
+    const struct ks_luatab *a = ks_luatab_get(t, "absent");
+    assert_null(ks_luatab_find(a, "sparse.fit"));
+    assert_null(ks_luatab_find(a, "slo.tpot"));
+    assert_string_equal(ks_luatab_find(a, "slo.ttft_p99")->s, "1s");
+    assert_false(ks_luatab_get(t, "frozen")->b);
+    ks_luatab_free(t);
+}
+
 // string.find, match, gmatch and gsub under the pattern guard (sandbox.h)
 // answer as Lua's own do, errors inside gsub's function included; a
 // pattern that never ends is a CLI test (scenario_hostile_pattern_bomb): the
@@ -280,7 +314,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cycles), cmocka_unit_test(depth),  cmocka_unit_test(libraries),
         cmocka_unit_test(include), cmocka_unit_test(patterns), cmocka_unit_test(limits),
-        cmocka_unit_test(random_seeded),
+        cmocka_unit_test(random_seeded), cmocka_unit_test(merge_delete),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

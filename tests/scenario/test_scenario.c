@@ -83,7 +83,7 @@ static void default_scenario(void **state)
     assert_int_equal(s->cache.prefetch_window, 4);
     assert_int_equal(s->cache.migration_batch, 32);
     assert_int_equal(s->cache.compression, KS_COMPRESSION_NONE);
-    assert_true(s->slo.tpot_p99 == 50e-3);
+    assert_true(s->slo.itl_p99 == 50e-3);
     assert_true(s->slo.ttft_p99 == 0);
     ks_scenario_free(s);
 }

@@ -6,3 +6,7 @@ target_link_libraries(step_step PRIVATE ks_step)
 # a GPU's admitted requests (sim/step/active.h), shared by the engine and the runtime
 ks_add_test(step.active test_active.c)
 target_link_libraries(step_active PRIVATE ks_step)
+
+# a run's result (sim/step/runresult.h): the time series' horizon, and /steps thinned as it grows
+ks_add_test(step.runresult test_runresult.c)
+target_link_libraries(step_runresult PRIVATE ks_step)

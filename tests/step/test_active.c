@@ -1,8 +1,9 @@
 // test_active.c - a GPU's admitted requests (sim/step/active.h), the lifecycle the
 // engine and the runtime share: the admission bound, prompt placement with a
-// shared prefix and the fill hook, prefill chunks oldest first, TTFT and TPOT
-// in closed form, growth by a block per layer, finishing and records, full
-// tiers (wait) against an empty GPU (failure).
+// shared prefix and the fill hook, prefill chunks oldest first, TTFT, ITL,
+// TPOT and E2EL in closed form, goodput's per-request objectives, growth by a
+// block per layer, finishing and records, full tiers (wait) against an empty
+// GPU (failure).
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,12 +71,7 @@ static struct fixture *setup(uint32_t l1, uint32_t l2, uint64_t admit_blocks, ui
     char err[256];
     f->sp = ks_selection_new(&f->s, err, sizeof err);
     assert_non_null(f->sp);
-    f->r.ttft = malloc(sizeof *f->r.ttft);
-    f->r.tpot = malloc(sizeof *f->r.tpot);
-    assert_non_null(f->r.ttft);
-    assert_non_null(f->r.tpot);
-    ks_hist_init(f->r.ttft);
-    ks_hist_init(f->r.tpot);
+    assert_int_equal(ks_run_result_init(&f->r), KS_OK);
     ks_active_init(&f->set, &(struct ks_active_params){
         .s = &f->s, .cache = f->c, .sparse = f->sp, .r = &f->r, .gpu = 3, .admit_blocks = admit_blocks,
         .hooks = {.ctx = f, .fill = on_fill, .finished = on_finished}});
@@ -130,8 +126,11 @@ static void admission_bound(void **state)
     teardown(f);
 }
 
-// TTFT = first token - arrival; TPOT = the gaps between tokens; the record
-// carries the mean and maximum gap and the finish time.
+// The latencies as vLLM and Vidur define them (README "The simulator"):
+// TTFT = first token - arrival; ITL = every gap between two tokens; per
+// finished request TPOT = (finish - first token) / (tokens - 1) and E2EL =
+// finish - arrival. Arrival 0.5, tokens at 2, 2.25, 2.75 and 3: TTFT 1.5,
+// gaps 0.25 + 0.5 + 0.25, TPOT 1/3, E2EL 2.5.
 static void token_timing(void **state)
 {
     (void)state;
@@ -150,16 +149,24 @@ static void token_timing(void **state)
     assert_int_equal(ks_active_decoding(&f->set), 1);
     assert_int_equal(f->r.ttft->count, 1);
     assert_float_equal(f->r.ttft->sum, 1.5, 1e-12);
+    assert_int_equal(f->r.prompt_tokens, 20);
     assert_int_equal(ks_active_emit(&f->set, 2.0, 1, f->err, sizeof f->err), KS_OK); // a second first token: none
     assert_int_equal(f->r.tokens, 1);
     assert_int_equal(ks_active_emit(&f->set, 2.25, 0, f->err, sizeof f->err), KS_OK);
     assert_int_equal(ks_active_emit(&f->set, 2.75, 0, f->err, sizeof f->err), KS_OK);
+    assert_int_equal(f->r.tpot->count + f->r.e2el->count, 0); // not finished yet
     assert_int_equal(ks_active_emit(&f->set, 3.0, 0, f->err, sizeof f->err), KS_OK); // the 4th token: finished
     assert_int_equal(f->set.n, 0);
     assert_int_equal(f->r.tokens, 4);
     assert_int_equal(f->r.finished, 1);
-    assert_int_equal(f->r.tpot->count, 3);
-    assert_float_equal(f->r.tpot->sum, 1.0, 1e-12);
+    assert_int_equal(f->r.itl->count, 3);
+    assert_float_equal(f->r.itl->sum, 1.0, 1e-12);
+    assert_float_equal(f->r.itl->max, 0.5, 1e-12);
+    assert_int_equal(f->r.tpot->count, 1);
+    assert_float_equal(f->r.tpot->sum, 1.0 / 3, 1e-12);
+    assert_int_equal(f->r.e2el->count, 1);
+    assert_float_equal(f->r.e2el->sum, 2.5, 1e-12);
+    assert_int_equal(f->r.good, 1); // no per-request objective: every finished request is good
     assert_int_equal(f->r.n_rec, 1);
     const struct ks_request_record *rec = &f->r.rec[0];
     assert_int_equal(rec->id, 7);
@@ -168,9 +175,53 @@ static void token_timing(void **state)
     assert_float_equal(rec->admitted, 1.0, 0);
     assert_float_equal(rec->first_token, 2.0, 0);
     assert_float_equal(rec->finish, 3.0, 0);
-    assert_float_equal(rec->tpot_mean, 1.0 / 3, 1e-12);
-    assert_float_equal(rec->tpot_max, 0.5, 1e-12);
+    assert_float_equal(rec->tpot, 1.0 / 3, 1e-12);
+    assert_float_equal(rec->e2el, 2.5, 0);
+    assert_float_equal(rec->itl_max, 0.5, 1e-12);
     teardown(f);
+}
+
+// Three requests decoding together under per-request objectives
+// (slo.ttft, tpot, e2el); returns how many count toward goodput. First
+// tokens at 1.0, then tokens at 1.2, 1.4, 2.0, 2.6: A (arrival 0.5, 3
+// tokens) has TTFT 0.5, TPOT 0.2, E2EL 0.9; B (arrival 0, 5 tokens) TTFT 1.0,
+// TPOT 0.4, E2EL 2.6; C (arrival 0.2, 1 token) TTFT 0.8, no TPOT (it meets
+// any, as in vLLM), E2EL 0.8.
+static uint64_t good_requests(double ttft, double tpot, double e2el)
+{
+    struct fixture *f = setup(64, 64, 1000, 0);
+    f->s.slo = (struct ks_scenario_slo){.ttft = ttft, .tpot = tpot, .e2el = e2el};
+    struct ks_request_spec a = ks_test_spec(0, 20, 3, 0.5), b = ks_test_spec(1, 20, 5, 0),
+                           c = ks_test_spec(2, 20, 1, 0.2);
+    assert_non_null(admit(f, &a, 0.9));
+    assert_non_null(admit(f, &b, 0.9));
+    assert_non_null(admit(f, &c, 0.9));
+    ks_active_prefill_chunk(&f->set, NULL);
+    assert_int_equal(ks_active_emit(&f->set, 1.0, 1, f->err, sizeof f->err), KS_OK); // C finishes
+    static const double t[] = {1.2, 1.4, 2.0, 2.6};                                   // A finishes at 1.4, B at 2.6
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        assert_int_equal(ks_active_emit(&f->set, t[i], 0, f->err, sizeof f->err), KS_OK);
+    assert_int_equal(f->r.finished, 3);
+    assert_int_equal(f->r.tpot->count, 2); // C has one token
+    assert_float_equal(f->r.tpot->sum, 0.2 + 0.4, 1e-12);
+    assert_int_equal(f->r.e2el->count, 3);
+    assert_float_equal(f->r.e2el->sum, 0.9 + 2.6 + 0.8, 1e-12);
+    assert_int_equal(f->r.itl->count, 2 + 4);
+    uint64_t good = f->r.good;
+    teardown(f);
+    return good;
+}
+
+// goodput counts the finished requests that meet every per-request objective set.
+static void goodput_objectives(void **state)
+{
+    (void)state;
+    assert_int_equal(good_requests(0, 0, 0), 3);     // none set: all
+    assert_int_equal(good_requests(0.9, 0, 0), 2);   // B's TTFT of 1.0 misses
+    assert_int_equal(good_requests(0, 0.3, 0), 2);   // B's TPOT of 0.4 misses; C has none and meets it
+    assert_int_equal(good_requests(0.9, 0.3, 0), 2); // B misses both, counted once
+    assert_int_equal(good_requests(0.9, 0.3, 0.85), 1); // and A's E2EL of 0.9 misses: C alone
+    assert_int_equal(good_requests(0.4, 0.1, 0.5), 0);
 }
 
 // Each token adds one to the context; when it opens a block, every layer
@@ -303,7 +354,11 @@ static void record_rest(void **state)
     assert_int_equal(f->r.n_rec, 1);
     assert_int_equal(f->r.rec[0].generated, 2);
     assert_true(f->r.rec[0].finish < 0);
-    assert_float_equal(f->r.rec[0].tpot_mean, 0.5, 1e-12);
+    assert_float_equal(f->r.rec[0].tpot, -1, 0); // TPOT and E2EL are a finished request's
+    assert_float_equal(f->r.rec[0].e2el, -1, 0);
+    assert_float_equal(f->r.rec[0].itl_max, 0.5, 1e-12);
+    assert_int_equal(f->r.itl->count, 1);
+    assert_int_equal(f->r.tpot->count + f->r.e2el->count + f->r.good, 0);
     assert_int_equal(f->finished, 0);
     teardown(f);
 }
@@ -313,6 +368,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(admission_bound),
         cmocka_unit_test(token_timing),
+        cmocka_unit_test(goodput_objectives),
         cmocka_unit_test(growth_by_block),
         cmocka_unit_test(prefill_chunks_oldest_first),
         cmocka_unit_test(shared_prefix),

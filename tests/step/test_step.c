@@ -542,7 +542,8 @@ static void confirms_in_plan_order(void **state)
 }
 
 // A run: two requests queued, prefilled here (modelled, README's prefill formula), admitted one per iteration;
-// the run ends when idle says nothing more comes. TTFT and TPOT in closed form from the prefills and the steps.
+// the run ends when idle says nothing more comes. TTFT, ITL, TPOT and E2EL in closed form from the prefills and
+// the steps.
 static void run_two_requests(void **state)
 {
     (void)state;
@@ -576,9 +577,15 @@ static void run_two_requests(void **state)
     assert_exact(f->r.stall, 0);
     assert_int_equal(f->r.ttft->count, 2);
     assert_exact(f->r.ttft->sum, px + (px + py + s1));
-    assert_int_equal(f->r.tpot->count, 3);
-    assert_exact(f->r.tpot->sum, (py + s1) + s2 + s2);
-    assert_exact(f->r.tpot->max, py + s1 > s2 ? py + s1 : s2);
+    assert_int_equal(f->r.itl->count, 3);
+    assert_exact(f->r.itl->sum, (py + s1) + s2 + s2);
+    assert_exact(f->r.itl->max, py + s1 > s2 ? py + s1 : s2);
+    // per request: x's two gaps over its 2 tokens after the first, y's one; both arrived at t0 and end together
+    assert_int_equal(f->r.tpot->count, 2);
+    assert_float_equal(f->r.tpot->sum, (py + s1 + s2) / 2 + s2, 1e-15);
+    assert_int_equal(f->r.e2el->count, 2);
+    assert_float_equal(f->r.e2el->sum, 2 * (px + py + s1 + s2), 1e-15);
+    assert_int_equal(f->r.prompt_tokens, x.prompt_tokens + y.prompt_tokens);
     assert_int_equal(f->r.n_rec, 2);
     for (size_t i = 0; i < 2; i++) {
         const struct ks_request_record *rec = &f->r.rec[i];

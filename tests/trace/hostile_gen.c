@@ -144,12 +144,12 @@ static void result(const char *dir, const char *name, int64_t gpu, hsize_t rows,
     attr_int(g, "steps", 1);
     H5Gclose(g);
     struct {
-        double generated, tpot_mean, tpot_max;
+        double generated, tpot, itl_max;
     } req = {2, 1e-3, 1e-3};
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof req);
     H5Tinsert(t, "generated", 0, H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "tpot_mean", 8, H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "tpot_max", 16, H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "tpot", 8, H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "itl_max", 16, H5T_NATIVE_DOUBLE);
     table(f, "/requests", t, rows, &req, 1);
     H5Tclose(t);
     static const char *const step_cols[] = {"t", "gpu", "batch", "pending", "step_time", "stall", "found_l1",
