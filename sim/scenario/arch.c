@@ -45,7 +45,7 @@ static void per_gpu(struct ks_scenario_model *m, const struct ks_scenario_parall
         double fixed_rest = a->fixed_read_bytes - attn_params * wb;
         a->gpu_fixed_read_bytes = attn_params * wb / a->attn_tp + fixed_rest / a->tp;
     }
-        if (m->attention == KS_ATTENTION_GQA && !m->kv_token_bytes) {
+        if (m->attention == KS_ATTENTION_GQA && !m->kv_token_bytes && m->kv_heads) {
         uint32_t heads = m->kv_heads / a->attn_tp ? m->kv_heads / a->attn_tp : 1; // past kv_heads: replicated
         a->gpu_kv_token_bytes = a->kv_token_bytes / m->kv_heads * heads;
     } else {

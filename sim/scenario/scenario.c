@@ -1705,8 +1705,11 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
         if (i >= 0 && x.s->origin[i].from && strcmp(x.s->origin[i].from, "not set") == 0)
             *(double *)((char *)x.s + fields[i].off) = NAN;
     }
+    // NOTE: only a scenario whose fields all converted: a field refused is
+    // left 0 (a division by model.kv_heads = 0 once killed the loader)
     x.s->model.weights_given = x.is_set[field_index("model.weight_bytes")];
-    ks_arch_derive(&x.s->model, &x.s->parallel);
+    if (x.n_errors == 0 && !x.oom)
+        ks_arch_derive(&x.s->model, &x.s->parallel);
     if (x.n_errors == 0 && !x.oom)
         pool_from_fraction(&x);
     // a run of workload.requests runs until they have finished: a duration

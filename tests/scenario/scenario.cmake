@@ -222,6 +222,11 @@ ks_cli_test(hostile_evict_loop --exit 1 --stdout-empty --stderr-has "cache.evict
             -- run ${ks_hostile}/evict_loop.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5)
 ks_scenario_cli_test(hostile_memory_bomb --exit 2 --stdout-empty
                      --stderr-has "memory_bomb.lua: memory cap of 256 MB exceeded" -- ${ks_hostile}/memory_bomb.lua)
+# found by fuzzing: a field refused (model.kv_heads a string, left 0) once reached the architecture's
+# division by kv_heads (SIGFPE); now the errors are reported and nothing is derived
+ks_scenario_cli_test(hostile_kv_heads_string --exit 2 --stdout-empty
+                     --stderr-has "model.kv_heads: 'devvm_cpu_runtime' is not a number"
+                     -- ${ks_hostile}/kv_heads_string.lua)
 # a string pattern that backtracks without end runs in C, out of the budget's
 # reach: its CPU-time limit (KS_LUA_PATTERN_SECONDS, 5 s) stops the process, exit 2
 ks_scenario_cli_test(hostile_pattern_bomb --exit 2 --stdout-empty
