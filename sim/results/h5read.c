@@ -83,16 +83,32 @@ static const char *const probe_links[] = {"/requests", "/steps", "/tiers", "/lin
 static const char *const probe_attrs[] = {"format", "version", "block_size", "layers", "kv_heads", "q_heads",
                                           "head_dim", "dtype", "source", "complete"};
 
+// Creation order: a reader lists a group's attributes that way (report.c's
+// /summary), and HDF5 builds another table for it, which damage can break.
+static herr_t count_attr(hid_t loc, const char *name, const H5A_info_t *info, void *ud)
+{
+    (void)loc, (void)name, (void)info;
+    return --*(int *)ud < 0 ? -1 : 0;
+}
+
+// Every attribute of o, by name and in creation order (an object that does
+// not track that order refuses the second cleanly). 0, or -1.
+static int walk_attrs(hid_t o, int *left)
+{
+    hsize_t idx = 0;
+    int rc = H5Aiterate2(o, H5_INDEX_NAME, H5_ITER_INC, &idx, walk_attr, left) < 0 ? -1 : 0;
+    idx = 0;
+    H5Aiterate2(o, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, count_attr, left);
+    return rc;
+}
+
 // Opens every object under g (and their attributes, datatypes, extents and
 // layouts), by index and by name, as the readers will. It goes on past an
 // object HDF5 refuses, so that what lies beyond is probed too. 0, or -1 when
 // anything failed.
 static int walk(hid_t g, int depth, int *left)
 {
-    int rc = 0;
-    hsize_t idx = 0;
-    if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, walk_attr, left) < 0)
-        rc = -1;
+    int rc = walk_attrs(g, left);
     H5G_info_t gi;
     if (H5Gget_info(g, &gi) < 0)
         return -1;
@@ -123,8 +139,7 @@ static int walk(hid_t g, int depth, int *left)
             hsize_t chunk[H5S_MAX_RANK];
             if (pl >= 0 && H5Pget_layout(pl) == H5D_CHUNKED)
                 H5Pget_chunk(pl, H5S_MAX_RANK, chunk);
-            idx = 0;
-            if (H5Aiterate2(o, H5_INDEX_NAME, H5_ITER_INC, &idx, walk_attr, left) < 0)
+            if (walk_attrs(o, left) < 0)
                 rc = -1;
             if (pl >= 0)
                 H5Pclose(pl);
