@@ -26,6 +26,7 @@ return {
     lat = {value = "5us", source = "no published figure at hand; order of an RDMA one-way latency", kind = "assumed"},
   },
   flops = {value = "990TFLOPS", source = "estimate, not read from a GH200 document: the H100/H200 SXM datasheets' dense BF16 Tensor Core ~990 TFLOP/s (NVIDIA H100 and H200 Tensor Core GPU datasheets), taken for GH200's Hopper GPU", kind = "datasheet-derived"},
+  flops_fp8 = {value = "1979TFLOPS", source = "estimate, not read from a GH200 document: the H100/H200 SXM datasheets' dense FP8 Tensor Core 1,979 TFLOP/s (3,958 with 2:4 sparsity), taken for GH200's Hopper GPU", kind = "datasheet-derived"},
   sched_overhead = {value = "50us", source = "no published figure at hand; host-side batch scheduling per decode step of a C++ runtime with CUDA graphs, order of tens of microseconds", kind = "assumed"},
   table_rebuild = {value = "10us", source = "no published figure at hand; one small host-to-device copy of the resident-block pointer table plus its launch, about one copy_overhead", kind = "assumed"},
   prefill_efficiency = {value = 0.5, source = "no measured figure at hand; long-context prefill reaches about half of the dense peak once attention dominates", kind = "assumed"},

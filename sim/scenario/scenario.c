@@ -256,6 +256,7 @@ static const struct field fields[] = {
     {"parallel.dp_attention", T_U32, CN, OFF(parallel.dp_attention), "1", 1, 0, NULL, 0},
     {"parallel.ep", T_U32, CN, OFF(parallel.ep), "1", 1, 0, NULL, 0},
     {"parallel.comm_dtype", T_CHOICE, CN, OFF(parallel.comm_dtype), "bf16", 0, 0, dtypes, 0},
+    {"platform.flops_fp8", T_REAL, KS_UNIT_FLOPS, OFF(platform.flops_fp8), "", 1, 0, NULL, 1},
     {"scheduler.kind", T_CHOICE, CN, OFF(scheduler.kind), "fused", 0, 0, sched_kinds, 0},
     {"scheduler.max_batched_tokens", T_U32, CN, OFF(scheduler.max_batched_tokens), "8192", 0, 0, NULL, 0},
     {"scheduler.max_running_requests", T_U32, CN, OFF(scheduler.max_running_requests), "0", 0, 0, NULL, 0},

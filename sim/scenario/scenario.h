@@ -130,6 +130,7 @@ struct ks_scenario_platform {
     struct ks_scenario_network network;
     struct ks_scenario_remote remote;
     double flops;            // FLOP/s per GPU (dense bf16)
+    double flops_fp8;        // FLOP/s per GPU of FP8 matrix work (dense); 0: as flops (no FP8 units)
     double sched_overhead;   // seconds of host work per decode step (batch scheduling)
     double table_rebuild;    // seconds per rebuild of the resident-block pointer table
     double prefill_efficiency; // share of flops that prefill achieves (0, 1]

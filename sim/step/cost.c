@@ -3,33 +3,34 @@
 
 #include <math.h>
 
-double ks_cost_prefill_flops(const struct ks_scenario *s, double n, double c)
+// The FLOP/s a rank computes at: its attn_tp GPUs (its share of the FFNs'
+// GPUs too: dp ranks share them) at the profile's efficiency; FP8 weights'
+// matrix work at the FP8 rate where the profile gives one.
+static double rank_flops(const struct ks_scenario *s, int weights)
 {
-    const struct ks_arch *a = &s->model.arch;
-    double attn = (a->pair_flops + a->index_pair_flops) * s->model.layers * (n * c + n * (n + 1) / 2);
-    return a->token_flops * n + attn;
+    double peak = s->platform.flops;
+    if (weights && s->model.weight_dtype == KS_DTYPE_FP8 && s->platform.flops_fp8 > 0)
+        peak = s->platform.flops_fp8;
+    return peak * s->platform.prefill_efficiency * s->model.arch.attn_tp;
 }
 
-// The FLOP/s a rank computes at: its attn_tp GPUs (its share of the FFNs'
-// GPUs too: dp ranks share them) at the profile's efficiency.
-static double rank_flops(const struct ks_scenario *s)
+double ks_cost_compute(const struct ks_scenario *s, double weight_flops, double attn_flops)
 {
-    return s->platform.flops * s->platform.prefill_efficiency * s->model.arch.attn_tp;
+    double w = rank_flops(s, 1), a = rank_flops(s, 0);
+    // NOTE: one rate, one division: the formulas before FP8 rates, bit for bit
+    return w == a ? (weight_flops + attn_flops) / a : weight_flops / w + attn_flops / a;
 }
 
 double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
 {
-    return ks_cost_prefill_flops(s, n, c) / rank_flops(s);
+    const struct ks_arch *a = &s->model.arch;
+    double attn = (a->pair_flops + a->index_pair_flops) * s->model.layers * (n * c + n * (n + 1) / 2);
+    return ks_cost_compute(s, a->token_flops * n, attn);
 }
 
-double ks_cost_compute(const struct ks_scenario *s, double flops)
+double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double compute)
 {
-    return flops / rank_flops(s);
-}
-
-double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double flops)
-{
-    return fmax(bytes / s->platform.hbm_bw + attn, ks_cost_compute(s, flops));
+    return fmax(bytes / s->platform.hbm_bw + attn, compute);
 }
 
 double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k)

@@ -13,28 +13,26 @@
 
 #include "scenario.h"
 
-// Seconds to prefill n prompt tokens after c tokens whose KV exists:
-// (token_flops * n + (pair_flops + index_pair_flops) * layers * (n * c + n *
-// (n + 1) / 2)) / (flops * prefill_efficiency * attn_tp), from the architecture
-// (arch.h: 2 x the parameters a token uses; the second term is causal
-// attention, QK and PV, and the sparse indexer's scores; a rank prefills on
-// its attn_tp GPUs).
+// Seconds to prefill n prompt tokens after c tokens whose KV exists: the
+// weights' flops, token_flops * n (2 x the parameters a token uses,
+// arch.h), and causal attention's, (pair_flops + index_pair_flops) * layers
+// * (n * c + n * (n + 1) / 2) (QK and PV, and the sparse indexer's scores),
+// at the rank's rates (ks_cost_compute).
 double ks_cost_prefill(const struct ks_scenario *s, double n, double c);
 
-// The flops of that prefill (the numerator above), the rank's GPUs together.
-double ks_cost_prefill_flops(const struct ks_scenario *s, double n, double c);
+// Seconds of matrix work on a rank's attn_tp GPUs: weight_flops at flops_fp8
+// when the weights are FP8 and the profile gives that rate, else at flops;
+// attn_flops at flops; each times prefill_efficiency (the profile's figure
+// for matrix work, the same for prefill and decode).
+double ks_cost_compute(const struct ks_scenario *s, double weight_flops, double attn_flops);
 
 // Seconds of a fused iteration (scheduler.kind "fused": decode tokens and
 // prefill chunks together), the slower of its memory and its compute:
-// max(bytes / HBM bandwidth + attn, flops / (flops * prefill_efficiency *
-// attn_tp)). bytes: what one GPU reads and writes (weights for all the
-// iteration's tokens, KV and index keys read, the prompts' KV written); attn:
-// measured kernel seconds; flops: the rank's. The efficiency is the profile's
-// figure for matrix work, the same for prefill and decode.
-double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double flops);
-
-// The compute side of that: flops / (flops * prefill_efficiency * attn_tp).
-double ks_cost_compute(const struct ks_scenario *s, double flops);
+// max(bytes / HBM bandwidth + attn, compute). bytes: what one GPU reads and
+// writes (weights for all the iteration's tokens, KV and index keys read,
+// the prompts' KV written); attn: measured kernel seconds; compute: seconds
+// of its matrix work (ks_cost_compute, ks_cost_prefill).
+double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double compute);
 
 // Seconds of one layer of the measured attention kernel for one sequence
 // selecting k blocks in decode step `step` (0-based): a replayed run's speed

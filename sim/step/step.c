@@ -280,7 +280,7 @@ static int l1_changed(const struct ks_cache *c, uint64_t *version)
 // and counts its *tokens (one per decoding request). An indexer's keys of
 // every token of a request are scanned in every layer: HBM bytes.
 static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, double *attn, uint32_t *tokens_out,
-                      double *flops, char *err, size_t len)
+                      double *wflops, double *aflops, char *err, size_t len)
 {
     const struct ks_arch *arch = &d->p.s->model.arch;
     const struct ks_scenario *s = d->p.s;
@@ -298,7 +298,8 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         double index = (double)a->ctx * (double)arch->index_token_bytes * layers;
         *kv_hbm += index;
         d->p.r->index_read_bytes += index;
-        *flops += arch->token_flops + arch->head_flops + (double)a->ctx * arch->index_pair_flops * layers;
+        *wflops += arch->token_flops + arch->head_flops;
+        *aflops += (double)a->ctx * arch->index_pair_flops * layers;
         (*tokens_out)++;
         for (uint32_t l = 0; l < layers; l++) {
             if (l == 0 || per_layer) {
@@ -327,7 +328,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                 // a replayed trace's kernel time where the scenario asks for it (NAN: none)
                 double rec = s->sparse.kernel_time == KS_KERNEL_TIME_TRACE ? ks_selection_kernel_time(a->sr) : NAN;
                 d->kv_bytes += bytes;
-                *flops += (double)tokens * arch->decode_pair_flops * (per_layer ? 1 : layers);
+                *aflops += (double)tokens * arch->decode_pair_flops * (per_layer ? 1 : layers);
                 if (rec >= 0)
                     *attn += rec * (per_layer ? 1 : layers);
                 else if (kt->n)
@@ -386,15 +387,15 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
     struct ks_cache *c = d->p.cache;
     struct ks_run_result *r = d->p.r;
     uint32_t now_step = d->step, tokens = 0;
-    double kv_hbm = 0, attn = 0, flops = 0;
+    double kv_hbm = 0, attn = 0, wflops = 0, aflops = 0;
     d->kv_bytes = 0;
     d->n_miss = 0;
     int st = ks_cache_step(c, d->step++);
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
-    if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &flops, err, len)) != KS_OK)
+    if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &wflops, &aflops, err, len)) != KS_OK)
         return st;
-    r->decode_flops += flops;
+    r->decode_flops += wflops + aflops;
     // a fused iteration's prefill chunks (set by ks_step_run) join the step's work
     uint32_t n_tok = tokens + d->prefill_tokens;
     double weights = ks_arch_gpu_read_bytes(&s->model, n_tok); // one GPU's, as each of its rank's
@@ -412,9 +413,10 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
     if (s->scheduler.kind == KS_SCHED_FUSED) {
-        double it = ks_cost_iteration(s, weights + kv_hbm + prefill_write(d), attn, flops + d->prefill_flops);
+        double compute = ks_cost_compute(s, wflops, aflops) + d->prefill_compute;
+        double it = ks_cost_iteration(s, weights + kv_hbm + prefill_write(d), attn, compute);
         d->layer_time = it / s->model.layers;
-        if (ks_cost_compute(s, flops + d->prefill_flops) >= it) // compute, not memory, set its time
+        if (compute >= it) // compute, not memory, set its time
             r->compute_bound_time += it;
     } else {
         d->layer_time = ks_cost_layer(s, weights, kv_hbm, attn);
@@ -513,22 +515,20 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
         int decoding = ks_active_decoding(&d->act);
         double prefill = 0, share = 0; // the iteration's prefill time, and what prefill_seconds counts of it
         d->prefill_tokens = 0;
-        d->prefill_flops = 0;
+        d->prefill_compute = 0;
         if (s->scheduler.kind == KS_SCHED_FUSED) {
             // one iteration: every decoding request's token and prefill
             // chunks up to the token budget, one time for the mixed batch
             uint32_t n_dec = ks_active_decoding_count(&d->act), cap = s->scheduler.max_batched_tokens;
             uint32_t budget = cap == 0 ? UINT32_MAX : n_dec < cap ? cap - n_dec : 0;
-            d->prefill_flops = ks_active_prefill_budget(&d->act, budget, o->compute ? ks_cost_prefill_flops : NULL,
-                                                        &d->prefill_tokens);
+            d->prefill_compute = ks_active_prefill_budget(&d->act, budget, o->compute ? ks_cost_prefill : NULL,
+                                                          &d->prefill_tokens);
             if (o->compute && d->prefill_tokens) {
-                double alone = d->prefill_flops / (s->platform.flops * s->platform.prefill_efficiency *
-                                                   s->model.arch.attn_tp);
-                share = alone; // what the chunks' compute alone takes
+                share = d->prefill_compute; // what the chunks' compute alone takes
                 if (!decoding) { // an iteration of prefill only: its roofline time
                     prefill = ks_cost_iteration(s, ks_arch_gpu_read_bytes(&s->model, d->prefill_tokens) +
-                                                       prefill_write(d), 0, d->prefill_flops);
-                    if (alone >= prefill)
+                                                       prefill_write(d), 0, d->prefill_compute);
+                    if (d->prefill_compute >= prefill)
                         r->compute_bound_time += prefill;
                 }
             }

@@ -116,7 +116,7 @@ struct ks_step {
     double layer_time;               // modelled seconds of one layer (cost.h)
     uint32_t comm_tokens;            // tokens of the step (its collectives carry their activations)
     uint32_t prefill_tokens;         // fused: prompt tokens the iteration prefills beside its decode step
-    double prefill_flops;            // fused: their flops (cost.h)
+    double prefill_compute;          // fused: seconds of their matrix work (ks_cost_prefill)
     uint32_t (*outside)[KS_TIERS];   // [layers] selected blocks read outside L1, per layer and tier
     double last_step, last_stall;    // seconds: the last decode step, its stall
     double last_sample;              // seconds: the last /steps record (-INFINITY: none yet)

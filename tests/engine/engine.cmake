@@ -60,6 +60,14 @@ ks_cli_test(scheduler_mem_fraction --json --eq cache.l1 1
 ks_cli_test(scheduler_mem_fraction_and_l1 --exit 2 --stdout-empty
             --stderr-has "closed_form.lua:22: cache.l1: scheduler.mem_fraction sizes L1 (the KV pool): give one of them"
             -- scenario check ${ks_ts}/closed_form.lua --set scheduler.mem_fraction=0.5)
+# FP8 weights compute at the profile's FP8 rate, attention at the BF16 rate: the MoE model's prompt,
+# 2 x 25,703,424 parameters x 4095 tokens at 1980 TFLOP/s plus 4 x 8 x 128 x 2 x 4095 x 4096 / 2 at
+# 990: 106.318 + 69.397 = 175.715 us; at one rate (BF16 weights) 282.034 us
+ks_cli_test(run_closed_form_fp8 --json --ge ttft_mean 1.75715199e-4 --le ttft_mean 1.75715550e-4
+            -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_fp8.h5 --json
+            --set model.weight_dtype=fp8 --set platform.flops_fp8=1980TFLOPS)
+ks_cli_test(run_closed_form_moe_prefill --json --ge ttft_mean 2.82033801e-4 --le ttft_mean 2.82034365e-4
+            -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_moe_prefill.h5 --json)
 add_test(NAME run_twice COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_twice.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=2s)
 set_tests_properties(run_twice PROPERTIES TIMEOUT 300)
