@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "results.h"
 #include "status.h"
 
@@ -38,16 +40,13 @@ static char dir[64];
 static int setup(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/ks-results-XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return ks_tmpdir_make(dir, sizeof dir, "ks-results");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ks_tmpdir_remove(dir);
 }
 
 static int files_in_dir(void)

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,7 @@
 #include "status.h"
 
 static char err[1 << 16];
-static char dir[] = "/tmp/ks_arch_XXXXXX";
+static char dir[64];
 
 // A scenario of one preset (with HBM large enough for its weights), the
 // extra model fields `more` and the parallelism `par` (Lua, may be empty).
@@ -261,15 +263,13 @@ static void refused_models(void **state)
 static int setup(void **state)
 {
     (void)state;
-    return mkdtemp(dir) ? 0 : -1;
+    return ks_tmpdir_make(dir, sizeof dir, "ks-arch");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ks_tmpdir_remove(dir);
 }
 
 int main(void)

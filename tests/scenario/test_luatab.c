@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,7 @@
 #define TS KS_SOURCE_DIR "/tests/fixtures/scenarios/"
 
 static char err[1 << 14];
-static char dir[] = "/tmp/ks_luatab_XXXXXX";
+static char dir[64];
 
 // Writes a scratch Lua file in the test's folder; returns its path (static).
 static const char *scratch(const char *name, const char *text)
@@ -298,15 +300,13 @@ static void random_seeded(void **state)
 static int setup(void **state)
 {
     (void)state;
-    return mkdtemp(dir) ? 0 : -1;
+    return ks_tmpdir_make(dir, sizeof dir, "ks-luatab");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ks_tmpdir_remove(dir);
 }
 
 int main(void)

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "results.h"
 #include "status.h"
 #include "sweep_merge.h"
@@ -22,16 +24,13 @@ static char dir[64];
 static int setup(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/ks-merge-XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return ks_tmpdir_make(dir, sizeof dir, "ks-merge");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ks_tmpdir_remove(dir);
 }
 
 // Writes DIR/NAME.h5 with /summary tokens = 42 and, when complete >= 0, the
