@@ -111,7 +111,8 @@ static int check_selection(struct order *o, const struct ks_trace_meta *m, uint3
         o->seen = p;
         o->seen_cap = nb;
     }
-    memset(o->seen, 0, nb);
+    if (nb) // a context of 0 tokens: no buffer yet (memset of NULL is undefined, even for 0 bytes)
+        memset(o->seen, 0, nb);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t b = *(const uint32_t *)((const char *)blocks + i * bstride);
         float x = *(const float *)((const char *)mass + i * mstride);
@@ -306,6 +307,10 @@ static int check_loaded(struct ks_trace *t, const char *path, char *err, size_t 
                              s->context, MAX_CONTEXT, MAX_BLOCKS),
                     1)
                  : 0) ||
+            (s->context == 0 ? (snprintf(why, sizeof why, "context 0 tokens: a decode step reads at least its "
+                                                          "prompt's"),
+                                1)
+                             : 0) ||
             next_in_order(&o, &t->meta, s->request, s->step, s->layer, why, sizeof why) != 0 ||
             (s->first > t->n_sel || s->n > t->n_sel - s->first
                  ? (snprintf(why, sizeof why, "rows %llu..%llu are past the %zu rows of /selected",

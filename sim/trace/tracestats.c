@@ -145,11 +145,13 @@ static void stream_pass(const struct ks_trace *t, uint32_t r, uint32_t l, struct
 {
     const uint32_t L = t->meta.layers, T = t->req_steps[r];
     const size_t mb = s->max_blocks;
-    memset(w->last, 0, mb * sizeof *w->last);
-    memset(w->now, 0, mb * sizeof *w->now);
     uint32_t distinct[KS_TRACESTATS_WS] = {0};
-    for (int i = 0; i < KS_TRACESTATS_WS; i++)
-        memset(w->ws_cnt[i], 0, mb * sizeof *w->ws_cnt[i]);
+    if (mb) { // no block in any context: no buffers (memset of NULL is undefined, even for 0 bytes)
+        memset(w->last, 0, mb * sizeof *w->last);
+        memset(w->now, 0, mb * sizeof *w->now);
+        for (int i = 0; i < KS_TRACESTATS_WS; i++)
+            memset(w->ws_cnt[i], 0, mb * sizeof *w->ws_cnt[i]);
+    }
     const struct ks_trace_step *prev = NULL;
     for (uint32_t step = 0; step < T; step++) {
         const struct ks_trace_step *rec = &t->steps[t->req_first[r] + (size_t)step * L + l];
