@@ -107,6 +107,7 @@ struct linemap {
     int *line;
     size_t n, cap;
     int oom;
+    int last_return; // the line of the text's last `return`: the chunk's own (Lua ends a block with it)
 };
 
 static void linemap_add(struct linemap *m, const char *path, int line)
@@ -253,6 +254,8 @@ static void scan_lines(const char *s, struct linemap *m)
             if (is_keyword(ident)) { // `local k = f() return {`: the key ends with its statement
                 pending[0] = '\0';
                 last_ident = 0;
+                if (strcmp(ident, "return") == 0)
+                    m->last_return = line;
             }
             continue;
         }
@@ -524,6 +527,9 @@ static int finish(struct conv *c, int st, char *text, struct ks_luatab **out, ch
             int line = m.oom ? 0 : line_near(&m, c->path);
             if (line)
                 snprintf(err, len, "%s:%d: %s: %s", c->file, line, shown, c->why);
+            else if (m.last_return) // a table built by code: where the file returns it
+                snprintf(err, len, "%s:%d: %s: %s (a table built by code; this line returns it)", c->file,
+                         m.last_return, shown, c->why);
             else
                 snprintf(err, len, "%s: %s: %s", c->file, shown, c->why);
         }

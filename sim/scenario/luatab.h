@@ -23,7 +23,8 @@
 //
 // The table walk refuses a table that contains itself, and tables nested more
 // than KS_LUATAB_MAX_DEPTH deep, as FILE:LINE: path: reason (the line of the
-// nearest field above the culprit that the text writes).
+// nearest field above the culprit that the text writes; when the text writes
+// none, the table was built by code, and the line is the one that returns it).
 //
 // Lines: each node carries the line where its field is written, found by
 // scanning the file's text for `name =` inside table constructors under the

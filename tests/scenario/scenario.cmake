@@ -184,7 +184,7 @@ ks_scenario_cli_test(hostile_self_ref --exit 2 --stdout-empty
                      -- ${ks_hostile}/self_ref.lua --json)
 ks_cli_test(hostile_run_self_ref --exit 2 --stdout-empty --stderr-has "cache.again: the table contains itself"
             -- run ${ks_hostile}/self_ref.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5 --json)
-ks_cli_test(hostile_run_deep --exit 2 --stdout-empty --stderr-has "deep.lua: model.inner.inner"
+ks_cli_test(hostile_run_deep --exit 2 --stdout-empty --stderr-has "deep.lua:9: model.inner.inner"
             --stderr-has "tables nested more than 64 deep"
             -- run ${ks_hostile}/deep.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5 --json)
 ks_scenario_cli_test(hostile_deep --exit 2 --stdout-empty --stderr-has "tables nested more than 64 deep"

@@ -77,7 +77,7 @@ set_tests_properties(seed_exact PROPERTIES TIMEOUT 300)
 # contains itself and a `points` function that never returns end in a clear
 # error and exit 2, quickly, before any point runs.
 ks_cli_test(sweep_hostile_self_ref --exit 2 --stdout-empty
-            --stderr-has "sweep_self_ref.lua: set.again: the table contains itself"
+            --stderr-has "sweep_self_ref.lua:9: set.again: the table contains itself"
             -- sweep ${ks_fixtures}/hostile/sweep_self_ref.lua --dry-run)
 ks_cli_test(sweep_hostile_points_loop --exit 2 --stdout-empty
             --stderr-has "sweep_loop.lua:9: instruction budget of 100000000 exhausted"
