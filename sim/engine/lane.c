@@ -12,6 +12,26 @@ sg_host_t ks_engine_tier_host(const struct gpu *g, unsigned tier)
     return tier == KS_L1 ? g->host : tier == KS_L2 ? g->cpu : g->l3;
 }
 
+// Sleeps a batch's fixed costs before its bytes move (cache.copy): one
+// copy_overhead for a batched copy or a gather kernel's launch, a per-item
+// cost per block for copies one by one (batches between HBM and host DRAM;
+// others are batched copies). Returns the time before which a gather's bytes
+// cannot have landed (bytes at the kernel's rate from now), else 0.
+static double copy_start(const struct ks_scenario *s, const struct ks_batch *b)
+{
+    int h2d = b->src == KS_L2 && b->dst == KS_L1, d2h = b->src == KS_L1 && b->dst == KS_L2;
+    enum ks_copy how = h2d || d2h ? s->cache.copy : KS_COPY_BATCH;
+    if (how == KS_COPY_PER_ITEM) {
+        sg_actor_sleep_for(b->n * (h2d ? s->platform.copy_item_h2d : s->platform.copy_item_d2h));
+        return 0;
+    }
+    if (s->platform.copy_overhead > 0)
+        sg_actor_sleep_for(s->platform.copy_overhead);
+    if (how != KS_COPY_GATHER)
+        return 0;
+    return simgrid_get_clock() + (double)b->bytes / (h2d ? s->platform.gather_h2d_bw : s->platform.gather_d2h_bw);
+}
+
 void ks_engine_lane(int argc, char **argv)
 {
     (void)argc;
@@ -41,10 +61,10 @@ void ks_engine_lane(int argc, char **argv)
         struct ks_batch *b = g->jobs[k].b;
         sg_mutex_unlock(g->mu);
 
-        // one batched copy: its fixed cost, then the bytes over the route
+        // one batched copy: its fixed cost, then the bytes over the route;
+        // between HBM and host DRAM, as cache.copy says (copy_start)
         double t_copy = simgrid_get_clock();
-        if (s->platform.copy_overhead > 0)
-            sg_actor_sleep_for(s->platform.copy_overhead);
+        double floor = copy_start(s, b);
         // each block of a batch is its own SSD request (its page sits
         // anywhere in the file), and a request holds the drive for its
         // per-request time (the profile's op_time, calib/fit.h) besides its
@@ -57,6 +77,8 @@ void ks_engine_lane(int argc, char **argv)
             extra = b->n * s->platform.ssd.write_op_time * s->platform.ssd.write_bw;
         ks_engine_transfer(g->sim, &g->routes[b->src][b->dst], ks_engine_tier_host(g, b->src), ks_engine_tier_host(g, b->dst), (double)b->bytes,
                  extra);
+        if (floor > simgrid_get_clock()) // a gather kernel slower than the link's share
+            sg_actor_sleep_until(floor);
 
         sg_mutex_lock(g->mu);
         g->sim->r->copy_seconds += simgrid_get_clock() - t_copy;

@@ -119,6 +119,7 @@ static const char *const l3s[] = {"ssd", "remote", "none", NULL};
 // order of enum ks_evict_policy; the last is shown for a Lua function, never typed
 static const char *const evicts[] = {"heat", "lru", "lfu", "belady", "lua function", NULL};
 static const char *const compressions[] = {"none", "int8", NULL};
+static const char *const copies[] = {"batch", "per_item", "gather", NULL}; // enum ks_copy
 static const char *const routers[] = {"round_robin", "least_loaded", "prefix_affinity", NULL}; // enum ks_router
 static const char *const prefill_modes[] = {"colocated", "disaggregated", NULL}; // enum ks_prefill_mode
 static const char *const dist_kinds[] = {"constant", "uniform", "lognormal", "normal", "trace", NULL};
@@ -257,6 +258,11 @@ static const struct field fields[] = {
     {"parallel.ep", T_U32, CN, OFF(parallel.ep), "1", 1, 0, NULL, 0},
     {"parallel.comm_dtype", T_CHOICE, CN, OFF(parallel.comm_dtype), "bf16", 0, 0, dtypes, 0},
     {"platform.flops_fp8", T_REAL, KS_UNIT_FLOPS, OFF(platform.flops_fp8), "", 1, 0, NULL, 1},
+    {"platform.copy_item_h2d", T_REAL, TM, OFF(platform.copy_item_h2d), "", 1, 0, NULL, 1},
+    {"platform.copy_item_d2h", T_REAL, TM, OFF(platform.copy_item_d2h), "", 1, 0, NULL, 1},
+    {"platform.gather_h2d_bw", T_REAL, BW, OFF(platform.gather_h2d_bw), "", 1, 0, NULL, 1},
+    {"platform.gather_d2h_bw", T_REAL, BW, OFF(platform.gather_d2h_bw), "", 1, 0, NULL, 1},
+    {"cache.copy", T_CHOICE, CN, OFF(cache.copy), "batch", 0, 0, copies, 0},
     {"scheduler.kind", T_CHOICE, CN, OFF(scheduler.kind), "fused", 0, 0, sched_kinds, 0},
     {"scheduler.max_batched_tokens", T_U32, CN, OFF(scheduler.max_batched_tokens), "8192", 0, 0, NULL, 0},
     {"scheduler.max_running_requests", T_U32, CN, OFF(scheduler.max_running_requests), "0", 0, 0, NULL, 0},
@@ -1422,6 +1428,18 @@ static void pool_from_fraction(struct ctx *x)
     s->origin[l1].from = dup_checked(x, "the pool: scheduler.mem_fraction x platform.hbm_bytes - one GPU's weights");
 }
 
+// cache.copy: a mechanism needs its profile figures, both directions.
+static void check_copy(struct ctx *x)
+{
+    const struct ks_scenario *s = x->s;
+    if (s->cache.copy == KS_COPY_PER_ITEM && !(s->platform.copy_item_h2d > 0 && s->platform.copy_item_d2h > 0))
+        FAIL(x, "cache.copy", "\"per_item\" needs platform.copy_item_h2d and copy_item_d2h (seconds per item copied "
+             "on its own; the profile's or the scenario's)");
+    if (s->cache.copy == KS_COPY_GATHER && !(s->platform.gather_h2d_bw > 0 && s->platform.gather_d2h_bw > 0))
+        FAIL(x, "cache.copy", "\"gather\" needs platform.gather_h2d_bw and gather_d2h_bw (a gather kernel's rates; "
+             "the profile's or the scenario's)");
+}
+
 // The architecture's rules (arch.h):
 // - gqa: model.q_heads is a multiple of model.kv_heads;
 // - mla: the query/key head has a part: qk_nope_dim + qk_rope_dim > 0;
@@ -1491,6 +1509,7 @@ static void check_consistency(struct ctx *x)
     uint64_t bb = ks_scenario_block_bytes(s), step = ks_scenario_step_blocks(s);
     double hbm = (double)s->platform.hbm_bytes, weights = s->model.arch.gpu_weight_bytes;
     check_model(x);
+    check_copy(x);
     if (weights >= hbm) {
         ks_units_format(weights, KS_UNIT_BYTES, a, sizeof a);
         ks_units_format(hbm, KS_UNIT_BYTES, b, sizeof b);

@@ -45,6 +45,12 @@ enum ks_sparse_policy {
 };
 enum ks_l3_kind { KS_L3_SSD, KS_L3_REMOTE, KS_L3_NONE };
 enum ks_compression { KS_COMPRESSION_NONE, KS_COMPRESSION_INT8 };
+// How a migration batch between HBM (L1) and host DRAM (L2) is copied.
+enum ks_copy {
+    KS_COPY_BATCH,    // one copy of the batch: copy_overhead, then its bytes over the link
+    KS_COPY_PER_ITEM, // a copy per block through the copy engine: copy_item_* each, then the bytes
+    KS_COPY_GATHER,   // a kernel reading pinned host memory: copy_overhead, then the bytes at gather_*_bw at most
+};
 enum ks_dtype { KS_DTYPE_FP16, KS_DTYPE_BF16, KS_DTYPE_FP8, KS_DTYPE_INT8, KS_DTYPE_FP32 };
 enum ks_router { KS_ROUTER_ROUND_ROBIN, KS_ROUTER_LEAST_LOADED, KS_ROUTER_PREFIX_AFFINITY };
 enum ks_prefill_mode {
@@ -122,6 +128,8 @@ struct ks_scenario_platform {
     double pcie_bw;          // bytes/s per GPU host link, per direction
     double pcie_lat;         // seconds per transfer
     double copy_overhead;    // seconds, fixed cost of each copy
+    double copy_item_h2d, copy_item_d2h; // seconds per item copied on its own (cache.copy = "per_item"), by direction
+    double gather_h2d_bw, gather_d2h_bw; // bytes/s of a gather kernel over pinned host memory (cache.copy = "gather")
     double nvlink_bw;        // bytes/s per GPU, per direction
     uint32_t gpus_per_switch; // GPUs sharing one PCIe switch uplink (capped at gpus_per_node)
     uint64_t l2;             // bytes of host DRAM per node
@@ -295,6 +303,7 @@ struct ks_scenario_cache {
     int prefetch_lua;                // cache.prefetch_window is a Lua function (the engine calls it)
     uint32_t migration_batch;        // blocks per batch
     enum ks_compression compression; // of blocks in L2 and L3
+    enum ks_copy copy;               // how a batch between HBM and host DRAM is copied
 };
 
 // Objectives, in seconds; 0 = none. On the run's figures (slo_met): TTFT

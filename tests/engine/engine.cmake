@@ -75,6 +75,20 @@ set_tests_properties(run_twice PROPERTIES TIMEOUT 300)
 ks_cli_test(run_closed_form_miss --json --ge itl_mean 7.24492e-6 --le itl_mean 7.244936e-6 --ge hit_rate_l2 1
             --ge migrated_bytes_l2_l1 131072 --le migrated_bytes_l2_l1 131072
             -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_miss.h5 --json)
+# how a batch between HBM and host DRAM is copied (cache.copy; issue 18): one copy per block at
+# 3 us (device to host) and 2 us (host to device) each, then the link: 5 + 2 x 3.62144 us + 2.048 ns
+# = 12.244928 us; a gather kernel at 20 GB/s out and 10 GB/s in, slower than the link: 131072 B /
+# 20 GB/s + 131072 B / 10 GB/s + 2.048 ns = 19.662848 us; at 100 GB/s the link bounds it: 7.244928 us
+set(ks_miss ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_copy.h5 --json)
+ks_cli_test(run_copy_per_item --json --ge itl_mean 1.2244916e-5 --le itl_mean 1.2244941e-5
+            -- run ${ks_miss} --set cache.copy=per_item --set platform.copy_item_h2d=2us --set platform.copy_item_d2h=3us)
+ks_cli_test(run_copy_gather --json --ge itl_mean 1.9662828e-5 --le itl_mean 1.9662868e-5
+            -- run ${ks_miss} --set cache.copy=gather --set platform.gather_h2d_bw=10GBps --set platform.gather_d2h_bw=20GBps)
+ks_cli_test(run_copy_gather_link --json --ge itl_mean 7.24492e-6 --le itl_mean 7.244936e-6
+            -- run ${ks_miss} --set cache.copy=gather --set platform.gather_h2d_bw=100GBps --set platform.gather_d2h_bw=100GBps)
+ks_cli_test(run_copy_gather_no_rate --exit 2 --stdout-empty
+            --stderr-has "cache.copy: \"gather\" needs platform.gather_h2d_bw and gather_d2h_bw"
+            -- run ${ks_miss} --set cache.copy=gather)
 # the same miss on a host that wakes an idle thread in 10 us: a lane wakes for the batch, the decode
 # loop after it lands: 7.244928 + 2 x 10 = 27.244928 us
 ks_cli_test(run_closed_form_wake --json --ge itl_mean 2.724492e-5 --le itl_mean 2.7244936e-5
