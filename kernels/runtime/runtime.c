@@ -48,6 +48,8 @@ int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len)
         no = "model: the runtime's kernels run grouped-query attention (model.attention = \"gqa\", no indexer)";
     else if (s->model.dtype != KS_DTYPE_FP16)
         no = "model.dtype: the runtime's kernels read fp16 KV";
+    else if (s->cache.copy != KS_COPY_BATCH)
+        no = "cache.copy: the runtime copies each batch as one (\"batch\")";
     else if (s->cache.compression != KS_COMPRESSION_NONE)
         no = "cache.compression: the runtime keeps fp16 blocks in every tier";
     else if (s->cache.l3 == KS_L3_REMOTE)
