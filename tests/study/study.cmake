@@ -109,6 +109,12 @@ ks_cli_test(report_hostile_flip_lookup --exit 1 --stdout-empty
 ks_cli_test(report_hostile_flip_compact --exit 1 --stdout-empty
             --stderr-has "/steps: 1 rows need 96 bytes, its storage holds 0: the file is damaged"
             -- report ${ks_fixtures}/hostile/result_flip_compact.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
+# found by fuzzing: a deflated chunk of /steps that inflates to 6144 bytes where its 64 rows of
+# a damaged 16480-byte record take 1054720; HDF5 copied rows past the inflated buffer (ASan: a
+# heap overread in the main process); each chunk's inflated size is now checked (h5read.c)
+ks_cli_test(report_hostile_chunk_short --exit 1 --stdout-empty
+            --stderr-has "/steps: chunk 0 (row 0) inflates to 6144 bytes, not the 1054720 its 64 rows take"
+            -- report ${ks_fixtures}/hostile/result_chunk_short.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
 # found by fuzzing: a chunk whose stored size reads 4294909695 bytes, which HDF5 allocated
 # whole before reading it (in a file of 16888 bytes)
 ks_cli_test(report_hostile_chunk_huge --exit 1 --stdout-empty

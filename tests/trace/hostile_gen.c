@@ -206,6 +206,12 @@ int main(int argc, char **argv)
     struct step ctx = ok;
     ctx.context = 4294967295u;
     trace(dir, "trace_context_huge.h5", 1, 1, 1, &ctx, 1);
+    // a record whose context holds no token (found by fuzzing: the readers'
+    // buffers of 0 blocks were never made, and a memset of them was undefined)
+    struct step zero = ok;
+    zero.context = 0;
+    zero.n = 0;
+    trace(dir, "trace_context_zero.h5", 1, 16, 1, &zero, 1);
     // 4 G layers and no record: every per-layer table would be 4 G long
     trace(dir, "trace_layers_huge.h5", 4294967295ll, 16, 0, &ok, 0);
     result(dir, "result_ok.h5", 0, 1, 1);

@@ -85,10 +85,15 @@ ks_cli_test(trace_hostile_flip_member --exit 1 --stdout-empty
 ks_cli_test(trace_hostile_flip_open --exit 1 --stdout-empty --stderr-has "trace_flip_open.h5: "
             -- trace stats ${ks_hostile}/trace_flip_open.h5)
 # found by fuzzing: a record whose context is 0 tokens (a memset of no buffer, undefined
-# behaviour, in the reader and in trace stats); a decode step has a context
+# behaviour, in the reader and in trace stats); a decode step has a context. The fuzzed file
+# (trace_chunk_unread.h5) is refused earlier now, for a chunk whose index claims bytes that
+# cannot be read; hostile_gen writes the case alone (trace_context_zero.h5)
 ks_cli_test(trace_hostile_context_zero --exit 1 --stdout-empty
             --stderr-has "/steps record 0: context 0 tokens: a decode step reads at least its prompt's"
             -- trace stats ${ks_hostile}/trace_context_zero.h5)
+ks_cli_test(trace_hostile_chunk_unread --exit 1 --stdout-empty
+            --stderr-has "dataset /steps: chunk 0 (row 0) is indexed with 42 bytes that cannot be read"
+            -- trace stats ${ks_hostile}/trace_chunk_unread.h5)
 # the same readers serve a replay: run refuses the trace the same way
 ks_cli_test(trace_hostile_replay --exit 1 --stdout-empty
             --stderr-has "field 'request' holds a value its type cannot take"
