@@ -106,6 +106,8 @@ static int walk_attrs(hid_t o, int *left)
 
 static uint64_t probe_file_bytes; // the file's size, in the probe child
 
+static int chunks_inflate_whole(hid_t d, size_t rec_file, const char *name, char *why, size_t len);
+
 // Reads every row of a one-dimensional dataset, a slab at a time, in its
 // file type: the bytes a reader's H5Dread moves, through the chunks'
 // filters (a deflated chunk that inflates to less than HDF5 then copies
@@ -119,8 +121,12 @@ static void read_rows(hid_t d, hid_t t, hid_t sp, H5D_layout_t layout)
     if (H5Sget_simple_extent_ndims(sp) != 1 || H5Sget_simple_extent_dims(sp, &n, NULL) != 1 || n == 0 ||
         rec == 0 || rec > MAX_RECORD || (double)n * (double)rec > (double)probe_file_bytes * MAX_RATIO)
         return;
-    // unfiltered storage too small for its rows: the readers refuse it by name (ks_h5read_table)
+    // storage too small for its rows, unfiltered or once inflated: the readers
+    // refuse it by name (ks_h5read_table)
+    char why[256];
     if (layout != H5D_CHUNKED && (double)H5Dget_storage_size(d) < (double)n * (double)rec)
+        return;
+    if (layout == H5D_CHUNKED && chunks_inflate_whole(d, rec, "", why, sizeof why) != KS_OK)
         return;
     hsize_t slab = SLAB;
     void *buf = malloc(SLAB * rec);

@@ -6,7 +6,7 @@
 //   --exit N          exit status (default 0)
 //   --stdout-empty    nothing on stdout          --stderr-empty   nothing on stderr
 //   --stdout-has TEXT stdout contains TEXT       --stderr-has TEXT stderr contains TEXT
-//   --stdout-lacks TEXT
+//   --stdout-lacks TEXT                          --stderr-lacks TEXT
 //   --json            stdout is one JSON object (no trailing text, no duplicate keys)
 //   --has KEY         the object has KEY
 //   --gt|--ge|--lt|--le KEY X   the object's number KEY compares so with X
@@ -138,6 +138,10 @@ int main(int argc, char **argv)
         } else if (strcmp(c, "--stdout-lacks") == 0) {
             if (strstr(out, a))
                 fail("stdout has '%s':\n%s", a, out);
+            i++;
+        } else if (strcmp(c, "--stderr-lacks") == 0) {
+            if (strstr(err, a))
+                fail("stderr has '%s':\n%s", a, err);
             i++;
         } else if (strcmp(c, "--stderr-has") == 0) {
             if (!strstr(err, a))

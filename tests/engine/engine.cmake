@@ -160,19 +160,21 @@ ks_cli_test(run_goodput_none --json --stdout-lacks goodput
 # A run of workload.requests runs until they have finished (closed_form_requests.lua: three
 # requests one after another, no duration: 3 x 4.709822 ms, not 60 s); a duration is a limit:
 # at 10 ms two have finished, truncated = 1 and stderr says so; at 20 ms all three, truncated = 0
-ks_cli_test(run_requests_until_done --json --eq truncated 0 --eq requests_finished 3 --stderr-empty
+# (stderr-lacks, not stderr-empty: under AddressSanitizer every simulation warns on stderr that it
+# switches stacks, SimGrid's actors)
+ks_cli_test(run_requests_until_done --json --eq truncated 0 --eq requests_finished 3 --stderr-lacks "duration limit"
             --ge sim_time 1.41294627e-2 --le sim_time 1.41294663e-2
             -- run ${ks_ts}/closed_form_requests.lua -o ${CMAKE_CURRENT_BINARY_DIR}/requests_done.h5 --json)
 ks_cli_test(run_requests_truncated --json --eq truncated 1 --eq requests_finished 2 --le sim_time 0.01
             --stderr-has "the duration limit (0.01 s) ended the run: 2 of 3 requests finished"
             -- run ${ks_ts}/closed_form_requests.lua -o ${CMAKE_CURRENT_BINARY_DIR}/requests_cut.h5 --json
             --set duration=10ms)
-ks_cli_test(run_requests_within_limit --json --eq truncated 0 --eq requests_finished 3 --stderr-empty
+ks_cli_test(run_requests_within_limit --json --eq truncated 0 --eq requests_finished 3 --stderr-lacks "duration limit"
             --ge sim_time 1.41294627e-2 --le sim_time 1.41294663e-2
             -- run ${ks_ts}/closed_form_requests.lua -o ${CMAKE_CURRENT_BINARY_DIR}/requests_limit.h5 --json
             --set duration=20ms)
 # an open-ended run (no request count) lasts its duration and is never truncated
-ks_cli_test(run_open_ended --json --eq truncated 0 --ge sim_time 0.05 --stderr-empty
+ks_cli_test(run_open_ended --json --eq truncated 0 --ge sim_time 0.05 --stderr-lacks "duration limit"
             -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/open_ended.h5 --json
             --set workload.requests=0 --set duration=50ms)
 # golden summaries, fixed seeds: any change of behaviour shows as a diff.
