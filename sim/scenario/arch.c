@@ -117,12 +117,6 @@ double ks_arch_experts_touched(const struct ks_scenario_model *m, double tokens)
     return e * (1.0 - pow(1.0 - m->moe.active / e, tokens));
 }
 
-double ks_arch_read_bytes(const struct ks_scenario_model *m, double tokens)
-{
-    const struct ks_arch *a = &m->arch;
-    return a->fixed_read_bytes + a->moe_layers * ks_arch_experts_touched(m, tokens) * a->expert_bytes;
-}
-
 double ks_arch_gpu_read_bytes(const struct ks_scenario_model *m, double tokens)
 {
     const struct ks_arch *a = &m->arch;

@@ -59,10 +59,6 @@ void ks_arch_derive(struct ks_scenario_model *m, const struct ks_scenario_parall
 // experts.
 double ks_arch_experts_touched(const struct ks_scenario_model *m, double tokens);
 
-// Weight bytes a decode iteration of `tokens` tokens reads from HBM:
-// arch.fixed_read_bytes + moe_layers x ks_arch_experts_touched x expert_bytes.
-double ks_arch_read_bytes(const struct ks_scenario_model *m, double tokens);
-
 // What one GPU reads in a decode iteration of its rank's `tokens` tokens:
 // its share of the fixed weights, and of the experts that the replica's
 // tokens use (its dp ranks' batches taken as equal: tokens x dp_attention);

@@ -167,14 +167,6 @@ int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp,
     return KS_OK;
 }
 
-int ks_active_decoding(const struct ks_active_set *set)
-{
-    for (uint32_t i = 0; i < set->n; i++)
-        if (set->a[i].generated > 0)
-            return 1;
-    return 0;
-}
-
 double ks_active_prefill_chunk(struct ks_active_set *set,
                                double (*cost)(const struct ks_scenario *s, double tokens, double done))
 {

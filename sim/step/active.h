@@ -88,9 +88,6 @@ void ks_active_fini(struct ks_active_set *set);
 int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp, double now, unsigned tier,
                     struct ks_active **out, char *err, size_t len);
 
-// Whether any request is past its prefill (has produced its first token).
-int ks_active_decoding(const struct ks_active_set *set);
-
 // This iteration's prefill work: up to prefill.chunk prompt tokens (0: no
 // limit), oldest admission first. Returns the sum of cost(s, tokens, tokens
 // already prefilled) over the chunks taken; 0 when cost is NULL.

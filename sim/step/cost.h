@@ -42,7 +42,7 @@ double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn,
 double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k);
 
 // Seconds of one layer of a decode step that reads `weights` bytes of
-// weights (ks_arch_read_bytes for its tokens) and kv_hbm bytes of KV and
+// weights (ks_arch_gpu_read_bytes for its tokens) and kv_hbm bytes of KV and
 // index keys timed at HBM bandwidth, and takes attn seconds of measured
 // kernel time, all layers together: (weights + kv_hbm) / HBM bandwidth +
 // attn, over the layers.

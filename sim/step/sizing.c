@@ -43,7 +43,6 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
         return KS_EINVAL;
     }
     z->admit_blocks = share ? (uint64_t)((double)l1p / s->cache.l1.value) : l1p + l2p;
-    z->index_bytes = (double)z->admit_blocks * ib;
     // L3: the node's drives (or the remote pool) shared by its GPUs; without
     // a capacity, room for twice what the admitted requests can hold
     uint64_t l3p = s->cache.l3 == KS_L3_NONE ? 0 : 2 * z->admit_blocks + 1024;

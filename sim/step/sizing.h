@@ -17,7 +17,6 @@ struct ks_step_sizing {
     uint64_t token_bytes;           // KV bytes of one token, all layers
     uint64_t admit_blocks;          // blocks of admitted requests (at full length) one GPU may hold
     uint64_t l1_pages;              // L1 pages per GPU
-    double index_bytes;             // HBM held by the index keys of admitted requests at full length
 };
 
 // Blocks of one layer that `tokens` tokens fill: ceil(tokens / block_size).

@@ -512,14 +512,15 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
         }
         if (o->iteration && (st = o->iteration(o->ctx, err, len)) != KS_OK)
             break;
-        int decoding = ks_active_decoding(&d->act);
+        uint32_t n_dec = ks_active_decoding_count(&d->act);
+        int decoding = n_dec > 0;
         double prefill = 0, share = 0; // the iteration's prefill time, and what prefill_seconds counts of it
         d->prefill_tokens = 0;
         d->prefill_compute = 0;
         if (s->scheduler.kind == KS_SCHED_FUSED) {
             // one iteration: every decoding request's token and prefill
             // chunks up to the token budget, one time for the mixed batch
-            uint32_t n_dec = ks_active_decoding_count(&d->act), cap = s->scheduler.max_batched_tokens;
+            uint32_t cap = s->scheduler.max_batched_tokens;
             uint32_t budget = cap == 0 ? UINT32_MAX : n_dec < cap ? cap - n_dec : 0;
             d->prefill_compute = ks_active_prefill_budget(&d->act, budget, o->compute ? ks_cost_prefill : NULL,
                                                           &d->prefill_tokens);

@@ -70,10 +70,10 @@ static void llama3(void **state)
     assert_true(a->weight_bytes == 2 * 8030261248.0);
     assert_int_equal(a->kv_token_bytes, 2 * 8 * 128 * 2); // K and V of 8 heads of 128, bf16: 128 KiB over 32 layers
     assert_int_equal(a->index_token_bytes, 0);
-    // a decode step reads every weight but the embedding table (only its batch's rows)
+    // a decode step reads every weight but the embedding table (only its batch's rows); one GPU: all of it
     assert_true(a->fixed_read_bytes == 2 * (8030261248.0 - 128256.0 * 4096));
-    assert_true(ks_arch_read_bytes(&s->model, 1) == a->fixed_read_bytes);
-    assert_true(ks_arch_read_bytes(&s->model, 512) == a->fixed_read_bytes);
+    assert_true(ks_arch_gpu_read_bytes(&s->model, 1) == a->fixed_read_bytes);
+    assert_true(ks_arch_gpu_read_bytes(&s->model, 512) == a->fixed_read_bytes);
     ks_scenario_free(s);
     s = preset("llama3_70b", "");
     assert_true(s->model.arch.params == 70553706496.0);
@@ -143,8 +143,8 @@ static void experts_touched(void **state)
     near(ks_arch_experts_touched(m, 2), 2 * 8 - 8.0 * 8 / 256, 1e-12, "two tokens: 2a - a^2/E");
     near(ks_arch_experts_touched(m, 4096), 256, 1e-9, "a batch that touches every expert");
     const struct ks_arch *a = &m->arch;
-    near(ks_arch_read_bytes(m, 1), a->fixed_read_bytes + 58 * 8 * a->expert_bytes, 1e-3, "batch 1");
-    near(ks_arch_read_bytes(m, 1e6), a->fixed_read_bytes + 58 * 256 * a->expert_bytes, 1e-3, "every expert");
+    near(ks_arch_gpu_read_bytes(m, 1), a->fixed_read_bytes + 58 * 8 * a->expert_bytes, 1e-3, "batch 1");
+    near(ks_arch_gpu_read_bytes(m, 1e6), a->fixed_read_bytes + 58 * 256 * a->expert_bytes, 1e-3, "every expert");
     assert_true(a->expert_bytes == 3.0 * 7168 * 2048); // FP8
     ks_scenario_free(s);
 }

@@ -138,7 +138,7 @@ static void token_timing(void **state)
     struct ks_request_spec sp = ks_test_spec(7, 20, 4, 0.5);
     struct ks_active *a = admit(f, &sp, 1.0);
     assert_non_null(a);
-    assert_int_equal(ks_active_decoding(&f->set), 0);
+    assert_int_equal(ks_active_decoding_count(&f->set), 0);
     // no token before the prompt is prefilled
     assert_int_equal(ks_active_emit(&f->set, 1.5, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->set.a[0].generated, 0);
@@ -146,7 +146,7 @@ static void token_timing(void **state)
     assert_int_equal(ks_active_emit(&f->set, 2.0, 0, f->err, sizeof f->err), KS_OK); // not yet decoding: nothing
     assert_int_equal(f->set.a[0].generated, 0);
     assert_int_equal(ks_active_emit(&f->set, 2.0, 1, f->err, sizeof f->err), KS_OK);
-    assert_int_equal(ks_active_decoding(&f->set), 1);
+    assert_int_equal(ks_active_decoding_count(&f->set), 1);
     assert_int_equal(f->r.ttft->count, 1);
     assert_float_equal(f->r.ttft->sum, 1.5, 1e-12);
     assert_int_equal(f->r.prompt_tokens, 20);
