@@ -13,6 +13,15 @@ struct ks_rng {
 
 void ks_rng_seed(struct ks_rng *r, uint64_t seed);
 
+// splitmix64's finaliser: a well-spread 64-bit hash of x (counter-based
+// randomness: the same x gives the same value, neighbouring x unrelated ones).
+static inline uint64_t ks_rng_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
 static inline uint64_t ks_rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 static inline uint64_t ks_rng_next(struct ks_rng *r)

@@ -47,8 +47,16 @@ int ks_cache_params_check(const struct ks_cache_params *p, char *err, size_t len
         BAD("migration_batch must be positive");
     if (p->prefetch_window > 1024)
         BAD("prefetch_window %u exceeds 1024", p->prefetch_window);
-    if ((unsigned)p->evict > KS_EVICT_CALLBACK)
+    if ((unsigned)p->evict > KS_EVICT_RANDOM)
         BAD("unknown eviction policy %d", (int)p->evict);
+    if (p->evict == KS_EVICT_FIFO && !p->buffer_blocks)
+        BAD("KS_EVICT_FIFO orders a device buffer's arrivals: it needs buffer_blocks > 0");
+    if (p->buffer_blocks) {
+        if (p->buffer_blocks > p->tier_blocks[KS_L1])
+            BAD("a device buffer of %u pages is larger than L1's %u pages", p->buffer_blocks, p->tier_blocks[KS_L1]);
+        if (!p->tier_blocks[KS_L2] && !p->tier_blocks[KS_L3])
+            BAD("device buffers need a tier below L1 to hold every block");
+    }
     if (p->evict == KS_EVICT_CALLBACK && !p->evict_fn)
         BAD("KS_EVICT_CALLBACK needs evict_fn");
     return KS_OK;
@@ -84,6 +92,8 @@ struct ks_cache *ks_cache_new(const struct ks_cache_params *p, char *err, size_t
             goto oom;
         memset(c->next, 0xff, ids * sizeof *c->next);
     }
+    if (p->buffer_blocks && ks_buffer_init(c) != KS_OK)
+        goto oom;
     ks_heat_clock_init(&c->clk, p->heat_half_life, 0);
     ks_rng_seed(&c->rng, p->seed);
     return c;
@@ -104,8 +114,10 @@ void ks_cache_free(struct ks_cache *c)
         for (uint32_t g = 0; g < c->p.groups; g++)
             ks_seq_fini(&c->req[r].seq[g]);
         free(c->req[r].seq);
+        free(c->req[r].buf);
     }
     free(c->req);
+    ks_buffer_fini(c);
     free(c->free_req);
     for (uint32_t s = 0; s < c->n_slot; s++)
         ks_batch_rec_free(c->slot[s]);
@@ -175,6 +187,16 @@ int ks_cache_req_new(struct ks_cache *c, uint32_t *out)
     for (uint32_t g = 0; g < c->p.groups; g++)
         ks_seq_init(&seq[g]);
     c->req[r].seq = seq;
+    c->req[r].buf = NULL;
+    if (c->p.buffer_blocks) {
+        int st = ks_buffer_assign(c, &c->req[r], r);
+        if (st != KS_OK) {
+            free(seq);
+            c->req[r].seq = NULL;
+            c->free_req[c->n_free_req++] = r;
+            return st;
+        }
+    }
     c->req[r].live = 1;
     *out = r;
     return KS_OK;
@@ -189,7 +211,7 @@ uint32_t ks_cache_req_len(const struct ks_cache *c, uint32_t req)
 int ks_cache_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t n)
 {
     struct ks_req *d = get_req(c, req), *s = get_req(c, src);
-    if (!d || !s || req == src || d->seq[0].n != 0 || n > s->seq[0].n)
+    if (!d || !s || req == src || d->seq[0].n != 0 || n > s->seq[0].n || c->p.buffer_blocks)
         return KS_EINVAL;
     for (uint32_t g = 0; g < c->p.groups; g++)
         for (uint32_t j = 0; j < n; j++)
@@ -218,8 +240,10 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
     if (!q || tier >= KS_TIERS)
         return KS_EINVAL;
     // all or nothing: check pages and chunks for every group first
+    // (device buffers: every block ends up holding a page below L1, its own
+    // or the one its buffer's victim drops to)
     uint64_t pages = 0, chunks = 0;
-    for (unsigned t = tier; t < KS_TIERS; t++)
+    for (unsigned t = tier == KS_L1 && c->p.buffer_blocks ? KS_L2 : tier; t < KS_TIERS; t++)
         pages += ks_tier_free_pages(&c->tier[t]);
     for (uint32_t g = 0; g < c->p.groups; g++) {
         const struct ks_seq *s = &q->seq[g];
@@ -241,8 +265,12 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
             }
             uint32_t id = s->own[s->n_own - 1] + (s->n - s->n_prefix) % KS_CHUNK;
             uint32_t page = KS_NONE;
-            unsigned t;
-            for (t = tier; t < KS_TIERS; t++)
+            unsigned t = tier;
+            if (t == KS_L1 && c->p.buffer_blocks) {
+                page = ks_buffer_place(c, id);
+                t = page == KS_NONE ? KS_L2 : KS_L1;
+            }
+            for (; page == KS_NONE && t < KS_TIERS; t++)
                 if (c->tier[t].cap && (page = ks_tier_alloc(&c->tier[t], id)) != KS_NONE)
                     break;
             KS_ASSERT(page != KS_NONE);
@@ -267,7 +295,7 @@ void ks_cache_release_block(struct ks_cache *c, uint32_t id)
     struct ks_block *b = ks_blocktab_get(&c->tab, id);
     if (ks_blk_prefetched(b))
         c->st.pf_wasted++;
-    ks_tier_free(&c->tier[ks_blk_tier(b)], ks_blk_page(b));
+    ks_cache_page_free(c, ks_blk_tier(b), ks_blk_page(b));
     c->released[ks_blk_tier(b)]++;
     uint32_t ci = ks_cache_cand_find(c, id);
     if (ci != KS_NONE)
@@ -294,6 +322,7 @@ int ks_cache_req_free(struct ks_cache *c, uint32_t req)
         }
         ks_seq_fini(s);
     }
+    ks_buffer_release(c, q);
     free(q->seq);
     q->seq = NULL;
     q->live = 0;
@@ -506,6 +535,7 @@ void ks_cache_stats_add(struct ks_cache_stats *sum, const struct ks_cache_stats 
     sum->pf_wasted += s->pf_wasted;
     sum->unplanned += s->unplanned;
     sum->stale_refused += s->stale_refused;
+    sum->dropped += s->dropped;
     sum->rebases += s->rebases;
 }
 
@@ -552,6 +582,12 @@ uint64_t ks_cache_bytes(const struct ks_cache *c)
     for (uint32_t s = 0; s < c->n_slot; s++)
         n += sizeof *c->slot[s] + (uint64_t)c->slot[s]->cap * (3 * sizeof(uint32_t) + sizeof(uint32_t) + 1);
     n += (uint64_t)c->cap_plan_out * sizeof *c->plan_out;
+    if (c->p.buffer_blocks) {
+        n += ks_buffer_bytes(c);
+        for (uint32_t r = 0; r < c->n_req; r++)
+            if (c->req[r].live)
+                n += c->p.groups * sizeof *c->req[r].buf;
+    }
     return n;
 }
 
@@ -577,6 +613,8 @@ void ks_cache_stats_visit(const struct ks_cache *c,
         fn(ud, name, desc, (double)s->evictions[t]);
     }
     fn(ud, "demotions_shared", "demotions of blocks mapped by more than one request", (double)s->demotions_shared);
+    fn(ud, "dropped_l1", "evictions from a device buffer that moved no bytes (the host held a copy)",
+       (double)s->dropped);
     for (int a = 0; a < KS_TIERS; a++)
         for (int b = 0; b < KS_TIERS; b++) {
             if (a == b)

@@ -22,6 +22,23 @@
 // shared by several requests is never freed while shared. A block is freed
 // only when the last request that maps it is freed.
 //
+// Device buffers (buffer_blocks > 0; the organisation SGLang's HiSparse ships).
+// L1 is cut into buffers of buffer_blocks consecutive pages; each (request,
+// group) sequence gets one when the request is created (KS_ENOSPC when too
+// few are free: ks_cache_buffers_free says how many are) and gives it back
+// when the request and its blocks are gone. A block enters L1 only in its
+// own sequence's buffer, and a full buffer makes room by evicting one of its
+// own blocks, by the policy, among those not accessed in the current step:
+// LRU, FIFO (the buffer's pages in arrival order, those accessed this step
+// skipped), random, Belady, LFU, heat or a callback. The host holds a copy
+// of every block (the engine backs each new block up as it is written), so
+// an eviction from L1 moves no bytes: the block drops to an L2 page at once
+// (stats.dropped; the generation bumps, so readers of its L1 page revalidate).
+// L2 must therefore be able to hold every block of every request: the
+// caller admits requests by L2's pages. No prefix sharing (ks_cache_req_share
+// refuses), no reserve (ks_cache_set_reserve is ignored): a new block takes
+// its buffer's free page or evicts one of its own.
+//
 // Ordering of batches: a batch whose `after` is not KS_NONE moves blocks into
 // pages that the batch `after` is vacating; confirm `after` first. Readers:
 // ks_cache_validate refuses a read only once a migration of the block has
@@ -46,6 +63,8 @@ enum ks_evict_policy {
     KS_EVICT_LFU,      // fewest accesses, then least recent
     KS_EVICT_BELADY,   // farthest next use (offline optimum; needs next-use steps)
     KS_EVICT_CALLBACK, // lowest score from a caller's function
+    KS_EVICT_FIFO,     // first in, first out: per-request device buffers only (buffer_blocks > 0)
+    KS_EVICT_RANDOM,   // a uniformly drawn eligible block
 };
 
 // Prefetch and migration priority classes, highest first. The lookahead
@@ -101,6 +120,10 @@ struct ks_cache_params {
     void *evict_ud;                  // passed to evict_fn
     ks_prefetch_fn prefetch_fn;      // NULL: prefetch_window blocks
     void *prefetch_ud;               // passed to prefetch_fn
+    uint32_t buffer_blocks;          // 0: L1 is one pool shared by every request (the seed's
+                                     // organisation). > 0: L1 is cut into device buffers of this
+                                     // many pages, one per (request, group), and the host holds a
+                                     // copy of every block (eager backup): see "Device buffers"
     uint64_t seed;                   // sampling randomness
     int debug;                       // check every invariant after each plan, confirm and abort;
                                      // a broken one aborts the process with its message
@@ -142,6 +165,10 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
 int ks_cache_req_free(struct ks_cache *c, uint32_t req);
 
 uint32_t ks_cache_req_len(const struct ks_cache *c, uint32_t req); // logical blocks per group
+
+// Device buffers (buffer_blocks > 0): buffers free now; a request takes one
+// per group. 0 in the shared organisation.
+uint32_t ks_cache_buffers_free(const struct ks_cache *c);
 
 // ---- steps and access reports ------------------------------------------
 
@@ -262,6 +289,7 @@ struct ks_cache_stats {
     uint64_t pf_wasted;                       // prefetched blocks evicted or freed unused
     uint64_t unplanned;                       // misses still without a page when their step ended
     uint64_t stale_refused;                   // ks_cache_validate calls refused
+    uint64_t dropped;                         // device buffers: L1 copies dropped (the host holds the block)
     uint64_t rebases;                         // heat clock rebases
 };
 

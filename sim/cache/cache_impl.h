@@ -15,7 +15,22 @@
 
 struct ks_req {
     struct ks_seq *seq; // [groups]
+    uint32_t *buf;      // [groups] device buffer of each sequence (buffer_blocks > 0), else NULL
     uint8_t live;
+};
+
+enum { KS_BUF_FREE = 0, KS_BUF_OWNED = 1, KS_BUF_ORPHAN = 2 };
+
+// A device buffer (buffer_blocks > 0): L1 pages [i * buffer_blocks, (i + 1) *
+// buffer_blocks) for one (request, group) sequence.
+struct ks_buf {
+    uint32_t req;   // owning request (KS_BUF_OWNED)
+    uint32_t used;  // its pages in use: blocks there or arriving
+    uint32_t hint;  // offset where the search for a free page starts
+    uint32_t need;  // planning scratch: admitted blocks bound for it
+    uint16_t group; // owning sequence's group
+    uint8_t state;  // KS_BUF_FREE: on the free stack; KS_BUF_ORPHAN: its request
+                    // has gone but a block in flight still holds a page
 };
 
 // A block the step wants moved up to L1.
@@ -35,6 +50,7 @@ struct ks_rec {
     uint32_t dep;     // record that vacates dst_page, or KS_NONE
     uint32_t handoff; // block that takes src_page when this move lands, or KS_NONE
     uint32_t batch;   // batch slot it went to
+    uint16_t group;   // device buffers: the block's group (a batch carries one group's blocks)
     uint8_t src, dst, klass, depth;
 };
 
@@ -90,6 +106,9 @@ struct ks_cache {
     // planning scratch
     struct ks_rec *rec;
     uint32_t n_rec, cap_rec;
+    struct ks_rec *rec_tmp; // device buffers: records ordered by group
+    uint32_t cap_rec_tmp;
+    uint32_t *group_count;  // [groups + 1] counting sort of the records by group
     struct ks_cand *adm; // admitted candidates of the plan in progress
     uint32_t *adm_id;
     uint8_t *adm_src, *adm_klass;
@@ -117,6 +136,15 @@ struct ks_cache {
     struct ks_batch **plan_out;
     uint32_t cap_plan_out;
 
+    // device buffers (buffer_blocks > 0, buffer.c)
+    struct ks_buf *bufs;     // [n_bufs]
+    uint32_t n_bufs;
+    uint32_t *free_bufs;     // stack of free buffers
+    uint32_t n_free_bufs;
+    uint32_t *touched;       // [n_bufs] planning scratch: buffers with a need
+    uint32_t *arrival;       // [L1 pages] KS_EVICT_FIFO: order of the page's block's arrival
+    uint32_t arrivals;       // arrivals so far (wraps after 2^32: FIFO order then holds within 2^32)
+
     uint64_t placed[KS_TIERS];   // blocks created in each tier (ks_cache_req_grow)
     uint64_t released[KS_TIERS]; // blocks freed from each tier
     struct ks_cache_stats st;
@@ -124,6 +152,29 @@ struct ks_cache {
 
 // cache.c
 void ks_cache_release_block(struct ks_cache *c, uint32_t id);
+
+// buffer.c: the device buffers (cache.h, "Device buffers")
+int ks_buffer_init(struct ks_cache *c);
+void ks_buffer_fini(struct ks_cache *c);
+uint64_t ks_buffer_bytes(const struct ks_cache *c);
+// Gives request q a buffer per group. KS_OK, KS_ENOSPC or KS_ENOMEM.
+int ks_buffer_assign(struct ks_cache *c, struct ks_req *q, uint32_t req);
+// Gives q's buffers back (those still holding pages when their last page goes).
+void ks_buffer_release(struct ks_cache *c, struct ks_req *q);
+// Frees a page of tier t (every page freed goes through here).
+void ks_cache_page_free(struct ks_cache *c, unsigned t, uint32_t page);
+// A page in the buffer of block id's sequence for id, evicting one of the
+// buffer's blocks when it is full; KS_NONE when none can be had.
+uint32_t ks_buffer_place(struct ks_cache *c, uint32_t id);
+// Pages for the plan's n admitted blocks (c->adm..., migrate.c): records
+// their moves at depth 0, evicting in their buffers. Reorders the admitted
+// arrays so that the ones placed come first; returns how many.
+uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err);
+// Orders the plan's records by group, stably (a batch carries one group's
+// blocks: one gather per layer). KS_OK or KS_ENOMEM.
+int ks_buffer_order_records(struct ks_cache *c);
+// The buffers' invariants (check.c). KS_OK or KS_ECORRUPT with msg.
+int ks_buffer_check(const struct ks_cache *c, char *msg, size_t len);
 
 // prefetch.c
 // The candidate index of block id in this step, or KS_NONE.
@@ -140,6 +191,8 @@ int ks_prefetch_after(struct ks_cache *c, const struct ks_seq *s, uint32_t req, 
                       uint32_t *w);
 
 // migrate.c
+// Appends a planned move. KS_OK or KS_ENOMEM.
+int ks_plan_push_rec(struct ks_cache *c, struct ks_rec r);
 void ks_batch_rec_free(struct ks_batch_rec *br); // NULL is a no-op
 
 // evict.c
@@ -149,6 +202,9 @@ uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id);
 // their ids to out. Returns how many it found.
 uint32_t ks_evict_select(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out);
 void ks_evict_view(const struct ks_cache *c, uint32_t id, struct ks_block_view *v);
+// Chooses up to n victims among the blocks of device buffer `buf` (exact);
+// marks nothing. Returns how many it found.
+uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, uint32_t *out);
 // Tells the policy that a block's key may have changed or that it arrived in
 // a tier (Belady keeps an ordered heap; the other policies need nothing).
 void ks_evict_note(struct ks_cache *c, uint32_t id);

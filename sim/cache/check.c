@@ -31,6 +31,11 @@ static int check_tiers(const struct ks_cache *c, char *msg, size_t len)
             used += ks_tier_page_used(tr, p);
         if (used != tr->used)
             return fail(msg, len, "L%d: %u pages marked used, counter says %u", t + 1, used, tr->used);
+        if (tr->addressed) { // pages taken by number: no free list, every page counted
+            if (tr->free_head != KS_PAGE_FREE || tr->hwm != tr->cap)
+                return fail(msg, len, "L%d: addressed, yet a free list or a high-water mark below its pages", t + 1);
+            continue;
+        }
         for (uint32_t p = tr->free_head; p != KS_PAGE_FREE; free_len++) {
             if (p >= tr->hwm || ks_tier_page_used(tr, p) || free_len > tr->hwm)
                 return fail(msg, len, "L%d: free list broken at page %u", t + 1, p);
@@ -208,6 +213,8 @@ int ks_cache_check(const struct ks_cache *c, char *msg, size_t len)
         st = check_blocks(c, &x, msg, len);
     if (st == KS_OK)
         st = check_counts(c, &x, msg, len);
+    if (st == KS_OK && c->p.buffer_blocks)
+        st = ks_buffer_check(c, msg, len);
     free(x.refs);
     free(x.flight);
     free(x.chunk_live);

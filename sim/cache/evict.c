@@ -10,6 +10,8 @@
 //   belady : farthest next use first (a block never used again goes first);
 //            always exact, through a heap per tier (below).
 //   callback: the caller's score, mapped to an order-preserving integer.
+//   fifo   : (device buffers, L1) order of arrival in L1; below L1 as lru.
+//   random : a hash of (seed, block, step): a fresh uniform order each step.
 // Eligible victims are resident (never in flight) and were not accessed in
 // the current step (the step's attention needs them all at once).
 //
@@ -71,6 +73,10 @@ uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id)
         ks_evict_view(c, id, &v);
         return order_double(c->p.evict_fn(c->p.evict_ud, &v));
     }
+    case KS_EVICT_FIFO:
+        return c->arrival && ks_blk_tier(b) == KS_L1 ? c->arrival[ks_blk_page(b)] : b->last;
+    case KS_EVICT_RANDOM:
+        return ks_rng_mix(c->p.seed ^ ((uint64_t)c->now << 32) ^ id);
     }
     return 0;
 }
@@ -112,6 +118,25 @@ static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_
         out[i] = h[i].id;
         ks_blk_set_state(ks_blocktab_get(&c->tab, h[i].id), KS_BLK_MIG_DOWN);
     }
+    return k;
+}
+
+uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, uint32_t *out)
+{
+    if (n == 0 || ks_grow((void **)&c->heap, &c->cap_heap, n, sizeof *c->heap) != KS_OK)
+        return 0;
+    struct kv *h = c->heap;
+    uint32_t k = 0, B = c->p.buffer_blocks;
+    const struct ks_tier *tr = &c->tier[KS_L1];
+    for (uint32_t p = buf * B; p < (buf + 1) * B; p++) {
+        if (!ks_tier_page_used(tr, p))
+            continue;
+        uint32_t id = tr->owner[p];
+        if (eligible(c, KS_L1, p, id))
+            heap_offer(h, &k, n, ks_evict_key(c, id), id);
+    }
+    for (uint32_t i = 0; i < k; i++)
+        out[i] = h[i].id;
     return k;
 }
 

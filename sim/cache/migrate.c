@@ -76,7 +76,7 @@ static int grow_adm(struct ks_cache *c, uint32_t n)
     return KS_OK;
 }
 
-static int push_rec(struct ks_cache *c, struct ks_rec r)
+int ks_plan_push_rec(struct ks_cache *c, struct ks_rec r)
 {
     if (ks_grow((void **)&c->rec, &c->cap_rec, c->n_rec + 1, sizeof *c->rec) != KS_OK)
         return KS_ENOMEM;
@@ -133,7 +133,7 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
                            .handoff = KS_NONE, .batch = KS_NONE,
                            .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
                            .klass = klass ? klass[got] : KS_CLASS_EVICT, .depth = depth};
-        if (push_rec(c, r) != KS_OK) {
+        if (ks_plan_push_rec(c, r) != KS_OK) {
             *err = KS_ENOMEM;
             return got;
         }
@@ -159,7 +159,7 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
                            .handoff = KS_NONE, .batch = KS_NONE,
                            .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
                            .klass = klass ? klass[got] : KS_CLASS_EVICT, .depth = depth};
-        if (push_rec(c, m) != KS_OK) {
+        if (ks_plan_push_rec(c, m) != KS_OK) {
             *err = KS_ENOMEM;
             break;
         }
@@ -188,6 +188,8 @@ static uint32_t l1_room(const struct ks_cache *c)
 // that batches in flight will free), so that new blocks find room in L1.
 static void keep_reserve(struct ks_cache *c, int *err)
 {
+    if (c->p.buffer_blocks) // a new block makes room in its own buffer
+        return;
     uint32_t room = l1_room(c);
     const uint32_t *vict;
     if (room < c->reserve) // pages freed at confirm: no block is waiting for them
@@ -258,7 +260,7 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
     enum { OPEN = 16 };
     for (int d = max_depth; d >= 0; d--) {
         struct ks_batch_rec *open[OPEN];
-        uint32_t open_slot[OPEN];
+        uint32_t open_slot[OPEN], open_first[OPEN]; // the batch, its slot, its first record
         uint32_t n_open = 0;
         for (uint32_t i = 0; i < c->n_rec; i++) {
             struct ks_rec *r = &c->rec[i];
@@ -269,7 +271,8 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
             uint32_t bs = KS_NONE;
             for (uint32_t k = 0; k < n_open; k++) {
                 struct ks_batch_rec *o = open[k];
-                if (o->b.src == r->src && o->b.dst == r->dst && o->after_slot == after_slot && o->b.n < o->cap) {
+                if (o->b.src == r->src && o->b.dst == r->dst && o->after_slot == after_slot && o->b.n < o->cap &&
+                    (!c->p.buffer_blocks || c->rec[open_first[k]].group == r->group)) {
                     br = o;
                     bs = open_slot[k];
                     break;
@@ -290,6 +293,7 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
                 if (n_open == OPEN) // too many keys at once: stop filling the newest
                     n_open--;
                 open[n_open] = br;
+                open_first[n_open] = i;
                 open_slot[n_open++] = bs;
             }
             uint32_t k = br->b.n++;
@@ -372,7 +376,8 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
 
     // 3. pages for the admitted blocks, victims and their demotions
     int err = KS_OK;
-    uint32_t got = make_room(c, KS_L1, c->adm_id, c->adm_src, 0, c->adm_klass, n_in, 0, &err);
+    uint32_t got = c->p.buffer_blocks ? ks_buffer_room(c, n_in, &err)
+                                      : make_room(c, KS_L1, c->adm_id, c->adm_src, 0, c->adm_klass, n_in, 0, &err);
     for (uint32_t i = got; i < n_in; i++) { // no page this time: stays pending
         ks_blk_set_state(ks_blocktab_get(&c->tab, c->adm_id[i]), KS_BLK_RESIDENT);
         c->cand[keep++] = c->adm[i];
@@ -397,7 +402,9 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
     if (err != KS_OK || st != KS_OK)
         return KS_ENOMEM;
 
-    // 4. batches
+    // 4. batches (device buffers: one group's blocks each)
+    if (c->p.buffer_blocks && ks_buffer_order_records(c) != KS_OK)
+        return KS_ENOMEM;
     uint8_t max_depth = 0;
     for (uint32_t r = 0; r < c->n_rec; r++)
         if (c->rec[r].depth > max_depth)
@@ -458,7 +465,7 @@ int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b)
         if (br->handoff[i] != KS_NONE)
             c->tier[src].owner[b->src_pages[i]] = br->handoff[i]; // the page changes owner
         else
-            ks_tier_free(&c->tier[src], b->src_pages[i]);
+            ks_cache_page_free(c, src, b->src_pages[i]);
         KS_ASSERT(c->tier[dst].owner[b->dst_pages[i]] == id);
         ks_blk_set_loc(blk, b->dst_pages[i], dst, KS_BLK_RESIDENT);
         ks_blk_bump_gen(blk);
@@ -501,7 +508,7 @@ int ks_cache_abort(struct ks_cache *c, struct ks_batch *b)
                 if (a->handoff[k] == id)
                     a->handoff[k] = KS_NONE;
         } else {
-            ks_tier_free(&c->tier[b->dst], b->dst_pages[i]);
+            ks_cache_page_free(c, b->dst, b->dst_pages[i]);
         }
         ks_blk_set_state(blk, KS_BLK_RESIDENT);
         ks_blk_set_prefetched(blk, 0);

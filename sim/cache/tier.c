@@ -28,9 +28,17 @@ void ks_tier_fini(struct ks_tier *t)
     memset(t, 0, sizeof *t);
 }
 
+static void count_use(struct ks_tier *t)
+{
+    t->used++;
+    t->st.allocs++;
+    if (t->used > t->st.peak_used)
+        t->st.peak_used = t->used;
+}
+
 uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id)
 {
-    KS_ASSERT(!(id & KS_PAGE_FREE));
+    KS_ASSERT(!(id & KS_PAGE_FREE) && !t->addressed);
     if (t->used == t->cap) {
         t->st.alloc_fails++;
         return KS_NONE;
@@ -45,16 +53,35 @@ uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id)
         t->free_head = next == KS_PAGE_MAX ? KS_PAGE_FREE : next;
     }
     t->owner[p] = id;
-    t->used++;
-    t->st.allocs++;
-    if (t->used > t->st.peak_used)
-        t->st.peak_used = t->used;
+    count_use(t);
     return p;
+}
+
+int ks_tier_addressed(struct ks_tier *t)
+{
+    t->addressed = 1;
+    for (uint32_t p = 0; p < t->cap; p++)
+        t->owner[p] = KS_PAGE_FREE | KS_PAGE_MAX;
+    t->hwm = t->cap;
+    return KS_OK;
+}
+
+void ks_tier_take(struct ks_tier *t, uint32_t page, uint32_t id)
+{
+    KS_ASSERT(t->addressed && page < t->cap && !ks_tier_page_used(t, page) && !(id & KS_PAGE_FREE));
+    t->owner[page] = id;
+    count_use(t);
 }
 
 void ks_tier_free(struct ks_tier *t, uint32_t page)
 {
     KS_ASSERT(page < t->cap && ks_tier_page_used(t, page));
+    if (t->addressed) {
+        t->owner[page] = KS_PAGE_FREE | KS_PAGE_MAX;
+        t->used--;
+        t->st.frees++;
+        return;
+    }
     uint32_t next = t->free_head == KS_PAGE_FREE ? KS_PAGE_MAX : t->free_head;
     t->owner[page] = KS_PAGE_FREE | next;
     t->free_head = page;

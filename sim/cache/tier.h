@@ -9,7 +9,12 @@
 // when the free list is empty, so the array is only written (and its memory
 // only committed, bigmem.h) as far as the tier has ever been filled.
 //
-// Invariants: used + length of the free list == hwm <= cap; owner[p] of a
+// An addressed tier (ks_tier_addressed: the device buffers' L1, cache.h)
+// hands pages out by number instead (ks_tier_take): its free pages are
+// marked free but never linked, and hwm == cap.
+//
+// Invariants: used + length of the free list == hwm <= cap (addressed:
+// used + free pages == hwm == cap, the free list empty); owner[p] of a
 // used page is a block whose entry names (this tier, p), or a block
 // migrating into p; pages from hwm on are free and never used.
 #ifndef KS_TIER_H
@@ -34,6 +39,7 @@ struct ks_tier {
     uint32_t free_head;  // first page of the free list, or KS_PAGE_FREE when empty
     uint32_t hwm;        // pages [0, hwm) have been used; the rest never
     uint32_t block_bytes; // bytes one block occupies in this tier
+    uint8_t addressed;   // pages taken by number (ks_tier_take), never from the free list
     uint32_t *owner;     // [cap]: owning block id, or KS_PAGE_FREE | next free
     struct ks_tier_stats st;
 };
@@ -45,7 +51,14 @@ void ks_tier_fini(struct ks_tier *t);
 // Takes a free page for block id; returns it, or KS_NONE (counted as a
 // failure) when the tier is full or absent.
 uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id);
+// Gives a used page back (addressed: marks it free, unlinked).
 void ks_tier_free(struct ks_tier *t, uint32_t page);
+
+// Makes the tier addressed (right after ks_tier_init): every page free and
+// writable from now on. KS_OK.
+int ks_tier_addressed(struct ks_tier *t);
+// Addressed tiers: block id takes free page `page`.
+void ks_tier_take(struct ks_tier *t, uint32_t page, uint32_t id);
 
 static inline uint32_t ks_tier_free_pages(const struct ks_tier *t) { return t->cap - t->used; }
 static inline int ks_tier_page_used(const struct ks_tier *t, uint32_t page)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "status.h"
 
 #define GOLD UINT64_C(0x9e3779b97f4a7c15)
@@ -51,9 +52,7 @@ struct ks_synth {
 
 static inline uint64_t mix64(uint64_t z)
 {
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
+    return ks_rng_mix(z);
 }
 
 static inline uint32_t mix32(uint32_t x)

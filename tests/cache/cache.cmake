@@ -19,6 +19,7 @@ ks_add_test(cache.policy_bound test_policy_bound.c)
 ks_add_test(cache.check test_check.c)
 
 ks_add_test(cache.reserve test_reserve.c)
+ks_add_test(cache.buffer test_buffer.c)
 
 # `kvstrata bench cache --check`: the invariant checker passes under every
 # policy, with every tier full (no block can move: misses stay unplanned),

@@ -1,0 +1,307 @@
+// buffer.c - device buffers: L1 cut into one buffer per (request, group), the
+// organisation SGLang's HiSparse ships (cache.h, "Device buffers").
+//
+// Buffer i owns L1 pages [i * B, (i + 1) * B), B = buffer_blocks, so a
+// block's buffer is its page over B and a buffer's blocks are found by
+// scanning its B pages: no per-block state beyond the 16-byte entry. The L1
+// tier is addressed (tier.h): pages are taken by number, here only.
+//
+// Every block has a copy in the host tier (the engine backs each new block
+// up as it is written), so an eviction from L1 is a drop: the victim takes
+// a page in the tier below at once, moving no bytes, and its L1 page is free
+// for the block that needs it. The host tier must hold every block: callers
+// admit requests by its pages, and a drop that finds it full leaves the
+// victim where it is (the incoming block then waits, as in the pool).
+//
+// Costs: a plan scans each buffer that must evict once (O(B)) for all its
+// victims; a new block in a full buffer scans its buffer for one victim.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache_impl.h"
+
+int ks_buffer_init(struct ks_cache *c)
+{
+    uint32_t B = c->p.buffer_blocks, n = c->p.tier_blocks[KS_L1] / B;
+    c->n_bufs = n;
+    c->bufs = calloc(n ? n : 1, sizeof *c->bufs);
+    c->free_bufs = malloc((n ? n : 1) * sizeof *c->free_bufs);
+    c->touched = malloc((n ? n : 1) * sizeof *c->touched);
+    if (!c->bufs || !c->free_bufs || !c->touched)
+        return KS_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) // buffer 0 on top: the first requests fill L1 from its start
+        c->free_bufs[i] = n - 1 - i;
+    c->n_free_bufs = n;
+    if (c->p.evict == KS_EVICT_FIFO && !(c->arrival = calloc(c->p.tier_blocks[KS_L1], sizeof *c->arrival)))
+        return KS_ENOMEM;
+    return ks_tier_addressed(&c->tier[KS_L1]);
+}
+
+void ks_buffer_fini(struct ks_cache *c)
+{
+    free(c->rec_tmp);
+    free(c->group_count);
+    free(c->bufs);
+    free(c->free_bufs);
+    free(c->touched);
+    free(c->arrival);
+}
+
+uint64_t ks_buffer_bytes(const struct ks_cache *c)
+{
+    uint64_t n = (uint64_t)c->n_bufs * (sizeof *c->bufs + sizeof *c->free_bufs + sizeof *c->touched) +
+                 (uint64_t)c->cap_rec_tmp * sizeof *c->rec_tmp;
+    if (c->group_count)
+        n += (c->p.groups + 1) * sizeof *c->group_count;
+    if (c->arrival)
+        n += (uint64_t)c->p.tier_blocks[KS_L1] * sizeof *c->arrival;
+    return n;
+}
+
+uint32_t ks_cache_buffers_free(const struct ks_cache *c)
+{
+    return c->n_free_bufs;
+}
+
+int ks_buffer_assign(struct ks_cache *c, struct ks_req *q, uint32_t req)
+{
+    uint32_t G = c->p.groups;
+    if (c->n_free_bufs < G)
+        return KS_ENOSPC;
+    if (!(q->buf = malloc(G * sizeof *q->buf)))
+        return KS_ENOMEM;
+    for (uint32_t g = 0; g < G; g++) {
+        uint32_t i = c->free_bufs[--c->n_free_bufs];
+        c->bufs[i] = (struct ks_buf){.req = req, .group = (uint16_t)g, .state = KS_BUF_OWNED};
+        q->buf[g] = i;
+    }
+    return KS_OK;
+}
+
+static void give_back(struct ks_cache *c, uint32_t i)
+{
+    c->bufs[i].state = KS_BUF_FREE;
+    c->bufs[i].req = KS_NONE;
+    c->free_bufs[c->n_free_bufs++] = i;
+}
+
+void ks_buffer_release(struct ks_cache *c, struct ks_req *q)
+{
+    if (!q->buf)
+        return;
+    for (uint32_t g = 0; g < c->p.groups; g++) {
+        uint32_t i = q->buf[g];
+        if (c->bufs[i].used == 0)
+            give_back(c, i);
+        else // a block in flight still holds a page: back when it goes
+            c->bufs[i].state = KS_BUF_ORPHAN;
+    }
+    free(q->buf);
+    q->buf = NULL;
+}
+
+void ks_cache_page_free(struct ks_cache *c, unsigned t, uint32_t page)
+{
+    ks_tier_free(&c->tier[t], page);
+    if (t != KS_L1 || !c->p.buffer_blocks)
+        return;
+    struct ks_buf *b = &c->bufs[page / c->p.buffer_blocks];
+    KS_ASSERT(b->used > 0);
+    if (--b->used == 0 && b->state == KS_BUF_ORPHAN)
+        give_back(c, page / c->p.buffer_blocks);
+}
+
+// The buffer of block id's sequence (its chunk's owner: no block is shared).
+static uint32_t buf_of(const struct ks_cache *c, uint32_t id)
+{
+    const struct ks_chunk *ch = &c->tab.chunk[id / KS_CHUNK];
+    const struct ks_req *q = &c->req[ch->req];
+    KS_ASSERT(ch->req < c->n_req && q->live && q->buf);
+    return q->buf[ch->group];
+}
+
+// A free page of buffer i for block id (its used count and L1's grow), or
+// KS_NONE when it is full.
+static uint32_t take_free(struct ks_cache *c, uint32_t i, uint32_t id)
+{
+    struct ks_buf *b = &c->bufs[i];
+    uint32_t B = c->p.buffer_blocks;
+    if (b->used == B)
+        return KS_NONE;
+    const struct ks_tier *tr = &c->tier[KS_L1];
+    uint32_t base = i * B, off = b->hint;
+    while (ks_tier_page_used(tr, base + off))
+        off = off + 1 == B ? 0 : off + 1;
+    ks_tier_take(&c->tier[KS_L1], base + off, id);
+    b->used++;
+    b->hint = off + 1 == B ? 0 : off + 1;
+    if (c->arrival)
+        c->arrival[base + off] = c->arrivals++;
+    return base + off;
+}
+
+// Drops victim id from L1 to a page of the tier below (the host's copy):
+// no bytes move. 0 when that tier is full (the victim stays).
+static int drop(struct ks_cache *c, uint32_t id)
+{
+    unsigned low = c->lower[KS_L1];
+    uint32_t page = low == KS_TIER_NONE ? KS_NONE : ks_tier_alloc(&c->tier[low], id);
+    if (page == KS_NONE)
+        return 0;
+    struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    ks_cache_page_free(c, KS_L1, ks_blk_page(b));
+    ks_blk_set_loc(b, page, low, KS_BLK_RESIDENT);
+    ks_blk_bump_gen(b); // a reader holding its L1 page must look again
+    if (ks_blk_prefetched(b)) {
+        c->st.pf_wasted++;
+        ks_blk_set_prefetched(b, 0);
+    }
+    ks_evict_note(c, id);
+    c->tier[KS_L1].st.mig_out++;
+    c->tier[low].st.mig_in++;
+    c->st.dropped++;
+    c->st.evictions[KS_L1]++;
+    return 1;
+}
+
+uint32_t ks_buffer_place(struct ks_cache *c, uint32_t id)
+{
+    uint32_t i = buf_of(c, id), page = take_free(c, i, id);
+    if (page != KS_NONE)
+        return page;
+    uint32_t v;
+    if (ks_evict_select_buffer(c, i, 1, &v) == 1 && drop(c, v))
+        page = take_free(c, i, id);
+    return page;
+}
+
+int ks_buffer_order_records(struct ks_cache *c)
+{
+    uint32_t G = c->p.groups, n = c->n_rec;
+    if (n < 2)
+        return KS_OK;
+    if (ks_grow((void **)&c->rec_tmp, &c->cap_rec_tmp, n, sizeof *c->rec_tmp) != KS_OK)
+        return KS_ENOMEM;
+    if (!c->group_count && !(c->group_count = malloc((G + 1) * sizeof *c->group_count)))
+        return KS_ENOMEM;
+    uint32_t *at = c->group_count;
+    memset(at, 0, (G + 1) * sizeof *at);
+    for (uint32_t r = 0; r < n; r++)
+        at[c->rec[r].group + 1]++;
+    for (uint32_t g = 0; g < G; g++)
+        at[g + 1] += at[g];
+    for (uint32_t r = 0; r < n; r++)
+        c->rec_tmp[at[c->rec[r].group]++] = c->rec[r];
+    memcpy(c->rec, c->rec_tmp, n * sizeof *c->rec);
+    return KS_OK;
+}
+
+uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err)
+{
+    uint32_t n_touched = 0;
+    // 1. what each buffer must take in
+    for (uint32_t k = 0; k < n; k++) {
+        struct ks_buf *b = &c->bufs[buf_of(c, c->adm_id[k])];
+        if (b->need++ == 0)
+            c->touched[n_touched++] = (uint32_t)(b - c->bufs);
+    }
+    // 2. each buffer that lacks room evicts, one scan for all its victims
+    for (uint32_t k = 0; k < n_touched; k++) {
+        struct ks_buf *b = &c->bufs[c->touched[k]];
+        uint32_t room = c->p.buffer_blocks - b->used;
+        if (b->need > room) {
+            uint32_t want = b->need - room;
+            if (ks_grow((void **)&c->samp, &c->cap_samp, want, sizeof *c->samp) != KS_OK) {
+                *err = KS_ENOMEM;
+                want = 0;
+            }
+            uint32_t got = ks_evict_select_buffer(c, c->touched[k], want, c->samp);
+            for (uint32_t v = 0; v < got; v++)
+                if (!drop(c, c->samp[v]))
+                    break;
+        }
+        b->need = 0;
+    }
+    // 3. pages in admission order; the ones placed move to the front
+    uint32_t placed = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t id = c->adm_id[k];
+        const struct ks_block *blk = ks_blocktab_get(&c->tab, id);
+        uint32_t page = take_free(c, buf_of(c, id), id);
+        if (page == KS_NONE)
+            continue;
+        struct ks_rec r = {.id = id, .src_page = ks_blk_page(blk), .dst_page = page, .dep = KS_NONE,
+                           .handoff = KS_NONE, .batch = KS_NONE, .src = c->adm_src[k], .dst = KS_L1,
+                           .klass = c->adm_klass[k], .depth = 0,
+                           .group = c->tab.chunk[id / KS_CHUNK].group};
+        if (*err == KS_OK && ks_plan_push_rec(c, r) != KS_OK) {
+            ks_cache_page_free(c, KS_L1, page);
+            *err = KS_ENOMEM;
+            continue;
+        }
+        if (*err != KS_OK) {
+            ks_cache_page_free(c, KS_L1, page);
+            continue;
+        }
+        // swap k into the placed prefix (the ones skipped keep their order after it)
+        struct ks_cand a = c->adm[k];
+        uint8_t src = c->adm_src[k], kl = c->adm_klass[k];
+        for (uint32_t j = k; j > placed; j--) {
+            c->adm[j] = c->adm[j - 1];
+            c->adm_id[j] = c->adm_id[j - 1];
+            c->adm_src[j] = c->adm_src[j - 1];
+            c->adm_klass[j] = c->adm_klass[j - 1];
+        }
+        c->adm[placed] = a;
+        c->adm_id[placed] = id;
+        c->adm_src[placed] = src;
+        c->adm_klass[placed] = kl;
+        placed++;
+    }
+    return placed;
+}
+
+int ks_buffer_check(const struct ks_cache *c, char *msg, size_t len)
+{
+#define BAD(...) do { snprintf(msg, len, __VA_ARGS__); return KS_ECORRUPT; } while (0)
+    uint32_t B = c->p.buffer_blocks;
+    const struct ks_tier *tr = &c->tier[KS_L1];
+    uint32_t free_count = 0;
+    for (uint32_t i = 0; i < c->n_bufs; i++) {
+        const struct ks_buf *b = &c->bufs[i];
+        uint32_t used = 0;
+        for (uint32_t p = i * B; p < (i + 1) * B; p++) {
+            if (!ks_tier_page_used(tr, p))
+                continue;
+            used++;
+            uint32_t id = tr->owner[p];
+            const struct ks_chunk *ch = &c->tab.chunk[id / KS_CHUNK];
+            if (b->state == KS_BUF_OWNED && (ch->req != b->req || ch->group != b->group))
+                BAD("L1 page %u in the buffer of request %u group %u holds block %u of request %u group %u", p,
+                    b->req, b->group, id, ch->req, ch->group);
+            if (b->state == KS_BUF_FREE)
+                BAD("L1 page %u of free buffer %u holds block %u", p, i, id);
+        }
+        if (used != b->used)
+            BAD("buffer %u: %u pages used, its count says %u", i, used, b->used);
+        if (b->need)
+            BAD("buffer %u: planning scratch left at %u", i, b->need);
+        free_count += b->state == KS_BUF_FREE;
+        if (b->state == KS_BUF_ORPHAN && used == 0)
+            BAD("buffer %u: orphaned with no page in use", i);
+    }
+    if (free_count != c->n_free_bufs)
+        BAD("%u buffers free, the free stack holds %u", free_count, c->n_free_bufs);
+    for (uint32_t r = 0; r < c->n_req; r++) {
+        if (!c->req[r].live)
+            continue;
+        for (uint32_t g = 0; g < c->p.groups; g++) {
+            uint32_t i = c->req[r].buf[g];
+            if (i >= c->n_bufs || c->bufs[i].state != KS_BUF_OWNED || c->bufs[i].req != r || c->bufs[i].group != g)
+                BAD("request %u group %u: buffer %u is not its own", r, g, i);
+        }
+    }
+    return KS_OK;
+#undef BAD
+}
