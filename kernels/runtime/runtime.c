@@ -50,12 +50,14 @@ int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len)
         no = "model.dtype: the runtime's kernels read fp16 KV";
     else if (s->cache.copy != KS_COPY_BATCH)
         no = "cache.copy: the runtime copies each batch as one (\"batch\")";
+    else if (s->cache.organisation != KS_ORG_POOL)
+        no = "cache.organisation: the runtime runs L1 as one pool per GPU (\"pool\")";
     else if (s->cache.compression != KS_COMPRESSION_NONE)
         no = "cache.compression: the runtime keeps fp16 blocks in every tier";
     else if (s->cache.l3 == KS_L3_REMOTE)
         no = "cache.l3: the runtime has no remote memory (ssd or none)";
     else if (s->cache.evict == KS_EVICT_BELADY || s->cache.evict == KS_EVICT_CALLBACK || s->cache.prefetch_lua)
-        no = "cache: the runtime runs the built-in eviction (heat, lru, lfu) and prefetch window";
+        no = "cache: the runtime runs the built-in eviction (heat, lru, lfu, random) and prefetch window";
     else if (s->cache.l3 == KS_L3_SSD &&
              ((uint64_t)s->cache.block_size * s->model.kv_heads * s->model.head_dim * 2) % ALIGN != 0)
         no = "cache.block_size: with an SSD tier the K (or V) half of a block must be a multiple of 4096 bytes "

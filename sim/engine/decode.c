@@ -120,6 +120,25 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
     return KS_OK;
 }
 
+// The iteration's new KV goes to the host beside the batches, as one copy
+// from HBM to host DRAM of `items` token rows (cache.copy prices it, as a
+// batch's), that no layer waits for; the step's end does.
+static int op_backup(void *ctx, uint64_t items, double bytes, char *err, size_t len)
+{
+    (void)err, (void)len;
+    struct gpu *g = ctx;
+    if (items == 0)
+        return KS_OK;
+    if (ks_grow((void **)&g->jobs, &g->cap_jobs, g->n_jobs + 1, sizeof *g->jobs) != KS_OK)
+        return KS_ENOMEM;
+    g->backup = (struct ks_batch){.id = KS_NONE - 1, .after = KS_NONE, .src = KS_L1, .dst = KS_L2,
+                                  .klass = KS_CLASS_EVICT, .n = (uint32_t)(items < UINT32_MAX ? items : UINT32_MAX),
+                                  .bytes = (uint64_t)bytes};
+    g->jobs[g->n_jobs++] = (struct ks_step_job){.b = &g->backup};
+    sg_cond_notify_all(g->work);
+    return KS_OK;
+}
+
 // The decode loop waited since `since` and a landing signalled it: it runs
 // again after the host's wake-up time for that idleness (counted as stall).
 static void wake_up(struct gpu *g, double since)
@@ -215,7 +234,7 @@ struct ks_step_ops ks_engine_step_ops(struct gpu *g)
 {
     return (struct ks_step_ops){
         .ctx = g, .now = op_now, .compute = op_compute, .idle = op_idle, .iteration = op_iteration,
-        .finished = finished, .queue = op_queue, .wait_layer = op_wait_layer, .layers = op_layers,
+        .finished = finished, .queue = op_queue, .backup = op_backup, .wait_layer = op_wait_layer, .layers = op_layers,
         .wait_all = op_wait_all};
 }
 

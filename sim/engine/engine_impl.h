@@ -43,6 +43,7 @@ struct gpu {
     sg_cond_t work, done, arrive;
     struct ks_step_job *jobs;        // this step's batches, for the lanes
     uint32_t n_jobs, cap_jobs;
+    struct ks_batch backup;          // this step's backup of new KV to the host (device buffers)
     uint32_t incoming;               // routed here, still in the prefill pool
     struct route routes[KS_TIERS + 1][KS_TIERS]; // [source tier or POOL][destination tier]
     int queued;                      // requests queued since the last ks_engine_flush

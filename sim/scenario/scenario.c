@@ -116,8 +116,9 @@ static const char *const policies[] = {"dense", "window", "stride", "random", "t
 static const char *const synth_presets[] = {"stable", "drifting", "noisy", NULL};
 static const char *const kernel_time_sources[] = {"profile", "trace", NULL}; // KS_KERNEL_TIME_*
 static const char *const l3s[] = {"ssd", "remote", "none", NULL};
-// order of enum ks_evict_policy; the last is shown for a Lua function, never typed
-static const char *const evicts[] = {"heat", "lru", "lfu", "belady", "lua function", NULL};
+// order of enum ks_evict_policy; "lua function" is shown for a Lua function, never typed
+static const char *const evicts[] = {"heat", "lru", "lfu", "belady", "lua function", "fifo", "random", NULL};
+static const char *const organisations[] = {"pool", "per_request", NULL}; // enum ks_organisation
 static const char *const compressions[] = {"none", "int8", NULL};
 static const char *const copies[] = {"batch", "per_item", "gather", NULL}; // enum ks_copy
 static const char *const routers[] = {"round_robin", "least_loaded", "prefix_affinity", NULL}; // enum ks_router
@@ -267,6 +268,10 @@ static const struct field fields[] = {
     {"scheduler.max_batched_tokens", T_U32, CN, OFF(scheduler.max_batched_tokens), "8192", 0, 0, NULL, 0},
     {"scheduler.max_running_requests", T_U32, CN, OFF(scheduler.max_running_requests), "0", 0, 0, NULL, 0},
     {"scheduler.mem_fraction", T_REAL, KS_UNIT_FRACTION, OFF(scheduler.mem_fraction), "", 1, 1, NULL, 0},
+    // L1 as SGLang's HiSparse organises it (cache.h, "Device buffers"); its defaults are HiSparse's
+    {"cache.organisation", T_CHOICE, CN, OFF(cache.organisation), "pool", 0, 0, organisations, 0},
+    {"cache.device_buffer_size", T_U32, CN, OFF(cache.device_buffer_size), "4096", 1, 0, NULL, 0},
+    {"cache.host_to_device_ratio", T_REAL, KS_UNIT_NUMBER, OFF(cache.host_to_device_ratio), "0", 0, 0, NULL, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
@@ -800,7 +805,10 @@ static int get_choice(struct ctx *x, const struct ks_luatab *n, const char *labe
     char list[256] = "";
     size_t used = 0;
     for (int i = 0; choices[i] && used < sizeof list; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", choices[i]);
+        if (choices != evicts || i != KS_EVICT_CALLBACK) // a Lua function is not typed
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", choices[i]);
+    if (choices == evicts && used < sizeof list)
+        snprintf(list + used, sizeof list - used, " or a Lua function");
     if (n->type != KS_LUATAB_STRING) {
         REPORT_AT(x, n, label, "is a %s; expected one of %s", ks_luatab_type_name(n), list);
         return -1;
@@ -1440,6 +1448,60 @@ static void check_copy(struct ctx *x)
              "the profile's or the scenario's)");
 }
 
+// cache.organisation = "per_request" (cache.h, "Device buffers"):
+// - each request's buffer holds, in each layer, one step's selection
+//   (ks_scenario_step_blocks / layers blocks): the blocks a step reads must
+//   all be in L1 at once;
+// - L1 (cache.l1 in bytes; as a share, all the HBM the KV may use) holds the
+//   buffers of one request, every layer;
+// - the host pool (host_to_device_ratio x L1, or cache.l2) fits in the
+//   node's host DRAM share of one GPU;
+// - no shared prefixes (SGLang runs HiSparse with its radix cache off);
+// - host_to_device_ratio and cache.evict = "fifo" need it.
+static void check_organisation(struct ctx *x)
+{
+    const struct ks_scenario *s = x->s;
+    const struct ks_scenario_cache *k = &s->cache;
+    if (k->organisation != KS_ORG_PER_REQUEST) {
+        if (k->evict == KS_EVICT_FIFO)
+            FAIL(x, "cache.evict", "\"fifo\" orders a request's device buffer: it needs cache.organisation = "
+                 "\"per_request\"");
+        if (k->host_to_device_ratio > 0)
+            FAIL(x, "cache.host_to_device_ratio", "sizes the host pool of cache.organisation = \"per_request\"; "
+                 "the pool's L2 is cache.l2");
+        return;
+    }
+    uint64_t buf = (k->device_buffer_size + k->block_size - 1) / k->block_size;
+    uint64_t layer_step = ks_scenario_step_blocks(s) / (s->model.layers ? s->model.layers : 1);
+    if (buf < layer_step)
+        FAIL(x, "cache.device_buffer_size", "%" PRIu32 " tokens (%" PRIu64 " blocks) hold less than one step's "
+             "selection in a layer (%" PRIu64 " blocks: sink, window and sparse.budget_tokens; dense: the context)",
+             k->device_buffer_size, buf, layer_step);
+    double l1 = k->l1.is_share ? ks_scenario_kv_room(s) : k->l1.value;
+    double one = (double)buf * (double)ks_scenario_block_bytes(s) * s->model.layers;
+    char a[64], b[64];
+    if (l1 > 0 && one > l1) {
+        ks_units_format(one, KS_UNIT_BYTES, a, sizeof a);
+        ks_units_format(l1, KS_UNIT_BYTES, b, sizeof b);
+        FAIL(x, "cache.device_buffer_size", "one request's buffers (%s over %" PRIu32 " layers) do not fit in L1's %s",
+             a, s->model.layers, b);
+    }
+    if (k->host_to_device_ratio > 0 && k->host_to_device_ratio < 1)
+        FAIL(x, "cache.host_to_device_ratio", "%.4g: the host pool holds every block, the device pool copies of "
+             "some: at least 1", k->host_to_device_ratio);
+    double host = k->host_to_device_ratio > 0 ? k->host_to_device_ratio * l1 : 0;
+    double share = (double)s->platform.l2 / (s->platform.gpus_per_node ? s->platform.gpus_per_node : 1);
+    if (host > share) {
+        ks_units_format(host, KS_UNIT_BYTES, a, sizeof a);
+        ks_units_format(share, KS_UNIT_BYTES, b, sizeof b);
+        FAIL(x, "cache.host_to_device_ratio", "a host pool of %s per GPU is more than its %s share of host DRAM "
+             "(platform.l2 over platform.gpus_per_node)", a, b);
+    }
+    if (s->workload.shared_prefix.tokens > 0 && s->workload.shared_prefix.fraction > 0)
+        FAIL(x, "workload.shared_prefix.tokens", "cache.organisation = \"per_request\" keeps no shared prefixes (each "
+             "request has its own buffers; SGLang runs HiSparse with its radix cache off)");
+}
+
 // The architecture's rules (arch.h):
 // - gqa: model.q_heads is a multiple of model.kv_heads;
 // - mla: the query/key head has a part: qk_nope_dim + qk_rope_dim > 0;
@@ -1510,6 +1572,7 @@ static void check_consistency(struct ctx *x)
     double hbm = (double)s->platform.hbm_bytes, weights = s->model.arch.gpu_weight_bytes;
     check_model(x);
     check_copy(x);
+    check_organisation(x);
     if (weights >= hbm) {
         ks_units_format(weights, KS_UNIT_BYTES, a, sizeof a);
         ks_units_format(hbm, KS_UNIT_BYTES, b, sizeof b);

@@ -45,6 +45,11 @@ enum ks_sparse_policy {
 };
 enum ks_l3_kind { KS_L3_SSD, KS_L3_REMOTE, KS_L3_NONE };
 enum ks_compression { KS_COMPRESSION_NONE, KS_COMPRESSION_INT8 };
+// How L1 is organised (README "Scenarios", cache.organisation).
+enum ks_organisation {
+    KS_ORG_POOL,        // one pool per GPU shared by its requests, managed by the eviction policy
+    KS_ORG_PER_REQUEST, // a device buffer per request and layer; the host holds every block
+};
 // How a migration batch between HBM (L1) and host DRAM (L2) is copied.
 enum ks_copy {
     KS_COPY_BATCH,    // one copy of the batch: copy_overhead, then its bytes over the link
@@ -304,6 +309,9 @@ struct ks_scenario_cache {
     uint32_t migration_batch;        // blocks per batch
     enum ks_compression compression; // of blocks in L2 and L3
     enum ks_copy copy;               // how a batch between HBM and host DRAM is copied
+    enum ks_organisation organisation; // L1 as one pool, or a device buffer per request (HiSparse)
+    uint32_t device_buffer_size;     // per_request: tokens of each request's buffer in each layer
+    double host_to_device_ratio;     // per_request: the host pool in device pools (0: cache.l2 sizes it)
 };
 
 // Objectives, in seconds; 0 = none. On the run's figures (slo_met): TTFT

@@ -136,6 +136,10 @@ int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp,
     uint64_t full = footprint(set, sp);
     if (set->n > 0 && set->blocks + full > set->p.admit_blocks)
         return KS_OK;
+    // device buffers: one per layer, or the request waits for one to finish
+    if (set->n > 0 && set->p.s->cache.organisation == KS_ORG_PER_REQUEST &&
+        ks_cache_buffers_free(set->p.cache) < set->p.s->model.layers)
+        return KS_OK;
     if (ks_grow((void **)&set->a, &set->cap, set->n + 1, sizeof *set->a) != KS_OK)
         return failed(err, len, "admitting a request", KS_ENOMEM);
     struct ks_active *a = &set->a[set->n];
@@ -168,10 +172,11 @@ int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp,
 }
 
 double ks_active_prefill_chunk(struct ks_active_set *set,
-                               double (*cost)(const struct ks_scenario *s, double tokens, double done))
+                               double (*cost)(const struct ks_scenario *s, double tokens, double done),
+                               uint32_t *tokens)
 {
     const struct ks_scenario *s = set->p.s;
-    return ks_active_prefill_budget(set, s->prefill.chunk ? s->prefill.chunk : UINT32_MAX, cost, NULL);
+    return ks_active_prefill_budget(set, s->prefill.chunk ? s->prefill.chunk : UINT32_MAX, cost, tokens);
 }
 
 double ks_active_prefill_budget(struct ks_active_set *set, uint32_t budget,

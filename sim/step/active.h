@@ -90,9 +90,11 @@ int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp,
 
 // This iteration's prefill work: up to prefill.chunk prompt tokens (0: no
 // limit), oldest admission first. Returns the sum of cost(s, tokens, tokens
-// already prefilled) over the chunks taken; 0 when cost is NULL.
+// already prefilled) over the chunks taken; 0 when cost is NULL. *tokens
+// (may be NULL) gets the tokens taken.
 double ks_active_prefill_chunk(struct ks_active_set *set,
-                               double (*cost)(const struct ks_scenario *s, double tokens, double done));
+                               double (*cost)(const struct ks_scenario *s, double tokens, double done),
+                               uint32_t *tokens);
 
 // As ks_active_prefill_chunk with `budget` prompt tokens (UINT32_MAX: no
 // limit) instead of prefill.chunk; *tokens (may be NULL) gets those taken.

@@ -107,6 +107,7 @@ struct ks_run_result {
     uint64_t kv_sent;         // disaggregated: prompt KV bytes sent by the prefill pool
     double copy_seconds;      // migration batches: time from a lane taking one to its landing, summed
     uint64_t copy_bytes;      // migration batches: their bytes, summed
+    double backup_bytes;      // new KV copied to the host as it was written (device buffers)
     // decode steps' work, all GPUs (arch.h): weight bytes read (dense weights
     // and the experts the batch's tokens use), index-key bytes scanned, and
     // flops (weights, output head, attention over the selection, indexer)

@@ -43,6 +43,29 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
         return KS_EINVAL;
     }
     z->admit_blocks = share ? (uint64_t)((double)l1p / s->cache.l1.value) : l1p + l2p;
+    if (s->cache.organisation == KS_ORG_PER_REQUEST) {
+        // device buffers (cache.h): L1 is all the KV may use (cache.l1 in
+        // bytes, or as a share the whole room), cut into buffers of B pages;
+        // the host holds every block, so it admits: host pages, ratio x L1's
+        // when host_to_device_ratio is set. An indexer's keys of every
+        // admitted token stay in HBM beside the buffers.
+        uint64_t B = ks_step_blocks(s, s->cache.device_buffer_size);
+        double ratio = s->cache.host_to_device_ratio, dev = share ? hbm_free : l1;
+        l1p_real = ib == 0      ? dev / (double)bb
+                   : ratio > 0 ? dev / ((double)bb + ratio * ib)
+                               : (dev - (double)l2p * ib) / (double)bb;
+        l1p = l1p_real > 0 ? (uint64_t)l1p_real / B * B : 0;
+        if (l1p < B * s->model.layers) {
+            snprintf(err, len, "cache.device_buffer_size: L1 holds %llu pages per GPU beside the index keys of the "
+                     "admitted requests, less than one request's %llu-page buffers in each of %u layers",
+                     (unsigned long long)l1p, (unsigned long long)B, s->model.layers);
+            return KS_EINVAL;
+        }
+        if (ratio > 0)
+            l2p = (uint64_t)(ratio * (double)l1p);
+        z->admit_blocks = l2p;
+        cp->buffer_blocks = (uint32_t)B;
+    }
     // L3: the node's drives (or the remote pool) shared by its GPUs; without
     // a capacity, room for twice what the admitted requests can hold
     uint64_t l3p = s->cache.l3 == KS_L3_NONE ? 0 : 2 * z->admit_blocks + 1024;

@@ -423,6 +423,13 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
     }
     if ((st = o->queue(o->ctx, &plan, err, len)) != KS_OK)
         return failed(err, len, "queueing a migration batch", st);
+    if (s->cache.organisation == KS_ORG_PER_REQUEST && o->backup) {
+        // the host holds every block: the KV this iteration writes goes there now
+        double bytes = (double)n_tok * (double)d->p.z.token_bytes;
+        r->backup_bytes += bytes;
+        if ((st = o->backup(o->ctx, (uint64_t)n_tok * s->model.layers, bytes, err, len)) != KS_OK)
+            return failed(err, len, "backing up new KV", st);
+    }
     count_outside(d, &plan);
     // host work while the copies run: scheduling the batch, and rebuilding
     // the resident-block pointer table when L1's mapping changed
@@ -472,6 +479,24 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
 
 // ---- the iteration -------------------------------------------------------------
 
+// Device buffers: the host holds every block, so prompt KV that an iteration
+// wrote without a decode step goes there before the iteration ends (its wait
+// counts as stall).
+static int backup_alone(struct ks_step *d, uint32_t tokens, char *err, size_t len)
+{
+    const struct ks_scenario *s = d->p.s;
+    const struct ks_step_ops *o = &d->p.ops;
+    if (s->cache.organisation != KS_ORG_PER_REQUEST || !o->backup || tokens == 0)
+        return KS_OK;
+    double bytes = (double)tokens * (double)d->p.z.token_bytes, stall = 0, t0 = now(d);
+    d->p.r->backup_bytes += bytes;
+    int st = o->backup(o->ctx, (uint64_t)tokens * s->model.layers, bytes, err, len);
+    if (st == KS_OK)
+        st = o->wait_all(o->ctx, err, len);
+    stalled(d, t0, &stall);
+    return st == KS_OK ? KS_OK : failed(err, len, "backing up prompt KV", st);
+}
+
 // A /steps record at the first step boundary in each sampling interval.
 static void sample(struct ks_step *d)
 {
@@ -515,6 +540,7 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
         uint32_t n_dec = ks_active_decoding_count(&d->act);
         int decoding = n_dec > 0;
         double prefill = 0, share = 0; // the iteration's prefill time, and what prefill_seconds counts of it
+        uint32_t chunk_tokens = 0;     // serial: prompt tokens of the iteration's chunk
         d->prefill_tokens = 0;
         d->prefill_compute = 0;
         if (s->scheduler.kind == KS_SCHED_FUSED) {
@@ -536,7 +562,7 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
         } else {
             // one iteration: a chunk of prefill, then a decode step of the
             // requests past their prefill (both hold the GPU: their times add)
-            share = prefill = ks_active_prefill_chunk(&d->act, o->compute ? ks_cost_prefill : NULL);
+            share = prefill = ks_active_prefill_chunk(&d->act, o->compute ? ks_cost_prefill : NULL, &chunk_tokens);
         }
         r->prefill_time += share;
         if (prefill > 0) {
@@ -552,6 +578,10 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
             o->compute(o->ctx, prefill);
             r->busy += prefill;
         }
+        // prompt KV written outside a decode step (which backs up its own)
+        uint32_t alone = s->scheduler.kind == KS_SCHED_FUSED ? (decoding ? 0 : d->prefill_tokens) : chunk_tokens;
+        if ((st = backup_alone(d, alone, err, len)) != KS_OK)
+            break;
         if (decoding && (st = ks_step_decode(d, err, len)) != KS_OK)
             break;
         double t = now(d);

@@ -69,6 +69,11 @@ struct ks_step_ops {
     // The plan's batches go to the lanes, in plan order, one job each
     // (ks_step_job_of); called every decode step, plan->n may be 0.
     int (*queue)(void *ctx, const struct ks_plan *plan, char *err, size_t len);
+    // Optional (cache.organisation = "per_request"): the KV the iteration
+    // writes, `items` token rows of one layer and `bytes` in all, is copied
+    // to the host as it is written (HiSparse's eager backup), beside the
+    // batches; wait_all waits for it too.
+    int (*backup)(void *ctx, uint64_t items, double bytes, char *err, size_t len);
     // Returns once layer `layer` may run (no needed batch of it or of an
     // earlier layer is in flight), with *ready the layers from it on that may
     // run without another wait (>= 1; ks_step_ready_layers).

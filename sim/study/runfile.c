@@ -288,6 +288,8 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     num(s, "kv_sent_bytes", (double)r->kv_sent, "prompt KV bytes the prefill pool sent (disaggregated)");
     num(s, "copy_bandwidth", ratio((double)r->copy_bytes, r->copy_seconds),
         "bytes/s a migration batch achieved while it ran (bytes over lane time, all batches)");
+    num(s, "backup_bytes", r->backup_bytes,
+        "new KV bytes copied to the host as they were written (cache.organisation = per_request), all GPUs");
     num(s, "weight_read_bytes", r->weight_read_bytes,
         "weight bytes decode steps read, all GPUs (dense weights, and the experts their tokens used)");
     num(s, "index_read_bytes", r->index_read_bytes, "index-key bytes decode steps scanned (model.indexer), all GPUs");

@@ -89,6 +89,44 @@ ks_cli_test(run_copy_gather_link --json --ge itl_mean 7.24492e-6 --le itl_mean 7
 ks_cli_test(run_copy_gather_no_rate --exit 2 --stdout-empty
             --stderr-has "cache.copy: \"gather\" needs platform.gather_h2d_bw and gather_d2h_bw"
             -- run ${ks_miss} --set cache.copy=gather)
+# the same miss in a device buffer (cache.organisation = "per_request"): the host holds the evicted
+# block, so only the promotion costs: ITL 3.623488 us; the prompt's backup after its prefill:
+# TTFT 34.7237531 + 168.77216 us; (2048 + 1) x 4096 B backed up (closed_form_buffer.lua)
+ks_cli_test(run_closed_form_buffer --json --ge itl_mean 3.623487e-6 --le itl_mean 3.623489e-6
+            --ge ttft_mean 2.034959e-4 --le ttft_mean 2.0349592e-4 --ge backup_bytes 8392704 --le backup_bytes 8392704
+            --le migrated_bytes_l1_l2 0 --ge migrated_bytes_l2_l1 131072 --le migrated_bytes_l2_l1 131072
+            -- run ${ks_ts}/closed_form_buffer.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_buffer.h5 --json)
+# who admits: L1 of 4 one-block buffers (4 requests of one layer); the host pool of 50 x 4 = 200
+# pages holds 3 requests of ceil(2050 / 32) = 65 blocks, of 200 x 4 = 800 pages 12: 3, then 4
+set(ks_buf ${ks_ts}/closed_form_buffer.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_buffer_admit.h5 --json
+    --set cache.l1=512KiB --set workload.arrival.concurrency=8 --set workload.requests=8)
+ks_cli_test(run_buffer_admit_host --json --ge peak_batch 3 --le peak_batch 3 --ge requests_finished 8
+            -- run ${ks_buf} --set cache.host_to_device_ratio=50)
+ks_cli_test(run_buffer_admit_buffers --json --ge peak_batch 4 --le peak_batch 4 --ge requests_finished 8
+            -- run ${ks_buf} --set cache.host_to_device_ratio=200)
+# what device buffers refuse (scenario.c, check_organisation)
+ks_cli_test(buffer_fifo_pool --exit 2 --stdout-empty
+            --stderr-has "cache.evict: \"fifo\" orders a request's device buffer: it needs cache.organisation"
+            -- scenario check ${ks_ts}/closed_form_miss.lua --set cache.evict=fifo)
+ks_cli_test(buffer_ratio_pool --exit 2 --stdout-empty
+            --stderr-has "cache.host_to_device_ratio: sizes the host pool of cache.organisation"
+            -- scenario check ${ks_ts}/closed_form_miss.lua --set cache.host_to_device_ratio=8)
+ks_cli_test(buffer_too_small --exit 2 --stdout-empty
+            --stderr-has "cache.device_buffer_size: 32 tokens (1 blocks) hold less than one step's selection in a layer (2 blocks"
+            -- scenario check ${ks_ts}/closed_form_buffer.lua --set sparse.window_blocks=2)
+ks_cli_test(buffer_l1_small --exit 2 --stdout-empty
+            --stderr-has "cache.device_buffer_size: one request's buffers (256KiB over 1 layers) do not fit in L1's 128KiB"
+            -- scenario check ${ks_ts}/closed_form_buffer.lua --set cache.device_buffer_size=64)
+ks_cli_test(buffer_ratio_below_one --exit 2 --stdout-empty
+            --stderr-has "cache.host_to_device_ratio: 0.5: the host pool holds every block"
+            -- scenario check ${ks_ts}/closed_form_buffer.lua --set cache.host_to_device_ratio=0.5)
+ks_cli_test(buffer_host_too_big --exit 2 --stdout-empty
+            --stderr-has "cache.host_to_device_ratio: a host pool of"
+            -- scenario check ${ks_ts}/closed_form_buffer.lua --set cache.host_to_device_ratio=1e8)
+ks_cli_test(buffer_no_prefix --exit 2 --stdout-empty
+            --stderr-has "workload.shared_prefix.tokens: cache.organisation = \"per_request\" keeps no shared prefixes"
+            -- scenario check ${ks_ts}/closed_form_buffer.lua --set workload.shared_prefix.tokens=64
+            --set workload.shared_prefix.fraction=1)
 # the same miss on a host that wakes an idle thread in 10 us: a lane wakes for the batch, the decode
 # loop after it lands: 7.244928 + 2 x 10 = 27.244928 us
 ks_cli_test(run_closed_form_wake --json --ge itl_mean 2.724492e-5 --le itl_mean 2.7244936e-5

@@ -127,10 +127,10 @@ static void sets(void **state)
     const char *const bad_path[] = {"cache.blok_size=16", NULL};
     refused(TS "base.lua", bad_path, 1,
             (const char *const[]){"--set: cache.blok_size: unknown field; did you mean 'block_size'?", NULL});
-    const char *const bad_value[] = {"cache.block_size=abc", "cache.evict=fifo", "platform.pcie_lat=2GBps"};
+    const char *const bad_value[] = {"cache.block_size=abc", "cache.evict=mru", "platform.pcie_lat=2GBps"};
     refused(TS "base.lua", bad_value, 3,
             (const char *const[]){"--set: cache.block_size: 'abc' is not a number",
-                                  "--set: cache.evict: 'fifo' is not one of heat, lru, lfu, belady",
+                                  "--set: cache.evict: 'mru' is not one of heat, lru, lfu, belady, fifo, random or a Lua function",
                                   "--set: platform.pcie_lat: '2GBps' is a bandwidth; expected a time", NULL});
     const char *const no_eq[] = {"cache.block_size"};
     refused(TS "base.lua", no_eq, 1, (const char *const[]){"expected path=value", NULL});

@@ -115,7 +115,7 @@ static void admission_bound(void **state)
     assert_int_equal(f->filled_blocks, 3);
     assert_int_equal(f->set.a[0].prefilled, 0);
     // prefill, then 8 tokens: the request finishes and its blocks go
-    ks_active_prefill_chunk(&f->set, NULL);
+    ks_active_prefill_chunk(&f->set, NULL, NULL);
     for (int i = 0; i < 8; i++)
         assert_int_equal(ks_active_emit(&f->set, 2.0 + i, i == 0, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->set.n, 0);
@@ -142,7 +142,7 @@ static void token_timing(void **state)
     // no token before the prompt is prefilled
     assert_int_equal(ks_active_emit(&f->set, 1.5, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->set.a[0].generated, 0);
-    ks_active_prefill_chunk(&f->set, NULL);
+    ks_active_prefill_chunk(&f->set, NULL, NULL);
     assert_int_equal(ks_active_emit(&f->set, 2.0, 0, f->err, sizeof f->err), KS_OK); // not yet decoding: nothing
     assert_int_equal(f->set.a[0].generated, 0);
     assert_int_equal(ks_active_emit(&f->set, 2.0, 1, f->err, sizeof f->err), KS_OK);
@@ -196,7 +196,7 @@ static uint64_t good_requests(double ttft, double tpot, double e2el)
     assert_non_null(admit(f, &a, 0.9));
     assert_non_null(admit(f, &b, 0.9));
     assert_non_null(admit(f, &c, 0.9));
-    ks_active_prefill_chunk(&f->set, NULL);
+    ks_active_prefill_chunk(&f->set, NULL, NULL);
     assert_int_equal(ks_active_emit(&f->set, 1.0, 1, f->err, sizeof f->err), KS_OK); // C finishes
     static const double t[] = {1.2, 1.4, 2.0, 2.6};                                   // A finishes at 1.4, B at 2.6
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
@@ -232,7 +232,7 @@ static void growth_by_block(void **state)
     struct fixture *f = setup(64, 64, 1000, 0);
     struct ks_request_spec sp = ks_test_spec(0, 30, 30, 0); // 30 tokens: 2 blocks
     assert_non_null(admit(f, &sp, 0));
-    ks_active_prefill_chunk(&f->set, NULL);
+    ks_active_prefill_chunk(&f->set, NULL, NULL);
     uint32_t fills = f->fills;
     assert_int_equal(ks_active_emit(&f->set, 1, 1, f->err, sizeof f->err), KS_OK); // ctx 31
     assert_int_equal(ks_active_emit(&f->set, 2, 0, f->err, sizeof f->err), KS_OK); // ctx 32
@@ -269,17 +269,22 @@ static void prefill_chunks_oldest_first(void **state)
     assert_non_null(admit(f, &x, 1.0));
     assert_non_null(admit(f, &y, 2.0));
     // 64 of x's 100
-    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), 64 * 1000 + 0, 0);
+    uint32_t took = 0;
+    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost, &took), 64 * 1000 + 0, 0);
+    assert_int_equal(took, 64);
     assert_int_equal(f->set.a[0].prefilled, 64);
     assert_int_equal(f->set.a[1].prefilled, 0);
     assert_int_equal(ks_active_emit(&f->set, 3.0, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->r.tokens, 0);
     // x's last 36, then 28 of y's
-    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), (36 * 1000 + 64) + (28 * 1000 + 0), 0);
+    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost, &took), (36 * 1000 + 64) + (28 * 1000 + 0), 0);
+    assert_int_equal(took, 64);
     assert_int_equal(ks_active_emit(&f->set, 4.0, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->r.tokens, 1); // x's first token, not y's
-    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), 22 * 1000 + 28, 0);
-    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost), 0, 0); // nothing left
+    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost, &took), 22 * 1000 + 28, 0);
+    assert_int_equal(took, 22);
+    assert_float_equal(ks_active_prefill_chunk(&f->set, tokens_cost, &took), 0, 0); // nothing left
+    assert_int_equal(took, 0);
     assert_int_equal(ks_active_emit(&f->set, 5.0, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->r.tokens, 2);
     teardown(f);
@@ -347,7 +352,7 @@ static void record_rest(void **state)
     struct fixture *f = setup(64, 64, 1000, 0);
     struct ks_request_spec sp = ks_test_spec(4, 20, 10, 0);
     assert_non_null(admit(f, &sp, 0));
-    ks_active_prefill_chunk(&f->set, NULL);
+    ks_active_prefill_chunk(&f->set, NULL, NULL);
     assert_int_equal(ks_active_emit(&f->set, 1.0, 1, f->err, sizeof f->err), KS_OK);
     assert_int_equal(ks_active_emit(&f->set, 1.5, 0, f->err, sizeof f->err), KS_OK);
     ks_active_record_rest(&f->set);

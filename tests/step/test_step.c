@@ -317,7 +317,7 @@ static uint32_t decoding(struct fixture *f, uint64_t id, uint32_t prompt, uint32
     assert_int_equal(ks_active_admit(&f->d.act, &sp, f->k.clock, tier, &a, f->err, sizeof f->err), KS_OK);
     assert_non_null(a);
     uint32_t req = a->req;
-    ks_active_prefill_chunk(&f->d.act, NULL);
+    ks_active_prefill_chunk(&f->d.act, NULL, NULL);
     assert_int_equal(ks_active_emit(&f->d.act, f->k.clock, 1, f->err, sizeof f->err), KS_OK);
     return req;
 }
