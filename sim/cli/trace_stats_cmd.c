@@ -73,7 +73,8 @@ static json_t *per_layer(const struct ks_tracestats *s)
         const struct ks_tracestats_layer *x = &s->layer[l];
         json_t *o = json_object();
         if (!o || ks_json_set_int(o, "layer", l) || ks_json_set_num(o, "mean_selected", x->mean_selected) ||
-            ks_json_set_real(o, "reuse_1", x->reuse1) || ks_json_set_real(o, "neighbour", x->neighbour)) {
+            ks_json_set_real(o, "overlap", x->overlap) || ks_json_set_real(o, "new_share", x->new_share) ||
+            ks_json_set_real(o, "persistence", x->persistence) || ks_json_set_real(o, "neighbour", x->neighbour)) {
             json_decref(o);
             json_decref(a);
             return NULL;
@@ -119,10 +120,12 @@ static int print_text(const json_t *fig, const json_t *notes, const struct ks_tr
         for (uint32_t i = 0; i < ws->points; i++)
             printf("  step %-7u %.1f\n", ws->step[i], ws->value[i]);
     }
-    printf("\nper layer:\n  %-6s %14s %9s %10s\n", "layer", "mean_selected", "reuse_1", "neighbour");
+    printf("\nper layer (overlap: |S(s-1) n S(s)| / |S(s)|; persistence: mean run of steps a block stays selected):\n"
+           "  %-6s %14s %9s %10s %12s %10s\n",
+           "layer", "mean_selected", "overlap", "new_share", "persistence", "neighbour");
     for (uint32_t l = 0; l < s->layers; l++)
-        printf("  %-6u %14.2f %9.4f %10.4f\n", l, s->layer[l].mean_selected, s->layer[l].reuse1,
-               s->layer[l].neighbour);
+        printf("  %-6u %14.2f %9.4f %10.4f %12.3f %10.4f\n", l, s->layer[l].mean_selected, s->layer[l].overlap,
+               s->layer[l].new_share, s->layer[l].persistence, s->layer[l].neighbour);
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
 }
 
@@ -183,7 +186,7 @@ static int report(const struct ks_cli_cmd *cmd, const char *path, const struct k
         snprintf(note, sizeof note, "Belady (OPT) hit rate of each request's accesses with that L1");
         put_real(&o, key, s->opt_hit[k], note);
     }
-    put(&o, "per_layer", per_layer(s), "per layer: mean_selected, reuse_1, neighbour");
+    put(&o, "per_layer", per_layer(s), "per layer: mean_selected, overlap, new_share, persistence, neighbour");
     int rc = o.err ? -1 : json ? ks_json_print(stdout, o.fig) : print_text(o.fig, o.notes, s);
     json_decref(o.fig);
     json_decref(o.notes);
@@ -230,7 +233,8 @@ const struct ks_cli_cmd ks_trace_stats_cmd = {
         "  mass_topK     share of a record's mass in its K heaviest blocks (1, 8, 32)\n"
         "  opt_hit_P     Belady hit rate of each request's (layer, block) accesses with\n"
         "                an L1 of P% of mean_selected x layers entries (25, 50, 100, 200)\n"
-        "  per_layer     mean_selected, reuse_1 and neighbour of each layer\n"
+        "  per_layer     mean_selected, overlap (R(1)), new_share, persistence and\n"
+        "                neighbour of each layer\n"
         "A figure with nothing to measure (e.g. reuse_256 of a shorter trace) is null.\n"
         "A file that is not a valid trace: 'FILE: reason' on stderr, exit status 1.\n",
     .run = run,

@@ -112,7 +112,7 @@ static const char *const sched_kinds[] = {"fused", "serial", NULL};      // enum
 static const int dtype_size[] = {2, 2, 1, 1, 4}; // bytes, by enum ks_dtype
 static const char *const arrivals[] = {"poisson", "closed", "trace", NULL};
 static const char *const policies[] = {"dense", "window", "stride", "random", "topk", "retrieval", "mixed",
-                                       "trace", "model", NULL}; // enum ks_sparse_policy
+                                       "trace", "model", "dsa", NULL}; // enum ks_sparse_policy
 static const char *const synth_presets[] = {"stable", "drifting", "noisy", NULL};
 static const char *const kernel_time_sources[] = {"profile", "trace", NULL}; // KS_KERNEL_TIME_*
 static const char *const l3s[] = {"ssd", "remote", "none", NULL};

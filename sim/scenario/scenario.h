@@ -42,6 +42,7 @@ enum ks_sparse_policy {
     KS_SPARSE_MIXED,     // switches between window and top-k
     KS_SPARSE_TRACE,     // replays a trace
     KS_SPARSE_MODEL,     // an access model fitted to a trace
+    KS_SPARSE_DSA,       // DSA-style top-k of importance plus per-layer noise (dsa.h)
 };
 enum ks_l3_kind { KS_L3_SSD, KS_L3_REMOTE, KS_L3_NONE };
 enum ks_compression { KS_COMPRESSION_NONE, KS_COMPRESSION_INT8 };

@@ -331,7 +331,10 @@ int ks_tracestats_compute(const struct ks_trace *t, struct ks_tracestats *s)
     for (uint32_t l = 0; l < L; l++) {
         s->layer[l].selections = la[l].sel;
         s->layer[l].mean_selected = la[l].records ? (double)la[l].sel / (double)la[l].records : 0.0;
-        s->layer[l].reuse1 = la[l].r1_den ? (double)la[l].r1_num / (double)la[l].r1_den : NAN;
+        s->layer[l].overlap = la[l].r1_den ? (double)la[l].r1_num / (double)la[l].r1_den : NAN;
+        s->layer[l].new_share = la[l].r1_den ? 1 - s->layer[l].overlap : NAN;
+        uint64_t runs = la[l].r1_den - la[l].r1_num; // runs begun at steps >= 1
+        s->layer[l].persistence = runs ? (double)la[l].r1_den / (double)runs : NAN;
         s->layer[l].neighbour = la[l].nb_den ? (double)la[l].nb_num / (double)la[l].nb_den : NAN;
     }
     free(la);

@@ -20,6 +20,24 @@
 //   fraction whose reuse distance is at most W, i.e. whose block the same
 //   stream also selected in at least one of steps s-W .. s-1. Cold
 //   selections count in the denominator only. NaN when no step s >= W exists.
+// - Overlap of a layer: sum over its streams' steps s >= 1 of
+//   |S_{s-1} n S_s|, over the sum of |S_s| over the same steps: the
+//   consecutive-step overlap |K(t-1) n K(t)| / |K(t)| of a top-k, pooled
+//   (equal to the mean over steps when every selection has the same size).
+//   It is R(1) restricted to the layer. New share: 1 - overlap, the share of
+//   the selections at steps s >= 1 whose block the step before did not hold.
+// - Persistence of a layer: the mean length, in steps, of its runs, a run
+//   being a maximal stretch of consecutive steps of one stream in which one
+//   block is selected, counted by renewal: (selections at steps s >= 1) /
+//   (runs begun at steps s >= 1). Each run begun at s >= 1 counts once; a
+//   run cut by the stream's last step counts with the steps it has; a run
+//   that includes step 0 (its start unseen) adds its steps s >= 1 to the
+//   total but no run. For a stationary stream this is the mean run length
+//   without the bias of dropping or truncating cut runs (dropping the runs
+//   seen from step 0 leaves out the entries that never leave, which a short
+//   trace holds many of). It equals 1 / new share, which is why Levy's
+//   persistence 1.82 and new share 0.55 (PUBLISHED.md section 3) agree.
+//   NaN when no run begins at a step >= 1.
 // - Sequential-neighbour probability: over all (r, l, s, b) with b in S_s,
 //   s + 1 < T and b + 1 < nb(s+1), the fraction with b + 1 in S_{s+1}.
 //   The *new-neighbour* probability restricts the same count to b + 1 not in
@@ -67,7 +85,9 @@ extern const double ks_tracestats_opt_fraction[KS_TRACESTATS_OPT];   // 0.25, 0.
 struct ks_tracestats_layer {
     uint64_t selections;  // selections in this layer, all requests
     double mean_selected; // blocks per record
-    double reuse1;        // R(1) of this layer; NaN when no step 1 exists
+    double overlap;       // consecutive-step overlap (R(1) of this layer); NaN when no step 1 exists
+    double new_share;     // 1 - overlap; NaN when no step 1 exists
+    double persistence;   // steps: mean run length (= 1 / new_share); NaN when no run begins at s >= 1
     double neighbour;     // sequential-neighbour probability of this layer; NaN without trials
 };
 

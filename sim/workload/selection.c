@@ -13,6 +13,7 @@
 #include "accessmodel.h"
 #include "attention.h"
 #include "blockselect.h"
+#include "dsa.h"
 #include "positional.h"
 #include "status.h"
 #include "synth.h"
@@ -28,6 +29,7 @@ struct ks_selection {
     struct ks_synth *syn;      // topk, retrieval, mixed
     struct ks_trace *trace;    // trace
     struct ks_accessmodel *model; // model
+    struct ks_dsa *dsa;        // dsa
     uint32_t model_layers;
     uint32_t *dist;            // trace: [n_sel] steps until the row's block is selected again (wrapping)
     uint32_t **first;          // trace: [request * layers + layer][block] first step selecting it
@@ -52,6 +54,7 @@ struct ks_selection_req {
     int started;
     struct computed *c;      // [computed]
     struct ks_accessmodel_stream **streams; // model: [layers], made at first use
+    struct ks_dsa_req *dsa;  // dsa
     const struct ks_trace_step *last; // trace: the record the last selection came from
     uint32_t last_nb;        // trace: the context (blocks) of the last selection
     uint32_t mode_step;      // mixed: the last step seen (UINT32_MAX: none yet)
@@ -222,6 +225,15 @@ struct ks_selection *ks_selection_new(const struct ks_scenario *s, char *err, si
         sp->model_layers = ks_accessmodel_layers(sp->model);
         break;
     }
+    case KS_SPARSE_DSA: { // units are the cache's blocks: top-k of ceil(budget_tokens / block_size)
+        struct ks_dsa_params p;
+        ks_dsa_params_default(&p, s->seed, sp->layers, (s->sparse.budget_tokens + bs - 1) / bs);
+        if (!(sp->dsa = ks_dsa_new(&p, err, len))) {
+            ks_selection_free(sp);
+            return NULL;
+        }
+        break;
+    }
     default:
         break;
     }
@@ -240,6 +252,7 @@ void ks_selection_free(struct ks_selection *sp)
     free(sp->dist);
     ks_trace_free(sp->trace);
     ks_accessmodel_free(sp->model);
+    ks_dsa_free(sp->dsa);
     free(sp);
 }
 
@@ -259,6 +272,10 @@ struct ks_selection_req *ks_selection_open(struct ks_selection *sp, uint64_t id,
     ks_positional_init(&r->rule, &sp->s->sparse, sp->s->cache.block_size);
     r->mode_step = UINT32_MAX;
     if (sp->model && !(r->streams = calloc(sp->layers, sizeof *r->streams))) {
+        ks_selection_close(r);
+        return NULL;
+    }
+    if (sp->dsa && !(r->dsa = ks_dsa_req_new(sp->dsa, id))) {
         ks_selection_close(r);
         return NULL;
     }
@@ -294,6 +311,7 @@ void ks_selection_close(struct ks_selection_req *r)
     for (uint32_t l = 0; r->streams && l < r->sp->layers; l++)
         ks_accessmodel_stream_free(r->streams[l]);
     free(r->streams);
+    ks_dsa_req_free(r->dsa);
     ks_positional_fini(&r->rule);
     free(r);
 }
@@ -425,6 +443,12 @@ int ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, 
         }
         *k = (uint32_t)n;
         return KS_OK;
+    }
+    case KS_SPARSE_DSA: {
+        int st = ks_dsa_select(r->dsa, layer, step, nb, out, mass, k);
+        if (st != KS_OK)
+            snprintf(err, len, "dsa model, step %u layer %u: %s", step, layer, ks_status_str(st));
+        return st;
     }
     default:
         *k = ks_positional_select(&r->rule, nb, rng, out, mass);

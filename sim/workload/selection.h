@@ -16,14 +16,19 @@
 //               layers; blocks past the run's context are dropped;
 //   model     : an access model fitted to a trace (accessmodel.h, sparse.fit):
 //               per request and layer a stream drawing each step's selection
-//               at O(selected blocks), the cluster-scale choice.
+//               at O(selected blocks), the cluster-scale choice;
+//   dsa       : DSA-style sparse attention (dsa.h): per layer, the top-k of
+//               ceil(budget_tokens / block_size) blocks by a static
+//               importance plus AR(1) noise whose per-layer scale is fitted
+//               to published overlaps (calib/locality/dsa.lua); O(context)
+//               per selection, every layer its own.
 // A trace that trace or model reads must have cache.block_size as its block
 // size (its block indices mean blocks of that size).
 // Synthetic attention is computed for sparse.attention_layers layers, evenly
 // spread; every other layer reads the selection of the nearest computed one
 // below it (memory and time per request grow with the computed layers).
 // Masses: equal for the position rules; estimated from scores (attention.h)
-// for topk/retrieval; as recorded for trace; as generated for model.
+// for topk/retrieval; as recorded for trace; as generated for model and dsa.
 #ifndef KS_SELECTION_H
 #define KS_SELECTION_H
 

@@ -170,3 +170,9 @@ add_test(NAME calib_fio_compare COMMAND ${CMAKE_CURRENT_LIST_DIR}/calib_fio_chec
          --kvstrata $<TARGET_FILE:kvstrata> ${ks_cal_dir})
 set_tests_properties(calib_fio_compare PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120 RUN_SERIAL TRUE)
 set_tests_properties(cli_calib_host_quick cli_calib_check_quick PROPERTIES RUN_SERIAL TRUE)
+# the "dsa" access model's shipped profile against its calibration inputs
+# (calib/locality/dsa.lua), measured with trace stats' code at 16K and 64K;
+# a wrong profile fails; refitting gives the shipped table
+ks_add_test(calib.dsa test_calib_dsa.c)
+target_link_libraries(calib_dsa PRIVATE ks_locality ks_trace)
+target_compile_definitions(calib_dsa PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -91,6 +91,10 @@ static void near(double got, double want, const char *what)
 // at s >= 1; R(4) = 2 of the 3 at s >= 4; no step reaches 16 or 256.
 // Neighbours (b+1 at s+1 given b at s): 2/3, 1/3, 1/2, 0/3, 0/1 = 4/12;
 // counting only b+1 not at s: 1/1, 1/2, 1/2, 0/1, 0/1 = 3/7.
+// Runs begun at s >= 1: 1 at s3, 2 at s3, 3 at s1, 4 at s2, 5 at s4 (cut by
+// the end), 2 at s5 (cut): 6 runs; the 11 selections at s >= 1 include 0's
+// at s1-s3 and 1's at s1 (runs begun at s0): persistence 11/6; new share
+// 1 - 5/11 = 6/11.
 static void reuse_and_neighbours_by_hand(void **state)
 {
     (void)state;
@@ -115,7 +119,9 @@ static void reuse_and_neighbours_by_hand(void **state)
     near(s.neighbour, 4.0 / 12, "neighbour");
     assert_int_equal(s.neighbour_new_trials, 7);
     near(s.neighbour_new, 3.0 / 7, "neighbour_new");
-    near(s.layer[0].reuse1, 5.0 / 11, "layer 0 R(1)");
+    near(s.layer[0].overlap, 5.0 / 11, "layer 0 R(1)");
+    near(s.layer[0].new_share, 6.0 / 11, "layer 0 new share");
+    near(s.layer[0].persistence, 11.0 / 6, "layer 0 persistence");
     near(s.layer[0].neighbour, 4.0 / 12, "layer 0 neighbour");
     // mass: the first block holds 0.5 of each record but the lone block of s4
     near(s.mass_top[0], (5 * 0.5 + 1) / 6, "mass_top1");

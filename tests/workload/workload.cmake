@@ -12,10 +12,14 @@ ks_add_test(workload.synth test_synth.c)
 target_link_libraries(workload_synth PRIVATE ks_workload)
 ks_add_test(workload.accessmodel test_accessmodel.c)
 target_link_libraries(workload_accessmodel PRIVATE ks_workload)
+# the dsa policy's model: closed forms (no noise: overlap 1; noise alone: k / N),
+# determinism, the layer mapping by relative depth, the cost of a selection
+ks_add_test(workload.dsa test_dsa.c)
+target_link_libraries(workload_dsa PRIVATE ks_workload)
 
 set(ks_pol_ok --json --ge requests_finished 4 --ge tokens 512 --le tokens 512 --gt hit_rate_l1 0 --le hit_rate_l1 1
     --ge stall_fraction 0 --le stall_fraction 1 --gt migrated_bytes_l2_l1 0)
-foreach(policy topk retrieval mixed)
+foreach(policy topk retrieval mixed dsa)
   ks_cli_test(policy_${policy} ${ks_pol_ok}
               -- run ${ks_pol} --set sparse.policy=${policy} -o ${CMAKE_CURRENT_BINARY_DIR}/policy_${policy}.h5 --json)
 endforeach()

@@ -1,0 +1,297 @@
+// dsa.c - DSA-style sparse attention as importance plus AR(1) noise (see dsa.h).
+//
+// Invariants: a request's g[0 .. gn) never changes once drawn; a layer's
+// z[0 .. n) holds the noise of its last step `step`; the Gaussian table is
+// built once per model and only read afterwards. Normal draws come from a
+// 4096-entry table of normal quantiles indexed by the top 12 bits of a hash
+// (tails to about +-3.5; scaled to unit variance), so a unit's draw costs
+// one hash and one load, no logarithm.
+#include "dsa.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+#define QBITS 12
+#define QN (1u << QBITS)
+#define GOLDEN 0x9e3779b97f4a7c15ULL
+
+struct ks_dsa {
+    struct ks_dsa_params p;
+    struct ks_dsa_layer *profile; // [p.profile_layers], owned
+    float normal[QN];             // normal quantiles at (j + 1/2) / QN, unit variance
+};
+
+struct layer_state {
+    float *z;      // [cap] noise of units 0 .. n at step `step`
+    uint32_t n, cap;
+    uint32_t step;
+    int live;      // 0: never asked
+};
+
+struct ks_dsa_req {
+    const struct ks_dsa *d;
+    uint64_t id;
+    float *g;          // [gcap] log-importance of units 0 .. gn
+    uint32_t gn, gcap;
+    float *score, *tmp; // [scap], [tcap] workspace
+    uint32_t scap, tcap;
+    struct layer_state *lay; // [n_layers]
+};
+
+static uint64_t mix(uint64_t x) // splitmix64's finaliser
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+// Key of one stream of draws; a unit's draw is mix(key + unit * GOLDEN).
+enum { TAG_IMPORTANCE = 1, TAG_STEP, TAG_RESTART, TAG_JOIN };
+static uint64_t key(const struct ks_dsa_req *r, int tag, uint32_t layer, uint32_t step)
+{
+    uint64_t k = mix(r->d->p.seed ^ mix(r->id + GOLDEN));
+    return mix(k ^ mix(((uint64_t)tag << 60) ^ ((uint64_t)layer << 32) ^ step));
+}
+
+static inline float normal_of(const struct ks_dsa *d, uint64_t h)
+{
+    return d->normal[h >> (64 - QBITS)];
+}
+
+// Inverse of the standard normal CDF by bisection (built once per model).
+static double probit(double p)
+{
+    double lo = -10, hi = 10;
+    for (int i = 0; i < 100; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (0.5 * erfc(-mid / sqrt(2.0)) < p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+void ks_dsa_params_default(struct ks_dsa_params *p, uint64_t seed, uint32_t n_layers, uint32_t top_k)
+{
+    *p = (struct ks_dsa_params){.seed = seed,
+                                .n_layers = n_layers,
+                                .top_k = top_k,
+                                .profile = ks_dsa_fitted,
+                                .profile_layers = ks_dsa_fitted_layers};
+}
+
+struct ks_dsa *ks_dsa_new(const struct ks_dsa_params *p, char *err, size_t len)
+{
+    if (p->n_layers == 0 || p->top_k == 0 || p->profile_layers == 0 || !p->profile) {
+        snprintf(err, len, "dsa: layers, top_k and the profile's layers must be positive");
+        return NULL;
+    }
+    for (uint32_t j = 0; j < p->profile_layers; j++)
+        if (!(p->profile[j].sigma >= 0) || !isfinite(p->profile[j].sigma) || !(p->profile[j].rho >= 0) ||
+            !(p->profile[j].rho < 1)) {
+            snprintf(err, len, "dsa: profile layer %u: sigma must be finite and >= 0, rho in [0, 1)", j);
+            return NULL;
+        }
+    struct ks_dsa *d = calloc(1, sizeof *d);
+    if (d)
+        d->profile = malloc(p->profile_layers * sizeof *d->profile);
+    if (!d || !d->profile) {
+        ks_dsa_free(d);
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    d->p = *p;
+    memcpy(d->profile, p->profile, p->profile_layers * sizeof *d->profile);
+    d->p.profile = d->profile;
+    double ss = 0;
+    for (uint32_t j = 0; j < QN / 2; j++) { // symmetric: mean exactly 0
+        double x = probit((j + 0.5) / QN);
+        d->normal[j] = (float)x;
+        d->normal[QN - 1 - j] = (float)-x;
+        ss += 2 * x * x;
+    }
+    float scale = (float)(1 / sqrt(ss / QN));
+    for (uint32_t j = 0; j < QN; j++)
+        d->normal[j] *= scale;
+    return d;
+}
+
+void ks_dsa_free(struct ks_dsa *d)
+{
+    if (!d)
+        return;
+    free(d->profile);
+    free(d);
+}
+
+struct ks_dsa_layer ks_dsa_layer_of(const struct ks_dsa *d, uint32_t layer)
+{
+    uint64_t j = ((uint64_t)2 * layer + 1) * d->p.profile_layers / ((uint64_t)2 * d->p.n_layers);
+    return d->profile[j < d->p.profile_layers ? j : d->p.profile_layers - 1];
+}
+
+struct ks_dsa_req *ks_dsa_req_new(const struct ks_dsa *d, uint64_t id)
+{
+    struct ks_dsa_req *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->d = d;
+    r->id = id;
+    if (!(r->lay = calloc(d->p.n_layers, sizeof *r->lay))) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void ks_dsa_req_free(struct ks_dsa_req *r)
+{
+    if (!r)
+        return;
+    for (uint32_t l = 0; r->lay && l < r->d->p.n_layers; l++)
+        free(r->lay[l].z);
+    free(r->lay);
+    free(r->g);
+    free(r->score);
+    free(r->tmp);
+    free(r);
+}
+
+// Grows *p to hold n floats (doubling), keeping its contents.
+static int reserve(float **p, uint32_t *cap, uint32_t n)
+{
+    if (n <= *cap)
+        return 0;
+    uint64_t c = *cap ? *cap : 1024;
+    while (c < n)
+        c *= 2;
+    if (c > UINT32_MAX)
+        c = UINT32_MAX;
+    float *q = realloc(*p, c * sizeof *q);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = (uint32_t)c;
+    return 0;
+}
+
+// The value of rank m (ascending) of a[0 .. n), reordering a (Wirth's
+// selection: expected O(n) on scores in random order).
+static float rank_value(float *a, uint32_t n, uint32_t m)
+{
+    int64_t l = 0, h = (int64_t)n - 1;
+    while (l < h) {
+        float x = a[m];
+        int64_t i = l, j = h;
+        do {
+            while (a[i] < x)
+                i++;
+            while (x < a[j])
+                j--;
+            if (i <= j) {
+                float t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        } while (i <= j);
+        if (j < m)
+            l = i;
+        if (m < i)
+            h = j;
+    }
+    return a[m];
+}
+
+// Brings the layer's noise to `step` over units [0, n).
+static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t n, float rho)
+{
+    const struct ks_dsa *d = r->d;
+    struct layer_state *L = &r->lay[layer];
+    if (reserve(&L->z, &L->cap, n) != 0)
+        return KS_ENOMEM;
+    if (!L->live || step < L->step) { // first use or a step back: stationary noise
+        uint64_t k = key(r, TAG_RESTART, layer, step);
+        for (uint32_t i = 0; i < n; i++)
+            L->z[i] = normal_of(d, mix(k + i * GOLDEN));
+        L->n = n;
+        L->step = step;
+        L->live = 1;
+        return KS_OK;
+    }
+    if (step > L->step) {
+        // z(t) = a z(t-d) + c e with a = rho^d, c = sqrt(1 - rho^2d): one step exactly, a gap in law
+        double a = pow(rho, (double)(step - L->step));
+        float fa = (float)a, fc = (float)sqrt(1 - a * a);
+        uint64_t k = key(r, TAG_STEP, layer, step);
+        for (uint32_t i = 0; i < L->n; i++)
+            L->z[i] = fa * L->z[i] + fc * normal_of(d, mix(k + i * GOLDEN));
+        L->step = step;
+    }
+    if (n > L->n) { // units that joined the context: stationary noise of their own
+        uint64_t k = key(r, TAG_JOIN, layer, 0);
+        for (uint32_t i = L->n; i < n; i++)
+            L->z[i] = normal_of(d, mix(k + i * GOLDEN));
+        L->n = n;
+    }
+    return KS_OK;
+}
+
+int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t n, uint32_t *out, float *mass,
+                  uint32_t *k)
+{
+    const struct ks_dsa *d = r->d;
+    *k = 0;
+    if (layer >= d->p.n_layers)
+        return KS_EINVAL;
+    if (n == 0)
+        return KS_OK;
+    if (reserve(&r->g, &r->gcap, n) != 0 || reserve(&r->score, &r->scap, n) != 0 ||
+        reserve(&r->tmp, &r->tcap, n) != 0)
+        return KS_ENOMEM;
+    if (n > r->gn) {
+        uint64_t kg = key(r, TAG_IMPORTANCE, 0, 0);
+        for (uint32_t i = r->gn; i < n; i++) // Exp(1) from 53 bits: -ln(1 - u), finite
+            r->g[i] = (float)-log1p(-(double)(mix(kg + i * GOLDEN) >> 11) * 0x1.0p-53);
+        r->gn = n;
+    }
+    struct ks_dsa_layer p = ks_dsa_layer_of(d, layer);
+    int st = advance(r, layer, step, n, p.rho);
+    if (st != KS_OK)
+        return st;
+    const float *g = r->g, *z = r->lay[layer].z;
+    float *s = r->score;
+    for (uint32_t i = 0; i < n; i++)
+        s[i] = g[i] + p.sigma * z[i];
+    uint32_t want = n < d->p.top_k ? n : d->p.top_k;
+    float thr = -INFINITY;
+    uint32_t ties = want; // units equal to thr that may still join
+    if (want < n) {
+        memcpy(r->tmp, s, n * sizeof *s);
+        thr = rank_value(r->tmp, n, n - want);
+        uint32_t above = 0;
+        for (uint32_t i = 0; i < n; i++)
+            above += s[i] > thr;
+        ties = want - above;
+    }
+    uint32_t m = 0;
+    float top = -INFINITY;
+    for (uint32_t i = 0; i < n && m < want; i++)
+        if (s[i] > thr || (s[i] == thr && ties > 0 && ties--)) {
+            out[m++] = i;
+            top = s[i] > top ? s[i] : top;
+        }
+    double sum = 0;
+    for (uint32_t i = 0; i < m; i++)
+        sum += (mass[i] = expf(s[out[i]] - top));
+    for (uint32_t i = 0; i < m; i++)
+        mass[i] = (float)(mass[i] / sum);
+    *k = m;
+    return KS_OK;
+}

@@ -1,0 +1,199 @@
+// test_calib_dsa.c - the "dsa" access model's shipped profile against its
+// calibration inputs (calib/locality/dsa.lua), measured by `trace stats`'s
+// code (tracestats.h) on selections the model makes; README "The dsa policy".
+//
+// The model (sim/workload/dsa.h) selects top-k 2048 of a 16K- and a 64K-token
+// context for all 61 layers over TRACE_STEPS steps; the selections become a
+// trace in memory and ks_tracestats_compute measures each layer's overlap,
+// new share and persistence. Checks, each tolerance stated where it is used:
+// - per band of layers, the band's mean overlap lies in the band's range
+//   [lo, hi] read off ESS's plot, at both contexts, within the fit's
+//   sampling error (TOL);
+// - per band, the mean overlap moves by at most context_drift from 16K to
+//   64K ("the profile barely changes with context length"), except a band
+//   whose range starts below the random floor k / N (layer 0);
+// - the layer-averaged new share lies between GVR's 1 - 0.60 and Levy's
+//   0.55, and the pooled persistence between Levy's 1.82 and GVR's
+//   1 / (1 - 0.60) = 2.5 (secondary figures, so a range, never fitted to);
+// - a negative control: a deliberately wrong profile (every layer given the
+//   middle band's parameters) fails the band check;
+// - the fit itself: refitting from the inputs gives the shipped table.
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsa.h"
+#include "locality.h"
+#include "status.h"
+#include "trace.h"
+#include "tracestats.h"
+
+#ifndef KS_SOURCE_DIR
+#error "KS_SOURCE_DIR must name the source tree"
+#endif
+#define INPUTS KS_SOURCE_DIR "/calib/locality/dsa.lua"
+
+enum { TRACE_STEPS = 24 };
+#define TOL 0.02 // the fit's and this measurement's sampling error of a band's mean overlap (about 0.005 each)
+
+static struct ks_locality_inputs in;
+
+// Measures each layer of `profile` at `context` tokens: overlap, new share
+// and persistence into st (caller frees with ks_tracestats_fini).
+static void measure(const struct ks_dsa_layer *profile, uint32_t layers, uint32_t context, struct ks_tracestats *st)
+{
+    struct ks_dsa_params p = {.seed = 7, .n_layers = in.layers, .top_k = in.top_k, .profile = profile,
+                              .profile_layers = layers};
+    char err[256];
+    struct ks_dsa *d = ks_dsa_new(&p, err, sizeof err);
+    assert_non_null(d);
+    struct ks_dsa_req *r = ks_dsa_req_new(d, 3);
+    assert_non_null(r);
+    const uint32_t L = in.layers, k = in.top_k;
+    struct ks_trace *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    t->meta = (struct ks_trace_meta){.block_size = 1, .layers = L, .kv_heads = 1, .q_heads = 1, .head_dim = 8};
+    t->n_requests = 1;
+    t->n_steps = (size_t)TRACE_STEPS * L;
+    t->steps = calloc(t->n_steps, sizeof *t->steps);
+    t->sel = malloc(t->n_steps * k * sizeof *t->sel);
+    t->req_first = calloc(1, sizeof *t->req_first);
+    t->req_steps = malloc(sizeof *t->req_steps);
+    uint32_t *blocks = malloc(k * sizeof *blocks);
+    float *mass = malloc(k * sizeof *mass);
+    assert_true(t->steps && t->sel && t->req_first && t->req_steps && blocks && mass);
+    t->req_steps[0] = TRACE_STEPS;
+    for (uint32_t s = 0; s < TRACE_STEPS; s++)
+        for (uint32_t l = 0; l < L; l++) { // the engine's order: step, then layer; a token joins per step
+            uint32_t n;
+            assert_int_equal(ks_dsa_select(r, l, s, context + s, blocks, mass, &n), KS_OK);
+            assert_int_equal(n, k);
+            struct ks_trace_step *rec = &t->steps[(size_t)s * L + l];
+            *rec = (struct ks_trace_step){.request = 0, .step = s, .layer = l, .context = context + s,
+                                          .first = t->n_sel, .n = n, .kernel_time = -1};
+            for (uint32_t i = 0; i < n; i++)
+                t->sel[t->n_sel++] = (struct ks_trace_sel){blocks[i], mass[i]};
+        }
+    assert_int_equal(ks_tracestats_compute(t, st), KS_OK);
+    free(blocks);
+    free(mass);
+    ks_trace_free(t);
+    ks_dsa_req_free(r);
+    ks_dsa_free(d);
+}
+
+static double band_mean(const struct ks_tracestats *st, const struct ks_locality_band *b)
+{
+    double sum = 0;
+    for (uint32_t l = b->first; l <= b->last; l++)
+        sum += st->layer[l].overlap;
+    return sum / (b->last - b->first + 1);
+}
+
+// Bands whose mean overlap leaves [lo - TOL, hi + TOL]; prints each.
+static int bands_outside(const struct ks_tracestats *st, uint32_t context)
+{
+    int bad = 0;
+    for (uint32_t i = 0; i < in.n_bands; i++) {
+        const struct ks_locality_band *b = &in.band[i];
+        double m = band_mean(st, b);
+        int out = !(m >= b->lo - TOL && m <= b->hi + TOL);
+        printf("# %uK layers %2u-%2u: overlap %.4f (inputs %.2f-%.2f)%s\n", context / 1024, b->first, b->last, m,
+               b->lo, b->hi, out ? "  OUTSIDE" : "");
+        bad += out;
+    }
+    return bad;
+}
+
+static void shipped_profile_meets_inputs(void **state)
+{
+    (void)state;
+    assert_int_equal(ks_dsa_fitted_layers, in.layers);
+    struct ks_tracestats a, b;
+    measure(ks_dsa_fitted, ks_dsa_fitted_layers, 16384, &a);
+    measure(ks_dsa_fitted, ks_dsa_fitted_layers, 65536, &b);
+    assert_int_equal(bands_outside(&a, 16384), 0);
+    assert_int_equal(bands_outside(&b, 65536), 0);
+    for (uint32_t i = 0; i < in.n_bands; i++) {
+        if (in.band[i].lo < (double)in.top_k / 16384) { // a random top-k's overlap, k / N, moves with N
+            printf("# layers %2u-%2u: at the random floor (k / N = %.3f at 16K), no drift check\n",
+                   in.band[i].first, in.band[i].last, (double)in.top_k / 16384);
+            continue;
+        }
+        double d = fabs(band_mean(&a, &in.band[i]) - band_mean(&b, &in.band[i]));
+        printf("# layers %2u-%2u: 16K -> 64K moves the overlap by %.4f (at most %.2f)\n", in.band[i].first,
+               in.band[i].last, d, in.context_drift);
+        assert_true(d <= in.context_drift);
+    }
+    for (int c = 0; c < 2; c++) { // layer-averaged figures against the secondary ones
+        const struct ks_tracestats *st = c ? &b : &a;
+        double new_share = 0, inv_persistence = 0;
+        for (uint32_t l = 0; l < in.layers; l++) {
+            new_share += st->layer[l].new_share / in.layers;
+            inv_persistence += 1 / st->layer[l].persistence / in.layers;
+        }
+        // every layer selects as many entries: pooled persistence is the harmonic mean
+        double persistence = 1 / inv_persistence;
+        printf("# %uK: new share %.3f (inputs %.2f-%.2f), persistence %.3f steps (inputs %.2f-%.2f)\n",
+               c ? 64 : 16, new_share, 1 - in.kept_share, in.new_share, persistence, in.persistence,
+               1 / (1 - in.kept_share));
+        assert_true(new_share >= 1 - in.kept_share - TOL && new_share <= in.new_share + TOL);
+        assert_true(persistence >= in.persistence - 0.1 && persistence <= 1 / (1 - in.kept_share) + 0.1);
+    }
+    ks_tracestats_fini(&a);
+    ks_tracestats_fini(&b);
+}
+
+// Negative control: the middle band's parameters everywhere put the outer
+// bands' overlap far below 0.5; the check must see it.
+static void wrong_profile_fails(void **state)
+{
+    (void)state;
+    struct ks_dsa_layer *wrong = malloc(in.layers * sizeof *wrong);
+    assert_non_null(wrong);
+    uint32_t mid = (in.layers - 1) / 2;
+    for (uint32_t l = 0; l < in.layers; l++)
+        wrong[l] = ks_dsa_fitted[mid];
+    struct ks_tracestats st;
+    measure(wrong, in.layers, 16384, &st);
+    assert_true(bands_outside(&st, 16384) >= 2);
+    ks_tracestats_fini(&st);
+    free(wrong);
+}
+
+// The shipped table is what the fit makes of the inputs (to the printed digits).
+static void refit_gives_shipped_table(void **state)
+{
+    (void)state;
+    struct ks_dsa_layer *prof = malloc(in.layers * sizeof *prof);
+    assert_non_null(prof);
+    assert_int_equal(ks_locality_fit(&in, prof, NULL, NULL), KS_OK);
+    for (uint32_t l = 0; l < in.layers; l++)
+        if (fabsf(prof[l].sigma - ks_dsa_fitted[l].sigma) > 1e-5f || fabsf(prof[l].rho - ks_dsa_fitted[l].rho) > 1e-5f)
+            fail_msg("layer %u: refit {%g, %g}, shipped {%g, %g}: remake sim/workload/dsa_fitted.c", l,
+                     (double)prof[l].sigma, (double)prof[l].rho, (double)ks_dsa_fitted[l].sigma,
+                     (double)ks_dsa_fitted[l].rho);
+    free(prof);
+}
+
+int main(void)
+{
+    char err[1024];
+    if (ks_locality_load(INPUTS, &in, err, sizeof err) != KS_OK) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shipped_profile_meets_inputs),
+        cmocka_unit_test(wrong_profile_fails),
+        cmocka_unit_test(refit_gives_shipped_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
