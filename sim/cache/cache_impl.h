@@ -28,6 +28,8 @@ struct ks_buf {
     uint32_t used;  // its pages in use: blocks there or arriving
     uint32_t hint;  // offset where the search for a free page starts
     uint32_t need;  // planning scratch: admitted blocks bound for it
+    uint32_t barren; // 1 + the step in which a scan found no victim (none can appear later in that
+                     // step: blocks only get used or arrive, both ineligible until the next), or 0
     uint16_t group; // owning sequence's group
     uint8_t state;  // KS_BUF_FREE: on the free stack; KS_BUF_ORPHAN: its request
                     // has gone but a block in flight still holds a page

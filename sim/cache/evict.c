@@ -123,7 +123,8 @@ static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_
 
 uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, uint32_t *out)
 {
-    if (n == 0 || ks_grow((void **)&c->heap, &c->cap_heap, n, sizeof *c->heap) != KS_OK)
+    struct ks_buf *bf = &c->bufs[buf];
+    if (n == 0 || bf->barren == c->now + 1u || ks_grow((void **)&c->heap, &c->cap_heap, n, sizeof *c->heap) != KS_OK)
         return 0;
     struct kv *h = c->heap;
     uint32_t k = 0, B = c->p.buffer_blocks;
@@ -137,6 +138,8 @@ uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, ui
     }
     for (uint32_t i = 0; i < k; i++)
         out[i] = h[i].id;
+    if (k == 0)
+        bf->barren = c->now + 1u;
     return k;
 }
 
