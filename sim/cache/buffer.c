@@ -73,7 +73,7 @@ int ks_buffer_assign(struct ks_cache *c, struct ks_req *q, uint32_t req)
         return KS_ENOMEM;
     for (uint32_t g = 0; g < G; g++) {
         uint32_t i = c->free_bufs[--c->n_free_bufs];
-        c->bufs[i] = (struct ks_buf){.req = req, .group = (uint16_t)g, .state = KS_BUF_OWNED};
+        c->bufs[i] = (struct ks_buf){.req = req, .group = (uint16_t)g, .state = KS_BUF_OWNED, .spare = KS_NONE};
         q->buf[g] = i;
     }
     return KS_OK;
@@ -165,13 +165,30 @@ static int drop(struct ks_cache *c, uint32_t id)
     return 1;
 }
 
+// Whether the spare victim of buffer i is still the one a scan would choose:
+// found in this step's plan, and still resident in the buffer and unused
+// (a step's keys do not change after its accesses; the victims dropped
+// since ranked before it, the arrivals are not eligible).
+static int spare_valid(const struct ks_cache *c, uint32_t i)
+{
+    const struct ks_buf *b = &c->bufs[i];
+    if (b->spare == KS_NONE || b->spare_step != c->now + 1u)
+        return 0;
+    const struct ks_block *k = ks_blocktab_get(&c->tab, b->spare);
+    uint32_t B = c->p.buffer_blocks;
+    return ks_blk_state(k) == KS_BLK_RESIDENT && ks_blk_tier(k) == KS_L1 && ks_blk_page(k) / B == i &&
+           c->tier[KS_L1].owner[ks_blk_page(k)] == b->spare && k->last != c->now;
+}
+
 uint32_t ks_buffer_place(struct ks_cache *c, uint32_t id)
 {
     uint32_t i = buf_of(c, id), page = take_free(c, i, id);
     if (page != KS_NONE)
         return page;
     uint32_t v;
-    if (ks_evict_select_buffer(c, i, 1, &v) == 1 && drop(c, v))
+    int found = spare_valid(c, i) ? (v = c->bufs[i].spare, 1) : ks_evict_select_buffer(c, i, 1, &v, NULL) == 1;
+    c->bufs[i].spare = KS_NONE;
+    if (found && drop(c, v))
         page = take_free(c, i, id);
     return page;
 }
@@ -211,15 +228,20 @@ uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err)
         struct ks_buf *b = &c->bufs[c->touched[k]];
         uint32_t room = c->p.buffer_blocks - b->used;
         if (b->need > room) {
-            uint32_t want = b->need - room;
+            // one more than needed: the spare is the victim of the block this
+            // sequence writes next (ks_buffer_place), without a second scan
+            uint32_t want = b->need - room + 1;
             if (ks_grow((void **)&c->samp, &c->cap_samp, want, sizeof *c->samp) != KS_OK) {
                 *err = KS_ENOMEM;
-                want = 0;
+                want = 1;
             }
-            uint32_t got = ks_evict_select_buffer(c, c->touched[k], want, c->samp);
+            uint32_t got = ks_evict_select_buffer(c, c->touched[k], want - 1, c->samp, &b->spare);
+            b->spare_step = c->now + 1u;
             for (uint32_t v = 0; v < got; v++)
-                if (!drop(c, c->samp[v]))
+                if (!drop(c, c->samp[v])) {
+                    b->spare = KS_NONE; // a victim stays: it, not the spare, goes next
                     break;
+                }
         }
         b->need = 0;
     }

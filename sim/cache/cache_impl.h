@@ -28,6 +28,8 @@ struct ks_buf {
     uint32_t used;  // its pages in use: blocks there or arriving
     uint32_t hint;  // offset where the search for a free page starts
     uint32_t need;  // planning scratch: admitted blocks bound for it
+    uint32_t spare;  // the next victim a plan's scan found beyond its need (a new block's), or KS_NONE
+    uint32_t spare_step; // 1 + the step of that scan
     uint32_t barren; // 1 + the step in which a scan found no victim (none can appear later in that
                      // step: blocks only get used or arrive, both ineligible until the next), or 0
     uint16_t group; // owning sequence's group
@@ -204,9 +206,10 @@ uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id);
 // their ids to out. Returns how many it found.
 uint32_t ks_evict_select(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out);
 void ks_evict_view(const struct ks_cache *c, uint32_t id, struct ks_block_view *v);
-// Chooses up to n victims among the blocks of device buffer `buf` (exact);
-// marks nothing. Returns how many it found.
-uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, uint32_t *out);
+// Chooses up to n victims among the blocks of device buffer `buf` (exact),
+// in order of their keys; marks nothing. Returns how many it found. *next
+// (may be NULL) receives the block that would come after them, or KS_NONE.
+uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, uint32_t *out, uint32_t *next);
 // Tells the policy that a block's key may have changed or that it arrived in
 // a tier (Belady keeps an ordered heap; the other policies need nothing).
 void ks_evict_note(struct ks_cache *c, uint32_t id);

@@ -121,10 +121,14 @@ static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_
     return k;
 }
 
-uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, uint32_t *out)
+uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, uint32_t *out, uint32_t *next)
 {
     struct ks_buf *bf = &c->bufs[buf];
-    if (n == 0 || bf->barren == c->now + 1u || ks_grow((void **)&c->heap, &c->cap_heap, n, sizeof *c->heap) != KS_OK)
+    uint32_t want = n + (next != NULL);
+    if (next)
+        *next = KS_NONE;
+    if (want == 0 || bf->barren == c->now + 1u ||
+        ks_grow((void **)&c->heap, &c->cap_heap, want, sizeof *c->heap) != KS_OK)
         return 0;
     struct kv *h = c->heap;
     uint32_t k = 0, B = c->p.buffer_blocks;
@@ -134,12 +138,17 @@ uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, ui
             continue;
         uint32_t id = tr->owner[p];
         if (eligible(c, KS_L1, p, id))
-            heap_offer(h, &k, n, ks_evict_key(c, id), id);
+            heap_offer(h, &k, want, ks_evict_key(c, id), id);
+    }
+    if (k == 0)
+        bf->barren = c->now + 1u;
+    // the heap's top is its highest key: the one after the n lowest when it holds n + 1
+    if (next && k == want) {
+        *next = h[0].id;
+        ks_heap_pop(h, k--, sizeof *h, NULL, kv_higher);
     }
     for (uint32_t i = 0; i < k; i++)
         out[i] = h[i].id;
-    if (k == 0)
-        bf->barren = c->now + 1u;
     return k;
 }
 

@@ -36,7 +36,8 @@ static uint32_t next_use(const uint8_t seq[T][R][G], uint32_t t, uint32_t r, uin
     return KS_NONE;
 }
 
-// Reference: block j accessed at step t in buffer b; returns 1 on a hit.
+// Reference: block j accessed (or, new, written) at step t in buffer b;
+// returns 1 on a hit. A block used at step t is no victim at step t.
 static int ref_access(struct ref_buf *b, enum ks_evict_policy pol, uint32_t j, uint32_t t, uint32_t *arrivals,
                       const uint8_t seq[T][R][G], uint32_t r, uint32_t g)
 {
@@ -47,8 +48,14 @@ static int ref_access(struct ref_buf *b, enum ks_evict_policy pol, uint32_t j, u
         }
     uint32_t slot = b->n;
     if (b->n == B) {
-        slot = 0;
-        for (uint32_t i = 1; i < B; i++) {
+        slot = B;
+        for (uint32_t i = 0; i < B; i++) {
+            if (b->last[i] == t)
+                continue;
+            if (slot == B) {
+                slot = i;
+                continue;
+            }
             int better;
             if (pol == KS_EVICT_LRU)
                 better = b->last[i] < b->last[slot];
@@ -61,6 +68,8 @@ static int ref_access(struct ref_buf *b, enum ks_evict_policy pol, uint32_t j, u
             if (better)
                 slot = i;
         }
+        if (slot == B) // every block used now: the new one goes below
+            return 0;
     } else {
         b->n++;
     }
@@ -85,7 +94,7 @@ static struct ks_cache_params params(enum ks_evict_policy pol, uint32_t buffers)
 static uint32_t l1_set(const struct ks_cache *c, uint32_t req, uint32_t g)
 {
     uint32_t set = 0;
-    for (uint32_t j = 0; j < N; j++)
+    for (uint32_t j = 0; j < ks_cache_req_len(c, req); j++)
         if (ks_test_tier(c, req, g, j) == KS_L1)
             set |= 1u << j;
     return set;
@@ -133,7 +142,7 @@ static void run_reference(enum ks_evict_policy pol)
                 ref[r][g].last[i] = 0;
             }
         }
-    uint64_t hits = 0, misses = 0;
+    uint64_t hits = 0, misses = 0, grown = 0;
     for (uint32_t t = 1; t <= T; t++) {
         assert_int_equal(ks_cache_step(c, t), KS_OK);
         for (uint32_t r = 0; r < R; r++)
@@ -160,6 +169,15 @@ static void run_reference(enum ks_evict_policy pol)
                 assert_int_equal(ks_cache_block_group(c, b->blocks[k]), ks_cache_block_group(c, b->blocks[0]));
         }
         ks_test_confirm_all(c, &plan);
+        if (t % 40 == 0) { // request 0 writes a new block in every group: it enters its buffer
+            uint32_t j = ks_cache_req_len(c, req[0]);
+            ks_test_grow(c, req[0], 1, KS_L1);
+            for (uint32_t g = 0; g < G; g++) {
+                assert_int_equal(ks_test_tier(c, req[0], g, j), KS_L1);
+                ref_access(&ref[0][g], pol, j, t, &arrivals, seq, 0, g);
+                grown++;
+            }
+        }
         if (pol == KS_EVICT_BELADY) // ties among blocks never used again: only hits are determined
             continue;
         for (uint32_t r = 0; r < R; r++)
@@ -176,9 +194,9 @@ static void run_reference(enum ks_evict_policy pol)
     assert_int_equal(st->found[KS_L1], hits);
     assert_true(misses > T); // the scanning request alone misses most steps
     assert_true(hits > T);
-    // every miss entered a full buffer: one drop each, and drops move no bytes
-    assert_int_equal(st->dropped, misses);
-    assert_int_equal(st->evictions[KS_L1], misses);
+    // every miss and new block entered a full buffer: one drop each, and drops move no bytes
+    assert_int_equal(st->dropped, misses + grown);
+    assert_int_equal(st->evictions[KS_L1], misses + grown);
     assert_int_equal(st->migrations[KS_L1][KS_L2], 0);
     assert_int_equal(st->mig_bytes[KS_L1][KS_L2], 0);
     assert_int_equal(st->migrations[KS_L2][KS_L1], misses);
