@@ -341,7 +341,7 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
             continue;
         if (c->cand[i].klass == KS_CLASS_MISS)
             c->st.unplanned++;
-        else
+        else if (c->cand[i].klass != KS_CLASS_WARM) // a warm-up is asked for again while the request sits out
             c->st.pf_dropped++;
     }
     c->n_cand = 0;
@@ -536,6 +536,8 @@ void ks_cache_stats_add(struct ks_cache_stats *sum, const struct ks_cache_stats 
     sum->unplanned += s->unplanned;
     sum->stale_refused += s->stale_refused;
     sum->dropped += s->dropped;
+    sum->deferred += s->deferred;
+    sum->warmed += s->warmed;
     sum->rebases += s->rebases;
 }
 
@@ -634,6 +636,9 @@ void ks_cache_stats_visit(const struct ks_cache *c,
     fn(ud, "prefetch_wasted", "prefetched blocks evicted or freed before any access", (double)s->pf_wasted);
     fn(ud, "misses_unplanned", "misses that found no page before their step ended", (double)s->unplanned);
     fn(ud, "stale_refused", "reads refused for a stale migration generation", (double)s->stale_refused);
+    fn(ud, "deferred", "misses of requests that sat a step out while their cold region warmed up", (double)s->deferred);
+    fn(ud, "warmed", "deferred misses planned into L1 (after the others' misses, within the budget)",
+       (double)s->warmed);
     for (int t = 0; t < KS_TIERS; t++) {
         const struct ks_tier *tr = &c->tier[t];
         snprintf(name, sizeof name, "alloc_fails_%s", tier_name[t]);

@@ -75,11 +75,13 @@ enum ks_evict_policy {
 // steady heat opens nothing: its neighbours had their chance when it came in.
 enum ks_class {
     KS_CLASS_MISS = 0,     // accessed and not in L1: needed now
-    KS_CLASS_SHARED = 1,   // a shared (refs > 1) block in the window of a block entering
-    KS_CLASS_NEIGHBOR = 2, // an unshared block in the window of a block entering
-    KS_CLASS_HEAT = 3,     // a block in the window of a hit whose heat is rising
-    KS_CLASS_EVICT = 4,    // a demotion that makes room
-    KS_CLASSES = 5,
+    KS_CLASS_WARM = 1,     // a miss of a request that sits out while its cold region warms up
+                           // (ks_cache_defer): planned after the misses, within the budget
+    KS_CLASS_SHARED = 2,   // a shared (refs > 1) block in the window of a block entering
+    KS_CLASS_NEIGHBOR = 3, // an unshared block in the window of a block entering
+    KS_CLASS_HEAT = 4,     // a block in the window of a hit whose heat is rising
+    KS_CLASS_EVICT = 5,    // a demotion that makes room
+    KS_CLASSES = 6,
 };
 
 // What an eviction callback sees of a block.
@@ -201,6 +203,12 @@ struct ks_access_report {
 int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_access *acc,
                     uint32_t n, uint8_t *where, struct ks_access_report *rep);
 
+// Request req sits this step out (its cold region warms up): its misses of
+// the step so far become KS_CLASS_WARM candidates, moved after every other
+// request's misses and only within the plan's budget, so that no step waits
+// for them. Returns how many it deferred (stats.deferred).
+uint32_t ks_cache_defer(struct ks_cache *c, uint32_t req);
+
 // KS_EVICT_BELADY only: the step at which a block will next be accessed, for
 // blocks not accessed yet (later accesses carry it in ks_access.next).
 int ks_cache_set_next_use(struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block, uint32_t step);
@@ -290,6 +298,8 @@ struct ks_cache_stats {
     uint64_t unplanned;                       // misses still without a page when their step ended
     uint64_t stale_refused;                   // ks_cache_validate calls refused
     uint64_t dropped;                         // device buffers: L1 copies dropped (the host holds the block)
+    uint64_t deferred;                        // misses deferred to warm up (ks_cache_defer)
+    uint64_t warmed;                          // deferred blocks planned into L1
     uint64_t rebases;                         // heat clock rebases
 };
 

@@ -5,9 +5,9 @@
 //  1. order: candidates sorted by class, then by turn within the class (the
 //     k-th candidate of every request before any request's (k+1)-th), so a
 //     request with a cold burst cannot starve the others;
-//  2. admit: misses always; prefetches while their bytes fit in the budget
-//     left after the misses; the first prefetch that does not fit ends
-//     admission and every later prefetch is dropped;
+//  2. admit: misses always; warm-ups (deferred misses) then prefetches
+//     while their bytes fit in the budget left after the misses; the first
+//     that does not fit ends admission and every later one is dropped;
 //  3. room: each admitted block takes a free L1 page, or the page of an L1
 //     victim, which is demoted to the next tier down (taking a free page
 //     there or, recursively, a victim's page there). A victim that cannot be
@@ -345,6 +345,10 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
         if (c->cand[i].klass == KS_CLASS_MISS)
             miss_bytes += move_bytes(c, ks_blk_tier(ks_blocktab_get(&c->tab, c->cand[i].id)), KS_L1);
     uint64_t left = budget > miss_bytes ? budget - miss_bytes : 0;
+    // warm-ups move at least one full batch a step, so a request that sits
+    // out gets its blocks even when the misses take the whole budget
+    uint64_t warm_floor = (uint64_t)c->p.migration_batch * c->tier[KS_L1].block_bytes;
+    uint64_t warm_left = left > warm_floor ? left : warm_floor;
     if (grow_adm(c, c->n_cand) != KS_OK)
         return KS_ENOMEM;
     uint32_t n_in = 0, keep = 0;
@@ -355,9 +359,9 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
         unsigned t = ks_blk_tier(b);
         if (cd.klass != KS_CLASS_MISS) {
             uint64_t need = move_bytes(c, t, KS_L1);
-            if (closed || pf_bytes + need > left) {
+            if (closed || pf_bytes + need > (cd.klass == KS_CLASS_WARM ? warm_left : left)) {
                 closed = 1;
-                c->st.pf_dropped++;
+                c->st.pf_dropped += cd.klass != KS_CLASS_WARM;
                 continue;
             }
             pf_bytes += need;
@@ -383,7 +387,9 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
         c->cand[keep++] = c->adm[i];
     }
     for (uint32_t i = 0; i < got; i++) {
-        if (c->adm_klass[i] != KS_CLASS_MISS) {
+        if (c->adm_klass[i] == KS_CLASS_WARM) {
+            c->st.warmed++;
+        } else if (c->adm_klass[i] != KS_CLASS_MISS) {
             c->st.pf_issued++;
             ks_blk_set_prefetched(ks_blocktab_get(&c->tab, c->adm_id[i]), 1);
         }

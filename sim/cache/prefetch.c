@@ -130,3 +130,17 @@ int ks_prefetch_after(struct ks_cache *c, const struct ks_seq *s, uint32_t req, 
     }
     return *w ? lookahead(c, s, req, j + 1, j + 1 + *w, !entering) : KS_OK;
 }
+
+uint32_t ks_cache_defer(struct ks_cache *c, uint32_t req)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->n_cand; i++) {
+        struct ks_cand *cd = &c->cand[i];
+        if (cd->req == req && cd->klass == KS_CLASS_MISS && !cd->dead) {
+            cd->klass = KS_CLASS_WARM;
+            n++;
+        }
+    }
+    c->st.deferred += n;
+    return n;
+}

@@ -272,6 +272,8 @@ static const struct field fields[] = {
     {"cache.organisation", T_CHOICE, CN, OFF(cache.organisation), "pool", 0, 0, organisations, 0},
     {"cache.device_buffer_size", T_U32, CN, OFF(cache.device_buffer_size), "4096", 1, 0, NULL, 0},
     {"cache.host_to_device_ratio", T_REAL, KS_UNIT_NUMBER, OFF(cache.host_to_device_ratio), "0", 0, 0, NULL, 0},
+    // cold regions warm up aside (the seed's section 5.5; off by default)
+    {"cache.cold_share", T_REAL, KS_UNIT_FRACTION, OFF(cache.cold_share), "0", 0, 1, NULL, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."

@@ -313,6 +313,8 @@ struct ks_scenario_cache {
     enum ks_organisation organisation; // L1 as one pool, or a device buffer per request (HiSparse)
     uint32_t device_buffer_size;     // per_request: tokens of each request's buffer in each layer
     double host_to_device_ratio;     // per_request: the host pool in device pools (0: cache.l2 sizes it)
+    double cold_share;               // a request missing more than this share of a step's selected blocks
+                                     // sits the step out while they warm up (0: never)
 };
 
 // Objectives, in seconds; 0 = none. On the run's figures (slo_met): TTFT

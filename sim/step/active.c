@@ -265,6 +265,11 @@ int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char
             i++;
             continue;
         }
+        if (a->sitting) { // it sat this step out: no token
+            a->sitting = 0;
+            i++;
+            continue;
+        }
         if (a->generated == 0) {
             ks_active_first_token(set, a, now);
         } else {

@@ -33,6 +33,8 @@ struct ks_active {
     struct ks_request_spec spec;
     double admitted, first_token, last_token; // seconds
     double itl_max;                           // seconds: its longest gap between two tokens
+    uint32_t sat_out;                         // decode steps it sat out while its cold region warmed up
+    uint8_t sitting;                          // it sits the current decode step out: no token
     void *user;                               // the caller's per-request state; NULL until it sets it
 };
 

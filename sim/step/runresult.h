@@ -108,6 +108,7 @@ struct ks_run_result {
     double copy_seconds;      // migration batches: time from a lane taking one to its landing, summed
     uint64_t copy_bytes;      // migration batches: their bytes, summed
     double backup_bytes;      // new KV copied to the host as it was written (device buffers)
+    uint64_t sat_out;         // decode steps requests sat out while their cold region warmed up
     // decode steps' work, all GPUs (arch.h): weight bytes read (dense weights
     // and the experts the batch's tokens use), index-key bytes scanned, and
     // flops (weights, output head, attention over the selection, indexer)

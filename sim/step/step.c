@@ -279,6 +279,13 @@ static int l1_changed(const struct ks_cache *c, uint64_t *version)
 // *kv_hbm bytes timed at HBM bandwidth and *attn seconds of measured kernel)
 // and counts its *tokens (one per decoding request). An indexer's keys of
 // every token of a request are scanned in every layer: HBM bytes.
+//
+// Cold regions (cache.cold_share > 0; the seed's section 5.5): a request
+// whose selections miss L1 in more than that share of its blocks sits the
+// step out. Its misses warm up at low priority (ks_cache_defer: after the
+// others' misses, within the budget), it produces no token, and the step
+// charges its index scan (its selection was computed) but not its attention
+// nor its token's weights; it selects again next step.
 static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, double *attn, uint32_t *tokens_out,
                       double *wflops, double *aflops, char *err, size_t len)
 {
@@ -294,13 +301,14 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         if (a->generated == 0)
             continue; // still in prefill
         uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1; // the request's decode step
-        uint32_t k = 0;
+        uint32_t k = 0, miss_mark = d->n_miss;
+        uint64_t selected = 0, missed = 0;
         double index = (double)a->ctx * (double)arch->index_token_bytes * layers;
         *kv_hbm += index;
         d->p.r->index_read_bytes += index;
-        *wflops += arch->token_flops + arch->head_flops;
         *aflops += (double)a->ctx * arch->index_pair_flops * layers;
-        (*tokens_out)++;
+        // the request's attention and token, added once it is known not to sit out
+        double r_hbm = 0, r_attn = 0, r_kv = 0, r_flops = 0;
         for (uint32_t l = 0; l < layers; l++) {
             if (l == 0 || per_layer) {
                 hold(d, 1);
@@ -327,21 +335,37 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                 double bytes = (double)tokens * (double)d->p.z.token_bytes / (per_layer ? layers : 1);
                 // a replayed trace's kernel time where the scenario asks for it (NAN: none)
                 double rec = s->sparse.kernel_time == KS_KERNEL_TIME_TRACE ? ks_selection_kernel_time(a->sr) : NAN;
-                d->kv_bytes += bytes;
-                *aflops += (double)tokens * arch->decode_pair_flops * (per_layer ? 1 : layers);
+                r_kv += bytes;
+                r_flops += (double)tokens * arch->decode_pair_flops * (per_layer ? 1 : layers);
                 if (rec >= 0)
-                    *attn += rec * (per_layer ? 1 : layers);
+                    r_attn += rec * (per_layer ? 1 : layers);
                 else if (kt->n)
-                    *attn += ks_cost_kernel(kt, now_step - 1, k) * (per_layer ? 1 : layers);
+                    r_attn += ks_cost_kernel(kt, now_step - 1, k) * (per_layer ? 1 : layers);
                 else
-                    *kv_hbm += bytes;
+                    r_hbm += bytes;
             }
             int st = ks_cache_access(c, a->req, l, d->acc, k, d->where, NULL);
             if (st == KS_OK)
                 st = note_misses(d, a->req, l, k);
             if (st != KS_OK)
                 return failed(err, len, "a decode step", st);
+            selected += k;
         }
+        missed = d->n_miss - miss_mark;
+        if (s->cache.cold_share > 0 && (double)missed > s->cache.cold_share * (double)selected) {
+            a->sitting = 1;
+            a->sat_out++;
+            d->p.r->sat_out++;
+            ks_cache_defer(c, a->req);
+            d->n_miss = miss_mark; // nothing of it is read this step
+            continue;
+        }
+        d->kv_bytes += r_kv;
+        *kv_hbm += r_hbm;
+        *attn += r_attn;
+        *aflops += r_flops;
+        *wflops += arch->token_flops + arch->head_flops;
+        (*tokens_out)++;
     }
     return KS_OK;
 }

@@ -104,6 +104,13 @@ ks_cli_test(run_buffer_admit_host --json --ge peak_batch 3 --le peak_batch 3 --g
             -- run ${ks_buf} --set cache.host_to_device_ratio=50)
 ks_cli_test(run_buffer_admit_buffers --json --ge peak_batch 4 --le peak_batch 4 --ge requests_finished 8
             -- run ${ks_buf} --set cache.host_to_device_ratio=200)
+# cold regions warm up aside (cache.cold_share): the miss is all of the step's selection, so the
+# request sits the first step out while its block warms up (demotion then promotion, 7.24288 us),
+# then reads it: 2 steps for one token, the same ITL as waiting (alone, the same bytes move once)
+ks_cli_test(run_cold_share_alone --json --ge sat_out 1 --le sat_out 1 --ge steps 2 --le steps 2
+            --ge itl_mean 7.24492e-6 --le itl_mean 7.244936e-6
+            -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_cold.h5 --json
+            --set cache.cold_share=0.5)
 # what device buffers refuse (scenario.c, check_organisation)
 ks_cli_test(buffer_fifo_pool --exit 2 --stdout-empty
             --stderr-has "cache.evict: \"fifo\" orders a request's device buffer: it needs cache.organisation"
