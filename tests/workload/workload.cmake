@@ -16,6 +16,11 @@ target_link_libraries(workload_accessmodel PRIVATE ks_workload)
 # determinism, the layer mapping by relative depth, the cost of a selection
 ks_add_test(workload.dsa test_dsa.c)
 target_link_libraries(workload_dsa PRIVATE ks_workload)
+# a dsa trace (selrecord.c) holds, record for record, the selection module's
+# dsa selections, and its replay returns them again (1- and 16-token blocks)
+ks_add_test(workload.selrecord test_selrecord.c)
+target_link_libraries(workload_selrecord PRIVATE ks_workload ks_scenario)
+target_compile_definitions(workload_selrecord PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 set(ks_pol_ok --json --ge requests_finished 4 --ge tokens 512 --le tokens 512 --gt hit_rate_l1 0 --le hit_rate_l1 1
     --ge stall_fraction 0 --le stall_fraction 1 --gt migrated_bytes_l2_l1 0)
@@ -46,6 +51,23 @@ endforeach()
 add_test(NAME trace_preset COMMAND ${CMAKE_CURRENT_LIST_DIR}/trace_preset.sh $<TARGET_FILE:kvstrata> ${ks_pol})
 set_tests_properties(trace_preset PROPERTIES TIMEOUT 300)
 ks_cli_test(trace_record_needs_output --exit 2 --stdout-empty --stderr-has "-o TRACE.h5" -- trace record ${ks_pol})
+# sparse.policy = "dsa" is recorded from the model (no synthetic attention,
+# no kernels): a run replaying the trace is the dsa run, figure for figure,
+# and Belady bounds LRU on it in per-request device buffers
+add_test(NAME trace_dsa COMMAND ${CMAKE_CURRENT_LIST_DIR}/trace_dsa.sh $<TARGET_FILE:kvstrata>
+         ${ks_ts}/dsa_small.lua)
+set_tests_properties(trace_dsa PROPERTIES TIMEOUT 300)
+# --preset and --backend mean nothing there: refused, nothing written
+foreach(opt "--preset;noisy" "--backend;ref")
+  list(GET opt 0 name)
+  string(REPLACE "--" "" tag ${name})
+  ks_cli_test(trace_record_dsa_${tag} --exit 2 --stdout-empty
+              --stderr-has "sparse.policy is dsa, whose selections are recorded from its model"
+              --stderr-has "${name} does not apply"
+              -- trace record ${ks_ts}/dsa_small.lua ${opt} -o ${CMAKE_CURRENT_BINARY_DIR}/dsa_refused.h5)
+endforeach()
+ks_cli_test(trace_record_help --stdout-has "sparse.policy = \"dsa\"" --stdout-has "kernel_time is -1"
+            -- trace record --help)
 
 # the synthetic attention's locality is tunable between the presets: a
 # topic that changes more often lowers R(1); a value past synth.h's bound is
