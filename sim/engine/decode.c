@@ -28,20 +28,25 @@ int ks_engine_queue(struct gpu *g, const struct ks_request_spec *spec, double pr
         return KS_ESTATE;
     int st = ks_step_push(&g->d, spec, prefilled);
     if (st == KS_OK && !g->queued) {
+        struct sim *m = g->sim;
         g->queued = 1;
-        g->sim->flush[g->sim->n_flush++] = g->index;
+        m->flush[(m->flush_head + m->n_flush++) % m->n_gpu] = g->index;
     }
     return st;
 }
 
+// Each wake-up is a SimGrid call, where other actors run and may queue (or
+// flush) too: the ring stays consistent at every call, a GPU is in it at
+// most once, and one queued after its wake-up is woken again.
 void ks_engine_flush(struct sim *m)
 {
-    for (uint32_t i = 0; i < m->n_flush; i++) {
-        struct gpu *g = &m->gpu[m->flush[i]];
+    while (m->n_flush > 0) {
+        struct gpu *g = &m->gpu[m->flush[m->flush_head]];
+        m->flush_head = (m->flush_head + 1) % m->n_gpu;
+        m->n_flush--;
         g->queued = 0;
         sg_cond_notify_all(g->arrive);
     }
-    m->n_flush = 0;
 }
 
 // Requests on a GPU or bound for it: what the load-aware routers compare.

@@ -57,7 +57,8 @@ struct sim {
     struct ks_run_result *r;
     struct gpu *gpu;
     uint32_t n_gpu;
-    uint32_t *flush, n_flush; // [n_gpu]: GPUs queued to and not yet woken (ks_engine_queue)
+    uint32_t *flush, n_flush; // [n_gpu] ring: GPUs queued to and not yet woken (ks_engine_queue),
+    uint32_t flush_head;      // n_flush of them from flush_head on; each at most once (gpu.queued)
     struct ks_workload *wl;
     uint64_t handed;   // requests the workload gave the router
     int exhausted;     // the workload has no more requests

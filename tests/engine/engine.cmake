@@ -111,6 +111,11 @@ ks_cli_test(run_cold_share_alone --json --ge sat_out 1 --le sat_out 1 --ge steps
             --ge itl_mean 7.24492e-6 --le itl_mean 7.244936e-6
             -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_cold.h5 --json
             --set cache.cold_share=0.5)
+# closed arrivals fed by a prefill pool: waking a GPU lets the pool queue to it again (the wake-up
+# list overflowed its one entry; AddressSanitizer caught it in the .ci/run pass)
+ks_cli_test(run_disaggregated_closed --json --ge requests_finished 6 --le requests_finished 6
+            -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/disaggregated_closed.h5 --json
+            --set prefill.mode=disaggregated --set workload.arrival.concurrency=2 --set workload.requests=6)
 # what device buffers refuse (scenario.c, check_organisation)
 ks_cli_test(buffer_fifo_pool --exit 2 --stdout-empty
             --stderr-has "cache.evict: \"fifo\" orders a request's device buffer: it needs cache.organisation"
