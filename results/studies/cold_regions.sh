@@ -29,5 +29,13 @@ for cs in 0 0.3; do grep -v "stack" "$tmp/run_$cs.err" >&2 || true; done
             "| \($cs) | \(.itl_p50 | ms) | \(.itl_p99 | ms) | \(.itl_p99 / .itl_p50 * 100 | round / 100) | \(.tpot_p50 | ms) | \(.tpot_p99 | ms) | \(.stall_fraction * 1000 | round / 10)% | \(.hit_rate_l1 * 1000 | round / 10)% | \(.sat_out) | \(.output_throughput | round) |"' \
             "$tmp/run_$cs.json"
     done
+    echo
+    echo "How to read it: with cold_share on, a request whose step misses more than that share of its selection"
+    echo "(a cold start from the prefill pool, a retrieval episode) sits the step out while its blocks warm up"
+    echo "within the step's link budget; the others' layers do not wait for them (stall), at the price of the"
+    echo "waiting request's own gaps (TPOT p99, and the ITL of the token it resumes with). The L1 hit rate"
+    echo "counts the accesses of the steps sat out (the selection probes the cache each step) as misses again."
+    echo "The seed's claim is P99 within 3x of the typical token time. The step still ends when all its"
+    echo "batches have landed, warm-ups included, so a warm-up larger than the step's link time still delays it."
 } > "$out"
 echo "wrote $out"
