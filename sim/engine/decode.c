@@ -115,6 +115,9 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
 {
     (void)err, (void)len;
     struct gpu *g = ctx;
+    // a query-dependent selection is made layer by layer, as the step runs:
+    // the copies of a layer's misses start when its layer does
+    g->layer_now = ks_selection_per_layer(g->sim->sparse) ? 0 : KS_NONE;
     for (uint32_t i = 0; i < plan->n; i++) {
         if (ks_grow((void **)&g->jobs, &g->cap_jobs, g->n_jobs + 1, sizeof *g->jobs) != KS_OK)
             return KS_ENOMEM;
@@ -159,6 +162,10 @@ static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, 
     struct gpu *g = ctx;
     double t0 = simgrid_get_clock();
     sg_mutex_lock(g->mu);
+    if (g->layer_now != KS_NONE && layer > g->layer_now) { // this layer's selection is made now
+        g->layer_now = layer;
+        sg_cond_notify_all(g->work);
+    }
     int waited = 0;
     while (ks_step_needed_unlanded(g->jobs, g->n_jobs, layer) && !g->failed) {
         sg_cond_wait(g->done, g->mu);
@@ -222,6 +229,10 @@ static int op_wait_all(void *ctx, char *err, size_t len)
     struct gpu *g = ctx;
     double t0 = simgrid_get_clock();
     sg_mutex_lock(g->mu);
+    if (g->layer_now != KS_NONE) { // every layer has run: whatever is left may start
+        g->layer_now = KS_NONE;
+        sg_cond_notify_all(g->work);
+    }
     int waited = 0;
     while (!ks_step_all_landed(g->jobs, g->n_jobs) && !g->failed) {
         sg_cond_wait(g->done, g->mu);

@@ -145,6 +145,7 @@ static int setup_gpu(struct sim *m, uint32_t i, const struct ks_platform_params 
     g->sim = m;
     g->node = first / gpn;
     g->index = i;
+    g->layer_now = KS_NONE;
     ks_platform_gpu(name, sizeof name, g->node, local);
     g->host = sg_host_by_name(name);
     uint32_t tp = s->parallel.tp;

@@ -42,7 +42,7 @@ void ks_engine_lane(int argc, char **argv)
         sg_mutex_lock(g->mu);
         double idle_from = simgrid_get_clock();
         int k, waited = 0;
-        while ((k = ks_step_next_job(g->jobs, g->n_jobs)) < 0) {
+        while ((k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now)) < 0) {
             sg_cond_wait(g->work, g->mu);
             waited = 1;
         }
@@ -52,7 +52,7 @@ void ks_engine_lane(int argc, char **argv)
             sg_mutex_unlock(g->mu);
             sg_actor_sleep_for(ks_host_wake_time(wake, simgrid_get_clock() - idle_from));
             sg_mutex_lock(g->mu);
-            if ((k = ks_step_next_job(g->jobs, g->n_jobs)) < 0) {
+            if ((k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now)) < 0) {
                 sg_mutex_unlock(g->mu);
                 continue;
             }

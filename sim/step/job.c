@@ -10,12 +10,13 @@ static int job_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t bat
     return 0;
 }
 
-int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n)
+int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_now)
 {
     int best = -1;
     for (uint32_t i = 0; i < n; i++) {
         const struct ks_step_job *j = &jobs[i];
-        if (j->running || j->landed || (j->b->after != KS_NONE && job_unlanded(jobs, n, j->b->after)))
+        if (j->running || j->landed || (j->b->after != KS_NONE && job_unlanded(jobs, n, j->b->after)) ||
+            (j->needed && layer_now != KS_NONE && j->layer > layer_now))
             continue;
         if (best < 0 || j->b->klass < jobs[best].b->klass)
             best = (int)i;

@@ -28,8 +28,11 @@ struct ks_step_job {
 struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b);
 
 // The most urgent job that is neither running nor landed and whose `after`
-// batch has landed, or -1.
-int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n);
+// batch has landed, or -1. A needed job of a layer past `layer_now` is not
+// started yet: where a layer's selection is made when the layer runs (a
+// query-dependent policy: its top-k needs the layer's query), the copies of
+// its misses cannot start earlier. KS_NONE: every job may start.
+int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_now);
 
 // Whether a needed job for a layer up to `layer` has not landed yet.
 int ks_step_needed_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t layer);

@@ -680,6 +680,31 @@ static void failing_wait_all(void **state)
     teardown(f);
 }
 
+// Where a layer's selection is made when the layer runs, the copies of its
+// misses start then: a needed job of a later layer waits for layer_now to
+// reach it; jobs that no layer needs (prefetches, demotions) never wait.
+static void jobs_wait_their_layer(void **state)
+{
+    (void)state;
+    struct ks_batch b[3] = {
+        {.id = 0, .after = KS_NONE, .klass = KS_CLASS_MISS},
+        {.id = 1, .after = KS_NONE, .klass = KS_CLASS_MISS},
+        {.id = 2, .after = KS_NONE, .klass = KS_CLASS_EVICT},
+    };
+    struct ks_step_job j[3] = {
+        {.b = &b[0], .needed = 1, .layer = 2},
+        {.b = &b[1], .needed = 1, .layer = 0},
+        {.b = &b[2], .needed = 0, .layer = 0},
+    };
+    assert_int_equal(ks_step_next_job(j, 3, KS_NONE), 0); // ungated: the first of the most urgent
+    assert_int_equal(ks_step_next_job(j, 3, 0), 1);       // layer 2's copy waits for layer 2
+    j[1].running = 1;
+    assert_int_equal(ks_step_next_job(j, 3, 1), 2); // the demotion needs no layer
+    j[2].running = 1;
+    assert_int_equal(ks_step_next_job(j, 3, 1), -1);
+    assert_int_equal(ks_step_next_job(j, 3, 2), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -693,6 +718,7 @@ int main(void)
         cmocka_unit_test(failing_wait_layer),
         cmocka_unit_test(failing_layers),
         cmocka_unit_test(failing_wait_all),
+        cmocka_unit_test(jobs_wait_their_layer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
