@@ -5,7 +5,7 @@
 --   build/kvstrata report results/studies/l1_capacity -o results/studies/l1_capacity/report
 return {
   name = "l1_capacity",
-  base = "../../scenarios/default.lua",
+  base = "../../tests/fixtures/scenarios/seed_default.lua", -- the seed's parameters, poisson arrivals
   set = {duration = "120s"},
   axes = {
     {field = "cache.l1", values = {"50%", "60%", "70%", "85%", "100%"}},

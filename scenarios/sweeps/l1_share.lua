@@ -1,4 +1,4 @@
--- l1_share.lua - the seed's defaults with L1 holding 50%, 75% and 100% of the
+-- l1_share.lua - the default scenario with L1 holding 50%, 75% and 100% of the
 -- batch's active blocks, 10 simulated seconds each (issue 6, study 1, short).
 -- Run it with: build/kvstrata sweep scenarios/sweeps/l1_share.lua -o results/l1_share
 return {

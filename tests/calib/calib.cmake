@@ -95,7 +95,7 @@ add_test(NAME calib_check_wake_spread COMMAND sh -c
 # met, and all_goals_met; on a calib host --quick profile (op times and
 # host_wake measured) and on a datasheet one (op times absent: 0)
 set(ks_model ${CMAKE_CURRENT_LIST_DIR}/calib_check_model.sh $<TARGET_FILE:kvstrata> ${ks_cal_dir}
-    ${PROJECT_SOURCE_DIR}/scenarios/default.lua)
+    ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua)
 add_test(NAME calib_check_model COMMAND ${ks_model})
 add_test(NAME calib_check_model_datasheet COMMAND ${ks_model} ${PROJECT_SOURCE_DIR}/calib/profiles/h200_sxm_pcie5.lua)
 # the text report has the SSD writes beside the reads (words without spaces:

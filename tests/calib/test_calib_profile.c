@@ -26,7 +26,7 @@
 #include "scenario.h"
 #include "status.h"
 
-#define DEFAULT_SCENARIO KS_TEST_SOURCE_DIR "/scenarios/default.lua"
+#define DEFAULT_SCENARIO KS_TEST_SOURCE_DIR "/tests/fixtures/scenarios/seed_default.lua"
 
 static char dir[512];
 

@@ -25,7 +25,7 @@
 #include "status.h"
 #include "wake.h"
 
-#define DEFAULT_SCENARIO KS_TEST_SOURCE_DIR "/scenarios/default.lua"
+#define DEFAULT_SCENARIO KS_TEST_SOURCE_DIR "/tests/fixtures/scenarios/seed_default.lua"
 
 static void check_order(const struct ks_wake_result *r, unsigned samples)
 {

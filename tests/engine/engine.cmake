@@ -69,7 +69,7 @@ ks_cli_test(run_closed_form_fp8 --json --ge ttft_mean 1.75715199e-4 --le ttft_me
 ks_cli_test(run_closed_form_moe_prefill --json --ge ttft_mean 2.82033801e-4 --le ttft_mean 2.82034365e-4
             -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_moe_prefill.h5 --json)
 add_test(NAME run_twice COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_twice.sh $<TARGET_FILE:kvstrata>
-         ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=2s)
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=2s)
 set_tests_properties(run_twice PROPERTIES TIMEOUT 300)
 # a miss: demotion then promotion, one 128 KiB block each over 50 GB/s + 1 us: 7.244928 us a token
 ks_cli_test(run_closed_form_miss --json --ge itl_mean 7.24492e-6 --le itl_mean 7.244936e-6 --ge hit_rate_l2 1
@@ -166,10 +166,10 @@ ks_cli_test(run_closed_form_dram_shared --json --ge itl_mean 12.48779e-6 --le it
 add_test(NAME run_dram_ssd COMMAND ${CMAKE_CURRENT_LIST_DIR}/dram_check.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/scenarios/validation/ssd_bound.lua)
 add_test(NAME run_dram_pool COMMAND ${CMAKE_CURRENT_LIST_DIR}/dram_check.sh $<TARGET_FILE:kvstrata>
-         ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=5s --set workload.arrival.rate=40
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=5s --set workload.arrival.rate=40
          --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64)
 add_test(NAME run_dram_remote COMMAND ${CMAKE_CURRENT_LIST_DIR}/dram_check.sh $<TARGET_FILE:kvstrata>
-         ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=10s --set workload.arrival.rate=40
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=10s --set workload.arrival.rate=40
          --set cache.l1=30% --set cache.l2=0.5% --set cache.l3=remote --set platform.remote.bw=25GBps
          --set platform.remote.lat=10us --set platform.remote.bytes=10TB)
 # Each latency in closed form (tests/fixtures/scenarios/closed_form_metrics.lua: two requests of 3 and
@@ -230,10 +230,10 @@ ks_cli_test(run_open_ended --json --eq truncated 0 --ge sim_time 0.05 --stderr-l
 # golden summaries, fixed seeds: any change of behaviour shows as a diff.
 # tiered: L1 under pressure, prompts prefilled by a pool and promoted from L2
 add_test(NAME run_golden_default COMMAND ${CMAKE_CURRENT_LIST_DIR}/golden.sh $<TARGET_FILE:kvstrata>
-         ${ks_fixtures}/golden/default_10s.json ${PROJECT_SOURCE_DIR}/scenarios/default.lua
+         ${ks_fixtures}/golden/default_10s.json ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua
          --set duration=10s)
 add_test(NAME run_golden_tiered COMMAND ${CMAKE_CURRENT_LIST_DIR}/golden.sh $<TARGET_FILE:kvstrata>
-         ${ks_fixtures}/golden/tiered_5s.json ${PROJECT_SOURCE_DIR}/scenarios/default.lua
+         ${ks_fixtures}/golden/tiered_5s.json ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua
          --set duration=5s --set workload.arrival.rate=40 --set cache.l1=20GB
          --set prefill.mode=disaggregated --set prefill.gpus=64)
 
@@ -360,5 +360,5 @@ ks_compare(shipped_huge_sparse_itl itl_p50 lt 0.5 -- ${ks_huge} -- ${ks_huge} --
 # result and no partial file; a signal at any moment, the write included, never crashes
 # (issue 16, class 4)
 add_test(NAME engine_signal_stop COMMAND ${CMAKE_CURRENT_LIST_DIR}/signal_stop.sh $<TARGET_FILE:kvstrata>
-         ${PROJECT_SOURCE_DIR}/scenarios/default.lua)
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua)
 set_tests_properties(engine_signal_stop PROPERTIES TIMEOUT 300)

@@ -42,7 +42,7 @@ and .runtime_step_kernel_p90_s_per_block <= .runtime_step_kernel_p99_s_per_block
   sh $<TARGET_FILE:kvstrata> ${ks_ts}/runtime_tiny.lua)
 add_test(NAME cli_validate_refuses
   COMMAND sh -c "\"$1\" validate \"$2\" 2> validate_refuses.err; rc=$?; [ $rc -ne 0 ] && grep -q 'runtime cannot run this scenario: platform' validate_refuses.err"
-  sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/scenarios/default.lua)
+  sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua)
 set_tests_properties(cli_validate_refuses PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 
 # validate -o writes the simulator's and the runtime's results in the layout

@@ -49,7 +49,7 @@ static void refused(const char *file, const char *const *sets, size_t n, const c
 static void default_scenario(void **state)
 {
     (void)state;
-    struct ks_scenario *s = load(KS_SOURCE_DIR "/scenarios/default.lua", NULL, 0);
+    struct ks_scenario *s = load(KS_SOURCE_DIR "/tests/fixtures/scenarios/seed_default.lua", NULL, 0);
     assert_string_equal(s->name, "default");
     assert_true(s->duration == 600);
     assert_int_equal(s->platform.nodes, 1);

@@ -11,7 +11,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "seed_exact: $*" >&2; exit 1; }
 # poisson arrivals, so the seed shapes the run
-sc=$src/scenarios/default.lua
+sc=$src/tests/fixtures/scenarios/seed_default.lua
 args=(--set duration=2s --set workload.arrival.rate=20)
 strip() { grep -v -e '"wall_s"' -e '"result"' "$1"; }
 

@@ -30,7 +30,7 @@ endforeach()
 # kvstrata report: a rendered report whose images all exist and are valid
 # (skipped without gnuplot); bad inputs refused.
 add_test(NAME report_renders COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_check.sh $<TARGET_FILE:kvstrata>
-         run ${PROJECT_SOURCE_DIR}/scenarios/default.lua --set duration=5s --set workload.arrival.rate=40
+         run ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=5s --set workload.arrival.rate=40
          --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64)
 set_tests_properties(report_renders PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 # a sweep's report: 7 metrics x 2 axes + the frontier, PNG and SVG each = 30 images
