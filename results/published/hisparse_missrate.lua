@@ -9,18 +9,13 @@
 -- 32K-token prompts (the headline run's; LongBench v2's contexts are of that
 -- order), each request decoding 256 tokens; four requests, one per rank.
 -- run.sh varies device_buffer_size and cache.evict.
-local ks = require "kvstrata"
-return {
-  name = "hisparse_missrate",
-  seed = 1,
-  duration = "3600s",
-  platform = {profile = "h200_sxm_pcie5", nodes = 1, gpus_per_node = 8},
-  model = ks.merge(ks.models.glm_5_1, {max_context = 65536}),
-  parallel = {tp = 8, dp_attention = 8, ep = 8},
-  scheduler = {kind = "fused", max_batched_tokens = 65536, mem_fraction = 0.85},
-  workload = {arrival = {kind = "closed", concurrency = 4}, prompt_tokens = 32768, output_tokens = 257,
-              requests = 4},
-  sparse = {policy = "dsa", budget_tokens = 2048, sink_blocks = 0, window_blocks = 0},
-  cache = {block_size = 1, organisation = "per_request", device_buffer_size = 4096, host_to_device_ratio = 8,
-           evict = "lru", prefetch_window = 0, l3 = "none", copy = "gather"},
-}
+-- The node, model and scheduler are glm_baseline.lua's.
+local s = include "glm_baseline.lua"
+s.name = "hisparse_missrate"
+s.duration = "3600s"
+s.scheduler.max_running_requests = nil
+s.workload = {arrival = {kind = "closed", concurrency = 4}, prompt_tokens = 32768, output_tokens = 257, requests = 4}
+s.sparse = {policy = "dsa", budget_tokens = 2048, sink_blocks = 0, window_blocks = 0}
+s.cache = {block_size = 1, organisation = "per_request", device_buffer_size = 4096, host_to_device_ratio = 8,
+           evict = "lru", prefetch_window = 0, l3 = "none", copy = "gather"}
+return s
