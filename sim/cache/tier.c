@@ -60,15 +60,14 @@ uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id)
 int ks_tier_addressed(struct ks_tier *t)
 {
     t->addressed = 1;
-    for (uint32_t p = 0; p < t->cap; p++)
-        t->owner[p] = KS_PAGE_FREE | KS_PAGE_MAX;
-    t->hwm = t->cap;
     return KS_OK;
 }
 
 void ks_tier_take(struct ks_tier *t, uint32_t page, uint32_t id)
 {
     KS_ASSERT(t->addressed && page < t->cap && !ks_tier_page_used(t, page) && !(id & KS_PAGE_FREE));
+    for (; t->hwm <= page; t->hwm++) // pages passed over are free, never used
+        t->owner[t->hwm] = KS_PAGE_FREE | KS_PAGE_MAX;
     t->owner[page] = id;
     count_use(t);
 }

@@ -10,11 +10,12 @@
 // only committed, bigmem.h) as far as the tier has ever been filled.
 //
 // An addressed tier (ks_tier_addressed: the device buffers' L1, cache.h)
-// hands pages out by number instead (ks_tier_take): its free pages are
-// marked free but never linked, and hwm == cap.
+// hands pages out by number instead (ks_tier_take): its free pages below
+// hwm are marked free but never linked, and hwm passes the highest page
+// ever taken.
 //
 // Invariants: used + length of the free list == hwm <= cap (addressed:
-// used + free pages == hwm == cap, the free list empty); owner[p] of a
+// used + free pages below hwm == hwm <= cap, the free list empty); owner[p] of a
 // used page is a block whose entry names (this tier, p), or a block
 // migrating into p; pages from hwm on are free and never used.
 #ifndef KS_TIER_H
@@ -54,8 +55,7 @@ uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id);
 // Gives a used page back (addressed: marks it free, unlinked).
 void ks_tier_free(struct ks_tier *t, uint32_t page);
 
-// Makes the tier addressed (right after ks_tier_init): every page free and
-// writable from now on. KS_OK.
+// Makes the tier addressed (right after ks_tier_init). KS_OK.
 int ks_tier_addressed(struct ks_tier *t);
 // Addressed tiers: block id takes free page `page`.
 void ks_tier_take(struct ks_tier *t, uint32_t page, uint32_t id);
