@@ -17,5 +17,6 @@ s.scheduler.max_running_requests = nil
 s.workload = {arrival = {kind = "closed", concurrency = 4}, prompt_tokens = 32768, output_tokens = 257, requests = 4}
 s.sparse = {policy = "dsa", budget_tokens = 2048, sink_blocks = 0, window_blocks = 0}
 s.cache = {block_size = 1, organisation = "per_request", device_buffer_size = 4096, host_to_device_ratio = 8,
-           evict = "lru", prefetch_window = 0, l3 = "none", copy = "gather"}
+           evict = "lru", prefetch_window = 0, l3 = "none", copy = "gather",
+           migration_batch = 65536} -- one gather kernel per layer for all its misses
 return s

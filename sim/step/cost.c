@@ -21,10 +21,26 @@ double ks_cost_compute(const struct ks_scenario *s, double weight_flops, double 
     return w == a ? (weight_flops + attn_flops) / a : weight_flops / w + attn_flops / a;
 }
 
+double ks_cost_prefill_pairs(double n, double c, double k)
+{
+    double dense = n * c + n * (n + 1) / 2;
+    if (k <= 0 || c + n <= k)
+        return dense;
+    if (c >= k)
+        return n * k;
+    double m = k - c; // query tokens c + 1 .. k read every earlier token, the rest k
+    return m * c + m * (m + 1) / 2 + (n - m) * k;
+}
+
 double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
 {
     const struct ks_arch *a = &s->model.arch;
-    double attn = (a->pair_flops + a->index_pair_flops) * s->model.layers * (n * c + n * (n + 1) / 2);
+    double causal = n * c + n * (n + 1) / 2, attn;
+    if (!s->model.indexer.heads) // dense prefill
+        attn = (a->pair_flops + a->index_pair_flops) * s->model.layers * causal;
+    else
+        attn = (a->pair_flops * ks_cost_prefill_pairs(n, c, s->sparse.budget_tokens) + a->index_pair_flops * causal) *
+               s->model.layers;
     return ks_cost_compute(s, a->token_flops * n, attn);
 }
 

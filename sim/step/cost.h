@@ -15,10 +15,18 @@
 
 // Seconds to prefill n prompt tokens after c tokens whose KV exists: the
 // weights' flops, token_flops * n (2 x the parameters a token uses,
-// arch.h), and causal attention's, (pair_flops + index_pair_flops) * layers
-// * (n * c + n * (n + 1) / 2) (QK and PV, and the sparse indexer's scores),
-// at the rank's rates (ks_cost_compute).
+// arch.h), and causal attention's: the indexer's scores over every earlier
+// token, index_pair_flops * layers * (n * c + n * (n + 1) / 2), and QK and
+// PV, pair_flops * layers * the pairs read: every earlier token (causal
+// pairs) without an indexer; with one (a DSA model, whose prefill is as
+// sparse as its decode), at most sparse.budget_tokens per query token
+// (ks_cost_prefill_pairs). At the rank's rates (ks_cost_compute).
 double ks_cost_prefill(const struct ks_scenario *s, double n, double c);
+
+// Attention pairs of query tokens c + 1 .. c + n when each reads every
+// earlier token but at most k of them (k = 0: no bound): sum over i of
+// min(c + i, k); n * c + n * (n + 1) / 2 without a bound.
+double ks_cost_prefill_pairs(double n, double c, double k);
 
 // Seconds of matrix work on a rank's attn_tp GPUs: weight_flops at flops_fp8
 // when the weights are FP8 and the profile gives that rate, else at flops;

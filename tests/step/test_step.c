@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "cost.h"
 #include "hist.h"
 #include "step.h"
 #include "step_util.h"
@@ -705,6 +706,20 @@ static void jobs_wait_their_layer(void **state)
     assert_int_equal(ks_step_next_job(j, 3, 2), 0);
 }
 
+// Prefill's attention pairs when each query token reads at most k earlier
+// tokens (a DSA model's prefill; cost.h), counted by hand.
+static void prefill_pairs_closed_form(void **state)
+{
+    (void)state;
+    assert_true(ks_cost_prefill_pairs(4, 0, 0) == 10);  // 1 + 2 + 3 + 4
+    assert_true(ks_cost_prefill_pairs(4, 0, 2) == 7);   // 1 + 2 + 2 + 2
+    assert_true(ks_cost_prefill_pairs(4, 1, 3) == 11);  // 2 + 3 + 3 + 3
+    assert_true(ks_cost_prefill_pairs(3, 5, 2) == 6);   // 2 + 2 + 2
+    assert_true(ks_cost_prefill_pairs(4, 0, 10) == 10); // the bound never reached
+    // 32K-token prompt, top-k 2048: 2048 x 2049 / 2 + (32768 - 2048) x 2048
+    assert_true(ks_cost_prefill_pairs(32768, 0, 2048) == 2048.0 * 2049 / 2 + 30720.0 * 2048);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -719,6 +734,7 @@ int main(void)
         cmocka_unit_test(failing_layers),
         cmocka_unit_test(failing_wait_all),
         cmocka_unit_test(jobs_wait_their_layer),
+        cmocka_unit_test(prefill_pairs_closed_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
