@@ -103,8 +103,9 @@ miss() { awk -v h="$(get "$1" hit_rate_l1)" 'BEGIN { printf "%.4f", 1 - h }'; }
     echo "- exposed miss cost with layer-wise prefetch, about 3 ms: kvstrata does not predict a layer's selection"
     echo "  before the layer runs; a layer's swap-in starts with the layer (the row above)."
     echo "- throughput of baseline and HiSparse by context (4K: 2288 -> 2280, 32K: 624 -> 1919, 160K: 232 -> 680"
-    echo "  tok/s) and by concurrency (3x at 256), GLM-5.1-FP8 on 8xH200; the GH200 / Qwen3-30B figures; ESS's"
-    echo "  throughput by batch and device ratio (Table 2). One point needs 32K-token requests decoding 8K tokens"
+    echo "  tok/s) and by concurrency (3x at 256), GLM-5.1-FP8 on 8xH200, but the 32K point at 256 requests, which"
+    echo "  \`throughput.sh\` measures from a run's steady steps (\`throughput.md\`); the GH200 / Qwen3-30B figures; ESS's"
+    echo "  throughput by batch and device ratio (Table 2). A whole benchmark run needs 32K-token requests decoding 8K tokens"
     echo "  at up to 480 at once: at the $(awk -v w="$(get hs_one wall_s)" 'BEGIN { printf "%.0f", w / 256 * 1000 }') ms of wall time a request-step costs now (hs_one), about"
     echo "  $(awk -v w="$(get hs_one wall_s)" 'BEGIN { printf "%.0f", w / 256 * 256 * 8192 / 3600 }') wall hours for 256 requests, which waits for the simulator's speed work."
     echo

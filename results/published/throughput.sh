@@ -3,7 +3,7 @@
 # (PUBLISHED.md section 1): GLM-5.1-FP8 on 8xH200, 32K-token prompts, 256
 # concurrent requests, the baseline (glm_baseline.lua) against HiSparse
 # (glm_hisparse.lua); writes results/published/throughput.md. Each run lasts
-# until its first batch is prefilled and has decoded a few steps (175 s
+# until its first batch is prefilled and has decoded a few steps (92 s
 # simulated); the figure is the steady decode throughput of its last steps
 # (steady.py: per attention rank, batch / step time), not the run's
 # output_throughput, which counts the ramp. About 15 minutes and 15 GB of
@@ -15,7 +15,7 @@ ks=${1:-build/kvstrata}
 out=results/published/throughput.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-set256=(--set workload.arrival.concurrency=256 --set duration=175s)
+set256=(--set workload.arrival.concurrency=256 --set duration=92s)
 for v in baseline hisparse; do
     echo "throughput.sh: $v" >&2
     "$ks" run "results/published/glm_$v.lua" "${set256[@]}" -o "$tmp/$v.h5" --json > "$tmp/$v.json" 2> "$tmp/$v.err" ||
