@@ -6,7 +6,7 @@
 # until its first batch is prefilled and has decoded a few steps (92 s
 # simulated); the figure is the steady decode throughput of its last steps
 # (steady.py: per attention rank, batch / step time), not the run's
-# output_throughput, which counts the ramp. About 15 minutes and 15 GB of
+# output_throughput, which counts the ramp. About 40 minutes and 10 GB of
 # memory for HiSparse on this project's 2-core VM (one request-step of
 # GLM-5.1 with DSA selections costs ~0.1 s of wall time).
 set -euo pipefail
