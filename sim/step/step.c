@@ -258,6 +258,19 @@ static double prefill_write(const struct ks_step *d)
     return (double)d->prefill_tokens * (double)(m->arch.gpu_kv_token_bytes + m->arch.index_token_bytes) * m->layers;
 }
 
+// Device buffers: the host holds every block, so the KV of `tokens` tokens
+// (every layer) an iteration writes is copied there as it is written, beside
+// the batches (ops.backup). A status, KS_OK when there is nothing to copy.
+static int backup_kv(struct ks_step *d, uint32_t tokens, char *err, size_t len)
+{
+    const struct ks_step_ops *o = &d->p.ops;
+    if (d->p.s->cache.organisation != KS_ORG_PER_REQUEST || !o->backup || tokens == 0)
+        return KS_OK;
+    double bytes = (double)tokens * (double)d->p.z.token_bytes;
+    d->p.r->backup_bytes += bytes;
+    return o->backup(o->ctx, (uint64_t)tokens * d->p.s->model.layers, bytes, err, len);
+}
+
 // ---- the decode step -----------------------------------------------------------
 
 // Whether L1's mapping (its placements and removals) changed since the
@@ -447,13 +460,8 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
     }
     if ((st = o->queue(o->ctx, &plan, err, len)) != KS_OK)
         return failed(err, len, "queueing a migration batch", st);
-    if (s->cache.organisation == KS_ORG_PER_REQUEST && o->backup) {
-        // the host holds every block: the KV this iteration writes goes there now
-        double bytes = (double)n_tok * (double)d->p.z.token_bytes;
-        r->backup_bytes += bytes;
-        if ((st = o->backup(o->ctx, (uint64_t)n_tok * s->model.layers, bytes, err, len)) != KS_OK)
-            return failed(err, len, "backing up new KV", st);
-    }
+    if ((st = backup_kv(d, n_tok, err, len)) != KS_OK)
+        return failed(err, len, "backing up new KV", st);
     count_outside(d, &plan);
     // host work while the copies run: scheduling the batch, and rebuilding
     // the resident-block pointer table when L1's mapping changed
@@ -508,13 +516,11 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
 // counts as stall).
 static int backup_alone(struct ks_step *d, uint32_t tokens, char *err, size_t len)
 {
-    const struct ks_scenario *s = d->p.s;
     const struct ks_step_ops *o = &d->p.ops;
-    if (s->cache.organisation != KS_ORG_PER_REQUEST || !o->backup || tokens == 0)
+    if (d->p.s->cache.organisation != KS_ORG_PER_REQUEST || !o->backup || tokens == 0)
         return KS_OK;
-    double bytes = (double)tokens * (double)d->p.z.token_bytes, stall = 0, t0 = now(d);
-    d->p.r->backup_bytes += bytes;
-    int st = o->backup(o->ctx, (uint64_t)tokens * s->model.layers, bytes, err, len);
+    double stall = 0, t0 = now(d);
+    int st = backup_kv(d, tokens, err, len);
     if (st == KS_OK)
         st = o->wait_all(o->ctx, err, len);
     stalled(d, t0, &stall);
