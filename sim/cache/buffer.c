@@ -151,6 +151,7 @@ static int drop(struct ks_cache *c, uint32_t id)
         return 0;
     struct ks_block *b = ks_blocktab_get(&c->tab, id);
     ks_cache_page_free(c, KS_L1, ks_blk_page(b));
+    ks_agg_left_l1(c, id);
     ks_blk_set_loc(b, page, low, KS_BLK_RESIDENT);
     ks_blk_bump_gen(b); // a reader holding its L1 page must look again
     if (ks_blk_prefetched(b)) {
@@ -177,7 +178,7 @@ static int spare_valid(const struct ks_cache *c, uint32_t i)
     const struct ks_block *k = ks_blocktab_get(&c->tab, b->spare);
     uint32_t B = c->p.buffer_blocks;
     return ks_blk_state(k) == KS_BLK_RESIDENT && ks_blk_tier(k) == KS_L1 && ks_blk_page(k) / B == i &&
-           c->tier[KS_L1].owner[ks_blk_page(k)] == b->spare && k->last != c->now;
+           c->tier[KS_L1].owner[ks_blk_page(k)] == b->spare && ks_blk_last(c, b->spare) != c->now;
 }
 
 uint32_t ks_buffer_place(struct ks_cache *c, uint32_t id)

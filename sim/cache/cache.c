@@ -113,6 +113,7 @@ void ks_cache_free(struct ks_cache *c)
             continue;
         for (uint32_t g = 0; g < c->p.groups; g++)
             ks_seq_fini(&c->req[r].seq[g]);
+        ks_agg_free(c, &c->req[r]);
         free(c->req[r].seq);
         free(c->req[r].buf);
     }
@@ -188,6 +189,7 @@ int ks_cache_req_new(struct ks_cache *c, uint32_t *out)
         ks_seq_init(&seq[g]);
     c->req[r].seq = seq;
     c->req[r].buf = NULL;
+    c->req[r].agg = NULL;
     if (c->p.buffer_blocks) {
         int st = ks_buffer_assign(c, &c->req[r], r);
         if (st != KS_OK) {
@@ -231,6 +233,7 @@ int ks_cache_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t 
             struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(&s->seq[g], j));
             ks_blk_set_refs(b, ks_blk_refs(b) + 1);
         }
+    ks_agg_shared(c, s);
     return KS_OK;
 }
 
@@ -308,6 +311,7 @@ int ks_cache_req_free(struct ks_cache *c, uint32_t req)
     struct ks_req *q = get_req(c, req);
     if (!q)
         return KS_EINVAL;
+    ks_agg_free(c, q); // its blocks that outlive it (shared, in flight) get their pending accesses
     for (uint32_t g = 0; g < c->p.groups; g++) {
         struct ks_seq *s = &q->seq[g];
         for (uint32_t j = 0; j < s->n; j++) {
@@ -352,6 +356,7 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
     double factor = ks_heat_clock_advance(&c->clk, step);
     if (factor != 1.0) {
         c->st.rebases++;
+        ks_agg_flush_all(c); // pending adds are in the old epoch's units
         uint32_t ids = c->tab.n_chunks * KS_CHUNK;
         for (uint32_t id = 0; id < ids; id++) {
             struct ks_block *b = &c->tab.blk[id];
@@ -374,6 +379,8 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
             return KS_EINVAL;
     struct ks_access_report r = {0};
     uint32_t w = c->p.prefetch_window;
+    ks_agg_touch(c, q, group);
+    int settle = c->agg_pending != 0; // blocks with aggregate accesses pending get them first
     enum { AHEAD = 8 }; // entries fetched ahead of their use: their misses overlap
     for (uint32_t i = 0; i < n && i < AHEAD; i++)
         __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i].block)));
@@ -383,6 +390,8 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
         uint32_t j = acc[i].block;
         uint32_t id = ks_seq_lookup(s, j);
         struct ks_block *b = ks_blocktab_get(&c->tab, id);
+        if (settle)
+            ks_agg_settle_block(c, id);
         unsigned tier = ks_blk_tier(b), state = ks_blk_state(b);
         unsigned at;
         int entering = 0; // attention moves into this block's region
@@ -503,8 +512,10 @@ double ks_cache_heat(const struct ks_cache *c, uint32_t req, uint32_t group, uin
     const struct ks_req *q = get_req(c, req);
     if (!q || group >= c->p.groups || block >= q->seq[group].n)
         return 0.0;
-    const struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(&q->seq[group], block));
-    return ks_heat_value(&c->clk, ks_blk_heat(b));
+    uint64_t heat;
+    uint32_t last;
+    ks_blk_key_fields(c, ks_seq_lookup(&q->seq[group], block), &heat, &last);
+    return ks_heat_value(&c->clk, heat);
 }
 
 // ---- statistics and memory -------------------------------------------------
@@ -539,6 +550,7 @@ void ks_cache_stats_add(struct ks_cache_stats *sum, const struct ks_cache_stats 
     sum->deferred += s->deferred;
     sum->warmed += s->warmed;
     sum->rebases += s->rebases;
+    sum->aggregated += s->aggregated;
 }
 
 void ks_cache_tier_view(const struct ks_cache *c, unsigned tier, struct ks_tier_view *v)
@@ -571,7 +583,7 @@ uint64_t ks_cache_bytes(const struct ks_cache *c)
     for (uint32_t r = 0; r < c->n_req; r++)
         if (c->req[r].live)
             for (uint32_t g = 0; g < c->p.groups; g++)
-                n += ks_seq_bytes(&c->req[r].seq[g]);
+                n += ks_seq_bytes(&c->req[r].seq[g]) + (g == 0 ? ks_agg_bytes(c, &c->req[r]) : 0);
     n += (uint64_t)c->cap_cand * sizeof *c->cand;
     n += (uint64_t)c->hcap * (sizeof *c->hkey + sizeof *c->hval + sizeof *c->hstamp);
     n += (uint64_t)c->cap_rec * sizeof *c->rec;

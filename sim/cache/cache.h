@@ -203,6 +203,21 @@ struct ks_access_report {
 int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_access *acc,
                     uint32_t n, uint8_t *where, struct ks_access_report *rep);
 
+// Every block of one request's group accessed with the same mass (dense
+// attention), accounted in aggregate where that changes nothing: when all
+// the group's blocks are in L1, none arrived by prefetch unused, the policy
+// reads nothing but heat and recency (not LFU, not Belady, no prefetch
+// function) and no other request maps any of them. Then *done = 1: the hits
+// are counted and the heat and recency updates are logged once for the
+// request and applied to a block when something reads it, bit for bit what
+// ks_cache_access would have stored (aggregate.c). Otherwise *done = 0 and
+// nothing is recorded: the caller accesses the group with ks_cache_access.
+// Contract: in a step in which any group of a request is accounted so, every
+// block of every group of the request is accessed (one way or the other),
+// and a group accessed through ks_cache_access is not accounted so after it.
+int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, float mass, int *done,
+                            struct ks_access_report *rep);
+
 // Request req sits this step out (its cold region warms up): its misses of
 // the step so far become KS_CLASS_WARM candidates, moved after every other
 // request's misses and only within the plan's budget, so that no step waits
@@ -301,6 +316,7 @@ struct ks_cache_stats {
     uint64_t deferred;                        // misses deferred to warm up (ks_cache_defer)
     uint64_t warmed;                          // deferred blocks planned into L1
     uint64_t rebases;                         // heat clock rebases
+    uint64_t aggregated;                      // accesses accounted in aggregate (ks_cache_access_uniform)
 };
 
 const struct ks_cache_stats *ks_cache_stats(const struct ks_cache *c);

@@ -13,9 +13,31 @@
 #include "seqmap.h"
 #include "tier.h"
 
+// One step's accesses accounted in aggregate (aggregate.c): every block of
+// the request's groups below `blocks` received `add` (mass * the clock's gain)
+// at `step`, except the blocks of groups accounted block by block in it.
+struct ks_agg_entry {
+    uint32_t step, blocks;
+    double add;
+};
+
+#define KS_AGG_LOG 32 // steps a request accumulates before its blocks are brought up to date
+
+// A request's accesses accounted in aggregate and not yet applied to its
+// blocks (aggregate.c): a block's true heat and recency are its entry's with
+// the entries after its `last` applied, in order.
+struct ks_agg {
+    uint32_t n;        // entries pending
+    uint32_t *settled; // [groups] leading blocks known to be in L1 and not prefetched
+    uint32_t *touched; // [groups] 1 + the step the group was last accessed block by block, or 0
+    uint32_t *accounted; // [groups] 1 + the step the group was last accounted in aggregate, or 0
+    struct ks_agg_entry e[KS_AGG_LOG];
+};
+
 struct ks_req {
     struct ks_seq *seq; // [groups]
     uint32_t *buf;      // [groups] device buffer of each sequence (buffer_blocks > 0), else NULL
+    struct ks_agg *agg; // accesses accounted in aggregate (from the first one), else NULL
     uint8_t live;
 };
 
@@ -149,6 +171,8 @@ struct ks_cache {
     uint32_t *arrival;       // [L1 pages] KS_EVICT_FIFO: order of the page's block's arrival
     uint32_t arrivals;       // arrivals so far (wraps after 2^32: FIFO order then holds within 2^32)
 
+    uint32_t agg_pending;        // requests with aggregate entries not yet applied (aggregate.c)
+
     uint64_t placed[KS_TIERS];   // blocks created in each tier (ks_cache_req_grow)
     uint64_t released[KS_TIERS]; // blocks freed from each tier
     struct ks_cache_stats st;
@@ -179,6 +203,46 @@ uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err);
 int ks_buffer_order_records(struct ks_cache *c);
 // The buffers' invariants (check.c). KS_OK or KS_ECORRUPT with msg.
 int ks_buffer_check(const struct ks_cache *c, char *msg, size_t len);
+
+// aggregate.c: accesses accounted in aggregate (ks_cache_access_uniform)
+// Block id's heat code and recency with its pending aggregate accesses
+// applied (what block-by-block accounting would have stored), writing nothing.
+void ks_agg_current(const struct ks_cache *c, uint32_t id, uint64_t *heat, uint32_t *last);
+// Applies block id's pending aggregate accesses to its entry.
+void ks_agg_settle_block(struct ks_cache *c, uint32_t id);
+// Applies every pending aggregate access of request q (or of every request).
+void ks_agg_flush(struct ks_cache *c, struct ks_req *q);
+void ks_agg_flush_all(struct ks_cache *c);
+// Block id leaves L1: its sequence is no longer known to be all in L1.
+void ks_agg_left_l1(struct ks_cache *c, uint32_t id);
+// Another request now maps some of q's blocks: they are checked again.
+void ks_agg_shared(struct ks_cache *c, struct ks_req *q);
+// Request q is accessed block by block in group g this step.
+void ks_agg_touch(struct ks_cache *c, struct ks_req *q, uint32_t g);
+// Frees q's aggregate state (its entries applied first).
+void ks_agg_free(struct ks_cache *c, struct ks_req *q);
+uint64_t ks_agg_bytes(const struct ks_cache *c, const struct ks_req *q);
+
+// The heat code and recency an eviction policy reads (pending aggregate
+// accesses applied).
+static inline void ks_blk_key_fields(const struct ks_cache *c, uint32_t id, uint64_t *heat, uint32_t *last)
+{
+    if (c->agg_pending) {
+        ks_agg_current(c, id, heat, last);
+        return;
+    }
+    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    *heat = ks_blk_heat(b);
+    *last = b->last;
+}
+
+static inline uint32_t ks_blk_last(const struct ks_cache *c, uint32_t id)
+{
+    uint64_t h;
+    uint32_t last;
+    ks_blk_key_fields(c, id, &h, &last);
+    return last;
+}
 
 // prefetch.c
 // The candidate index of block id in this step, or KS_NONE.

@@ -34,15 +34,18 @@ void ks_evict_view(const struct ks_cache *c, uint32_t id, struct ks_block_view *
 {
     const struct ks_block *b = ks_blocktab_get(&c->tab, id);
     const struct ks_chunk *ch = &c->tab.chunk[id / KS_CHUNK];
+    uint64_t heat;
+    uint32_t last;
+    ks_blk_key_fields(c, id, &heat, &last);
     *v = (struct ks_block_view){.id = id,
                                 .req = ch->req,
                                 .group = ch->group,
                                 .pos = ch->pos + id % KS_CHUNK,
                                 .tier = ks_blk_tier(b),
                                 .refs = ks_blk_refs(b),
-                                .last = b->last,
+                                .last = last,
                                 .now = c->now,
-                                .heat = ks_heat_value(&c->clk, ks_blk_heat(b))};
+                                .heat = ks_heat_value(&c->clk, heat)};
 }
 
 static uint64_t order_double(double x)
@@ -57,15 +60,18 @@ static uint64_t order_double(double x)
 uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id)
 {
     const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    uint64_t heat;
+    uint32_t last;
+    ks_blk_key_fields(c, id, &heat, &last);
     switch (c->p.evict) {
     case KS_EVICT_HEAT: {
-        uint64_t protect = c->now - b->last < c->p.protect_steps;
-        return (protect << 63) | (ks_blk_heat(b) << 25) | (b->last & 0x1ffffffu);
+        uint64_t protect = c->now - last < c->p.protect_steps;
+        return (protect << 63) | (heat << 25) | (last & 0x1ffffffu);
     }
     case KS_EVICT_LRU:
-        return b->last;
+        return last;
     case KS_EVICT_LFU:
-        return ((uint64_t)c->lfu[id] << 32) | b->last;
+        return ((uint64_t)c->lfu[id] << 32) | last;
     case KS_EVICT_BELADY:
         return UINT32_MAX - c->next[id];
     case KS_EVICT_CALLBACK: {
@@ -74,7 +80,7 @@ uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id)
         return order_double(c->p.evict_fn(c->p.evict_ud, &v));
     }
     case KS_EVICT_FIFO:
-        return c->arrival && ks_blk_tier(b) == KS_L1 ? c->arrival[ks_blk_page(b)] : b->last;
+        return c->arrival && ks_blk_tier(b) == KS_L1 ? c->arrival[ks_blk_page(b)] : last;
     case KS_EVICT_RANDOM:
         return ks_rng_mix(c->p.seed ^ ((uint64_t)c->now << 32) ^ id);
     }
@@ -85,7 +91,7 @@ static int eligible(const struct ks_cache *c, unsigned t, uint32_t page, uint32_
 {
     const struct ks_block *b = ks_blocktab_get(&c->tab, id);
     return ks_blk_state(b) == KS_BLK_RESIDENT && ks_blk_tier(b) == t && ks_blk_page(b) == page &&
-           b->last != c->now;
+           ks_blk_last(c, id) != c->now;
 }
 
 // Max-heap of (key, id) holding the n lowest keys seen (struct kv: cache_impl.h):
@@ -281,7 +287,7 @@ static uint32_t select_belady(struct ks_cache *c, unsigned t, uint32_t n, uint32
         struct ks_block *b = ks_blocktab_get(&c->tab, top.id);
         if (ks_blk_state(b) != KS_BLK_RESIDENT || ks_blk_tier(b) != t || c->next[top.id] != top.key)
             continue; // stale
-        if (b->last == c->now) {
+        if (ks_blk_last(c, top.id) == c->now) {
             if (ks_grow((void **)&c->heap, &c->cap_heap, held + 1, sizeof *c->heap) == KS_OK)
                 c->heap[held++] = top;
             else

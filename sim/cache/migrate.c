@@ -473,10 +473,13 @@ int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b)
         else
             ks_cache_page_free(c, src, b->src_pages[i]);
         KS_ASSERT(c->tier[dst].owner[b->dst_pages[i]] == id);
+        if (src == KS_L1)
+            ks_agg_left_l1(c, id);
         ks_blk_set_loc(blk, b->dst_pages[i], dst, KS_BLK_RESIDENT);
         ks_blk_bump_gen(blk);
         ks_evict_note(c, id);
         if (dst < src) {
+            ks_agg_settle_block(c, id); // its recency is overwritten: its pending accesses first
             blk->last = c->now; // arrival in a faster tier counts as a use for recency
         } else if (ks_blk_prefetched(blk)) {
             c->st.pf_wasted++;

@@ -119,6 +119,7 @@ static const char *const l3s[] = {"ssd", "remote", "none", NULL};
 // order of enum ks_evict_policy; "lua function" is shown for a Lua function, never typed
 static const char *const evicts[] = {"heat", "lru", "lfu", "belady", "lua function", "fifo", "random", NULL};
 static const char *const organisations[] = {"pool", "per_request", NULL}; // enum ks_organisation
+static const char *const accountings[] = {"aggregate", "per_block", NULL}; // enum ks_accounting
 static const char *const compressions[] = {"none", "int8", NULL};
 static const char *const copies[] = {"batch", "per_item", "gather", NULL}; // enum ks_copy
 static const char *const routers[] = {"round_robin", "least_loaded", "prefix_affinity", NULL}; // enum ks_router
@@ -274,6 +275,8 @@ static const struct field fields[] = {
     {"cache.host_to_device_ratio", T_REAL, KS_UNIT_NUMBER, OFF(cache.host_to_device_ratio), "0", 0, 0, NULL, 0},
     // cold regions warm up aside (the seed's section 5.5; off by default)
     {"cache.cold_share", T_REAL, KS_UNIT_FRACTION, OFF(cache.cold_share), "0", 0, 1, NULL, 0},
+    // the same figures either way; per_block checks aggregate (tests/engine)
+    {"cache.accounting", T_CHOICE, CN, OFF(cache.accounting), "aggregate", 0, 0, accountings, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."

@@ -51,6 +51,12 @@ enum ks_organisation {
     KS_ORG_POOL,        // one pool per GPU shared by its requests, managed by the eviction policy
     KS_ORG_PER_REQUEST, // a device buffer per request and layer; the host holds every block
 };
+// How the cache manager counts accesses that change nothing but heat,
+// recency and hits (cache.h, ks_cache_access_uniform).
+enum ks_accounting {
+    KS_ACCOUNT_AGGREGATE, // once per request and step where that gives the same figures
+    KS_ACCOUNT_PER_BLOCK, // every block through ks_cache_access (slower; a check of the former)
+};
 // How a migration batch between HBM (L1) and host DRAM (L2) is copied.
 enum ks_copy {
     KS_COPY_BATCH,    // one copy of the batch: copy_overhead, then its bytes over the link
@@ -315,6 +321,7 @@ struct ks_scenario_cache {
     double host_to_device_ratio;     // per_request: the host pool in device pools (0: cache.l2 sizes it)
     double cold_share;               // a request missing more than this share of a step's selected blocks
                                      // sits the step out while they warm up (0: never)
+    enum ks_accounting accounting;   // dense steps with every block in L1: in aggregate or block by block
 };
 
 // Objectives, in seconds; 0 = none. On the run's figures (slo_met): TTFT

@@ -308,6 +308,8 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
     const struct ks_kernel_time *kt = &s->platform.kernel_time;
     int belady = s->cache.evict == KS_EVICT_BELADY;
     int per_layer = ks_selection_per_layer(d->p.sparse);
+    // dense attention reads every block with one mass: the cache may account it in aggregate
+    int uniform = s->sparse.policy == KS_SPARSE_DENSE && s->cache.accounting == KS_ACCOUNT_AGGREGATE && !per_layer;
     uint32_t layers = s->model.layers;
     for (uint32_t i = 0; i < d->act.n; i++) {
         struct ks_active *a = &d->act.a[i];
@@ -357,8 +359,12 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                 else
                     r_hbm += bytes;
             }
-            int st = ks_cache_access(c, a->req, l, d->acc, k, d->where, NULL);
-            if (st == KS_OK)
+            int done = 0, st = KS_OK;
+            if (uniform && k == nb && k > 0)
+                st = ks_cache_access_uniform(c, a->req, l, d->mass[0], &done, NULL);
+            if (st == KS_OK && !done)
+                st = ks_cache_access(c, a->req, l, d->acc, k, d->where, NULL);
+            if (st == KS_OK && !done)
                 st = note_misses(d, a->req, l, k);
             if (st != KS_OK)
                 return failed(err, len, "a decode step", st);

@@ -270,6 +270,8 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     num(s, "hit_rate_l1", ratio((double)c->found[KS_L1], acc), "block accesses that found the block in L1");
     num(s, "hit_rate_l2", ratio((double)c->found[KS_L2], acc), "block accesses that found it in L2");
     num(s, "hit_rate_l3", ratio((double)c->found[KS_L3], acc), "block accesses that found it in L3");
+    num(s, "accesses_aggregated", (double)c->aggregated,
+        "block accesses the cache manager accounted in aggregate, all GPUs (cache.accounting; the figures are the same)");
     num(s, "stall_fraction", ratio(r->stall, r->stall + r->busy), "GPU time spent waiting for needed blocks");
     num(s, "prefetch_accuracy", ratio((double)c->pf_used, (double)c->pf_issued), "prefetched blocks later accessed");
     num(s, "migrated_bytes_l1_l2", (double)c->mig_bytes[KS_L1][KS_L2], "bytes demoted from L1 to L2");

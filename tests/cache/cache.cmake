@@ -20,6 +20,8 @@ ks_add_test(cache.check test_check.c)
 
 ks_add_test(cache.reserve test_reserve.c)
 ks_add_test(cache.buffer test_buffer.c)
+# accesses accounted in aggregate against the same history block by block
+ks_add_test(cache.aggregate test_aggregate.c)
 
 # `kvstrata bench cache --check`: the invariant checker passes under every
 # policy, with every tier full (no block can move: misses stay unplanned),

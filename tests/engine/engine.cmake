@@ -236,6 +236,11 @@ ks_cli_test(run_requests_within_limit --json --eq truncated 0 --eq requests_fini
 ks_cli_test(run_open_ended --json --eq truncated 0 --ge sim_time 0.05 --stderr-lacks "duration limit"
             -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/open_ended.h5 --json
             --set workload.requests=0 --set duration=50ms)
+# cache.accounting: aggregate and per_block give the same summary on every
+# scenario shipped and in the fixtures, as shipped and with dense attention
+add_test(NAME run_accounting_both_ways COMMAND ${CMAKE_CURRENT_LIST_DIR}/accounting.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR})
+set_tests_properties(run_accounting_both_ways PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS engine)
 # golden summaries, fixed seeds: any change of behaviour shows as a diff.
 # tiered: L1 under pressure, prompts prefilled by a pool and promoted from L2
 add_test(NAME run_golden_default COMMAND ${CMAKE_CURRENT_LIST_DIR}/golden.sh $<TARGET_FILE:kvstrata>
