@@ -17,8 +17,9 @@
 -- KV and the batch is full from the first step. Decode steps are
 -- memory-bound at this batch (weights and KV reads), so the flops change
 -- nothing else.
--- The full run is slow (hours here) and large (~75 MB per GPU from the first
--- step: ~37 GB for 512 GPUs); a short one on one node:
+-- The full run is slow (~22 s of wall time per simulated second on one node
+-- here: hours for 512 GPUs) and large (75-95 MB per GPU over its first half
+-- second: 40-50 GB for 512 GPUs); a short one on one node:
 --   build/kvstrata run scenarios/cluster_64x8_loaded.lua --set platform.nodes=1 \
 --     --set workload.arrival.concurrency=320 --set duration=1s -o /tmp/loaded.h5
 -- How to read: wall_s over sim_time, steps and block_accesses per wall
