@@ -267,6 +267,8 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     latency(s, "itl", r->itl, "between consecutive output tokens of a request, every gap");
     latency(s, "e2el", r->e2el, "arrival to last token, each finished request");
     double acc = (double)c->accesses;
+    num(s, "block_accesses", acc,
+        "block accesses the cache managers handled (the selected blocks of each request and layer), all GPUs");
     num(s, "hit_rate_l1", ratio((double)c->found[KS_L1], acc), "block accesses that found the block in L1");
     num(s, "hit_rate_l2", ratio((double)c->found[KS_L2], acc), "block accesses that found it in L2");
     num(s, "hit_rate_l3", ratio((double)c->found[KS_L3], acc), "block accesses that found it in L3");

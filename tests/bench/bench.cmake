@@ -78,3 +78,9 @@ if(TARGET kvstrata-device)
 --head-dim 64 --block-size 16 --context 256 --json | jq -e '.backend == \"ref\" and .n_points == 1' > /dev/null"
     sh $<TARGET_FILE:kvstrata-device>)
 endif()
+
+# tests/bench/speed.sh (issue 19): --quick on the dense case and bench cache,
+# the built binary as base and new, prints its table and JSON lines with
+# positive figures and ratios (a few seconds)
+add_test(NAME bench_speed_quick COMMAND ${CMAKE_CURRENT_LIST_DIR}/speed_check.sh $<TARGET_FILE:kvstrata>)
+set_tests_properties(bench_speed_quick PROPERTIES TIMEOUT 120)

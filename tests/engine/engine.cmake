@@ -343,6 +343,11 @@ ks_cli_test(shipped_short_context ${ks_sane} --gt requests_finished 0 --ge hit_r
 ks_cli_test(shipped_cluster_64x8 ${ks_sane}
             -- run ${ks_sc}/cluster_64x8.lua --set duration=1s -o ${ks_out}/shipped_cluster.h5 --json)
 set_tests_properties(cli_shipped_cluster_64x8 PROPERTIES TIMEOUT 300)
+# its loaded variant, on one GPU: 33 requests of 32K tokens decode from the
+# first step (every first token by 33 ms; 0.2 s: 19 steps, 660 tokens, ~0.5 s wall)
+ks_cli_test(shipped_cluster_64x8_loaded ${ks_sane} --ge peak_batch 32 --ge requests_admitted 32 --le ttft_p99 0.05
+            -- run ${ks_sc}/cluster_64x8_loaded.lua --set platform.nodes=1 --set platform.gpus_per_node=1
+            --set workload.arrival.concurrency=40 --set duration=0.2s -o ${ks_out}/shipped_loaded.h5 --json)
 
 # Qualitative checks, two runs each (ks_compare, helpers.cmake).
 # sparse (window) against dense on one workload, 20 s (the first ~13 s are
