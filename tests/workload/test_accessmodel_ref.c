@@ -140,8 +140,8 @@ static uint32_t ref_return(struct ref *r, unsigned k, uint32_t fs, uint32_t fe)
         while (c >= r->slot[t % r->ring].n)
             c -= r->slot[t++ % r->ring].n;
         x = r->slot[t % r->ring].block[c];
-        int adjacent = (x > 0 && r->last[x - 1] >= r->step && r->last[x - 1] != 0) ||
-                       (x + 1 <= MAX_BLOCKS && r->last[x + 1] >= r->step && r->last[x + 1] != 0);
+        int adjacent = (x > 0 && r->last[x - 1] >= r->step && r->last[x - 1] != 0) || // x + 1 <= MAX_BLOCKS
+                       (r->last[x + 1] >= r->step && r->last[x + 1] != 0);
         if (!want_adjacent || adjacent)
             break;
     }
