@@ -12,6 +12,16 @@
 // (swap-remove, its index kept per block). Invariant: a block is in slot
 // t mod ring exactly when its last selection was step t, it was not
 // selected at t + 1, and step - t <= horizon.
+//
+// A step costs O(selected blocks) and sorts nothing with comparisons: the
+// previous step's free picks are kept in two orders, by block (the output's)
+// and by rank (age descending, then block: the masses'), and both orders
+// carry over, since every stay's age grows by one. Only the few entering
+// blocks of a step are put in block order (insertion, or radix when many),
+// then merged in. Invariants: free_blk ascending and free_rank ranked hold
+// exactly the last step's free picks; the window's blocks rank in block
+// order (each has been selected since it entered the context, and the
+// context only grows).
 #include "accessmodel.h"
 
 #include <math.h>
@@ -23,7 +33,8 @@
 #include "status.h"
 
 enum {
-    TRIES = 16, // probes per draw before a mechanism gives up
+    TRIES = 16,      // probes per draw before a mechanism gives up
+    SHORT_SORT = 48, // entering blocks a step sorted by insertion (more: by radix)
 };
 
 struct ks_accessmodel {
@@ -418,9 +429,11 @@ uint32_t ks_accessmodel_max_selected(const struct ks_accessmodel *m, uint32_t la
 
 // ---- generation ----------------------------------------------------------------
 
-struct pick {
-    uint32_t block, age;
-    float mass;
+// Per block of the context (12 bytes).
+struct blk {
+    uint32_t last; // step + 1 of the last selection (0: never)
+    uint32_t age;  // consecutive steps selected, up to the last one
+    uint32_t pos;  // a return candidate: its index in its slot; selected now: its rank among the free picks
 };
 
 // The blocks whose last selection was at a step t with t mod ring == i
@@ -431,16 +444,20 @@ struct slot {
     size_t n, cap;
 };
 
+// The previous selection is kept implicitly: the sinks [0, fs), free_blk,
+// the window [fe, nb) of the previous step's free range and context.
 struct ks_accessmodel_stream {
     const struct ks_accessmodel_layer *ml;
     uint32_t horizon, near, ring; // ring = horizon + 1 slots
     struct ks_rng rng;
     uint32_t step, nb;            // steps generated; context of the last one
-    uint32_t *last, *age, *pos;   // per block: as in fitting; index in its slot
-    size_t cap_last, cap_age, cap_pos;
-    struct pick *prev;            // [n_prev] the previous selection with ages
-    size_t n_prev, cap_prev;
-    struct pick *pk;              // [cap_pk] this step's free picks
+    uint32_t fs, fe;              // the last one's free range
+    struct blk *blk;              // [cap_blk], zero from nb on
+    size_t cap_blk;
+    uint32_t *free_blk;           // [n_free] the last step's free picks, ascending
+    uint32_t *free_rank;          // [n_free] the same by rank: age descending, then block
+    size_t n_free, cap_free_blk, cap_free_rank;
+    uint32_t *pk;                 // [cap_pk] this step's free picks in draw order, then scratch
     size_t cap_pk;
     struct slot *slot;            // [ring]
     uint32_t *fen;                // [ring + 1] Fenwick tree over the slots' sizes
@@ -475,10 +492,9 @@ void ks_accessmodel_stream_free(struct ks_accessmodel_stream *s)
         free(s->slot[i].block);
     free(s->slot);
     free(s->fen);
-    free(s->last);
-    free(s->age);
-    free(s->pos);
-    free(s->prev);
+    free(s->blk);
+    free(s->free_blk);
+    free(s->free_rank);
     free(s->pk);
     free(s);
 }
@@ -530,26 +546,41 @@ static uint32_t fen_find(const uint32_t *f, uint32_t n, uint64_t *r)
     return at;
 }
 
+// The previous selection's size, and its block j (ascending).
+static size_t prev_count(const struct ks_accessmodel_stream *s)
+{
+    return s->fs + s->n_free + (s->nb - s->fe);
+}
+
+static uint32_t prev_block(const struct ks_accessmodel_stream *s, size_t j)
+{
+    if (j < s->fs)
+        return (uint32_t)j;
+    j -= s->fs;
+    return j < s->n_free ? s->free_blk[j] : s->fe + (uint32_t)(j - s->n_free);
+}
+
 // Does block b have a live event, i.e. is it a return candidate now?
 static int has_event(const struct ks_accessmodel_stream *s, uint32_t b)
 {
-    uint32_t l = s->last[b]; // l == step: selected at the previous step, not an event yet
+    uint32_t l = s->blk[b].last; // l == step: selected at the previous step, not an event yet
     return l != 0 && l < s->step && (uint64_t)l - 1 + s->horizon >= s->step;
 }
 
 // Selects b at this step with the given age, withdrawing its event.
 static void take(struct ks_accessmodel_stream *s, uint32_t b, uint32_t age)
 {
+    struct blk *e = &s->blk[b];
     if (has_event(s, b)) {
-        uint32_t i = (s->last[b] - 1) % s->ring;
+        uint32_t i = (e->last - 1) % s->ring;
         struct slot *sl = &s->slot[i];
         uint32_t moved = sl->block[--sl->n];
-        sl->block[s->pos[b]] = moved;
-        s->pos[moved] = s->pos[b];
+        sl->block[e->pos] = moved;
+        s->blk[moved].pos = e->pos;
         fen_add(s->fen, s->ring, i, 1, 1);
     }
-    s->last[b] = s->step + 1;
-    s->age[b] = age;
+    e->last = s->step + 1;
+    e->age = age;
 }
 
 // Block b, selected at step t, left the selection.
@@ -559,10 +590,16 @@ static int leave(struct ks_accessmodel_stream *s, uint32_t b, uint32_t t)
     struct slot *sl = &s->slot[i];
     if (grow((void **)&sl->block, &sl->cap, sl->n + 1, sizeof *sl->block, 0) != KS_OK)
         return KS_ENOMEM;
-    s->pos[b] = (uint32_t)sl->n;
+    s->blk[b].pos = (uint32_t)sl->n;
     sl->block[sl->n++] = b;
     fen_add(s->fen, s->ring, i, 1, 0);
     return KS_OK;
+}
+
+// Is block x selected at this step or the previous one?
+static int recent(const struct ks_accessmodel_stream *s, uint32_t x)
+{
+    return s->blk[x].last >= s->step && s->blk[x].last != 0;
 }
 
 // A block last selected d steps ago, 2^(k-1) < d <= 2^k, d <= horizon,
@@ -575,7 +612,8 @@ static uint32_t draw_return(struct ks_accessmodel_stream *s, unsigned k, uint32_
         return UINT32_MAX;
     uint32_t tlo = s->step > dhi ? s->step - (uint32_t)dhi : 0, thi = s->step - (uint32_t)dlo;
     uint32_t a = tlo % s->ring, b = thi % s->ring; // thi - tlo < ring: at most one wrap
-    uint64_t pa = fen_prefix(s->fen, a), pb = fen_prefix(s->fen, b + 1), total = fen_prefix(s->fen, s->ring);
+    uint64_t pa = fen_prefix(s->fen, a), pb = fen_prefix(s->fen, b + 1);
+    uint64_t total = a <= b ? 0 : fen_prefix(s->fen, s->ring); // needed only where the range wraps
     uint64_t n = a <= b ? pb - pa : total - pa + pb;
     if (n == 0)
         return UINT32_MAX;
@@ -589,8 +627,8 @@ static uint32_t draw_return(struct ks_accessmodel_stream *s, unsigned k, uint32_
         r = a <= b || r < total - pa ? pa + r : r - (total - pa);
         uint32_t j = fen_find(s->fen, s->ring, &r);
         x = s->slot[j].block[r];
-        if (!want_adjacent || (x > 0 && s->last[x - 1] >= s->step && s->last[x - 1] != 0) ||
-            (x + 1 < s->cap_last && s->last[x + 1] >= s->step && s->last[x + 1] != 0))
+        if (!want_adjacent || (x > 0 && recent(s, x - 1)) ||
+            (x + 1 < s->cap_blk && recent(s, x + 1)))
             break;
     }
     return x >= fs && x < fe ? x : UINT32_MAX;
@@ -601,20 +639,22 @@ static int far_ok(const struct ks_accessmodel_stream *s, int64_t x, uint32_t fs,
 {
     if (x < fs || x >= fe)
         return 0;
-    uint32_t l = s->last[x];
+    uint32_t l = s->blk[x].last;
     return l == 0 || (uint64_t)l - 1 + s->horizon < s->step;
 }
 
-static uint32_t draw_far(struct ks_accessmodel_stream *s, uint32_t fs, uint32_t fe, size_t n_picked)
+// Anchors of adjacent and near picks: the previous selection (n_prev
+// blocks), then this step's n_picked free picks in draw order.
+static uint32_t draw_far(struct ks_accessmodel_stream *s, uint32_t fs, uint32_t fe, size_t n_prev, size_t n_picked)
 {
     const struct ks_accessmodel_layer *ml = s->ml;
     double u = ks_rng_unit(&s->rng);
-    size_t anchors = s->n_prev + n_picked;
+    size_t anchors = n_prev + n_picked;
     if (anchors && u < ml->far_adjacent + ml->far_near) {
         int adjacent = u < ml->far_adjacent;
         for (int i = 0; i < TRIES; i++) {
             size_t j = ks_rng_below(&s->rng, (uint32_t)anchors);
-            int64_t c = j < s->n_prev ? s->prev[j].block : s->pk[j - s->n_prev].block;
+            int64_t c = j < n_prev ? prev_block(s, j) : s->pk[j - n_prev];
             int64_t o = adjacent ? 1 : 2 + ks_rng_below(&s->rng, s->near - 1);
             int64_t x = ks_rng_below(&s->rng, 2) ? c + o : c - o;
             if (far_ok(s, x, fs, fe))
@@ -627,20 +667,6 @@ static uint32_t draw_far(struct ks_accessmodel_stream *s, uint32_t fs, uint32_t 
             return x;
     }
     return UINT32_MAX;
-}
-
-static int by_age_desc(const void *a, const void *b)
-{
-    const struct pick *x = a, *y = b;
-    if (x->age != y->age)
-        return x->age < y->age ? 1 : -1;
-    return x->block < y->block ? -1 : x->block > y->block;
-}
-
-static int by_block(const void *a, const void *b)
-{
-    const struct pick *x = a, *y = b;
-    return x->block < y->block ? -1 : x->block > y->block;
 }
 
 // The free count of this step, at most span.
@@ -676,6 +702,49 @@ static unsigned draw_source(struct ks_accessmodel_stream *s)
     return 0;
 }
 
+// Does free pick a rank before free pick b: selected longer, then lower?
+static int ranks_before(const struct blk *blk, uint32_t a, uint32_t b)
+{
+    return blk[a].age != blk[b].age ? blk[a].age > blk[b].age : a < b;
+}
+
+// Sorts the distinct blocks a[0 .. n), all below nb, ascending; tmp[n] is
+// scratch. Insertion below SHORT_SORT, else least significant byte first.
+static void sort_blocks(uint32_t *a, size_t n, uint32_t *tmp, uint32_t nb)
+{
+    if (n <= SHORT_SORT) {
+        for (size_t i = 1; i < n; i++) {
+            uint32_t x = a[i];
+            size_t j = i;
+            for (; j > 0 && a[j - 1] > x; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    uint32_t *src = a, *dst = tmp;
+    for (unsigned shift = 0; shift < 32 && (nb - 1) >> shift; shift += 8) {
+        size_t start[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            start[((src[i] >> shift) & 255) + 1]++;
+        for (int d = 1; d <= 256; d++)
+            start[d] += start[d - 1];
+        for (size_t i = 0; i < n; i++)
+            dst[start[(src[i] >> shift) & 255]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+}
+
+// The mean mass of the free pick of rank i.
+static float free_mass(const struct ks_accessmodel_layer *ml, size_t i)
+{
+    return ml->n_mass_free == 0 ? 0.0f : ml->mass_free[i < ml->n_mass_free ? i : ml->n_mass_free - 1];
+}
+
 int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_stream *s, uint32_t context_blocks,
                         uint32_t *out_blocks, float *out_mass, uint32_t cap)
 {
@@ -683,14 +752,15 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     uint32_t layer = (uint32_t)(ml - m->layer), nb = context_blocks, step = s->step;
     if (nb < s->nb || cap < ks_accessmodel_max_selected(m, layer, nb))
         return KS_EINVAL;
-    if (grow((void **)&s->last, &s->cap_last, nb, sizeof *s->last, 1) != KS_OK ||
-        grow((void **)&s->age, &s->cap_age, nb, sizeof *s->age, 1) != KS_OK ||
-        grow((void **)&s->pos, &s->cap_pos, nb, sizeof *s->pos, 1) != KS_OK)
-        return KS_ENOMEM;
     uint32_t fs, fe;
     free_range(ml, nb, &fs, &fe);
+    if (grow((void **)&s->blk, &s->cap_blk, nb, sizeof *s->blk, 1) != KS_OK)
+        return KS_ENOMEM;
     uint32_t m_free = draw_count(s, fe - fs);
-    if (grow((void **)&s->pk, &s->cap_pk, (size_t)m_free + s->n_prev + 1, sizeof *s->pk, 0) != KS_OK)
+    size_t n_prev = prev_count(s);
+    if (grow((void **)&s->pk, &s->cap_pk, (size_t)m_free + n_prev + 1, sizeof *s->pk, 0) != KS_OK ||
+        grow((void **)&s->free_blk, &s->cap_free_blk, (size_t)m_free + 1, sizeof *s->free_blk, 0) != KS_OK ||
+        grow((void **)&s->free_rank, &s->cap_free_rank, (size_t)m_free + 1, sizeof *s->free_rank, 0) != KS_OK)
         return KS_ENOMEM;
     if (step > s->horizon) { // events of step - horizon - 1 would now be too far back
         uint32_t i = (step - s->horizon - 1) % s->ring;
@@ -698,66 +768,99 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
         s->slot[i].n = 0;
     }
 
-    // stays first, so that entering draws see them as taken
+    // stays first, so that entering draws see them as taken: the previous
+    // selection's blocks in the free range, ascending (its sinks never are)
     size_t n = 0;
-    for (size_t i = 0; i < s->n_prev; i++) {
-        const struct pick *p = &s->prev[i];
-        if (p->block >= fs && p->block < fe &&
-            ks_rng_unit(&s->rng) < ml->stay[log_bucket(p->age, KS_ACCESSMODEL_AGES)])
-            s->pk[n++] = (struct pick){p->block, p->age + 1, 0};
+    uint32_t *pk = s->pk;
+    enum { AHEAD = 8 }; // blocks whose entries are fetched ahead of their use: their misses overlap
+    for (size_t i = 0; i < s->n_free && i < AHEAD; i++)
+        __builtin_prefetch(&s->blk[s->free_blk[i]]);
+    for (size_t i = 0; i < s->n_free + (s->nb - s->fe); i++) {
+        if (i + AHEAD < s->n_free)
+            __builtin_prefetch(&s->blk[s->free_blk[i + AHEAD]]);
+        uint32_t b = i < s->n_free ? s->free_blk[i] : s->fe + (uint32_t)(i - s->n_free);
+        if (b >= fs && b < fe && ks_rng_unit(&s->rng) < ml->stay[log_bucket(s->blk[b].age, KS_ACCESSMODEL_AGES)])
+            pk[n++] = b;
     }
     for (size_t i = 0; n > m_free && i < m_free; i++) { // keep m_free of them at random
         size_t j = i + ks_rng_below(&s->rng, (uint32_t)(n - i));
-        struct pick x = s->pk[i];
-        s->pk[i] = s->pk[j];
-        s->pk[j] = x;
+        uint32_t x = pk[i];
+        pk[i] = pk[j];
+        pk[j] = x;
     }
     n = n < m_free ? n : m_free;
     for (size_t i = 0; i < n; i++)
-        take(s, s->pk[i].block, s->pk[i].age);
+        take(s, pk[i], s->blk[pk[i]].age + 1);
+    const size_t n_stay = n;
     // the edges, whose ages go on from the previous step (sinks and the window never leave)
     size_t n_out = 0;
     for (uint32_t b = 0; b < fs; b++) {
-        take(s, b, step > 0 && s->last[b] == step ? s->age[b] + 1 : 1);
+        take(s, b, step > 0 && s->blk[b].last == step ? s->blk[b].age + 1 : 1);
         out_blocks[n_out] = b;
         out_mass[n_out++] = ml->mass_sink[b];
     }
     for (uint32_t b = fe; b < nb; b++)
-        take(s, b, step > 0 && s->last[b] == step ? s->age[b] + 1 : 1);
+        take(s, b, step > 0 && s->blk[b].last == step ? s->blk[b].age + 1 : 1);
     // entering blocks until m_free, within a budget of draws
     for (size_t tries = 0, budget = 4 * ((size_t)m_free - n) + 16; n < m_free && tries < budget; tries++) {
         unsigned k = draw_source(s);
-        uint32_t b = k ? draw_return(s, k, fs, fe) : draw_far(s, fs, fe, n);
+        uint32_t b = k ? draw_return(s, k, fs, fe) : draw_far(s, fs, fe, n_prev, n);
         if (b == UINT32_MAX)
             continue;
-        s->pk[n++] = (struct pick){b, 1, 0};
+        pk[n++] = b;
         take(s, b, 1);
     }
-    // masses by age rank, then the free picks in block order
-    qsort(s->pk, n, sizeof *s->pk, by_age_desc);
+    const size_t n_enter = n - n_stay;
+
+    // The previous free-range blocks again, ascending: the stays into
+    // pk[0 .. n_stay) (the previous free picks', then the previous window's:
+    // w of them), the others become return candidates.
+    size_t n_s = 0, w = 0;
+    for (size_t i = 0; i < s->n_free + (s->nb - s->fe); i++) {
+        uint32_t b = i < s->n_free ? s->free_blk[i] : s->fe + (uint32_t)(i - s->n_free);
+        if (s->blk[b].last != step + 1) {
+            if (leave(s, b, step - 1) != KS_OK)
+                return KS_ENOMEM;
+        } else if (b >= fs && b < fe) {
+            pk[n_s++] = b;
+            w += i >= s->n_free;
+        }
+    }
+    KS_ASSERT(n_s == n_stay);
+    // Masses go by rank: age descending, then block. The stays keep their
+    // order of the previous step (every age grew by one): its free picks'
+    // ranks filtered, merged with the former window blocks, which rank in
+    // block order already (a window block has been selected at every step
+    // since it entered the context, so a lower one is at least as old).
+    // Entering blocks (age 1) rank after every stay, by block.
+    uint32_t *rank = s->free_rank, *wb = pk + n_stay - w;
+    size_t n_a = 0;
+    for (size_t i = 0; i < s->n_free; i++)
+        if (s->blk[rank[i]].last == step + 1)
+            rank[n_a++] = rank[i];
+    KS_ASSERT(n_a + w == n_stay);
+    for (size_t i = 1; i < w; i++)
+        KS_ASSERT(ranks_before(s->blk, wb[i - 1], wb[i]));
+    for (size_t o = n_stay; w > 0;) // merge from the back, in place
+        rank[--o] = n_a > 0 && ranks_before(s->blk, wb[w - 1], rank[n_a - 1]) ? rank[--n_a] : wb[--w];
+    memcpy(rank + n_stay, pk + n_stay, n_enter * sizeof *rank);
+    sort_blocks(rank + n_stay, n_enter, pk + n_stay, nb);
     for (size_t i = 0; i < n; i++)
-        s->pk[i].mass = ml->n_mass_free == 0    ? 0.0f
-                        : i < ml->n_mass_free ? ml->mass_free[i]
-                                              : ml->mass_free[ml->n_mass_free - 1];
-    qsort(s->pk, n, sizeof *s->pk, by_block);
-    for (size_t i = 0; i < n; i++) {
-        out_blocks[n_out] = s->pk[i].block;
-        out_mass[n_out++] = s->pk[i].mass;
+        s->blk[rank[i]].pos = (uint32_t)i;
+    // the free picks in block order: the stays' and the entering blocks' merged
+    for (size_t i = 0, j = n_stay, o = 0; o < n; o++) {
+        uint32_t b = j == n || (i < n_stay && pk[i] < rank[j]) ? pk[i++] : rank[j++];
+        s->free_blk[o] = b;
+        out_blocks[n_out] = b;
+        out_mass[n_out++] = free_mass(ml, s->blk[b].pos);
     }
     for (uint32_t b = fe; b < nb; b++) {
         out_blocks[n_out] = b;
         out_mass[n_out++] = ml->mass_window[nb - 1 - b];
     }
-
-    // the previous blocks not selected now become return candidates
-    for (size_t i = 0; i < s->n_prev; i++)
-        if (s->last[s->prev[i].block] != step + 1 && leave(s, s->prev[i].block, step - 1) != KS_OK)
-            return KS_ENOMEM;
-    if (grow((void **)&s->prev, &s->cap_prev, n_out, sizeof *s->prev, 0) != KS_OK)
-        return KS_ENOMEM;
-    for (size_t i = 0; i < n_out; i++)
-        s->prev[i] = (struct pick){out_blocks[i], s->age[out_blocks[i]], out_mass[i]};
-    s->n_prev = n_out;
+    s->n_free = n;
+    s->fs = fs;
+    s->fe = fe;
     s->nb = nb;
     s->step++;
     return (int)n_out;

@@ -3,8 +3,10 @@
 // Where replaying a trace is too rigid (other context lengths, more requests,
 // longer runs) and scoring every block is too slow, the simulator draws each
 // (request, layer, step) selection from this model: it costs O(selected
-// blocks) per step (a few random draws per block, O(log horizon) each,
-// plus sorting the output), never a scan of the context. The scenario names it as
+// blocks) per step (a few random draws per block, O(log horizon) each; the
+// state stays ordered from step to step, and only a step's entering blocks
+// are put in order, by radix when many), never a scan of the context. The
+// scenario names it as
 // sparse = {policy = "model", fit = "TRACE.h5"}; the model is refitted from
 // the trace at load (ks_accessmodel_fit, after sparse.c has checked the
 // trace's block size against the run's), which takes a fraction of a
@@ -54,9 +56,10 @@
 // are only partly kept: 0.37 against 0.50 on "drifting") and the top-1
 // mass share lower (means by rank flatten each step's peak).
 //
-// Stream state: the previous selection with ages; per block of the context
-// its last selected step, age and a slot index (12 bytes a block); and the
-// return candidates of the last horizon steps (at most one per block).
+// Stream state: the previous selection's free picks, by block and by rank;
+// per block of the context its last selected step, age and a slot index
+// (12 bytes a block); and the return candidates of the last horizon steps
+// (at most one per block).
 #ifndef KS_ACCESSMODEL_H
 #define KS_ACCESSMODEL_H
 

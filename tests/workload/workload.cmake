@@ -12,6 +12,12 @@ ks_add_test(workload.synth test_synth.c)
 target_link_libraries(workload_synth PRIVATE ks_workload)
 ks_add_test(workload.accessmodel test_accessmodel.c)
 target_link_libraries(workload_accessmodel PRIVATE ks_workload)
+# the generator draws exactly the selections of the model's definition (a
+# reference written plainly, with sorts), bit for bit over seeds, layer kinds,
+# horizons and context schedules
+ks_add_test(workload.accessmodel_ref test_accessmodel_ref.c)
+target_link_libraries(workload_accessmodel_ref PRIVATE ks_workload)
+target_compile_definitions(workload_accessmodel_ref PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 # the dsa policy's model: closed forms (no noise: overlap 1; noise alone: k / N),
 # determinism, the layer mapping by relative depth, the cost of a selection
 ks_add_test(workload.dsa test_dsa.c)
