@@ -144,6 +144,8 @@ void ks_agg_flush_all(struct ks_cache *c)
 
 void ks_agg_left_l1(struct ks_cache *c, uint32_t id)
 {
+    if (!c->agg_reqs)
+        return;
     uint32_t g, pos;
     struct ks_req *q = owner(c, id, 0, &g, &pos);
     if (q && q->agg->settled[g] > pos)
@@ -172,6 +174,7 @@ void ks_agg_free(struct ks_cache *c, struct ks_req *q)
     free(q->agg->accounted);
     free(q->agg);
     q->agg = NULL;
+    c->agg_reqs--;
 }
 
 uint64_t ks_agg_bytes(const struct ks_cache *c, const struct ks_req *q)
@@ -206,6 +209,7 @@ int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, fl
         a->touched = touched;
         a->accounted = accounted;
         q->agg = a;
+        c->agg_reqs++;
     }
     struct ks_agg *a = q->agg;
     if (a->touched[group] == c->now + 1u || a->accounted[group] == c->now + 1u)

@@ -172,6 +172,7 @@ struct ks_cache {
     uint32_t arrivals;       // arrivals so far (wraps after 2^32: FIFO order then holds within 2^32)
 
     uint32_t agg_pending;        // requests with aggregate entries not yet applied (aggregate.c)
+    uint32_t agg_reqs;           // requests with aggregate state (aggregate.c)
 
     uint64_t placed[KS_TIERS];   // blocks created in each tier (ks_cache_req_grow)
     uint64_t released[KS_TIERS]; // blocks freed from each tier
