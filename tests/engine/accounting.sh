@@ -4,7 +4,8 @@
 # every scenario of ROOT/scenarios and ROOT/tests/fixtures/scenarios that
 # runs, as shipped and with dense attention (sparse.policy = "dense", where
 # the scenario accepts it: aggregate accounting serves dense steps only).
-# Each run is cut to 4 simulated seconds (the 512-GPU cluster to 2 nodes) to
+# Each run is cut to 4 simulated seconds (the clusters to 2 nodes at their
+# load per GPU; the loaded one to 1 s of 1 node with 5 clients per GPU) to
 # keep the test short. The summaries must be equal but for wall_s, the
 # result file's name and accesses_aggregated, which must be 0 block by block
 # and, over the dense runs, positive (the aggregate path was taken).
@@ -27,7 +28,10 @@ run() {
 for f in "$root"/scenarios/*.lua "$root"/tests/fixtures/scenarios/*.lua; do
     base=$(basename "$f" .lua)
     cut=(--set duration=4s)
-    case $base in cluster_*) cut+=(--set platform.nodes=2) ;; esac
+    case $base in
+    *_loaded) cut=(--set duration=1s --set platform.nodes=1 --set workload.arrival.concurrency=40) ;;
+    cluster_*) cut+=(--set platform.nodes=2 --set workload.arrival.rate=6.25) ;;
+    esac
     for variant in shipped dense; do
         extra=()
         [ "$variant" = dense ] && extra=(--set sparse.policy=dense)
