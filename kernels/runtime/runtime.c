@@ -52,6 +52,8 @@ int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len)
         no = "cache.copy: the runtime copies each batch as one (\"batch\")";
     else if (s->cache.organisation != KS_ORG_POOL)
         no = "cache.organisation: the runtime runs L1 as one pool per GPU (\"pool\")";
+    else if (s->detail.layers && s->detail.layers != s->model.layers)
+        no = "detail.layers: the runtime runs every layer (full detail)";
     else if (s->cache.compression != KS_COMPRESSION_NONE)
         no = "cache.compression: the runtime keeps fp16 blocks in every tier";
     else if (s->cache.l3 == KS_L3_REMOTE)

@@ -175,13 +175,14 @@ static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, 
     if (waited)
         wake_up(g, t0);
     // what landed while it woke up counts too (actors switch only inside SimGrid calls)
-    *ready = ks_step_ready_layers(g->jobs, g->n_jobs, layer, g->sim->s->model.layers);
+    *ready = ks_step_ready_layers(g->jobs, g->n_jobs, layer, g->sim->z.groups);
     return g->failed ? KS_ESTATE : KS_OK;
 }
 
 // Reads layers [from, from + n)'s blocks outside L1, one after the other,
 // each over its tier's route to the GPU (a copy's overhead, and an SSD
-// request's op time as in a batch), then computes the layers.
+// request's op time as in a batch), then computes the layers. Layers here
+// are the simulated ones (detail.layers), each the model's layer_scale.
 static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *err, size_t len)
 {
     (void)err, (void)len;
@@ -201,15 +202,16 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
                 ks_engine_transfer(m, &g->routes[tier][KS_L1], ks_engine_tier_host(g, tier), g->host, (double)m->z.block_bytes[tier],
                          ssd);
             }
+    uint32_t scale = m->z.layer_scale;
     if (!g->peer) {
         *extra = simgrid_get_clock() - t0;
-        sg_actor_sleep_for(g->d.layer_time * n);
+        sg_actor_sleep_for(g->d.layer_time * n * scale);
         return KS_OK;
     }
     // a replica over several GPUs: each layer's compute, then its collectives
     // over NVLink to the next GPU of the ring (counted busy, as the reads)
     double compute = 0;
-    for (uint32_t l = from; l < from + n; l++) {
+    for (uint32_t l = from * scale; l < (from + n) * scale; l++) {
         sg_actor_sleep_for(g->d.layer_time);
         compute += g->d.layer_time;
         double bytes = ks_arch_comm_bytes(&s->model, l, g->d.comm_tokens);

@@ -275,6 +275,8 @@ static const struct field fields[] = {
     {"cache.host_to_device_ratio", T_REAL, KS_UNIT_NUMBER, OFF(cache.host_to_device_ratio), "0", 0, 0, NULL, 0},
     // cold regions warm up aside (the seed's section 5.5; off by default)
     {"cache.cold_share", T_REAL, KS_UNIT_FRACTION, OFF(cache.cold_share), "0", 0, 1, NULL, 0},
+    // level of detail (issue 19): layers simulated in full, the others following them
+    {"detail.layers", T_U32, CN, OFF(detail.layers), "0", 0, 0, NULL, 0},
     // the same figures either way; per_block checks aggregate (tests/engine)
     {"cache.accounting", T_CHOICE, CN, OFF(cache.accounting), "aggregate", 0, 0, accountings, 0},
 };
@@ -1578,6 +1580,9 @@ static void check_consistency(struct ctx *x)
     check_model(x);
     check_copy(x);
     check_organisation(x);
+    if (s->detail.layers > 0 && (s->detail.layers > s->model.layers || s->model.layers % s->detail.layers != 0))
+        FAIL(x, "detail.layers", "%" PRIu32 " does not divide model.layers (%" PRIu32 "): each simulated layer "
+             "stands for the same number of layers", s->detail.layers, s->model.layers);
     if (weights >= hbm) {
         ks_units_format(weights, KS_UNIT_BYTES, a, sizeof a);
         ks_units_format(hbm, KS_UNIT_BYTES, b, sizeof b);

@@ -364,6 +364,12 @@ struct ks_scenario {
         uint32_t gpus;  // disaggregated: GPUs in the prefill pool (same profile)
         uint32_t chunk; // colocated: prompt tokens prefilled per iteration (0: a whole prompt)
     } prefill;
+    // Level of detail: the cache and selections of `layers` evenly spaced
+    // layers are simulated, each standing for model.layers / layers layers
+    // (0: every layer, full detail). Simulator only.
+    struct {
+        uint32_t layers;
+    } detail;
     struct ks_scenario_slo slo;
     struct ks_scenario_origin *origin; // one per schema field, in schema order
 };

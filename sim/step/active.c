@@ -9,10 +9,10 @@
 #include "hist.h"
 #include "sizing.h"
 
-// Blocks of all layers the request holds at its full length.
+// Blocks of all groups the request holds at its full length.
 static uint64_t footprint(const struct ks_active_set *set, const struct ks_request_spec *sp)
 {
-    return (uint64_t)ks_step_blocks(set->p.s, (uint64_t)sp->prompt_tokens + sp->output_tokens) * set->p.s->model.layers;
+    return (uint64_t)ks_step_blocks(set->p.s, (uint64_t)sp->prompt_tokens + sp->output_tokens) * set->p.groups;
 }
 
 static int fill(struct ks_active_set *set, uint32_t req, uint32_t from, uint32_t to, char *err, size_t len)
@@ -136,9 +136,9 @@ int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp,
     uint64_t full = footprint(set, sp);
     if (set->n > 0 && set->blocks + full > set->p.admit_blocks)
         return KS_OK;
-    // device buffers: one per layer, or the request waits for one to finish
+    // device buffers: one per group, or the request waits for one to finish
     if (set->n > 0 && set->p.s->cache.organisation == KS_ORG_PER_REQUEST &&
-        ks_cache_buffers_free(set->p.cache) < set->p.s->model.layers)
+        ks_cache_buffers_free(set->p.cache) < set->p.groups)
         return KS_OK;
     if (ks_grow((void **)&set->a, &set->cap, set->n + 1, sizeof *set->a) != KS_OK)
         return failed(err, len, "admitting a request", KS_ENOMEM);

@@ -57,7 +57,8 @@ struct ks_active_params {
     struct ks_selection *sparse;    // borrowed: opens each request's selection state
     struct ks_run_result *r;     // borrowed: counters, latency histograms, /requests
     uint32_t gpu;                // the GPU's index across the cluster (/requests)
-    uint64_t admit_blocks;       // blocks (all layers, at full length) the admitted requests may hold
+    uint64_t admit_blocks;       // blocks (all groups, at full length) the admitted requests may hold
+    uint32_t groups;             // the cache manager's groups (layers simulated: sizing.h)
     struct ks_active_hooks hooks;
 };
 
@@ -65,7 +66,7 @@ struct ks_active_set {
     struct ks_active_params p;
     struct ks_active *a; // [n], capacity cap
     uint32_t n, cap;
-    uint64_t blocks;     // blocks of the admitted requests at their full length, all layers
+    uint64_t blocks;     // blocks of the admitted requests at their full length, all groups
     uint32_t prefix_req[KS_ACTIVE_PREFIX_GROUPS]; // cache request holding each group's prefix; KS_NONE: none yet
 };
 

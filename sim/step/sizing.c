@@ -16,7 +16,9 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
     ks_cache_params_default(cp);
     uint64_t tb = s->model.arch.gpu_kv_token_bytes; // one GPU of its rank
     z->token_bytes = tb * s->model.layers;
-    z->block_bytes[KS_L1] = tb * s->cache.block_size;
+    z->groups = s->detail.layers ? s->detail.layers : s->model.layers;
+    z->layer_scale = s->model.layers / z->groups;
+    z->block_bytes[KS_L1] = tb * s->cache.block_size * z->layer_scale;
     uint64_t low = s->cache.compression == KS_COMPRESSION_INT8 ? (z->block_bytes[KS_L1] + 1) / 2 : z->block_bytes[KS_L1];
     z->block_bytes[KS_L2] = z->block_bytes[KS_L3] = low;
     uint64_t bb = z->block_bytes[KS_L1];
@@ -29,7 +31,7 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
     // fill L1 and L2 when L1 is in bytes). An indexer's keys of every admitted
     // token stay in HBM beside L1's pages: ib bytes per admitted block.
     int share = s->cache.l1.is_share && s->cache.l1.value > 0;
-    double ib = (double)s->cache.block_size * (double)s->model.arch.index_token_bytes;
+    double ib = (double)s->cache.block_size * (double)s->model.arch.index_token_bytes * z->layer_scale;
     double l1p_real = ib == 0 ? l1 / (double)bb
                       : share ? l1 / ((double)bb + ib / s->cache.l1.value)
                               : (l1 - (double)l2p * ib) / ((double)bb + ib);
@@ -55,10 +57,10 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
                    : ratio > 0 ? dev / ((double)bb + ratio * ib)
                                : (dev - (double)l2p * ib) / (double)bb;
         l1p = l1p_real > 0 ? (uint64_t)l1p_real / B * B : 0;
-        if (l1p < B * s->model.layers) {
+        if (l1p < B * z->groups) {
             snprintf(err, len, "cache.device_buffer_size: L1 holds %llu pages per GPU beside the index keys of the "
                      "admitted requests, less than one request's %llu-page buffers in each of %u layers",
-                     (unsigned long long)l1p, (unsigned long long)B, s->model.layers);
+                     (unsigned long long)l1p, (unsigned long long)B, z->groups);
             return KS_EINVAL;
         }
         if (ratio > 0)
@@ -80,11 +82,11 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
     cp->tier_blocks[KS_L2] = (uint32_t)(l2p < cap ? l2p : cap);
     cp->tier_blocks[KS_L3] = (uint32_t)(l3p < cap ? l3p : cap);
     uint64_t ids = (uint64_t)cp->tier_blocks[0] + cp->tier_blocks[1] + cp->tier_blocks[2] +
-                   (uint64_t)KS_CHUNK * s->model.layers * 64; // room for partly used chunks
+                   (uint64_t)KS_CHUNK * z->groups * 64; // room for partly used chunks
     cp->n_blocks = (uint32_t)(ids < (UINT32_C(1) << 31) - KS_CHUNK ? ids : (UINT32_C(1) << 31) - KS_CHUNK);
     for (int t = 0; t < KS_TIERS; t++)
         cp->block_bytes[t] = (uint32_t)z->block_bytes[t];
-    cp->groups = s->model.layers;
+    cp->groups = z->groups;
     cp->heat_half_life = s->cache.heat_half_life;
     cp->prefetch_window = s->cache.prefetch_window;
     cp->migration_batch = s->cache.migration_batch;
@@ -95,7 +97,8 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
 
 uint32_t ks_step_reserve(const struct ks_scenario *s, const struct ks_step_sizing *z, uint32_t n_act)
 {
-    uint64_t reserve = (uint64_t)n_act * s->model.layers, quarter = z->l1_pages / 4;
+    (void)s;
+    uint64_t reserve = (uint64_t)n_act * z->groups, quarter = z->l1_pages / 4;
     return (uint32_t)(reserve < quarter ? reserve : quarter);
 }
 

@@ -12,12 +12,27 @@
 #include "cache.h"
 #include "scenario.h"
 
+// Level of detail (detail.layers): the cache manager's groups are the
+// simulated layers, each standing for layer_scale consecutive layers of the
+// model; a block of a group holds those layers' KV of its tokens (its bytes
+// are layer_scale layers'), so capacities, migrations and bytes stay the
+// model's while the blocks handled shrink by layer_scale. Full detail:
+// groups = model.layers, layer_scale = 1.
 struct ks_step_sizing {
-    uint64_t block_bytes[KS_TIERS]; // bytes of one block of one layer in each tier (compression shrinks L2, L3)
+    uint64_t block_bytes[KS_TIERS]; // bytes of one block of one group in each tier (compression shrinks L2, L3)
     uint64_t token_bytes;           // KV bytes of one token, all layers
-    uint64_t admit_blocks;          // blocks of admitted requests (at full length) one GPU may hold
+    uint64_t admit_blocks;          // blocks of admitted requests (at full length) one GPU may hold, per group
     uint64_t l1_pages;              // L1 pages per GPU
+    uint32_t groups;                // layers simulated: the cache manager's groups
+    uint32_t layer_scale;           // model layers each simulated layer stands for
 };
+
+// The model layer whose selections group g simulates: the middle one of the
+// layers it stands for.
+static inline uint32_t ks_step_layer_of(const struct ks_step_sizing *z, uint32_t g)
+{
+    return g * z->layer_scale + z->layer_scale / 2;
+}
 
 // Blocks of one layer that `tokens` tokens fill: ceil(tokens / block_size).
 uint32_t ks_step_blocks(const struct ks_scenario *s, uint64_t tokens);
@@ -29,7 +44,7 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
                  size_t len);
 
 // A decode step's L1 reserve (ks_cache_set_reserve) for n_act admitted
-// requests: one page per request and layer, at most a quarter of L1.
+// requests: one page per request and group, at most a quarter of L1.
 uint32_t ks_step_reserve(const struct ks_scenario *s, const struct ks_step_sizing *z, uint32_t n_act);
 
 // A decode step's prefetch budget (ks_cache_plan) when its selections read

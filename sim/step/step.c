@@ -56,7 +56,7 @@ int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
         p->r->sample_every = ks_run_horizon(s, &p->r->sample_grows) / KS_RUN_SAMPLES;
     ks_active_init(&d->act, &(struct ks_active_params){
         .s = s, .cache = p->cache, .sparse = p->sparse, .r = p->r, .gpu = p->gpu,
-        .admit_blocks = p->z.admit_blocks,
+        .admit_blocks = p->z.admit_blocks, .groups = p->z.groups,
         .hooks = {.ctx = p->ops.ctx, .fill = p->ops.fill, .finished = p->ops.finished}});
     ks_rng_seed(&d->rng, s->seed * 1000003u + p->gpu);
     d->cap = (uint32_t)fmin((double)ks_step_blocks(s, s->model.max_context) + 1, 1u << 24);
@@ -65,7 +65,7 @@ int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
     d->mass = malloc(d->cap * sizeof *d->mass);
     d->acc = malloc(d->cap * sizeof *d->acc);
     d->where = malloc(d->cap);
-    d->outside = calloc(s->model.layers ? s->model.layers : 1, sizeof *d->outside);
+    d->outside = calloc(p->z.groups ? p->z.groups : 1, sizeof *d->outside);
     return d->sel && d->dist && d->mass && d->acc && d->where && d->outside ? KS_OK : KS_ENOMEM;
 }
 
@@ -105,13 +105,13 @@ uint32_t ks_step_load(const struct ks_step *d)
 // the request's own blocks exact).
 static void first_uses(struct ks_step *d, struct ks_active *a)
 {
-    const struct ks_scenario *s = d->p.s;
     uint32_t nb = ks_cache_req_len(d->p.cache, a->req), steps = a->spec.output_tokens - 1;
-    for (uint32_t l = 0; l < s->model.layers; l++)
+    for (uint32_t g = 0; g < d->p.z.groups; g++)
         for (uint32_t b = 0; b < nb; b++) {
             uint32_t f;
-            if (ks_selection_first_use(a->sr, l, b, &f) == 0 && f != KS_SELECTION_NEVER && f < steps)
-                ks_cache_set_next_use(d->p.cache, a->req, l, b, d->step + f);
+            if (ks_selection_first_use(a->sr, ks_step_layer_of(&d->p.z, g), b, &f) == 0 && f != KS_SELECTION_NEVER &&
+                f < steps)
+                ks_cache_set_next_use(d->p.cache, a->req, g, b, d->step + f);
         }
 }
 
@@ -231,7 +231,7 @@ static unsigned moving_to(struct ks_step *d, const struct ks_plan *plan, uint32_
 static void count_outside(struct ks_step *d, const struct ks_plan *plan)
 {
     struct ks_cache *c = d->p.cache;
-    memset(d->outside, 0, d->p.s->model.layers * sizeof *d->outside);
+    memset(d->outside, 0, d->p.z.groups * sizeof *d->outside);
     d->n_moving = 0;
     for (uint32_t i = 0; i < d->n_miss; i++) {
         const struct ks_step_miss *x = &d->miss[i];
@@ -310,7 +310,11 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
     int per_layer = ks_selection_per_layer(d->p.sparse);
     // dense attention reads every block with one mass: the cache may account it in aggregate
     int uniform = s->sparse.policy == KS_SPARSE_DENSE && s->cache.accounting == KS_ACCOUNT_AGGREGATE && !per_layer;
-    uint32_t layers = s->model.layers;
+    // detail.layers (sizing.h): the cache's groups are the layers simulated,
+    // each standing for `scale` of the model's; a per-layer selection is
+    // made for the middle one of them and counts for all of them
+    uint32_t layers = s->model.layers, groups = d->p.z.groups;
+    double scale = d->p.z.layer_scale, per_sel = per_layer ? scale : layers; // layers one selection serves
     for (uint32_t i = 0; i < d->act.n; i++) {
         struct ks_active *a = &d->act.a[i];
         if (a->generated == 0)
@@ -324,16 +328,17 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         *aflops += (double)a->ctx * arch->index_pair_flops * layers;
         // the request's attention and token, added once it is known not to sit out
         double r_hbm = 0, r_attn = 0, r_kv = 0, r_flops = 0;
-        for (uint32_t l = 0; l < layers; l++) {
+        for (uint32_t l = 0; l < groups; l++) {
             if (l == 0 || per_layer) {
+                uint32_t layer = per_layer ? ks_step_layer_of(&d->p.z, l) : 0;
                 hold(d, 1);
-                int st = ks_selection_get(a->sr, step, l, nb, &d->rng, d->sel, d->mass, &k, err, len);
+                int st = ks_selection_get(a->sr, step, layer, nb, &d->rng, d->sel, d->mass, &k, err, len);
                 if (st != KS_OK) {
                     hold(d, 0);
                     return st;
                 }
                 if (d->p.ops.selected)
-                    d->p.ops.selected(d->p.ops.ctx, a, l, d->sel, d->mass, k);
+                    d->p.ops.selected(d->p.ops.ctx, a, layer, d->sel, d->mass, k);
                 hold(d, 0);
                 if (belady) // the trace knows when each block is read again
                     ks_selection_next_uses(a->sr, d->dist);
@@ -346,16 +351,18 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                     uint64_t end = (uint64_t)(d->sel[j] + 1) * s->cache.block_size;
                     tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)d->sel[j] * s->cache.block_size;
                 }
-                // KV bytes this selection reads: in every layer, or in this one
-                double bytes = (double)tokens * (double)d->p.z.token_bytes / (per_layer ? layers : 1);
+                // KV bytes this selection reads: in every layer, or in the layers of this group
+                double bytes = (double)tokens * (double)d->p.z.token_bytes;
+                if (per_layer)
+                    bytes = bytes / layers * scale;
                 // a replayed trace's kernel time where the scenario asks for it (NAN: none)
                 double rec = s->sparse.kernel_time == KS_KERNEL_TIME_TRACE ? ks_selection_kernel_time(a->sr) : NAN;
                 r_kv += bytes;
-                r_flops += (double)tokens * arch->decode_pair_flops * (per_layer ? 1 : layers);
+                r_flops += (double)tokens * arch->decode_pair_flops * per_sel;
                 if (rec >= 0)
-                    r_attn += rec * (per_layer ? 1 : layers);
+                    r_attn += rec * per_sel;
                 else if (kt->n)
-                    r_attn += ks_cost_kernel(kt, now_step - 1, k) * (per_layer ? 1 : layers);
+                    r_attn += ks_cost_kernel(kt, now_step - 1, k) * per_sel;
                 else
                     r_hbm += bytes;
             }
@@ -403,7 +410,7 @@ static void stalled(struct ks_step *d, double t0, double *stall)
 static int run_layers(struct ks_step *d, double *stall, double *extra, char *err, size_t len)
 {
     const struct ks_step_ops *o = &d->p.ops;
-    uint32_t layers = d->p.s->model.layers, done = 0;
+    uint32_t layers = d->p.z.groups, done = 0; // the layers simulated (sizing.h)
     while (done < layers) {
         double t0 = now(d);
         uint32_t ready = 1;

@@ -236,6 +236,27 @@ ks_cli_test(run_requests_within_limit --json --eq truncated 0 --eq requests_fini
 ks_cli_test(run_open_ended --json --eq truncated 0 --ge sim_time 0.05 --stderr-lacks "duration limit"
             -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/open_ended.h5 --json
             --set workload.requests=0 --set duration=50ms)
+# level of detail (detail.layers): the miss above over 4 layers, each layer's block 0 in an L1 of 4
+# blocks, misses in all 4: a demotion batch and a promotion batch of 4 x 128 KiB, each 1 us +
+# 524288 B / 50 GB/s = 11.48576 us, then 4 x 4096 B at 2 TB/s: ITL 22.979712 us. With 2 or 1
+# layers simulated, each block carries 2 or 4 layers' KV: the same bytes in as many batches, the
+# same closed form, with 4 / K times fewer blocks handled
+foreach(k 4 2 1)
+  ks_cli_test(detail_closed_form_miss_${k} --json --ge itl_mean 2.297971e-5 --le itl_mean 2.2979714e-5
+              --ge migrated_bytes_l2_l1 524288 --le migrated_bytes_l2_l1 524288 --ge migrated_bytes_l1_l2 524288
+              --le migrated_bytes_l1_l2 524288 --ge block_accesses ${k} --le block_accesses ${k}
+              -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/detail_miss_${k}.h5 --json
+              --set model.layers=4 --set cache.l1=524288 --set detail.layers=${k})
+endforeach()
+ks_cli_test(detail_not_divisor --exit 2 --stdout-empty
+            --stderr-has "detail.layers: 3 does not divide model.layers (4): each simulated layer stands for the same"
+            -- scenario check ${ks_ts}/closed_form_miss.lua --set model.layers=4 --set detail.layers=3)
+ks_cli_test(detail_runtime_refused --exit 1
+            --stderr-has "the runtime cannot run this scenario: detail.layers: the runtime runs every layer"
+            -- validate ${ks_ts}/runtime_tiny.lua --set detail.layers=1 -o ${CMAKE_CURRENT_BINARY_DIR}/detail_validate)
+# detail.layers = model.layers is full detail: the same run as 0, figure for figure
+add_test(NAME detail_full_is_zero COMMAND sh -c
+  "set -e; for k in 0 32; do $<TARGET_FILE:kvstrata> run ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=5s --set workload.arrival.rate=40 --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64 --set detail.layers=$k -o ${CMAKE_CURRENT_BINARY_DIR}/detail_full_$k.h5 --json 2>/dev/null | jq -S 'del(.wall_s, .result)' > ${CMAKE_CURRENT_BINARY_DIR}/detail_full_$k.json; done; jq -e '.tokens > 0 and .migrated_bytes_l2_l1 > 0' ${CMAKE_CURRENT_BINARY_DIR}/detail_full_0.json > /dev/null; diff ${CMAKE_CURRENT_BINARY_DIR}/detail_full_0.json ${CMAKE_CURRENT_BINARY_DIR}/detail_full_32.json")
 # cache.accounting: aggregate and per_block give the same summary on every
 # scenario shipped and in the fixtures, as shipped and with dense attention
 add_test(NAME run_accounting_both_ways COMMAND ${CMAKE_CURRENT_LIST_DIR}/accounting.sh $<TARGET_FILE:kvstrata>

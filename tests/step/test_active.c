@@ -73,7 +73,7 @@ static struct fixture *setup(uint32_t l1, uint32_t l2, uint64_t admit_blocks, ui
     assert_non_null(f->sp);
     assert_int_equal(ks_run_result_init(&f->r), KS_OK);
     ks_active_init(&f->set, &(struct ks_active_params){
-        .s = &f->s, .cache = f->c, .sparse = f->sp, .r = &f->r, .gpu = 3, .admit_blocks = admit_blocks,
+        .s = &f->s, .cache = f->c, .sparse = f->sp, .r = &f->r, .gpu = 3, .admit_blocks = admit_blocks, .groups = LAYERS,
         .hooks = {.ctx = f, .fill = on_fill, .finished = on_finished}});
     return f;
 }
@@ -335,7 +335,7 @@ static void full_tiers(void **state)
     ks_cache_free(f->c);
     f->c = ks_test_new(&p);
     ks_active_init(&f->set, &(struct ks_active_params){
-        .s = &f->s, .cache = f->c, .sparse = f->sp, .r = &f->r, .admit_blocks = 1000,
+        .s = &f->s, .cache = f->c, .sparse = f->sp, .r = &f->r, .admit_blocks = 1000, .groups = LAYERS,
         .hooks = {.ctx = f, .fill = on_fill, .finished = on_finished}});
     struct ks_active *a = NULL;
     assert_int_equal(ks_active_admit(&f->set, &big, 0, KS_L1, &a, f->err, sizeof f->err), KS_ENOSPC);
