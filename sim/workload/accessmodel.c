@@ -4,7 +4,7 @@
 // (last selected step + 1, consecutive-selection age), exactly as
 // tracestats.c defines reuse distance, so that the fitted stay and gap
 // shares are the decomposition of the trace's reuse fractions. Generation
-// keeps the same per-block arrays for its own stream, plus the return
+// keeps the same per-block state for its own stream, plus the return
 // candidates: for each of the last horizon + 1 steps (a ring of slots), the
 // blocks last selected then and not since, with a Fenwick tree over the
 // slot sizes, so that a uniform candidate of any distance range is drawn
@@ -12,9 +12,24 @@
 // (swap-remove, its index kept per block). Invariant: a block is in slot
 // t mod ring exactly when its last selection was step t, it was not
 // selected at t + 1, and step - t <= horizon.
+//
+// A stream lives as long as its request, one per layer, so its memory is
+// kept near its live state (a cluster holds thousands of them):
+// - A block needs its age only while it is selected (the previous step's
+//   selection, read when it stays) and its slot index only while it is a
+//   return candidate (not selected at the previous step); the two share
+//   one field.
+// - The slots share one array of candidates. A slot is filled in one burst
+//   (the blocks that left the selection at one step) at the array's end,
+//   and then only shrinks (swap-remove) or is dropped whole when it passes
+//   the horizon, so the slots lie in the array in the order of their steps,
+//   with gaps. When the end is reached the gaps are closed, every slot
+//   moved whole (its order, which draws index into, kept), and the array
+//   doubles only when the candidates fill more than half of it.
 #include "accessmodel.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,12 +438,10 @@ struct pick {
     float mass;
 };
 
-// The blocks whose last selection was at a step t with t mod ring == i
-// and that have not been selected since: return candidates of distance
-// step - t.
-struct slot {
-    uint32_t *block;
-    size_t n, cap;
+// Per block of the context.
+struct blk {
+    uint32_t last; // 1 + the step of its last selection, 0: never selected
+    uint32_t ap;   // selected at the previous step: its age; a return candidate: its index in its slot
 };
 
 struct ks_accessmodel_stream {
@@ -436,14 +449,19 @@ struct ks_accessmodel_stream {
     uint32_t horizon, near, ring; // ring = horizon + 1 slots
     struct ks_rng rng;
     uint32_t step, nb;            // steps generated; context of the last one
-    uint32_t *last, *age, *pos;   // per block: as in fitting; index in its slot
-    size_t cap_last, cap_age, cap_pos;
+    struct blk *blk;              // [cap_blk], zero from nb on
+    size_t cap_blk;
     struct pick *prev;            // [n_prev] the previous selection with ages
     size_t n_prev, cap_prev;
     struct pick *pk;              // [cap_pk] this step's free picks
     size_t cap_pk;
-    struct slot *slot;            // [ring]
-    uint32_t *fen;                // [ring + 1] Fenwick tree over the slots' sizes
+    // slot i: the blocks whose last selection was at a step t with t mod
+    // ring == i and that have not been selected since (return candidates of
+    // distance step - t), in ev[beg[i] .. beg[i] + cnt[i])
+    uint32_t *beg, *cnt;          // [ring]
+    uint32_t *ev;                 // [cap_ev] the slots, in the order of their steps, with gaps
+    size_t n_ev, cap_ev;          // ev[n_ev ..) is free
+    uint32_t *fen;                // [ring + 1] Fenwick tree over the slots' sizes (cnt)
 };
 
 struct ks_accessmodel_stream *ks_accessmodel_stream_new(const struct ks_accessmodel *m, uint32_t layer, uint64_t seed)
@@ -457,9 +475,10 @@ struct ks_accessmodel_stream *ks_accessmodel_stream_new(const struct ks_accessmo
     s->horizon = m->p.horizon;
     s->near = m->p.near;
     s->ring = m->p.horizon + 1;
-    s->slot = calloc(s->ring, sizeof *s->slot);
+    s->beg = calloc(s->ring, sizeof *s->beg);
+    s->cnt = calloc(s->ring, sizeof *s->cnt);
     s->fen = calloc((size_t)s->ring + 1, sizeof *s->fen);
-    if (!s->slot || !s->fen) {
+    if (!s->beg || !s->cnt || !s->fen) {
         ks_accessmodel_stream_free(s);
         return NULL;
     }
@@ -471,13 +490,11 @@ void ks_accessmodel_stream_free(struct ks_accessmodel_stream *s)
 {
     if (!s)
         return;
-    for (uint32_t i = 0; s->slot && i < s->ring; i++)
-        free(s->slot[i].block);
-    free(s->slot);
+    free(s->beg);
+    free(s->cnt);
+    free(s->ev);
     free(s->fen);
-    free(s->last);
-    free(s->age);
-    free(s->pos);
+    free(s->blk);
     free(s->prev);
     free(s->pk);
     free(s);
@@ -497,6 +514,24 @@ static int grow(void **p, size_t *cap, size_t need, size_t size, int zero)
         memset((char *)q + *cap * size, 0, (n - *cap) * size);
     *p = q;
     *cap = n;
+    return KS_OK;
+}
+
+// Makes room for the per-block state of nb blocks, zeroed. NOTE: a context
+// grows a block at a time, so an eighth of headroom bounds the reallocations
+// (one per nb / 8 blocks of growth) at an eighth of the memory doubling would waste.
+static int grow_blocks(struct ks_accessmodel_stream *s, size_t nb)
+{
+    if (nb <= s->cap_blk)
+        return KS_OK;
+    size_t n = nb + nb / 8;
+    n = n > 64 ? n : 64;
+    struct blk *q = realloc(s->blk, n * sizeof *q);
+    if (!q)
+        return KS_ENOMEM;
+    memset(q + s->cap_blk, 0, (n - s->cap_blk) * sizeof *q);
+    s->blk = q;
+    s->cap_blk = n;
     return KS_OK;
 }
 
@@ -533,7 +568,7 @@ static uint32_t fen_find(const uint32_t *f, uint32_t n, uint64_t *r)
 // Does block b have a live event, i.e. is it a return candidate now?
 static int has_event(const struct ks_accessmodel_stream *s, uint32_t b)
 {
-    uint32_t l = s->last[b]; // l == step: selected at the previous step, not an event yet
+    uint32_t l = s->blk[b].last; // l == step: selected at the previous step, not an event yet
     return l != 0 && l < s->step && (uint64_t)l - 1 + s->horizon >= s->step;
 }
 
@@ -541,26 +576,53 @@ static int has_event(const struct ks_accessmodel_stream *s, uint32_t b)
 static void take(struct ks_accessmodel_stream *s, uint32_t b, uint32_t age)
 {
     if (has_event(s, b)) {
-        uint32_t i = (s->last[b] - 1) % s->ring;
-        struct slot *sl = &s->slot[i];
-        uint32_t moved = sl->block[--sl->n];
-        sl->block[s->pos[b]] = moved;
-        s->pos[moved] = s->pos[b];
+        uint32_t i = (s->blk[b].last - 1) % s->ring;
+        uint32_t *sl = s->ev + s->beg[i];
+        uint32_t moved = sl[--s->cnt[i]];
+        sl[s->blk[b].ap] = moved;
+        s->blk[moved].ap = s->blk[b].ap;
         fen_add(s->fen, s->ring, i, 1, 1);
     }
-    s->last[b] = s->step + 1;
-    s->age[b] = age;
+    s->blk[b].last = s->step + 1;
+    s->blk[b].ap = age;
 }
 
-// Block b, selected at step t, left the selection.
+// Room at the end of ev for slot `newest`, whose burst is being appended
+// there: the slots' gaps closed, oldest slot first, and ev doubled when
+// they are still more than half of it. KS_OK or KS_ENOMEM.
+static int make_room(struct ks_accessmodel_stream *s, uint32_t newest)
+{
+    size_t to = 0;
+    for (uint32_t j = 1; j <= s->ring; j++) {
+        uint32_t i = (newest + j) % s->ring;
+        if (s->cnt[i] == 0)
+            continue;
+        KS_ASSERT(s->beg[i] >= to);
+        memmove(s->ev + to, s->ev + s->beg[i], (size_t)s->cnt[i] * sizeof *s->ev);
+        s->beg[i] = (uint32_t)to;
+        to += s->cnt[i];
+    }
+    s->n_ev = to;
+    if (to < s->cap_ev / 2)
+        return KS_OK;
+    return grow((void **)&s->ev, &s->cap_ev, s->cap_ev + 1, sizeof *s->ev, 0); // doubles
+}
+
+// Block b, selected at step t, left the selection. The blocks leaving at
+// one step do so together, after the step's selection is made.
 static int leave(struct ks_accessmodel_stream *s, uint32_t b, uint32_t t)
 {
     uint32_t i = t % s->ring;
-    struct slot *sl = &s->slot[i];
-    if (grow((void **)&sl->block, &sl->cap, sl->n + 1, sizeof *sl->block, 0) != KS_OK)
+    if (s->n_ev == s->cap_ev && make_room(s, i) != KS_OK)
         return KS_ENOMEM;
-    s->pos[b] = (uint32_t)sl->n;
-    sl->block[sl->n++] = b;
+    if (s->n_ev >= UINT32_MAX)
+        return KS_ENOMEM;
+    if (s->cnt[i] == 0)
+        s->beg[i] = (uint32_t)s->n_ev; // the burst starts at the end
+    KS_ASSERT(s->beg[i] + s->cnt[i] == s->n_ev);
+    s->blk[b].ap = s->cnt[i];
+    s->ev[s->n_ev++] = b;
+    s->cnt[i]++;
     fen_add(s->fen, s->ring, i, 1, 0);
     return KS_OK;
 }
@@ -588,9 +650,9 @@ static uint32_t draw_return(struct ks_accessmodel_stream *s, unsigned k, uint32_
         uint64_t r = n <= UINT32_MAX ? ks_rng_below(&s->rng, (uint32_t)n) : ks_rng_next(&s->rng) % n;
         r = a <= b || r < total - pa ? pa + r : r - (total - pa);
         uint32_t j = fen_find(s->fen, s->ring, &r);
-        x = s->slot[j].block[r];
-        if (!want_adjacent || (x > 0 && s->last[x - 1] >= s->step && s->last[x - 1] != 0) ||
-            (x + 1 < s->cap_last && s->last[x + 1] >= s->step && s->last[x + 1] != 0))
+        x = s->ev[s->beg[j] + r];
+        if (!want_adjacent || (x > 0 && s->blk[x - 1].last >= s->step && s->blk[x - 1].last != 0) ||
+            (x + 1 < s->cap_blk && s->blk[x + 1].last >= s->step && s->blk[x + 1].last != 0))
             break;
     }
     return x >= fs && x < fe ? x : UINT32_MAX;
@@ -601,7 +663,7 @@ static int far_ok(const struct ks_accessmodel_stream *s, int64_t x, uint32_t fs,
 {
     if (x < fs || x >= fe)
         return 0;
-    uint32_t l = s->last[x];
+    uint32_t l = s->blk[x].last;
     return l == 0 || (uint64_t)l - 1 + s->horizon < s->step;
 }
 
@@ -683,9 +745,7 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     uint32_t layer = (uint32_t)(ml - m->layer), nb = context_blocks, step = s->step;
     if (nb < s->nb || cap < ks_accessmodel_max_selected(m, layer, nb))
         return KS_EINVAL;
-    if (grow((void **)&s->last, &s->cap_last, nb, sizeof *s->last, 1) != KS_OK ||
-        grow((void **)&s->age, &s->cap_age, nb, sizeof *s->age, 1) != KS_OK ||
-        grow((void **)&s->pos, &s->cap_pos, nb, sizeof *s->pos, 1) != KS_OK)
+    if (grow_blocks(s, nb) != KS_OK)
         return KS_ENOMEM;
     uint32_t fs, fe;
     free_range(ml, nb, &fs, &fe);
@@ -694,8 +754,8 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
         return KS_ENOMEM;
     if (step > s->horizon) { // events of step - horizon - 1 would now be too far back
         uint32_t i = (step - s->horizon - 1) % s->ring;
-        fen_add(s->fen, s->ring, i, (uint32_t)s->slot[i].n, 1);
-        s->slot[i].n = 0;
+        fen_add(s->fen, s->ring, i, s->cnt[i], 1);
+        s->cnt[i] = 0;
     }
 
     // stays first, so that entering draws see them as taken
@@ -718,12 +778,12 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     // the edges, whose ages go on from the previous step (sinks and the window never leave)
     size_t n_out = 0;
     for (uint32_t b = 0; b < fs; b++) {
-        take(s, b, step > 0 && s->last[b] == step ? s->age[b] + 1 : 1);
+        take(s, b, step > 0 && s->blk[b].last == step ? s->blk[b].ap + 1 : 1);
         out_blocks[n_out] = b;
         out_mass[n_out++] = ml->mass_sink[b];
     }
     for (uint32_t b = fe; b < nb; b++)
-        take(s, b, step > 0 && s->last[b] == step ? s->age[b] + 1 : 1);
+        take(s, b, step > 0 && s->blk[b].last == step ? s->blk[b].ap + 1 : 1);
     // entering blocks until m_free, within a budget of draws
     for (size_t tries = 0, budget = 4 * ((size_t)m_free - n) + 16; n < m_free && tries < budget; tries++) {
         unsigned k = draw_source(s);
@@ -751,16 +811,80 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
 
     // the previous blocks not selected now become return candidates
     for (size_t i = 0; i < s->n_prev; i++)
-        if (s->last[s->prev[i].block] != step + 1 && leave(s, s->prev[i].block, step - 1) != KS_OK)
+        if (s->blk[s->prev[i].block].last != step + 1 && leave(s, s->prev[i].block, step - 1) != KS_OK)
             return KS_ENOMEM;
     if (grow((void **)&s->prev, &s->cap_prev, n_out, sizeof *s->prev, 0) != KS_OK)
         return KS_ENOMEM;
     for (size_t i = 0; i < n_out; i++)
-        s->prev[i] = (struct pick){out_blocks[i], s->age[out_blocks[i]], out_mass[i]};
+        s->prev[i] = (struct pick){out_blocks[i], s->blk[out_blocks[i]].ap, out_mass[i]};
     s->n_prev = n_out;
     s->nb = nb;
     s->step++;
     return (int)n_out;
+}
+
+static int corrupt(char *msg, size_t len, const char *fmt, ...)
+{
+    if (msg && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, len, fmt, ap);
+        va_end(ap);
+    }
+    return KS_ECORRUPT;
+}
+
+int ks_accessmodel_stream_check(const struct ks_accessmodel_stream *s, uint32_t *candidates, char *msg, size_t len)
+{
+    // the slots in the order of their steps, oldest first: the newest holds
+    // the blocks that left at the last step generated
+    uint64_t total = 0, end = 0;
+    uint32_t newest = s->step > 1 ? (s->step - 2) % s->ring : 0;
+    for (uint32_t j = 1; j <= s->ring; j++) {
+        uint32_t i = (newest + j) % s->ring;
+        if (fen_prefix(s->fen, i + 1) - fen_prefix(s->fen, i) != s->cnt[i])
+            return corrupt(msg, len, "slot %u: %u candidates, the Fenwick tree says %llu", i, s->cnt[i],
+                           (unsigned long long)(fen_prefix(s->fen, i + 1) - fen_prefix(s->fen, i)));
+        if (s->cnt[i] == 0)
+            continue;
+        if (s->beg[i] < end || (uint64_t)s->beg[i] + s->cnt[i] > s->n_ev || s->n_ev > s->cap_ev)
+            return corrupt(msg, len, "slot %u: [%u, %u) overlaps an older slot or leaves [0, %zu)", i, s->beg[i],
+                           s->beg[i] + s->cnt[i], s->n_ev);
+        end = (uint64_t)s->beg[i] + s->cnt[i];
+        total += s->cnt[i];
+        for (uint32_t k = 0; k < s->cnt[i]; k++) {
+            uint32_t b = s->ev[s->beg[i] + k];
+            if (b >= s->cap_blk)
+                return corrupt(msg, len, "slot %u holds block %u, beyond the context", i, b);
+            uint32_t l = s->blk[b].last;
+            if (l == 0 || l >= s->step || (uint64_t)l + s->horizon < s->step || (l - 1) % s->ring != i)
+                return corrupt(msg, len, "slot %u holds block %u, last selected at step %lld (now %u)", i, b,
+                               (long long)l - 1, s->step);
+            if (s->blk[b].ap != k)
+                return corrupt(msg, len, "block %u: index %u in slot %u, found at %u", b, s->blk[b].ap, i, k);
+        }
+    }
+    uint64_t expect = 0;
+    for (size_t b = 0; b < s->cap_blk; b++) {
+        uint32_t l = s->blk[b].last;
+        if ((b >= s->nb && (l || s->blk[b].ap)) || l > s->step)
+            return corrupt(msg, len, "block %zu: last selected at step %lld (now %u, context %u)", b,
+                           (long long)l - 1, s->step, s->nb);
+        expect += l != 0 && l < s->step && (uint64_t)l + s->horizon >= s->step;
+    }
+    if (expect != total) // each is where its index says (above), so each is there once
+        return corrupt(msg, len, "%llu candidates in the slots, %llu blocks are", (unsigned long long)total,
+                       (unsigned long long)expect);
+    if (candidates)
+        *candidates = (uint32_t)total;
+    return KS_OK;
+}
+
+size_t ks_accessmodel_stream_bytes(const struct ks_accessmodel_stream *s)
+{
+    return sizeof *s + s->cap_blk * sizeof *s->blk + (s->cap_prev + s->cap_pk) * sizeof(struct pick) +
+           (size_t)s->ring * (sizeof *s->beg + sizeof *s->cnt) + s->cap_ev * sizeof *s->ev +
+           ((size_t)s->ring + 1) * sizeof *s->fen;
 }
 
 int ks_accessmodel_write(const struct ks_accessmodel *m, const struct ks_trace *shape, uint64_t seed, const char *path,
