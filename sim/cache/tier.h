@@ -68,6 +68,7 @@ static inline int ks_tier_page_used(const struct ks_tier *t, uint32_t page)
     return page < t->hwm && !(t->owner[page] & KS_PAGE_FREE);
 }
 
+// Bytes the page array is reserved for (committed up to hwm only).
 uint64_t ks_tier_bytes(const struct ks_tier *t);
 
 #endif
