@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 // Linux 6.1; older kernels refuse it, and the front stays on small pages
+#endif
+
 #define HUGE ((size_t)2 << 20)  // one transparent huge page
 #define SMALL ((size_t)64 << 10) // below it, malloc does better than a mapping of its own
 
@@ -47,7 +51,7 @@ void ks_bigmem_free(void *p, size_t n)
         munmap(p, n);
 }
 
-size_t ks_bigmem_use(void *p, size_t n, size_t used)
+size_t ks_bigmem_use(void *p, size_t n, size_t mark, size_t used)
 {
     if (n < KS_BIGMEM_DENSE)
         return n; // never dense: no call is needed
@@ -58,8 +62,8 @@ size_t ks_bigmem_use(void *p, size_t n, size_t used)
         end = n;
 #ifdef MADV_HUGEPAGE
     madvise(p, end, MADV_HUGEPAGE); // advice only: without it the memory still works
-#else
-    (void)p;
 #endif
+    if (mark < KS_BIGMEM_DENSE) // just became dense: its front, written on small pages, moves onto huge ones now
+        madvise(p, KS_BIGMEM_DENSE, MADV_COLLAPSE);
     return end;
 }

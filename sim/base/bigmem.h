@@ -14,11 +14,14 @@
 // of it, and a GPU of a large cluster holds a few thousand blocks in tables
 // sized for millions. So huge pages are asked for only over the part in use,
 // and only once it reaches KS_BIGMEM_DENSE: the owner says how far it is
-// about to write (ks_bigmem_use) before it writes there.
+// about to write (ks_bigmem_use) before it writes there. Then the front,
+// written on small pages so far, is moved onto huge ones at once (Linux's
+// MADV_COLLAPSE; the table's owner writes it densely, so this commits
+// little), and every huge page after it is asked for before it is entered.
 //
 // Invariant: below KS_BIGMEM_DENSE in use, the memory an array costs is its
 // written bytes rounded up to 4 KiB pages; from there on, at most one huge
-// page (2 MiB) beyond them.
+// page (2 MiB) beyond the written part, and the unwritten holes of the front.
 #ifndef KS_BIGMEM_H
 #define KS_BIGMEM_H
 
@@ -36,8 +39,8 @@ void ks_bigmem_free(void *p, size_t n);
 
 // Bytes [0, used) of p (n bytes from ks_bigmem_alloc) are about to be
 // written. Returns a mark: the next call is needed only once used passes it
-// (the caller keeps it, starting from 0). Advice only: the memory works
-// whatever the kernel does with it.
-size_t ks_bigmem_use(void *p, size_t n, size_t used);
+// (the caller keeps it, starting from 0, and passes it back). Advice only:
+// the memory works whatever the kernel does with it.
+size_t ks_bigmem_use(void *p, size_t n, size_t mark, size_t used);
 
 #endif

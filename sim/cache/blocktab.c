@@ -44,7 +44,7 @@ uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t g
     } else if (t->hwm < t->n_chunks) {
         c = t->hwm++;
         if (blk_bytes(t->hwm) > t->mark)
-            t->mark = ks_bigmem_use(t->blk, blk_bytes(t->n_chunks), blk_bytes(t->hwm));
+            t->mark = ks_bigmem_use(t->blk, blk_bytes(t->n_chunks), t->mark, blk_bytes(t->hwm));
     } else {
         return KS_NONE;
     }

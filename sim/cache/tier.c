@@ -34,7 +34,7 @@ static void reach(struct ks_tier *t, uint32_t hwm)
 {
     size_t bytes = (size_t)hwm * sizeof *t->owner;
     if (bytes > t->mark)
-        t->mark = ks_bigmem_use(t->owner, (size_t)t->cap * sizeof *t->owner, bytes);
+        t->mark = ks_bigmem_use(t->owner, (size_t)t->cap * sizeof *t->owner, t->mark, bytes);
 }
 
 static void count_use(struct ks_tier *t)

@@ -42,7 +42,7 @@ static void small_is_plain(void **state)
     assert_non_null(p);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(p[i], 0);
-    assert_int_equal(ks_bigmem_use(p, n, n), n); // never dense: no further call
+    assert_int_equal(ks_bigmem_use(p, n, 0, n), n); // never dense: no further call
     memset(p, 7, n);
     ks_bigmem_free(p, n);
     ks_bigmem_free(NULL, 0);
@@ -67,7 +67,7 @@ static void grows_across_dense(void **state)
         size_t next = used + stride < words ? used + stride : words;
         size_t bytes = next * sizeof *p;
         if (bytes > mark) {
-            size_t m = ks_bigmem_use(p, n, bytes);
+            size_t m = ks_bigmem_use(p, n, mark, bytes);
             assert_true(m >= mark);
             assert_true(m >= bytes || bytes < KS_BIGMEM_DENSE);
             if (bytes < KS_BIGMEM_DENSE)
@@ -108,7 +108,7 @@ static void reserved_is_free(void **state)
         p[k] = ks_bigmem_alloc(n);
         assert_non_null(p[k]);
         p[k][0] = 1;
-        assert_int_equal(ks_bigmem_use(p[k], n, 1), KS_BIGMEM_DENSE - 1);
+        assert_int_equal(ks_bigmem_use(p[k], n, 0, 1), KS_BIGMEM_DENSE - 1);
     }
 #ifdef MADV_NOHUGEPAGE
     for (int k = 0; k < K; k++)
