@@ -1,11 +1,15 @@
 // blocktab.c - the block table and its chunked virtual-id allocator.
 #include "blocktab.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "bigmem.h"
 #include "status.h"
+
+static size_t blk_bytes(uint32_t chunks)
+{
+    return (size_t)chunks * KS_CHUNK * sizeof(struct ks_block);
+}
 
 int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks)
 {
@@ -13,33 +17,37 @@ int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks)
     if (n_blocks == 0 || n_blocks > (UINT32_C(1) << 31) - KS_CHUNK)
         return KS_EINVAL;
     t->n_chunks = (n_blocks + KS_CHUNK - 1) / KS_CHUNK;
-    t->blk = ks_bigmem_alloc((size_t)t->n_chunks * KS_CHUNK * sizeof *t->blk);
-    t->chunk = calloc(t->n_chunks, sizeof *t->chunk);
-    t->free_chunks = malloc((size_t)t->n_chunks * sizeof *t->free_chunks);
-    if (!t->blk || !t->chunk || !t->free_chunks) {
+    // reserved: zeroed, committed as chunks are first handed out
+    t->blk = ks_bigmem_alloc(blk_bytes(t->n_chunks));
+    t->chunk = ks_bigmem_alloc((size_t)t->n_chunks * sizeof *t->chunk);
+    t->freed = ks_bigmem_alloc((size_t)t->n_chunks * sizeof *t->freed);
+    if (!t->blk || !t->chunk || !t->freed) {
         ks_blocktab_fini(t);
         return KS_ENOMEM;
     }
-    // lowest chunk on top of the stack: ids are handed out in increasing order
-    for (uint32_t i = 0; i < t->n_chunks; i++)
-        t->free_chunks[i] = t->n_chunks - 1 - i;
-    t->n_free_chunks = t->n_chunks;
     return KS_OK;
 }
 
 void ks_blocktab_fini(struct ks_blocktab *t)
 {
-    ks_bigmem_free(t->blk, (size_t)t->n_chunks * KS_CHUNK * sizeof *t->blk);
-    free(t->chunk);
-    free(t->free_chunks);
+    ks_bigmem_free(t->blk, blk_bytes(t->n_chunks));
+    ks_bigmem_free(t->chunk, (size_t)t->n_chunks * sizeof *t->chunk);
+    ks_bigmem_free(t->freed, (size_t)t->n_chunks * sizeof *t->freed);
     memset(t, 0, sizeof *t);
 }
 
 uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t group, uint32_t pos)
 {
-    if (t->n_free_chunks == 0)
+    uint32_t c;
+    if (t->n_freed) {
+        c = t->freed[--t->n_freed];
+    } else if (t->hwm < t->n_chunks) {
+        c = t->hwm++;
+        if (blk_bytes(t->hwm) > t->mark)
+            t->mark = ks_bigmem_use(t->blk, blk_bytes(t->n_chunks), t->mark, blk_bytes(t->hwm));
+    } else {
         return KS_NONE;
-    uint32_t c = t->free_chunks[--t->n_free_chunks];
+    }
     t->chunk[c] = (struct ks_chunk){.req = req, .pos = pos, .group = group, .live = 0};
     return c * KS_CHUNK;
 }
@@ -71,10 +79,10 @@ void ks_blocktab_release(struct ks_blocktab *t, uint32_t id)
     KS_ASSERT(c->live > 0);
     t->live--;
     if (--c->live == 0)
-        t->free_chunks[t->n_free_chunks++] = id / KS_CHUNK;
+        t->freed[t->n_freed++] = id / KS_CHUNK;
 }
 
 uint64_t ks_blocktab_bytes(const struct ks_blocktab *t)
 {
-    return (uint64_t)t->n_chunks * (KS_CHUNK * sizeof *t->blk + sizeof *t->chunk + sizeof *t->free_chunks);
+    return (uint64_t)t->n_chunks * (KS_CHUNK * sizeof *t->blk + sizeof *t->chunk + sizeof *t->freed);
 }

@@ -12,12 +12,20 @@
 // logical position of its first id and how many of its ids are live; a chunk
 // returns to the free list when its last live id is freed.
 //
+// The table is sized for the worst case (every page of every tier) but costs
+// memory only as far as it has been used (bigmem.h): chunks never used lie
+// beyond a high-water mark and are handed out in order, lowest first, when
+// no freed chunk is waiting; a freed chunk is reused first, last freed first.
+//
 // Invariants: a free entry has state KS_BLK_FREE; a live entry has refs >= 1,
 // except a block in flight whose last owner has gone (refs == 0), freed when
-// its migration is confirmed or aborted.
+// its migration is confirmed or aborted. Chunks from hwm on are free, never
+// used, with zero entries and records; the freed stack holds chunks below
+// hwm only.
 #ifndef KS_BLOCKTAB_H
 #define KS_BLOCKTAB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define KS_CHUNK 32        // virtual ids per chunk
@@ -87,12 +95,14 @@ struct ks_chunk {
 };
 
 struct ks_blocktab {
-    struct ks_block *blk;    // [n_chunks * KS_CHUNK]
-    struct ks_chunk *chunk;  // [n_chunks]
-    uint32_t *free_chunks;   // stack of free chunk indices
-    uint32_t n_chunks;
-    uint32_t n_free_chunks;
+    struct ks_block *blk;    // [n_chunks * KS_CHUNK], written below hwm * KS_CHUNK only
+    struct ks_chunk *chunk;  // [n_chunks], written below hwm only
+    uint32_t *freed;         // stack of freed chunks below hwm, the last freed on top
+    uint32_t n_chunks;       // chunks the table is sized for
+    uint32_t n_freed;        // chunks on the freed stack
+    uint32_t hwm;            // chunks [0, hwm) have been handed out; the rest never
     uint32_t live;           // live ids
+    size_t mark;             // bytes of blk below which ks_bigmem_use has been told
 };
 
 // Sizes the table for at least n_blocks ids (rounded up to whole chunks).
@@ -100,8 +110,9 @@ struct ks_blocktab {
 int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks);
 void ks_blocktab_fini(struct ks_blocktab *t);
 
-// Takes a free chunk for (req, group) starting at logical position pos.
-// Returns the chunk's first id, or KS_NONE when none is free.
+// Takes a free chunk for (req, group) starting at logical position pos: the
+// last freed, else the lowest never used. Returns the chunk's first id, or
+// KS_NONE when none is free.
 uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t group, uint32_t pos);
 
 // Marks id live (refs 1, heat 0) with the given location. The generation is
@@ -111,12 +122,25 @@ void ks_blocktab_use(struct ks_blocktab *t, uint32_t id, uint32_t page, unsigned
 // Releases a live id; its chunk returns to the free list with its last id.
 void ks_blocktab_release(struct ks_blocktab *t, uint32_t id);
 
+// Free chunks: freed ones and those never used.
+static inline uint32_t ks_blocktab_chunks_free(const struct ks_blocktab *t)
+{
+    return t->n_freed + (t->n_chunks - t->hwm);
+}
+
+// Ids that have ever been handed out lie below this; the rest are free.
+static inline uint32_t ks_blocktab_ids_used(const struct ks_blocktab *t)
+{
+    return t->hwm * KS_CHUNK;
+}
+
 static inline struct ks_block *ks_blocktab_get(const struct ks_blocktab *t, uint32_t id)
 {
     return &t->blk[id];
 }
 
-// Bytes held by the table (entries, chunk records, free stack).
+// Bytes the table is sized for (entries, chunk records, freed stack); it
+// commits them only as far as it has been used.
 uint64_t ks_blocktab_bytes(const struct ks_blocktab *t);
 
 #endif

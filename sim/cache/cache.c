@@ -257,7 +257,7 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
         if (ks_seq_reserve(&q->seq[g], s->n_own + (n + KS_CHUNK - 1) / KS_CHUNK + 1) != KS_OK)
             return KS_ENOMEM;
     }
-    if (pages < (uint64_t)n * c->p.groups || chunks > c->tab.n_free_chunks)
+    if (pages < (uint64_t)n * c->p.groups || chunks > ks_blocktab_chunks_free(&c->tab))
         return KS_ENOSPC;
     for (uint32_t k = 0; k < n; k++) {
         for (uint32_t g = 0; g < c->p.groups; g++) {
@@ -357,7 +357,7 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
     if (factor != 1.0) {
         c->st.rebases++;
         ks_agg_flush_all(c); // pending adds are in the old epoch's units
-        uint32_t ids = c->tab.n_chunks * KS_CHUNK;
+        uint32_t ids = ks_blocktab_ids_used(&c->tab); // the rest were never used
         for (uint32_t id = 0; id < ids; id++) {
             struct ks_block *b = &c->tab.blk[id];
             if (ks_blk_state(b) != KS_BLK_FREE)

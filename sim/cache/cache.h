@@ -336,7 +336,9 @@ double ks_cache_heat(const struct ks_cache *c, uint32_t req, uint32_t group, uin
 // The layer group of a live block (the group of the request that created it).
 uint32_t ks_cache_block_group(const struct ks_cache *c, uint32_t id);
 
-// Bytes of memory the manager holds now.
+// Bytes of memory the manager holds now, its block table and page arrays
+// at the size they are reserved for (they commit memory only as far as
+// they have been used: bigmem.h).
 uint64_t ks_cache_bytes(const struct ks_cache *c);
 
 // Checks every invariant (O(blocks)): each live block in exactly one tier or

@@ -93,6 +93,8 @@ static int check_batches(const struct ks_cache *c, struct tally *x, char *msg, s
             continue;
         for (uint32_t i = 0; i < br->b.n; i++) {
             uint32_t id = br->b.blocks[i];
+            if (id >= x->ids)
+                return fail(msg, len, "batch %u moves block %u, an id never used", br->b.id, id);
             const struct ks_block *b = &c->tab.blk[id];
             if (x->flight[id]++)
                 return fail(msg, len, "block %u is in two batches", id);
@@ -158,12 +160,15 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
 {
     if (x->live != c->tab.live)
         return fail(msg, len, "%u live blocks, table counts %u", x->live, c->tab.live);
-    for (uint32_t k = 0; k < c->tab.n_chunks; k++)
-        if (x->chunk_live[k] != c->tab.chunk[k].live)
-            return fail(msg, len, "chunk %u: %u live ids, record says %u", k, x->chunk_live[k], c->tab.chunk[k].live);
-    for (uint32_t k = 0; k < c->tab.n_free_chunks; k++)
-        if (x->chunk_live[c->tab.free_chunks[k]])
-            return fail(msg, len, "free chunk %u has live ids", c->tab.free_chunks[k]);
+    const struct ks_blocktab *tab = &c->tab;
+    if (tab->hwm > tab->n_chunks || tab->n_freed > tab->hwm)
+        return fail(msg, len, "%u chunks ever used, %u freed, of %u", tab->hwm, tab->n_freed, tab->n_chunks);
+    for (uint32_t k = 0; k < tab->hwm; k++)
+        if (x->chunk_live[k] != tab->chunk[k].live)
+            return fail(msg, len, "chunk %u: %u live ids, record says %u", k, x->chunk_live[k], tab->chunk[k].live);
+    for (uint32_t k = 0; k < tab->n_freed; k++)
+        if (tab->freed[k] >= tab->hwm || x->chunk_live[tab->freed[k]])
+            return fail(msg, len, "freed chunk %u has live ids or was never used", tab->freed[k]);
     for (int t = 0; t < KS_TIERS; t++) {
         const struct ks_tier *tr = &c->tier[t];
         if (tr->used != x->resident[t] + x->reserved[t])
@@ -199,10 +204,11 @@ int ks_cache_check(const struct ks_cache *c, char *msg, size_t len)
     int st = check_tiers(c, msg, len);
     if (st != KS_OK)
         return st;
-    struct tally x = {.ids = c->tab.n_chunks * KS_CHUNK};
-    x.refs = calloc(x.ids, sizeof *x.refs);
-    x.flight = calloc(x.ids, 1);
-    x.chunk_live = calloc(c->tab.n_chunks, sizeof *x.chunk_live);
+    // ids from the table's high-water mark on were never used: free, unmapped
+    struct tally x = {.ids = ks_blocktab_ids_used(&c->tab)};
+    x.refs = calloc(x.ids + 1, sizeof *x.refs);
+    x.flight = calloc(x.ids + 1, 1);
+    x.chunk_live = calloc(c->tab.hwm + 1, sizeof *x.chunk_live);
     if (!x.refs || !x.flight || !x.chunk_live)
         st = fail(msg, len, "checker out of memory");
     if (st == KS_OK)

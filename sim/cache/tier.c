@@ -18,7 +18,7 @@ int ks_tier_init(struct ks_tier *t, uint32_t cap, uint32_t block_bytes)
     t->free_head = KS_PAGE_FREE;
     if (cap == 0)
         return KS_OK;
-    t->owner = ks_bigmem_alloc((size_t)cap * sizeof *t->owner); // zeroed, untouched beyond hwm
+    t->owner = ks_bigmem_alloc((size_t)cap * sizeof *t->owner); // reserved: committed up to hwm
     return t->owner ? KS_OK : KS_ENOMEM;
 }
 
@@ -26,6 +26,15 @@ void ks_tier_fini(struct ks_tier *t)
 {
     ks_bigmem_free(t->owner, (size_t)t->cap * sizeof *t->owner);
     memset(t, 0, sizeof *t);
+}
+
+// Pages [0, hwm) are about to be written: the owner array commits them
+// (bigmem.h).
+static void reach(struct ks_tier *t, uint32_t hwm)
+{
+    size_t bytes = (size_t)hwm * sizeof *t->owner;
+    if (bytes > t->mark)
+        t->mark = ks_bigmem_use(t->owner, (size_t)t->cap * sizeof *t->owner, t->mark, bytes);
 }
 
 static void count_use(struct ks_tier *t)
@@ -46,6 +55,7 @@ uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id)
     uint32_t p = t->free_head;
     if (p == KS_PAGE_FREE) { // the free list is empty: a page never used before
         KS_ASSERT(t->hwm < t->cap);
+        reach(t, t->hwm + 1);
         p = t->hwm++;
     } else {
         KS_ASSERT(p < t->hwm && (t->owner[p] & KS_PAGE_FREE));
@@ -66,6 +76,7 @@ int ks_tier_addressed(struct ks_tier *t)
 void ks_tier_take(struct ks_tier *t, uint32_t page, uint32_t id)
 {
     KS_ASSERT(t->addressed && page < t->cap && !ks_tier_page_used(t, page) && !(id & KS_PAGE_FREE));
+    reach(t, page + 1);
     for (; t->hwm <= page; t->hwm++) // pages passed over are free, never used
         t->owner[t->hwm] = KS_PAGE_FREE | KS_PAGE_MAX;
     t->owner[page] = id;

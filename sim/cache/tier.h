@@ -21,6 +21,7 @@
 #ifndef KS_TIER_H
 #define KS_TIER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define KS_PAGE_FREE (UINT32_C(1) << 31)
@@ -41,7 +42,8 @@ struct ks_tier {
     uint32_t hwm;        // pages [0, hwm) have been used; the rest never
     uint32_t block_bytes; // bytes one block occupies in this tier
     uint8_t addressed;   // pages taken by number (ks_tier_take), never from the free list
-    uint32_t *owner;     // [cap]: owning block id, or KS_PAGE_FREE | next free
+    uint32_t *owner;     // [cap]: owning block id, or KS_PAGE_FREE | next free; written below hwm only
+    size_t mark;         // bytes of owner below which ks_bigmem_use has been told
     struct ks_tier_stats st;
 };
 
@@ -66,6 +68,7 @@ static inline int ks_tier_page_used(const struct ks_tier *t, uint32_t page)
     return page < t->hwm && !(t->owner[page] & KS_PAGE_FREE);
 }
 
+// Bytes the page array is reserved for (committed up to hwm only).
 uint64_t ks_tier_bytes(const struct ks_tier *t);
 
 #endif

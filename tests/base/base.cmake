@@ -20,3 +20,7 @@ target_link_libraries(base_cmdline PRIVATE ks_base)
 # histograms: exact moments, bounded quantile error, merging
 ks_add_test(base.hist test_hist.c)
 target_link_libraries(base_hist PRIVATE ks_base)
+
+# reserved arrays: committed as written, huge pages only past the dense size
+ks_add_test(base.bigmem test_bigmem.c)
+target_link_libraries(base_bigmem PRIVATE ks_base)

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "bigmem.h"
 #include "blocktab.h"
 #include "heat.h"
 #include "rng.h"
@@ -138,7 +139,8 @@ static void chunks(void **state)
     assert_int_equal(ks_blocktab_init(&t, 0), KS_EINVAL);
     assert_int_equal(ks_blocktab_init(&t, 100), KS_OK); // rounded up to 4 chunks
     assert_int_equal(t.n_chunks, 4);
-    assert_int_equal(t.n_free_chunks, 4);
+    assert_int_equal(ks_blocktab_chunks_free(&t), 4);
+    assert_int_equal(t.hwm, 0);
     assert_int_equal(t.live, 0);
     assert_int_equal(ks_blocktab_bytes(&t), 4 * (KS_CHUNK * 16 + sizeof(struct ks_chunk) + sizeof(uint32_t)));
     // ids in increasing order, chunk records filled in
@@ -152,7 +154,7 @@ static void chunks(void **state)
         assert_int_equal(t.chunk[k].live, 0);
     }
     assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0), KS_NONE);
-    assert_int_equal(t.n_free_chunks, 0);
+    assert_int_equal(ks_blocktab_chunks_free(&t), 0);
 
     // use every id of chunk 1 and three of chunk 2
     for (uint32_t i = 0; i < KS_CHUNK; i++)
@@ -199,11 +201,11 @@ static void chunks(void **state)
     // chunk 1 returns only with its last id
     for (uint32_t i = 0; i + 1 < KS_CHUNK; i++) {
         ks_blocktab_release(&t, first[1] + i);
-        assert_int_equal(t.n_free_chunks, 0);
+        assert_int_equal(ks_blocktab_chunks_free(&t), 0);
     }
     assert_int_equal(t.chunk[1].live, 1);
     ks_blocktab_release(&t, first[1] + KS_CHUNK - 1);
-    assert_int_equal(t.n_free_chunks, 1);
+    assert_int_equal(ks_blocktab_chunks_free(&t), 1);
     assert_int_equal(t.live, 3);
     // chunk 0 never had a live id, it is still taken; chunk 1 is reused
     assert_int_equal(ks_blocktab_chunk_alloc(&t, 3, 1, 96), first[1]);
@@ -222,6 +224,61 @@ static void chunks(void **state)
     assert_int_equal(t.n_chunks, 0);
 }
 
+// A table sized past bigmem's dense size (16 MiB of entries) handed out
+// whole: ids in increasing order, the memory told before each chunk past
+// the mark, every entry read back; freed chunks are reused last freed
+// first, and never-used ones only once none waits.
+static void grows_across_dense(void **state)
+{
+    (void)state;
+    struct ks_blocktab t;
+    uint32_t ids = (uint32_t)(2 * KS_BIGMEM_DENSE / sizeof(struct ks_block)) + 100;
+    assert_int_equal(ks_blocktab_init(&t, ids), KS_OK);
+    uint32_t n = t.n_chunks;
+    assert_int_equal(n, (ids + KS_CHUNK - 1) / KS_CHUNK);
+    assert_int_equal(ks_blocktab_chunks_free(&t), n);
+    for (uint32_t k = 0; k < n; k++) {
+        assert_int_equal(ks_blocktab_chunk_alloc(&t, k, (uint16_t)(k % 7), 3 * k), k * KS_CHUNK);
+        assert_int_equal(t.hwm, k + 1);
+        assert_true(t.mark >= (size_t)t.hwm * KS_CHUNK * sizeof(struct ks_block) ||
+                    (size_t)t.hwm * KS_CHUNK * sizeof(struct ks_block) < KS_BIGMEM_DENSE);
+        ks_blocktab_use(&t, k * KS_CHUNK + k % KS_CHUNK, k % (KS_PAGE_MAX + 1), k % 3, k);
+    }
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0), KS_NONE);
+    assert_int_equal(ks_blocktab_chunks_free(&t), 0);
+    assert_int_equal(t.live, n);
+    for (uint32_t id = 0; id < n * KS_CHUNK; id++) {
+        const struct ks_block *b = ks_blocktab_get(&t, id);
+        uint32_t k = id / KS_CHUNK;
+        if (id % KS_CHUNK != k % KS_CHUNK) {
+            assert_int_equal(b->loc | b->last | b->meta, 0);
+            continue;
+        }
+        assert_int_equal(ks_blk_state(b), KS_BLK_RESIDENT);
+        assert_int_equal(ks_blk_page(b), k);
+        assert_int_equal(ks_blk_tier(b), k % 3);
+        assert_int_equal(ks_blk_refs(b), 1);
+        assert_int_equal(b->last, k);
+        assert_int_equal(t.chunk[k].req, k);
+        assert_int_equal(t.chunk[k].group, k % 7);
+        assert_int_equal(t.chunk[k].pos, 3 * k);
+        assert_int_equal(t.chunk[k].live, 1);
+    }
+    // free three chunks (their only ids): reused in the reverse order
+    uint32_t gone[3] = {5, n / 2, n - 1};
+    for (int i = 0; i < 3; i++) {
+        uint32_t id = gone[i] * KS_CHUNK + gone[i] % KS_CHUNK;
+        ks_blocktab_release(&t, id);
+        assert_int_equal(ks_blk_state(ks_blocktab_get(&t, id)), KS_BLK_FREE);
+        assert_int_equal(ks_blk_gen(ks_blocktab_get(&t, id)), 1);
+    }
+    assert_int_equal(ks_blocktab_chunks_free(&t), 3);
+    for (int i = 2; i >= 0; i--)
+        assert_int_equal(ks_blocktab_chunk_alloc(&t, 1, 0, 0), gone[i] * KS_CHUNK);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0), KS_NONE);
+    ks_blocktab_fini(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +286,7 @@ int main(void)
         cmocka_unit_test(fields_extremes),
         cmocka_unit_test(fields_random),
         cmocka_unit_test(chunks),
+        cmocka_unit_test(grows_across_dense),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

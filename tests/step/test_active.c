@@ -73,7 +73,8 @@ static struct fixture *setup(uint32_t l1, uint32_t l2, uint64_t admit_blocks, ui
     assert_non_null(f->sp);
     assert_int_equal(ks_run_result_init(&f->r), KS_OK);
     ks_active_init(&f->set, &(struct ks_active_params){
-        .s = &f->s, .cache = f->c, .sparse = f->sp, .r = &f->r, .gpu = 3, .admit_blocks = admit_blocks, .groups = LAYERS,
+        .s = &f->s, .cache = f->c, .sparse = f->sp, .r = &f->r, .gpu = 3, .admit_blocks = admit_blocks,
+        .groups = LAYERS,
         .hooks = {.ctx = f, .fill = on_fill, .finished = on_finished}});
     return f;
 }
