@@ -89,7 +89,9 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
     cp->groups = z->groups;
     cp->heat_half_life = s->cache.heat_half_life;
     cp->prefetch_window = s->cache.prefetch_window;
-    cp->migration_batch = s->cache.migration_batch;
+    // a batch carries the bytes it would at full detail (layer_scale layers a
+    // block): as many copies, each as long, so layers wait as long for theirs
+    cp->migration_batch = s->cache.migration_batch > z->layer_scale ? s->cache.migration_batch / z->layer_scale : 1;
     cp->evict = s->cache.evict;
     cp->seed = s->seed;
     return KS_OK;
@@ -105,5 +107,6 @@ uint32_t ks_step_reserve(const struct ks_scenario *s, const struct ks_step_sizin
 uint64_t ks_step_budget(const struct ks_scenario *s, const struct ks_step_sizing *z, double kv_bytes)
 {
     double link_step = (double)s->platform.pcie_bw * (s->platform.hbm_bw > 0 ? kv_bytes / s->platform.hbm_bw : 0);
-    return (uint64_t)fmax(link_step, (double)z->block_bytes[KS_L1] * s->cache.migration_batch);
+    uint32_t batch = s->cache.migration_batch > z->layer_scale ? s->cache.migration_batch / z->layer_scale : 1;
+    return (uint64_t)fmax(link_step, (double)z->block_bytes[KS_L1] * batch);
 }
