@@ -20,3 +20,8 @@ target_link_libraries(base_cmdline PRIVATE ks_base)
 # histograms: exact moments, bounded quantile error, merging
 ks_add_test(base.hist test_hist.c)
 target_link_libraries(base_hist PRIVATE ks_base)
+
+# the worker pool: each job runs once, by a worker or by its waiter
+ks_add_test(base.pool test_pool.c)
+target_link_libraries(base_pool PRIVATE ks_base)
+ks_tsan_test(base.pool)

@@ -381,3 +381,17 @@ ks_compare(shipped_huge_sparse_itl itl_p50 lt 0.5 -- ${ks_huge} -- ${ks_huge} --
 add_test(NAME engine_signal_stop COMMAND ${CMAKE_CURRENT_LIST_DIR}/signal_stop.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua)
 set_tests_properties(engine_signal_stop PROPERTIES TIMEOUT 300)
+# --threads N: the same summary and records for 1, 2 and 4 threads (workers draw the selections
+# ahead): a 16-GPU slice of the cluster (access model, fat tree, SSD L3); a tiered node whose requests
+# finish, miss L1 and sit steps out (cold_share); Lua eviction beside DSA selections
+add_test(NAME threads_cluster COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8.lua --set platform.nodes=2 --set duration=3s)
+add_test(NAME threads_tiered COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=5s
+         --set sparse.policy=model --set sparse.fit=../../../results/traces/synthetic_drifting_8k.h5
+         --set workload.arrival.rate=20 --set workload.prompt_tokens.mu=8.5 --set workload.prompt_tokens.min=1024
+         --set workload.output_tokens.min=16 --set workload.output_tokens.max=200
+         --set cache.l1=3GB --set cache.cold_share=0.02)
+add_test(NAME threads_lua COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/lua_lru.lua --set sparse.policy=dsa --set duration=5s)
+set_tests_properties(threads_cluster threads_tiered threads_lua PROPERTIES TIMEOUT 300)
