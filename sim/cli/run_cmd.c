@@ -75,7 +75,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         {.name = "output", .kind = KS_CLI_STRING, .out = &out, .arg = "OUT.h5", .short_name = 'o',
          .help = "result file (default: results/NAME.h5)", .hide_default = 1},
         {.name = "threads", .kind = KS_CLI_U32, .out = &threads, .arg = "N", .min = 1, .max = 1024,
-         .help = "threads, the simulation's own included (default: 2 with two CPUs online, else 1)",
+         .help = "threads, the simulation's own included (default: the online CPUs, at most 4)",
          .hide_default = 1},
         {.name = "json", .kind = KS_CLI_FLAG, .out = &json, .help = "print one JSON object on stdout"},
     };
@@ -167,7 +167,7 @@ const struct ks_cli_cmd ks_run_cmd = {
              "workers draw every GPU's next decode step's selections while its current step\n"
              "runs; the other policies (window, stride, random, dense, mixed, trace) use\n"
              "one thread whatever N. The cache manager, the Lua cache policies and the\n"
-             "statistics stay on the simulation's thread. The summary (wall_s aside) and\n"
-             "the result file are the same for any N.\n",
+             "statistics stay on the simulation's thread. The summary and the result\n"
+             "file's records are the same for any N (wall_s aside).\n",
     .run = run,
 };

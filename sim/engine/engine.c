@@ -288,7 +288,7 @@ int ks_engine_check(const struct ks_scenario *s, char *err, size_t len)
 unsigned ks_engine_threads_default(void)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus >= 2 ? 2 : 1;
+    return cpus < 1 ? 1 : cpus > KS_ENGINE_THREADS ? KS_ENGINE_THREADS : (unsigned)cpus;
 }
 
 int ks_engine_run(const struct ks_scenario *s, unsigned threads, struct ks_run_result *r, char *err, size_t len)

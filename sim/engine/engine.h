@@ -63,8 +63,12 @@ int ks_engine_check(const struct ks_scenario *s, char *err, size_t len);
 // simulation's thread. The result is the same for any count.
 int ks_engine_run(const struct ks_scenario *s, unsigned threads, struct ks_run_result *r, char *err, size_t len);
 
-// The threads a run uses by default: 2 where the machine has two CPUs or
-// more online, else 1.
+// The threads a run uses by default: the online CPUs, at most
+// KS_ENGINE_THREADS. The simulation's thread stays the bottleneck: drawing
+// the selections is a third of a model-policy cluster run's work (README
+// "kvstrata run"), and with 3 workers the simulation never had to draw one
+// itself.
+#define KS_ENGINE_THREADS 4
 unsigned ks_engine_threads_default(void);
 
 // Asks the running simulation (or the next one) to stop: each GPU stops at
