@@ -226,13 +226,16 @@ static int run_sweep(const struct ks_cli_cmd *cmd, struct ks_sweeprun *r, int em
 static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
 {
     const char *file = "", *dir = NULL, *merge = NULL;
-    uint32_t jobs = 0;
+    uint32_t jobs = 0, threads = 0;
     int dry = 0, json = 0, emit = 0;
     static const char *const emits[] = {"none", "slurm", NULL};
     const struct ks_cli_opt opts[] = {
         {.name = "sweep", .kind = KS_CLI_ARG, .out = &file, .arg = "SWEEP.lua"},
         {.name = "jobs", .kind = KS_CLI_U32, .out = &jobs, .arg = "N", .short_name = 'j', .min = 1, .max = 4096,
          .help = "points run at once (default: the online CPUs)", .hide_default = 1},
+        {.name = "threads", .kind = KS_CLI_U32, .out = &threads, .arg = "N", .min = 1, .max = 1024,
+         .help = "each point's `run --threads` (default: 1, the points running --jobs at a time)",
+         .hide_default = 1},
         {.name = "output", .kind = KS_CLI_STRING, .out = &dir, .arg = "DIR", .short_name = 'o',
          .help = "output folder (default: results/NAME)", .hide_default = 1},
         {.name = "dry-run", .kind = KS_CLI_FLAG, .out = &dry, .help = "print the points and their commands; run nothing"},
@@ -246,7 +249,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (!ks_cli_parse(cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &status))
         return status;
     if (merge) {
-        if (file[0] || dir || jobs || dry || emit)
+        if (file[0] || dir || jobs || threads || dry || emit)
             return ks_cli_usage_error(cmd, "--merge DIR takes no sweep file and no other option but --json");
         return run_merge(cmd, merge, json);
     }
@@ -254,6 +257,8 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         return ks_cli_usage_error(cmd, "missing SWEEP.lua");
     if (dry && emit)
         return ks_cli_usage_error(cmd, "--dry-run and --emit exclude each other");
+    if (!threads)
+        threads = 1;
     if (!jobs) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = cpus > 0 ? (uint32_t)(cpus < 4096 ? cpus : 4096) : 1;
@@ -280,7 +285,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     }
     struct ks_sweeprun r;
     int rc;
-    if (ks_sweeprun_init(&r, s, dir, dry, err, sizeof err) != KS_OK)
+    if (ks_sweeprun_init(&r, s, dir, dry, threads, err, sizeof err) != KS_OK)
         rc = ks_cli_fail(cmd, "%s", err);
     else
         rc = dry ? dry_run(cmd, &r, json) : run_sweep(cmd, &r, emit == 1, jobs, json);
@@ -309,9 +314,10 @@ const struct ks_cli_cmd ks_sweep_cmd = {
         "set, the axes, the variant, the seed, in that order.\n"
         "\n"
         "Every point is checked first (a bad field or value: exit 2, nothing run). Then\n"
-        "each point runs as `kvstrata run BASE --set ... -o DIR/points/ID.h5 --json`,\n"
-        "N at a time, its report in DIR/points/ID.json and, when it fails, its stderr\n"
-        "in DIR/points/ID.err. An id (p0007-1a2b3c4d) is the point's index and a hash\n"
+        "each point runs as\n"
+        "`kvstrata run BASE --set ... -o DIR/points/ID.h5 --threads T --json` (T from\n"
+        "--threads, 1 by default), N at a time, its report in DIR/points/ID.json and,\n"
+        "when it fails, its stderr in DIR/points/ID.err. An id (p0007-1a2b3c4d) is the point's index and a hash\n"
         "of the resolved point (its settings, the base file's bytes, every field it\n"
         "resolves to). A rerun skips the points whose result is complete (the .h5\n"
         "opens and its /summary matches the .json) and runs the rest, so an\n"

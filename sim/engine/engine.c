@@ -167,7 +167,7 @@ static int setup_gpu(struct sim *m, uint32_t i, const struct ks_platform_params 
     g->d_ok = 1;
     if (ks_step_init(&g->d, &(struct ks_step_params){
             .s = s, .cache = g->cache, .sparse = m->sparse, .r = m->r, .lua = &m->lua, .z = m->z, .gpu = i,
-            .ops = ks_engine_step_ops(g)}) != KS_OK) {
+            .ops = ks_engine_step_ops(g), .pool = m->workers}) != KS_OK) {
         snprintf(err, len, "out of memory for GPU %u's step buffers", i);
         return KS_ENOMEM;
     }
@@ -228,6 +228,7 @@ static int teardown(struct sim *m, int st)
             ks_step_fini(&g->d);
     }
     r->unplanned += r->cache.unplanned;
+    ks_pool_free(m->workers); // the drivers waited for their jobs
     free(m->gpu);
     free(m->flush);
     if (m->mu) {
@@ -284,7 +285,13 @@ int ks_engine_check(const struct ks_scenario *s, char *err, size_t len)
     return ks_platform_check(&pp, err, len);
 }
 
-int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *err, size_t len)
+unsigned ks_engine_threads_default(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 1 : cpus > KS_ENGINE_THREADS ? KS_ENGINE_THREADS : (unsigned)cpus;
+}
+
+int ks_engine_run(const struct ks_scenario *s, unsigned threads, struct ks_run_result *r, char *err, size_t len)
 {
     memset(r, 0, sizeof *r);
     if (initialised) {
@@ -308,6 +315,12 @@ int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *er
         st = KS_EINVAL;
     if (st == KS_OK && !(m.sparse = ks_selection_new(s, err, len)))
         st = KS_EINVAL;
+    if (threads == 0)
+        threads = ks_engine_threads_default();
+    if (st == KS_OK && threads > 1 && ks_selection_ahead(m.sparse) && !(m.workers = ks_pool_new(threads - 1))) {
+        snprintf(err, len, "cannot start %u worker threads", threads - 1);
+        st = KS_ENOMEM;
+    }
     int lua_evict = s->cache.evict == KS_EVICT_CALLBACK;
     if (st == KS_OK && (lua_evict || s->cache.prefetch_lua) &&
         ks_luapolicy_init_seeded(&m.lua, s->file, lua_evict ? "cache.evict" : NULL,

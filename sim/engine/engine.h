@@ -54,7 +54,22 @@ int ks_engine_check(const struct ks_scenario *s, char *err, size_t len);
 // "interrupted by SIGNAL" in err. SimGrid's own SIGINT handler (which calls
 // exit() from inside the signal) is not left in place: the caller's SIGINT
 // disposition stands.
-int ks_engine_run(const struct ks_scenario *s, struct ks_run_result *r, char *err, size_t len);
+//
+// threads: the threads the run may use, the simulation's own included (0:
+// ks_engine_threads_default()). Beyond one, where the sparse policy allows
+// it (ks_selection_ahead: topk, retrieval, model, dsa), threads - 1 workers
+// draw each GPU's next decode step's selections while its current step runs
+// (step/ahead.h); everything else, Lua policies included, stays on the
+// simulation's thread. The result is the same for any count.
+int ks_engine_run(const struct ks_scenario *s, unsigned threads, struct ks_run_result *r, char *err, size_t len);
+
+// The threads a run uses by default: the online CPUs, at most
+// KS_ENGINE_THREADS. The simulation's thread stays the bottleneck: drawing
+// the selections is a third of a model-policy cluster run's work (README
+// "kvstrata run"), and with 3 workers the simulation never had to draw one
+// itself.
+#define KS_ENGINE_THREADS 4
+unsigned ks_engine_threads_default(void);
 
 // Asks the running simulation (or the next one) to stop: each GPU stops at
 // its next iteration, the router at its next request. Only stores sig, so a

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "luapolicy.h"
+#include "pool.h"
 #include "runresult.h"
 #include "scenario.h"
 #include "selection.h"
@@ -91,6 +92,7 @@ struct sim {
     int link_grows;    // 1: it doubles, merging the bins in pairs, as the run outlives the last
     struct ks_step_sizing z; // block sizes, admission bound, L1 pages
     struct ks_selection *sparse; // the sparse-attention policy
+    struct ks_pool *workers;     // threads drawing selections ahead (the step drivers'); NULL: none
     struct ks_luapolicy lua; // cache.evict, cache.prefetch_window as Lua functions
     char lua_err[512];       // why lua failed (its reason buffer)
     char err[1024];

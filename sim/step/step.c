@@ -66,11 +66,15 @@ int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
     d->acc = malloc(d->cap * sizeof *d->acc);
     d->where = malloc(d->cap);
     d->outside = calloc(p->z.groups ? p->z.groups : 1, sizeof *d->outside);
+    if (p->pool && ks_selection_ahead(p->sparse) &&
+        !(d->ahead = ks_step_ahead_new(p->pool, p->z.groups, p->z.layer_scale, ks_selection_per_layer(p->sparse))))
+        return KS_ENOMEM;
     return d->sel && d->dist && d->mass && d->acc && d->where && d->outside ? KS_OK : KS_ENOMEM;
 }
 
 void ks_step_fini(struct ks_step *d)
 {
+    ks_step_ahead_free(d->ahead); // its job done before the requests' selection state goes
     ks_active_fini(&d->act);
     free(d->sel);
     free(d->dist);
@@ -287,6 +291,52 @@ static int l1_changed(const struct ks_cache *c, uint64_t *version)
     return changed;
 }
 
+// Request a's selection at its decode step `step` for group g (the model's
+// `layer`) over nb blocks into d->sel, d->mass and *k: drawn ahead (ahead.h)
+// or drawn now.
+static int select_blocks(struct ks_step *d, struct ks_active *a, uint32_t step, uint32_t g, uint32_t layer,
+                         uint32_t nb, uint32_t *k, char *err, size_t len)
+{
+    const uint32_t *sel;
+    const float *mass;
+    int got = d->ahead ? ks_step_ahead_take(d->ahead, a->spec.id, step, g, nb, &sel, &mass, k, err, len) : 0;
+    if (got < 0)
+        return got;
+    if (got == 0)
+        return ks_selection_get(a->sr, step, layer, nb, &d->rng, d->sel, d->mass, k, err, len);
+    memcpy(d->sel, sel, *k * sizeof *sel);
+    memcpy(d->mass, mass, *k * sizeof *mass);
+    return KS_OK;
+}
+
+// Lists for d->ahead's worker every request that will decode in the next
+// step, with the step and context it will then select for, and starts it.
+// The emission that follows this step (ks_active_emit) decides both: a
+// request that sat this step out asks again for the same step and context;
+// one that produces its token has one more token of context and, unless that
+// token was its last, selects for its next step.
+static int draw_ahead(struct ks_step *d)
+{
+    struct ks_step_ahead *x = d->ahead;
+    ks_step_ahead_clear(x);
+    for (uint32_t i = 0; i < d->act.n; i++) {
+        const struct ks_active *a = &d->act.a[i];
+        if (a->generated == 0)
+            continue; // still in prefill: its first selection is drawn when it comes
+        uint32_t step = a->generated - 1, ctx = a->ctx;
+        if (!a->sitting) {
+            if (a->generated + 1 >= a->spec.output_tokens)
+                continue; // finishes with this step
+            step++;
+            ctx++;
+        }
+        if (ks_step_ahead_add(x, a->sr, a->spec.id, step, ks_step_blocks(d->p.s, ctx)) != KS_OK)
+            return KS_ENOMEM;
+    }
+    ks_step_ahead_start(x);
+    return KS_OK;
+}
+
 // Selects, and reports the accesses of, every decoding request in every
 // layer; sums what the step's attention costs (kv_bytes, and the modelled
 // *kv_hbm bytes timed at HBM bandwidth and *attn seconds of measured kernel)
@@ -332,7 +382,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
             if (l == 0 || per_layer) {
                 uint32_t layer = per_layer ? ks_step_layer_of(&d->p.z, l) : 0;
                 hold(d, 1);
-                int st = ks_selection_get(a->sr, step, layer, nb, &d->rng, d->sel, d->mass, &k, err, len);
+                int st = select_blocks(d, a, step, l, layer, nb, &k, err, len);
                 if (st != KS_OK) {
                     hold(d, 0);
                     return st;
@@ -430,7 +480,21 @@ static int run_layers(struct ks_step *d, double *stall, double *extra, char *err
     return KS_OK;
 }
 
+static int decode(struct ks_step *d, char *err, size_t len);
+
+// The step, with the next one's selections drawn ahead meanwhile where a
+// pool draws them: the worker hands the requests' selection state back
+// before the step returns (its tokens are emitted next, which may close
+// requests).
 int ks_step_decode(struct ks_step *d, char *err, size_t len)
+{
+    int st = decode(d, err, len);
+    if (d->ahead)
+        ks_step_ahead_wait(d->ahead);
+    return st;
+}
+
+static int decode(struct ks_step *d, char *err, size_t len)
 {
     const struct ks_scenario *s = d->p.s;
     const struct ks_step_ops *o = &d->p.ops;
@@ -445,6 +509,8 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
         return failed(err, len, "a decode step", st);
     if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &wflops, &aflops, err, len)) != KS_OK)
         return st;
+    if (d->ahead && draw_ahead(d) != KS_OK)
+        return failed(err, len, "listing the next step's selections", KS_ENOMEM);
     r->decode_flops += wflops + aflops;
     // a fused iteration's prefill chunks (set by ks_step_run) join the step's work
     uint32_t n_tok = tokens + d->prefill_tokens;

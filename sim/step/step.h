@@ -26,9 +26,11 @@
 #include <stdint.h>
 
 #include "active.h"
+#include "ahead.h"
 #include "cache.h"
 #include "job.h"
 #include "luapolicy.h"
+#include "pool.h"
 #include "rng.h"
 #include "runresult.h"
 #include "scenario.h"
@@ -100,6 +102,12 @@ struct ks_step_params {
     struct ks_step_sizing z;
     uint32_t gpu;                   // index across the cluster
     struct ks_step_ops ops;
+    // borrowed, may be NULL: worker threads that draw the next decode step's
+    // selections while a step runs, where the policy allows it (ahead.h);
+    // the results are the same with or without. The step's caller must then
+    // emit each decode step's tokens (ks_active_emit) before the next, as
+    // ks_step_run does: the draws are made for the steps that follow.
+    struct ks_pool *pool;
 };
 
 // A request queued for admission.
@@ -135,6 +143,7 @@ struct ks_step {
     uint32_t n_miss, cap_miss;
     struct ks_step_moving *moving;   // this step's batches' blocks, by id
     uint32_t n_moving, cap_moving;
+    struct ks_step_ahead *ahead;     // the next step's selections, drawn by p.pool; NULL: none
 };
 
 // Initialises a driver in caller storage; *p is copied. KS_OK or KS_ENOMEM.

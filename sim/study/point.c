@@ -27,7 +27,7 @@ char *ks_point_self_exe(void)
 
 const char **ks_point_argv(const struct ks_point *p)
 {
-    const char **v = calloc(2 * p->n_sets + 8, sizeof *v);
+    const char **v = calloc(2 * p->n_sets + 10, sizeof *v);
     if (!v)
         return NULL;
     size_t n = 0;
@@ -40,6 +40,10 @@ const char **ks_point_argv(const struct ks_point *p)
     }
     v[n++] = "-o";
     v[n++] = p->h5;
+    if (p->threads) {
+        v[n++] = "--threads";
+        v[n++] = p->threads;
+    }
     v[n++] = "--json";
     return v;
 }

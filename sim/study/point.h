@@ -21,6 +21,7 @@ struct ks_point {
     const char *const *sets; // [n_sets] "path=value" overrides, applied in order
     size_t n_sets;
     const char *h5;          // the result file (`-o`)
+    const char *threads;     // `--threads` value ("1"); NULL: none given (the run's default)
 };
 
 // Where the point's standard streams go: a file name each, NULL for the

@@ -101,7 +101,7 @@ static struct ks_point point_of(const struct ks_sweeprun *r, size_t i, char *h5,
     const struct ks_sweep_point *p = &r->s->points[i];
     point_path(r, i, ".h5", h5, len);
     return (struct ks_point){.exe = r->exe, .base = r->base, .sets = (const char *const *)p->sets,
-                             .n_sets = p->n_sets, .h5 = h5};
+                             .n_sets = p->n_sets, .h5 = h5, .threads = r->threads};
 }
 
 // Point i's shell command: the run, its report to ID.json.part, its stderr
@@ -479,11 +479,12 @@ int ks_sweeprun_write_slurm(const struct ks_sweeprun *r, char *path, size_t plen
 
 // ---- setting up ----------------------------------------------------------------------
 
-int ks_sweeprun_init(struct ks_sweeprun *r, const struct ks_sweep *s, const char *dir, int dry, char *err,
-                     size_t len)
+int ks_sweeprun_init(struct ks_sweeprun *r, const struct ks_sweep *s, const char *dir, int dry, unsigned threads,
+                     char *err, size_t len)
 {
     size_t n = s->n_points;
     *r = (struct ks_sweeprun){.s = s, .lock_fd = -1};
+    snprintf(r->threads, sizeof r->threads, "%u", threads);
     r->exe = ks_point_self_exe();
     r->base = realpath(s->base, NULL);
     r->file = realpath(s->file, NULL);

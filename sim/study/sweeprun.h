@@ -42,13 +42,14 @@ struct ks_sweeprun {
     size_t ran, failed;            // points ks_sweeprun_run ran, and those that failed
     double t0;                     // ks_clock_mono when ks_sweeprun_run started
     int lock_fd;                   // DIR/sweep.lock while this run holds it (ks_sweeprun_resume), else -1
+    char threads[16];              // each point's `run --threads`
 };
 
 // Resolves the paths, creates DIR unless dry (nothing is written then), and
 // builds every point's command line. KS_OK; KS_EIO or KS_ENOMEM with the
 // reason in err. Either way r is to be emptied with ks_sweeprun_fini.
-int ks_sweeprun_init(struct ks_sweeprun *r, const struct ks_sweep *s, const char *dir, int dry, char *err,
-                     size_t len);
+int ks_sweeprun_init(struct ks_sweeprun *r, const struct ks_sweep *s, const char *dir, int dry, unsigned threads,
+                     char *err, size_t len);
 void ks_sweeprun_fini(struct ks_sweeprun *r);
 
 // Takes the folder's lock (an exclusive flock on DIR/sweep.lock, held until

@@ -152,7 +152,7 @@ static int in_run_start(const struct ks_scenario *sc, double per_block, const do
     *kt = (struct ks_kernel_time){.n = 1, .batch = 1, .blocks = &one, .seconds = &sec, .source = src,
                                   .steps = steps, .n_steps = (uint32_t)n};
     struct ks_run_result res;
-    if (ks_engine_run(s, &res, r.err, sizeof r.err) == KS_OK) {
+    if (ks_engine_run(s, 1, &res, r.err, sizeof r.err) == KS_OK) { // one thread: the parent runs beside it
         r.ok = 1;
         r.itl_mean = ks_hist_mean(res.itl);
         r.itl_p50 = ks_hist_quantile(res.itl, 0.5);
@@ -259,7 +259,7 @@ int ks_validate_run(const struct ks_scenario *sc, const struct ks_validate_param
     if (per_block > 0 &&
         in_run_start(sc, per_block, x->step_kernel, x->n_step_kernel, &child_steps, &fd_steps) != KS_OK)
         child_steps = -1;
-    st = ks_engine_run(sc, &v->sim, err, len);
+    st = ks_engine_run(sc, 1, &v->sim, err, len); // one thread: the runtime may be running beside it
     struct in_run ir = {.ok = 0, .err = "the runtime read no block"}, is = ir;
     if (child > 0)
         in_run_finish(child, fd, &ir);

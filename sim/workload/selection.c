@@ -261,6 +261,19 @@ int ks_selection_per_layer(const struct ks_selection *sp)
     return sp->policy >= KS_SPARSE_TOPK;
 }
 
+int ks_selection_ahead(const struct ks_selection *sp)
+{
+    switch (sp->policy) {
+    case KS_SPARSE_TOPK:
+    case KS_SPARSE_RETRIEVAL:
+    case KS_SPARSE_MODEL:
+    case KS_SPARSE_DSA:
+        return 1;
+    default: // the random rules and mixed draw from the GPU's rng; trace keeps its last record
+        return 0;
+    }
+}
+
 struct ks_selection_req *ks_selection_open(struct ks_selection *sp, uint64_t id, uint32_t prompt)
 {
     struct ks_selection_req *r = calloc(1, sizeof *r);

@@ -56,6 +56,13 @@ void ks_selection_free(struct ks_selection *sp);
 // 1 when the selection differs by layer (the caller must ask per layer).
 int ks_selection_per_layer(const struct ks_selection *sp);
 
+// 1 when a request's selections depend on its own state and the arguments
+// alone (topk, retrieval, model, dsa: no rng, nothing that next_uses or
+// kernel_time read back): different requests' selections may then be drawn
+// on different threads at once, each request's in its own order, and give
+// the same blocks. The policy itself is only read.
+int ks_selection_ahead(const struct ks_selection *sp);
+
 // A request's selection state: id is its run-wide request id, prompt its
 // prompt tokens (synthetic attention generates that context). NULL when out
 // of memory.

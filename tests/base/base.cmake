@@ -24,3 +24,7 @@ target_link_libraries(base_hist PRIVATE ks_base)
 # reserved arrays: committed as written, huge pages only past the dense size
 ks_add_test(base.bigmem test_bigmem.c)
 target_link_libraries(base_bigmem PRIVATE ks_base)
+# the worker pool: each job runs once, by a worker or by its waiter
+ks_add_test(base.pool test_pool.c)
+target_link_libraries(base_pool PRIVATE ks_base)
+ks_tsan_test(base.pool)

@@ -175,7 +175,7 @@ ks_cli_test(run_closed_form_dram_shared --json --ge itl_mean 12.48779e-6 --le it
 add_test(NAME run_dram_ssd COMMAND ${CMAKE_CURRENT_LIST_DIR}/dram_check.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/scenarios/validation/ssd_bound.lua)
 add_test(NAME run_dram_pool COMMAND ${CMAKE_CURRENT_LIST_DIR}/dram_check.sh $<TARGET_FILE:kvstrata>
-         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=5s --set workload.arrival.rate=40
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=2s --set workload.arrival.rate=40
          --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64)
 add_test(NAME run_dram_remote COMMAND ${CMAKE_CURRENT_LIST_DIR}/dram_check.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=10s --set workload.arrival.rate=40
@@ -402,3 +402,28 @@ ks_compare(shipped_huge_sparse_itl itl_p50 lt 0.5 -- ${ks_huge} -- ${ks_huge} --
 add_test(NAME engine_signal_stop COMMAND ${CMAKE_CURRENT_LIST_DIR}/signal_stop.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua)
 set_tests_properties(engine_signal_stop PROPERTIES TIMEOUT 300)
+# --threads N: the same summary and records for 1, 2 and 4 threads (workers draw the selections
+# ahead): a 16-GPU slice of the cluster (access model, fat tree, SSD L3); a tiered node whose requests
+# finish, miss L1 and sit steps out (cold_share: 34 finish, 263 sit-outs in 1,747 steps); Lua
+# eviction beside DSA selections
+add_test(NAME threads_cluster COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8.lua --set platform.nodes=2 --set duration=3s)
+add_test(NAME threads_tiered COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=2s
+         --set sparse.policy=model --set sparse.fit=../../../results/traces/synthetic_drifting_8k.h5
+         --set workload.arrival.rate=20 --set workload.prompt_tokens.mu=8.5 --set workload.prompt_tokens.min=1024
+         --set workload.output_tokens.min=16 --set workload.output_tokens.max=200
+         --set cache.l1=3GB --set cache.cold_share=0.02)
+add_test(NAME threads_lua COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/lua_lru.lua --set sparse.policy=dsa --set duration=5s)
+# the tiered node at a level of detail (8 of 32 layers: group g draws layer 4g + 2, ahead or not)
+add_test(NAME threads_detail COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=2s
+         --set sparse.policy=model --set sparse.fit=../../../results/traces/synthetic_drifting_8k.h5
+         --set workload.arrival.rate=20 --set workload.prompt_tokens.mu=8.5 --set workload.prompt_tokens.min=1024
+         --set workload.output_tokens.min=16 --set workload.output_tokens.max=200
+         --set cache.l1=3GB --set detail.layers=8)
+set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail PROPERTIES TIMEOUT 300)
+# under ThreadSanitizer too (.ci/run): the workers against the simulation's thread
+ks_tsan_test(threads_tiered kvstrata)
+ks_tsan_test(threads_lua kvstrata)

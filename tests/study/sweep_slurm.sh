@@ -37,6 +37,8 @@ grep -qx '#SBATCH --array=0-5' "$out/sweep.slurm" || fail "wrong --array: $(grep
 grep '"command": ' "$out/sweep.json" | sed -e 's/^ *"command": "//' -e 's/",\?$//' -e 's/\\"/"/g' > "$dir/manifest_cmds"
 cmp -s "$dir/manifest_cmds" "$out/commands.txt" || fail "commands.txt differs from the manifest's commands"
 grep -q -- '--set seed=2 -o ' "$out/commands.txt" || fail "the seed axis is not in the commands"
+# a point runs on one thread unless sweep --threads says otherwise (the points run side by side)
+[ "$(grep -c -- ' --threads 1 --json ' "$out/commands.txt")" = 6 ] || fail "a command lacks --threads 1"
 
 # nothing ran: --merge reports all 6 missing
 st=0
