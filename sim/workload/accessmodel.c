@@ -4,7 +4,7 @@
 // (last selected step + 1, consecutive-selection age), exactly as
 // tracestats.c defines reuse distance, so that the fitted stay and gap
 // shares are the decomposition of the trace's reuse fractions. Generation
-// keeps the same per-block arrays for its own stream, plus the return
+// keeps the same per-block state for its own stream, plus the return
 // candidates: for each of the last horizon + 1 steps (a ring of slots), the
 // blocks last selected then and not since, with a Fenwick tree over the
 // slot sizes, so that a uniform candidate of any distance range is drawn
@@ -22,9 +22,25 @@
 // exactly the last step's free picks; the window's blocks rank in block
 // order (each has been selected since it entered the context, and the
 // context only grows).
+//
+// A stream lives as long as its request, one per layer, so its memory is
+// kept near its live state (a cluster holds thousands of them):
+// - A block needs its age only while it is selected (read at the next step)
+//   and its slot index only while it is a return candidate (not selected at
+//   the last step); the two share one field. A free pick's rank, needed
+//   only while a step writes its masses, borrows its `last` meanwhile (every
+//   free pick's is this step's then).
+// - The slots share one array of candidates. A slot is filled in one burst
+//   (the blocks that left the selection at one step) at the array's end,
+//   and then only shrinks (swap-remove) or is dropped whole when it passes
+//   the horizon, so the slots lie in the array in the order of their steps,
+//   with gaps. When the end is reached the gaps are closed, every slot
+//   moved whole (its order, which draws index into, kept), and the array
+//   doubles only when the candidates fill more than half of it.
 #include "accessmodel.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -429,19 +445,11 @@ uint32_t ks_accessmodel_max_selected(const struct ks_accessmodel *m, uint32_t la
 
 // ---- generation ----------------------------------------------------------------
 
-// Per block of the context (12 bytes).
+// Per block of the context (8 bytes).
 struct blk {
-    uint32_t last; // step + 1 of the last selection (0: never)
-    uint32_t age;  // consecutive steps selected, up to the last one
-    uint32_t pos;  // a return candidate: its index in its slot; selected now: its rank among the free picks
-};
-
-// The blocks whose last selection was at a step t with t mod ring == i
-// and that have not been selected since: return candidates of distance
-// step - t.
-struct slot {
-    uint32_t *block;
-    size_t n, cap;
+    uint32_t last; // step + 1 of the last selection (0: never); a free pick's rank while a step writes masses
+    uint32_t ap;   // selected at the last step: its age (consecutive steps selected); a return candidate: its
+                   // index in its slot
 };
 
 // The previous selection is kept implicitly: the sinks [0, fs), free_blk,
@@ -459,8 +467,13 @@ struct ks_accessmodel_stream {
     size_t n_free, cap_free_blk, cap_free_rank;
     uint32_t *pk;                 // [cap_pk] this step's free picks in draw order, then scratch
     size_t cap_pk;
-    struct slot *slot;            // [ring]
-    uint32_t *fen;                // [ring + 1] Fenwick tree over the slots' sizes
+    // slot i: the blocks whose last selection was at a step t with t mod
+    // ring == i and that have not been selected since (return candidates of
+    // distance step - t), in ev[beg[i] .. beg[i] + cnt[i])
+    uint32_t *beg, *cnt;          // [ring]
+    uint32_t *ev;                 // [cap_ev] the slots, in the order of their steps, with gaps
+    size_t n_ev, cap_ev;          // ev[n_ev ..) is free
+    uint32_t *fen;                // [ring + 1] Fenwick tree over the slots' sizes (cnt)
 };
 
 struct ks_accessmodel_stream *ks_accessmodel_stream_new(const struct ks_accessmodel *m, uint32_t layer, uint64_t seed)
@@ -474,9 +487,10 @@ struct ks_accessmodel_stream *ks_accessmodel_stream_new(const struct ks_accessmo
     s->horizon = m->p.horizon;
     s->near = m->p.near;
     s->ring = m->p.horizon + 1;
-    s->slot = calloc(s->ring, sizeof *s->slot);
+    s->beg = calloc(s->ring, sizeof *s->beg);
+    s->cnt = calloc(s->ring, sizeof *s->cnt);
     s->fen = calloc((size_t)s->ring + 1, sizeof *s->fen);
-    if (!s->slot || !s->fen) {
+    if (!s->beg || !s->cnt || !s->fen) {
         ks_accessmodel_stream_free(s);
         return NULL;
     }
@@ -488,9 +502,9 @@ void ks_accessmodel_stream_free(struct ks_accessmodel_stream *s)
 {
     if (!s)
         return;
-    for (uint32_t i = 0; s->slot && i < s->ring; i++)
-        free(s->slot[i].block);
-    free(s->slot);
+    free(s->beg);
+    free(s->cnt);
+    free(s->ev);
     free(s->fen);
     free(s->blk);
     free(s->free_blk);
@@ -513,6 +527,24 @@ static int grow(void **p, size_t *cap, size_t need, size_t size, int zero)
         memset((char *)q + *cap * size, 0, (n - *cap) * size);
     *p = q;
     *cap = n;
+    return KS_OK;
+}
+
+// Makes room for the per-block state of nb blocks, zeroed. NOTE: a context
+// grows a block at a time, so an eighth of headroom bounds the reallocations
+// (one per nb / 8 blocks of growth) at an eighth of the memory doubling would waste.
+static int grow_blocks(struct ks_accessmodel_stream *s, size_t nb)
+{
+    if (nb <= s->cap_blk)
+        return KS_OK;
+    size_t n = nb + nb / 8;
+    n = n > 64 ? n : 64;
+    struct blk *q = realloc(s->blk, n * sizeof *q);
+    if (!q)
+        return KS_ENOMEM;
+    memset(q + s->cap_blk, 0, (n - s->cap_blk) * sizeof *q);
+    s->blk = q;
+    s->cap_blk = n;
     return KS_OK;
 }
 
@@ -573,25 +605,52 @@ static void take(struct ks_accessmodel_stream *s, uint32_t b, uint32_t age)
     struct blk *e = &s->blk[b];
     if (has_event(s, b)) {
         uint32_t i = (e->last - 1) % s->ring;
-        struct slot *sl = &s->slot[i];
-        uint32_t moved = sl->block[--sl->n];
-        sl->block[e->pos] = moved;
-        s->blk[moved].pos = e->pos;
+        uint32_t *sl = s->ev + s->beg[i];
+        uint32_t moved = sl[--s->cnt[i]];
+        sl[e->ap] = moved;
+        s->blk[moved].ap = e->ap;
         fen_add(s->fen, s->ring, i, 1, 1);
     }
     e->last = s->step + 1;
-    e->age = age;
+    e->ap = age;
 }
 
-// Block b, selected at step t, left the selection.
+// Room at the end of ev for slot `newest`, whose burst is being appended
+// there: the slots' gaps closed, oldest slot first, and ev doubled when
+// they are still more than half of it. KS_OK or KS_ENOMEM.
+static int make_room(struct ks_accessmodel_stream *s, uint32_t newest)
+{
+    size_t to = 0;
+    for (uint32_t j = 1; j <= s->ring; j++) {
+        uint32_t i = (newest + j) % s->ring;
+        if (s->cnt[i] == 0)
+            continue;
+        KS_ASSERT(s->beg[i] >= to);
+        memmove(s->ev + to, s->ev + s->beg[i], (size_t)s->cnt[i] * sizeof *s->ev);
+        s->beg[i] = (uint32_t)to;
+        to += s->cnt[i];
+    }
+    s->n_ev = to;
+    if (to < s->cap_ev / 2)
+        return KS_OK;
+    return grow((void **)&s->ev, &s->cap_ev, s->cap_ev + 1, sizeof *s->ev, 0); // doubles
+}
+
+// Block b, selected at step t, left the selection. The blocks leaving at
+// one step do so together, after the step's selection is made.
 static int leave(struct ks_accessmodel_stream *s, uint32_t b, uint32_t t)
 {
     uint32_t i = t % s->ring;
-    struct slot *sl = &s->slot[i];
-    if (grow((void **)&sl->block, &sl->cap, sl->n + 1, sizeof *sl->block, 0) != KS_OK)
+    if (s->n_ev == s->cap_ev && make_room(s, i) != KS_OK)
         return KS_ENOMEM;
-    s->blk[b].pos = (uint32_t)sl->n;
-    sl->block[sl->n++] = b;
+    if (s->n_ev >= UINT32_MAX)
+        return KS_ENOMEM;
+    if (s->cnt[i] == 0)
+        s->beg[i] = (uint32_t)s->n_ev; // the burst starts at the end
+    KS_ASSERT(s->beg[i] + s->cnt[i] == s->n_ev);
+    s->blk[b].ap = s->cnt[i];
+    s->ev[s->n_ev++] = b;
+    s->cnt[i]++;
     fen_add(s->fen, s->ring, i, 1, 0);
     return KS_OK;
 }
@@ -626,7 +685,7 @@ static uint32_t draw_return(struct ks_accessmodel_stream *s, unsigned k, uint32_
         uint64_t r = n <= UINT32_MAX ? ks_rng_below(&s->rng, (uint32_t)n) : ks_rng_next(&s->rng) % n;
         r = a <= b || r < total - pa ? pa + r : r - (total - pa);
         uint32_t j = fen_find(s->fen, s->ring, &r);
-        x = s->slot[j].block[r];
+        x = s->ev[s->beg[j] + r];
         if (!want_adjacent || (x > 0 && recent(s, x - 1)) ||
             (x + 1 < s->cap_blk && recent(s, x + 1)))
             break;
@@ -705,7 +764,7 @@ static unsigned draw_source(struct ks_accessmodel_stream *s)
 // Does free pick a rank before free pick b: selected longer, then lower?
 static int ranks_before(const struct blk *blk, uint32_t a, uint32_t b)
 {
-    return blk[a].age != blk[b].age ? blk[a].age > blk[b].age : a < b;
+    return blk[a].ap != blk[b].ap ? blk[a].ap > blk[b].ap : a < b;
 }
 
 // Sorts the distinct blocks a[0 .. n), all below nb, ascending; tmp[n] is
@@ -754,7 +813,7 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
         return KS_EINVAL;
     uint32_t fs, fe;
     free_range(ml, nb, &fs, &fe);
-    if (grow((void **)&s->blk, &s->cap_blk, nb, sizeof *s->blk, 1) != KS_OK)
+    if (grow_blocks(s, nb) != KS_OK)
         return KS_ENOMEM;
     uint32_t m_free = draw_count(s, fe - fs);
     size_t n_prev = prev_count(s);
@@ -764,8 +823,8 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
         return KS_ENOMEM;
     if (step > s->horizon) { // events of step - horizon - 1 would now be too far back
         uint32_t i = (step - s->horizon - 1) % s->ring;
-        fen_add(s->fen, s->ring, i, (uint32_t)s->slot[i].n, 1);
-        s->slot[i].n = 0;
+        fen_add(s->fen, s->ring, i, s->cnt[i], 1);
+        s->cnt[i] = 0;
     }
 
     // stays first, so that entering draws see them as taken: the previous
@@ -779,7 +838,7 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
         if (i + AHEAD < s->n_free)
             __builtin_prefetch(&s->blk[s->free_blk[i + AHEAD]]);
         uint32_t b = i < s->n_free ? s->free_blk[i] : s->fe + (uint32_t)(i - s->n_free);
-        if (b >= fs && b < fe && ks_rng_unit(&s->rng) < ml->stay[log_bucket(s->blk[b].age, KS_ACCESSMODEL_AGES)])
+        if (b >= fs && b < fe && ks_rng_unit(&s->rng) < ml->stay[log_bucket(s->blk[b].ap, KS_ACCESSMODEL_AGES)])
             pk[n++] = b;
     }
     for (size_t i = 0; n > m_free && i < m_free; i++) { // keep m_free of them at random
@@ -790,17 +849,17 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     }
     n = n < m_free ? n : m_free;
     for (size_t i = 0; i < n; i++)
-        take(s, pk[i], s->blk[pk[i]].age + 1);
+        take(s, pk[i], s->blk[pk[i]].ap + 1);
     const size_t n_stay = n;
     // the edges, whose ages go on from the previous step (sinks and the window never leave)
     size_t n_out = 0;
     for (uint32_t b = 0; b < fs; b++) {
-        take(s, b, step > 0 && s->blk[b].last == step ? s->blk[b].age + 1 : 1);
+        take(s, b, step > 0 && s->blk[b].last == step ? s->blk[b].ap + 1 : 1);
         out_blocks[n_out] = b;
         out_mass[n_out++] = ml->mass_sink[b];
     }
     for (uint32_t b = fe; b < nb; b++)
-        take(s, b, step > 0 && s->blk[b].last == step ? s->blk[b].age + 1 : 1);
+        take(s, b, step > 0 && s->blk[b].last == step ? s->blk[b].ap + 1 : 1);
     // entering blocks until m_free, within a budget of draws
     for (size_t tries = 0, budget = 4 * ((size_t)m_free - n) + 16; n < m_free && tries < budget; tries++) {
         unsigned k = draw_source(s);
@@ -845,14 +904,27 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
         rank[--o] = n_a > 0 && ranks_before(s->blk, wb[w - 1], rank[n_a - 1]) ? rank[--n_a] : wb[--w];
     memcpy(rank + n_stay, pk + n_stay, n_enter * sizeof *rank);
     sort_blocks(rank + n_stay, n_enter, pk + n_stay, nb);
-    for (size_t i = 0; i < n; i++)
-        s->blk[rank[i]].pos = (uint32_t)i;
+    // NOTE: a stay's rank is kept in its `last` (step + 1 for every free pick
+    // now) until its mass is written, which puts `last` back: its other field
+    // holds its age, which the next step reads. An entering block's rank is
+    // its place in rank[], where the merge below reads it.
+    for (size_t i = 0; i < n_stay; i++)
+        s->blk[rank[i]].last = (uint32_t)i;
     // the free picks in block order: the stays' and the entering blocks' merged
     for (size_t i = 0, j = n_stay, o = 0; o < n; o++) {
-        uint32_t b = j == n || (i < n_stay && pk[i] < rank[j]) ? pk[i++] : rank[j++];
+        size_t r;
+        uint32_t b;
+        if (j == n || (i < n_stay && pk[i] < rank[j])) {
+            b = pk[i++];
+            r = s->blk[b].last;
+            s->blk[b].last = step + 1;
+        } else {
+            r = j;
+            b = rank[j++];
+        }
         s->free_blk[o] = b;
         out_blocks[n_out] = b;
-        out_mass[n_out++] = free_mass(ml, s->blk[b].pos);
+        out_mass[n_out++] = free_mass(ml, r);
     }
     for (uint32_t b = fe; b < nb; b++) {
         out_blocks[n_out] = b;
@@ -864,6 +936,105 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     s->nb = nb;
     s->step++;
     return (int)n_out;
+}
+
+static int corrupt(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int corrupt(char *msg, size_t len, const char *fmt, ...)
+{
+    if (msg && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, len, fmt, ap);
+        va_end(ap);
+    }
+    return KS_ECORRUPT;
+}
+
+// The last step's free picks: free_blk ascending and free_rank ranked, each
+// a block of the free range selected at that step, and as many as there are.
+static int check_free_picks(const struct ks_accessmodel_stream *s, char *msg, size_t len)
+{
+    const uint32_t now = s->step; // `last` of the blocks the last step selected
+    for (size_t i = 0; i < s->n_free; i++) {
+        uint32_t b = s->free_blk[i], r = s->free_rank[i];
+        if (b < s->fs || b >= s->fe || s->blk[b].last != now || (i > 0 && s->free_blk[i - 1] >= b))
+            return corrupt(msg, len, "free pick %zu by block: block %u (free range [%u, %u), last selected at %lld)",
+                           i, b, s->fs, s->fe, (long long)s->blk[b].last - 1);
+        if (r < s->fs || r >= s->fe || s->blk[r].last != now || (i > 0 && !ranks_before(s->blk, s->free_rank[i - 1], r)))
+            return corrupt(msg, len, "free pick %zu by rank: block %u (age %u) out of place", i, r, s->blk[r].ap);
+    }
+    size_t selected = 0;
+    for (uint32_t b = 0; b < s->nb; b++) {
+        if (s->blk[b].last != now)
+            continue;
+        if (s->blk[b].ap == 0 || s->blk[b].ap > now)
+            return corrupt(msg, len, "block %u: selected at the last step (%u) with age %u", b, now - 1, s->blk[b].ap);
+        selected += b >= s->fs && b < s->fe;
+    }
+    if (s->step > 0 && selected != s->n_free)
+        return corrupt(msg, len, "%zu free picks kept, the last step selected %zu in the free range", s->n_free,
+                       selected);
+    return KS_OK;
+}
+
+int ks_accessmodel_stream_check(const struct ks_accessmodel_stream *s, uint32_t *candidates, char *msg, size_t len)
+{
+    // the slots in the order of their steps, oldest first: the newest holds
+    // the blocks that left at the last step generated
+    uint64_t total = 0, end = 0;
+    uint32_t newest = s->step > 1 ? (s->step - 2) % s->ring : 0;
+    for (uint32_t j = 1; j <= s->ring; j++) {
+        uint32_t i = (newest + j) % s->ring;
+        uint64_t fen_n = fen_prefix(s->fen, i + 1) - fen_prefix(s->fen, i);
+        if (fen_n != s->cnt[i])
+            return corrupt(msg, len, "slot %u: %u candidates, the Fenwick tree says %llu", i, s->cnt[i],
+                           (unsigned long long)fen_n);
+        if (s->cnt[i] == 0)
+            continue;
+        if (s->beg[i] < end || (uint64_t)s->beg[i] + s->cnt[i] > s->n_ev || s->n_ev > s->cap_ev)
+            return corrupt(msg, len, "slot %u: [%u, %llu) overlaps an older slot or leaves [0, %zu)", i, s->beg[i],
+                           (unsigned long long)s->beg[i] + s->cnt[i], s->n_ev);
+        end = (uint64_t)s->beg[i] + s->cnt[i];
+        total += s->cnt[i];
+        for (uint32_t k = 0; k < s->cnt[i]; k++) {
+            uint32_t b = s->ev[s->beg[i] + k];
+            if (b >= s->nb)
+                return corrupt(msg, len, "slot %u holds block %u, beyond the context (%u)", i, b, s->nb);
+            uint32_t l = s->blk[b].last;
+            if (l == 0 || l >= s->step || (uint64_t)l + s->horizon < s->step || (l - 1) % s->ring != i)
+                return corrupt(msg, len, "slot %u holds block %u, last selected at step %lld (now %u)", i, b,
+                               (long long)l - 1, s->step);
+            if (s->blk[b].ap != k)
+                return corrupt(msg, len, "block %u: index %u in slot %u, found at %u", b, s->blk[b].ap, i, k);
+        }
+    }
+    // NOTE: the slot of step - horizon - 1 is dropped when the next step
+    // starts, so its blocks count until then
+    uint64_t expect = 0;
+    for (size_t b = 0; b < s->cap_blk; b++) {
+        uint32_t l = s->blk[b].last;
+        if ((b >= s->nb && (l || s->blk[b].ap)) || l > s->step)
+            return corrupt(msg, len, "block %zu: last selected at step %lld (now %u, context %u)", b,
+                           (long long)l - 1, s->step, s->nb);
+        expect += l != 0 && l < s->step && (uint64_t)l + s->horizon >= s->step;
+    }
+    if (expect != total) // each is where its index says (above), so each is there once
+        return corrupt(msg, len, "%llu candidates in the slots, %llu blocks are", (unsigned long long)total,
+                       (unsigned long long)expect);
+    int rc = check_free_picks(s, msg, len);
+    if (rc != KS_OK)
+        return rc;
+    if (candidates)
+        *candidates = (uint32_t)total;
+    return KS_OK;
+}
+
+size_t ks_accessmodel_stream_bytes(const struct ks_accessmodel_stream *s)
+{
+    return sizeof *s + s->cap_blk * sizeof *s->blk +
+           (s->cap_free_blk + s->cap_free_rank + s->cap_pk + s->cap_ev) * sizeof(uint32_t) +
+           (size_t)s->ring * (sizeof *s->beg + sizeof *s->cnt) + ((size_t)s->ring + 1) * sizeof *s->fen;
 }
 
 int ks_accessmodel_write(const struct ks_accessmodel *m, const struct ks_trace *shape, uint64_t seed, const char *path,

@@ -57,9 +57,11 @@
 // mass share lower (means by rank flatten each step's peak).
 //
 // Stream state: the previous selection's free picks, by block and by rank;
-// per block of the context its last selected step, age and a slot index
-// (12 bytes a block); and the return candidates of the last horizon steps
-// (at most one per block).
+// per block of the context its last selected step and its age or slot
+// index (8 bytes a block, an eighth of headroom); the return candidates of
+// the last horizon steps (at most one per block, in one array that doubles
+// only when they fill half of it); and the slots' bounds and Fenwick tree
+// (12 bytes a step of the horizon).
 #ifndef KS_ACCESSMODEL_H
 #define KS_ACCESSMODEL_H
 
@@ -137,6 +139,19 @@ void ks_accessmodel_stream_free(struct ks_accessmodel_stream *s);
 // then only good for ks_accessmodel_stream_free).
 int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_stream *s, uint32_t context_blocks,
                         uint32_t *out_blocks, float *out_mass, uint32_t cap);
+
+// Checks a stream's invariants (for tests; O(context + horizon)): the
+// return candidates are exactly the blocks last selected within the horizon
+// and not at the last step generated, each once, in the slot of its step at
+// the index it keeps; the slots' sizes, their Fenwick tree and their places
+// in the shared array agree; the last step's free picks are its selected
+// free-range blocks, in block order and in rank order. *candidates (may be
+// NULL) receives how many candidates there are. KS_OK, or KS_ECORRUPT with
+// the first broken invariant in msg.
+int ks_accessmodel_stream_check(const struct ks_accessmodel_stream *s, uint32_t *candidates, char *msg, size_t len);
+
+// Bytes a stream holds (its allocations' sizes as requested).
+size_t ks_accessmodel_stream_bytes(const struct ks_accessmodel_stream *s);
 
 // Writes a trace shaped like `shape` (its meta, requests, steps and
 // contexts) with every selection drawn from m: stream (r, l) is seeded from

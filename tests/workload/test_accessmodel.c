@@ -372,6 +372,58 @@ static void deterministic_and_valid(void **state)
     ks_trace_free(t);
 }
 
+// A stream keeps its memory near its live state (accessmodel.h, Stream
+// state): the return candidates share one array that is compacted and
+// doubles as the stream goes on, and a block's age shares a field with its
+// slot index. Over 1500 steps, past the horizon (512) and through the
+// array's compactions (six, three of them doubling it), the candidates are
+// at every step exactly the blocks the outputs say (last selected within
+// the horizon, not at the last step), each in its place, and the free picks
+// are the step's, with their ages; the stream then holds about what its
+// live state needs, not 513 arrays of 64 candidates.
+static void candidates_kept_exact(void **state)
+{
+    (void)state;
+    struct ks_trace *t = small_trace();
+    char err[512] = "";
+    struct ks_accessmodel *m = ks_accessmodel_fit(t, NULL, err, sizeof err);
+    if (!m)
+        fail_msg("%s", err);
+    struct ks_accessmodel_params p;
+    ks_accessmodel_params_default(&p);
+    enum { N = 1500, MAX_NB = 64 + N / 3 + 1 };
+    struct ks_accessmodel_stream *a = ks_accessmodel_stream_new(m, 0, 7);
+    assert_non_null(a);
+    static uint32_t last[MAX_NB]; // 1 + the step each block was last selected, 0: never
+    memset(last, 0, sizeof last);
+    uint32_t blocks[64], peak = 0, nb = 0;
+    float mass[64];
+    for (uint32_t step = 0; step < N; step++) {
+        nb = 64 + step / 3;
+        int n = ks_accessmodel_next(m, a, nb, blocks, mass, 64);
+        assert_true(n >= 2);
+        for (int i = 0; i < n; i++)
+            last[blocks[i]] = step + 1;
+        uint32_t expect = 0, got = 0;
+        for (uint32_t b = 0; b < nb; b++) // the stream's step is now step + 1
+            expect += last[b] != 0 && last[b] < step + 1 && (uint64_t)last[b] + p.horizon >= step + 1;
+        if (ks_accessmodel_stream_check(a, &got, err, sizeof err) != KS_OK)
+            fail_msg("step %u: %s", step, err);
+        assert_int_equal(got, expect);
+        peak = expect > peak ? expect : peak;
+    }
+    assert_true(peak > 128); // the array starts at 64 candidates: it doubled at least twice
+    // 12 bytes a slot of the horizon and 8 (plus an eighth) a block, the
+    // candidates in an array at most 4 times their peak, the free picks
+    size_t bytes = ks_accessmodel_stream_bytes(a), bound = 12 * ((size_t)p.horizon + 2) + 9 * (size_t)nb +
+                                                           4 * 4 * (size_t)peak + 3 * 4 * 64 + 256;
+    if (bytes > bound)
+        fail_msg("the stream holds %zu bytes, more than %zu", bytes, bound);
+    ks_accessmodel_stream_free(a);
+    ks_accessmodel_free(m);
+    ks_trace_free(t);
+}
+
 static void bad_input_refused(void **state)
 {
     (void)state;
@@ -393,6 +445,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(deterministic_and_valid),
+        cmocka_unit_test(candidates_kept_exact),
         cmocka_unit_test(bad_input_refused),
         cmocka_unit_test(matches_drifting),
         cmocka_unit_test(matches_noisy),
