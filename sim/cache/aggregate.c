@@ -85,10 +85,8 @@ void ks_agg_current(const struct ks_cache *c, uint32_t id, uint64_t *heat, uint3
         apply(c, q->agg, g, pos, heat, last);
 }
 
-void ks_agg_settle_block(struct ks_cache *c, uint32_t id)
+void ks_agg_settle(struct ks_cache *c, uint32_t id)
 {
-    if (!c->agg_pending)
-        return;
     uint32_t g, pos;
     const struct ks_req *q = owner(c, id, 1, &g, &pos);
     if (!q)
@@ -142,10 +140,8 @@ void ks_agg_flush_all(struct ks_cache *c)
             ks_agg_flush(c, &c->req[r]);
 }
 
-void ks_agg_left_l1(struct ks_cache *c, uint32_t id)
+void ks_agg_leave(struct ks_cache *c, uint32_t id)
 {
-    if (!c->agg_reqs)
-        return;
     uint32_t g, pos;
     struct ks_req *q = owner(c, id, 0, &g, &pos);
     if (q && q->agg->settled[g] > pos)
@@ -156,12 +152,6 @@ void ks_agg_shared(struct ks_cache *c, struct ks_req *q)
 {
     if (q->agg)
         memset(q->agg->settled, 0, c->p.groups * sizeof *q->agg->settled);
-}
-
-void ks_agg_touch(struct ks_cache *c, struct ks_req *q, uint32_t g)
-{
-    if (q->agg)
-        q->agg->touched[g] = c->now + 1u;
 }
 
 void ks_agg_free(struct ks_cache *c, struct ks_req *q)

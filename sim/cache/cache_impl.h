@@ -210,16 +210,30 @@ int ks_buffer_check(const struct ks_cache *c, char *msg, size_t len);
 // applied (what block-by-block accounting would have stored), writing nothing.
 void ks_agg_current(const struct ks_cache *c, uint32_t id, uint64_t *heat, uint32_t *last);
 // Applies block id's pending aggregate accesses to its entry.
-void ks_agg_settle_block(struct ks_cache *c, uint32_t id);
+void ks_agg_settle(struct ks_cache *c, uint32_t id);
+static inline void ks_agg_settle_block(struct ks_cache *c, uint32_t id)
+{
+    if (c->agg_pending) // the common case, in line: nothing pending anywhere
+        ks_agg_settle(c, id);
+}
 // Applies every pending aggregate access of request q (or of every request).
 void ks_agg_flush(struct ks_cache *c, struct ks_req *q);
 void ks_agg_flush_all(struct ks_cache *c);
 // Block id leaves L1: its sequence is no longer known to be all in L1.
-void ks_agg_left_l1(struct ks_cache *c, uint32_t id);
+void ks_agg_leave(struct ks_cache *c, uint32_t id);
+static inline void ks_agg_left_l1(struct ks_cache *c, uint32_t id)
+{
+    if (c->agg_reqs)
+        ks_agg_leave(c, id);
+}
 // Another request now maps some of q's blocks: they are checked again.
 void ks_agg_shared(struct ks_cache *c, struct ks_req *q);
 // Request q is accessed block by block in group g this step.
-void ks_agg_touch(struct ks_cache *c, struct ks_req *q, uint32_t g);
+static inline void ks_agg_touch(struct ks_cache *c, struct ks_req *q, uint32_t g)
+{
+    if (q->agg)
+        q->agg->touched[g] = c->now + 1u;
+}
 // Frees q's aggregate state (its entries applied first).
 void ks_agg_free(struct ks_cache *c, struct ks_req *q);
 uint64_t ks_agg_bytes(const struct ks_cache *c, const struct ks_req *q);
