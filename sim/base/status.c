@@ -1,6 +1,7 @@
 // status.c - names of status codes and the always-on assertion.
 #include "status.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -17,6 +18,17 @@ const char *ks_status_str(int status)
     case KS_EIO: return "input/output error";
     default: return "unknown status";
     }
+}
+
+int ks_corrupt(char *msg, size_t len, const char *fmt, ...)
+{
+    if (msg && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, len, fmt, ap);
+        va_end(ap);
+    }
+    return KS_ECORRUPT;
 }
 
 void ks_assert_fail(const char *expr, const char *file, int line)

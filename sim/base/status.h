@@ -19,6 +19,12 @@ enum ks_status {
 
 const char *ks_status_str(int status);
 
+#include <stddef.h>
+
+// An invariant checker's verdict: writes the broken invariant to msg (when
+// msg is not NULL and len > 0), printf-style, and returns KS_ECORRUPT.
+int ks_corrupt(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 // Aborts with file, line and the failed expression; never compiled out.
 void ks_assert_fail(const char *expr, const char *file, int line);
 #define KS_ASSERT(x) ((x) ? (void)0 : ks_assert_fail(#x, __FILE__, __LINE__))

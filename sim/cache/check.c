@@ -3,22 +3,9 @@
 // It recomputes from scratch what the manager keeps incrementally (page
 // owners, occupancy, reference counts, chunk counts, block counts per tier)
 // and compares. O(blocks + pages); it allocates its own scratch.
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "cache_impl.h"
-
-static int fail(char *msg, size_t len, const char *fmt, ...)
-{
-    if (msg && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, len, fmt, ap);
-        va_end(ap);
-    }
-    return KS_ECORRUPT;
-}
 
 static int check_tiers(const struct ks_cache *c, char *msg, size_t len)
 {
@@ -26,24 +13,24 @@ static int check_tiers(const struct ks_cache *c, char *msg, size_t len)
         const struct ks_tier *tr = &c->tier[t];
         uint32_t used = 0, free_len = 0;
         if (tr->hwm > tr->cap)
-            return fail(msg, len, "L%d: high-water mark %u beyond %u pages", t + 1, tr->hwm, tr->cap);
+            return ks_corrupt(msg, len, "L%d: high-water mark %u beyond %u pages", t + 1, tr->hwm, tr->cap);
         for (uint32_t p = 0; p < tr->hwm; p++)
             used += ks_tier_page_used(tr, p);
         if (used != tr->used)
-            return fail(msg, len, "L%d: %u pages marked used, counter says %u", t + 1, used, tr->used);
+            return ks_corrupt(msg, len, "L%d: %u pages marked used, counter says %u", t + 1, used, tr->used);
         if (tr->addressed) { // pages taken by number: no free list, every page counted
             if (tr->free_head != KS_PAGE_FREE)
-                return fail(msg, len, "L%d: addressed, yet a free list", t + 1);
+                return ks_corrupt(msg, len, "L%d: addressed, yet a free list", t + 1);
             continue;
         }
         for (uint32_t p = tr->free_head; p != KS_PAGE_FREE; free_len++) {
             if (p >= tr->hwm || ks_tier_page_used(tr, p) || free_len > tr->hwm)
-                return fail(msg, len, "L%d: free list broken at page %u", t + 1, p);
+                return ks_corrupt(msg, len, "L%d: free list broken at page %u", t + 1, p);
             uint32_t next = tr->owner[p] & ~KS_PAGE_FREE;
             p = next == KS_PAGE_MAX ? KS_PAGE_FREE : next;
         }
         if (free_len + used != tr->hwm)
-            return fail(msg, len, "L%d: %u free + %u used != %u pages ever used", t + 1, free_len, used, tr->hwm);
+            return ks_corrupt(msg, len, "L%d: %u free + %u used != %u pages ever used", t + 1, free_len, used, tr->hwm);
     }
     return KS_OK;
 }
@@ -70,11 +57,11 @@ static int check_maps(const struct ks_cache *c, struct tally *x, char *msg, size
         for (uint32_t g = 0; g < c->p.groups; g++) {
             const struct ks_seq *s = &c->req[r].seq[g];
             if (s->n != n0)
-                return fail(msg, len, "request %u: group %u has %u blocks, group 0 has %u", r, g, s->n, n0);
+                return ks_corrupt(msg, len, "request %u: group %u has %u blocks, group 0 has %u", r, g, s->n, n0);
             for (uint32_t j = 0; j < s->n; j++) {
                 uint32_t id = ks_seq_lookup(s, j);
                 if (id >= x->ids || ks_blk_state(&c->tab.blk[id]) == KS_BLK_FREE)
-                    return fail(msg, len, "request %u group %u block %u maps to free id %u", r, g, j, id);
+                    return ks_corrupt(msg, len, "request %u group %u block %u maps to free id %u", r, g, j, id);
                 x->refs[id]++;
             }
         }
@@ -94,15 +81,15 @@ static int check_batches(const struct ks_cache *c, struct tally *x, char *msg, s
         for (uint32_t i = 0; i < br->b.n; i++) {
             uint32_t id = br->b.blocks[i];
             if (id >= x->ids)
-                return fail(msg, len, "batch %u moves block %u, an id never used", br->b.id, id);
+                return ks_corrupt(msg, len, "batch %u moves block %u, an id never used", br->b.id, id);
             const struct ks_block *b = &c->tab.blk[id];
             if (x->flight[id]++)
-                return fail(msg, len, "block %u is in two batches", id);
+                return ks_corrupt(msg, len, "block %u is in two batches", id);
             unsigned state = ks_blk_state(b);
             if (state != KS_BLK_MIG_UP && state != KS_BLK_MIG_DOWN)
-                return fail(msg, len, "block %u in batch %u is not migrating (state %u)", id, br->b.id, state);
+                return ks_corrupt(msg, len, "block %u in batch %u is not migrating (state %u)", id, br->b.id, state);
             if (ks_blk_tier(b) != br->b.src || ks_blk_page(b) != br->b.src_pages[i])
-                return fail(msg, len, "block %u: batch %u reads L%u page %u, block is at L%u page %u", id, br->b.id,
+                return ks_corrupt(msg, len, "block %u: batch %u reads L%u page %u, block is at L%u page %u", id, br->b.id,
                             br->b.src + 1, br->b.src_pages[i], ks_blk_tier(b) + 1, ks_blk_page(b));
             const struct ks_tier *dt = &c->tier[br->b.dst];
             uint32_t owner = dt->owner[br->b.dst_pages[i]];
@@ -117,7 +104,7 @@ static int check_batches(const struct ks_cache *c, struct tally *x, char *msg, s
                 for (uint32_t k = 0; k < a->b.n; k++)
                     handed |= a->b.blocks[k] == owner && a->handoff[k] == id;
             if (!handed)
-                return fail(msg, len, "block %u: destination L%u page %u owned by %u with no handoff", id,
+                return ks_corrupt(msg, len, "block %u: destination L%u page %u owned by %u with no handoff", id,
                             br->b.dst + 1, br->b.dst_pages[i], owner);
         }
     }
@@ -133,23 +120,23 @@ static int check_blocks(const struct ks_cache *c, struct tally *x, char *msg, si
         unsigned state = ks_blk_state(b);
         if (state == KS_BLK_FREE) {
             if (x->refs[id])
-                return fail(msg, len, "free block %u is mapped %u times", id, x->refs[id]);
+                return ks_corrupt(msg, len, "free block %u is mapped %u times", id, x->refs[id]);
             continue;
         }
         x->live++;
         x->chunk_live[id / KS_CHUNK]++;
         unsigned t = ks_blk_tier(b);
         if (t >= KS_TIERS || c->tier[t].cap == 0 || ks_blk_page(b) >= c->tier[t].hwm)
-            return fail(msg, len, "block %u: tier L%u page %u does not exist", id, t + 1, ks_blk_page(b));
+            return ks_corrupt(msg, len, "block %u: tier L%u page %u does not exist", id, t + 1, ks_blk_page(b));
         if (c->tier[t].owner[ks_blk_page(b)] != id)
-            return fail(msg, len, "block %u: L%u page %u is owned by %u", id, t + 1, ks_blk_page(b),
+            return ks_corrupt(msg, len, "block %u: L%u page %u is owned by %u", id, t + 1, ks_blk_page(b),
                         c->tier[t].owner[ks_blk_page(b)]);
         x->resident[t]++;
         int moving = state == KS_BLK_MIG_UP || state == KS_BLK_MIG_DOWN;
         if (moving != (x->flight[id] != 0))
-            return fail(msg, len, "block %u: state %u but %s a live batch", id, state, x->flight[id] ? "in" : "not in");
+            return ks_corrupt(msg, len, "block %u: state %u but %s a live batch", id, state, x->flight[id] ? "in" : "not in");
         if (ks_blk_refs(b) != x->refs[id] || (x->refs[id] == 0 && !moving))
-            return fail(msg, len, "block %u: refs %u, mapped %u times", id, ks_blk_refs(b), x->refs[id]);
+            return ks_corrupt(msg, len, "block %u: refs %u, mapped %u times", id, ks_blk_refs(b), x->refs[id]);
     }
     return KS_OK;
 }
@@ -159,25 +146,25 @@ static int check_blocks(const struct ks_cache *c, struct tally *x, char *msg, si
 static int check_counts(const struct ks_cache *c, const struct tally *x, char *msg, size_t len)
 {
     if (x->live != c->tab.live)
-        return fail(msg, len, "%u live blocks, table counts %u", x->live, c->tab.live);
+        return ks_corrupt(msg, len, "%u live blocks, table counts %u", x->live, c->tab.live);
     const struct ks_blocktab *tab = &c->tab;
     if (tab->hwm > tab->n_chunks || tab->n_freed > tab->hwm)
-        return fail(msg, len, "%u chunks ever used, %u freed, of %u", tab->hwm, tab->n_freed, tab->n_chunks);
+        return ks_corrupt(msg, len, "%u chunks ever used, %u freed, of %u", tab->hwm, tab->n_freed, tab->n_chunks);
     for (uint32_t k = 0; k < tab->hwm; k++)
         if (x->chunk_live[k] != tab->chunk[k].live)
-            return fail(msg, len, "chunk %u: %u live ids, record says %u", k, x->chunk_live[k], tab->chunk[k].live);
+            return ks_corrupt(msg, len, "chunk %u: %u live ids, record says %u", k, x->chunk_live[k], tab->chunk[k].live);
     for (uint32_t k = 0; k < tab->n_freed; k++)
         if (tab->freed[k] >= tab->hwm || x->chunk_live[tab->freed[k]])
-            return fail(msg, len, "freed chunk %u has live ids or was never used", tab->freed[k]);
+            return ks_corrupt(msg, len, "freed chunk %u has live ids or was never used", tab->freed[k]);
     for (int t = 0; t < KS_TIERS; t++) {
         const struct ks_tier *tr = &c->tier[t];
         if (tr->used != x->resident[t] + x->reserved[t])
-            return fail(msg, len, "L%d: %u pages used, %u blocks there + %u arriving", t + 1, tr->used,
+            return ks_corrupt(msg, len, "L%d: %u pages used, %u blocks there + %u arriving", t + 1, tr->used,
                         x->resident[t], x->reserved[t]);
         // blocks are conserved: created + arrived - left - freed = there now
         int64_t flow = (int64_t)c->placed[t] + (int64_t)tr->st.mig_in - (int64_t)tr->st.mig_out - (int64_t)c->released[t];
         if (flow != (int64_t)x->resident[t])
-            return fail(msg, len, "L%d: created %llu + arrived %llu - left %llu - freed %llu != %u there", t + 1,
+            return ks_corrupt(msg, len, "L%d: created %llu + arrived %llu - left %llu - freed %llu != %u there", t + 1,
                         (unsigned long long)c->placed[t], (unsigned long long)tr->st.mig_in,
                         (unsigned long long)tr->st.mig_out, (unsigned long long)c->released[t], x->resident[t]);
         uint64_t bytes = 0;
@@ -190,12 +177,12 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
         for (int u = 0; u < KS_TIERS; u++)
             got += c->st.mig_bytes[u][t];
         if (bytes != got)
-            return fail(msg, len, "L%d: %llu bytes arrived, %llu expected from the blocks moved", t + 1,
+            return ks_corrupt(msg, len, "L%d: %llu bytes arrived, %llu expected from the blocks moved", t + 1,
                         (unsigned long long)got, (unsigned long long)bytes);
     }
     for (uint32_t i = 0; i < c->n_cand; i++)
         if (!c->cand[i].dead && ks_blk_state(&c->tab.blk[c->cand[i].id]) == KS_BLK_FREE)
-            return fail(msg, len, "candidate %u names free block %u", i, c->cand[i].id);
+            return ks_corrupt(msg, len, "candidate %u names free block %u", i, c->cand[i].id);
     return KS_OK;
 }
 
@@ -210,7 +197,7 @@ int ks_cache_check(const struct ks_cache *c, char *msg, size_t len)
     x.flight = calloc(x.ids + 1, 1);
     x.chunk_live = calloc(c->tab.hwm + 1, sizeof *x.chunk_live);
     if (!x.refs || !x.flight || !x.chunk_live)
-        st = fail(msg, len, "checker out of memory");
+        st = ks_corrupt(msg, len, "checker out of memory");
     if (st == KS_OK)
         st = check_maps(c, &x, msg, len);
     if (st == KS_OK)

@@ -40,7 +40,6 @@
 #include "accessmodel.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -938,19 +937,6 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     return (int)n_out;
 }
 
-static int corrupt(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int corrupt(char *msg, size_t len, const char *fmt, ...)
-{
-    if (msg && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, len, fmt, ap);
-        va_end(ap);
-    }
-    return KS_ECORRUPT;
-}
-
 // The last step's free picks: free_blk ascending and free_rank ranked, each
 // a block of the free range selected at that step, and as many as there are.
 static int check_free_picks(const struct ks_accessmodel_stream *s, char *msg, size_t len)
@@ -959,21 +945,21 @@ static int check_free_picks(const struct ks_accessmodel_stream *s, char *msg, si
     for (size_t i = 0; i < s->n_free; i++) {
         uint32_t b = s->free_blk[i], r = s->free_rank[i];
         if (b < s->fs || b >= s->fe || s->blk[b].last != now || (i > 0 && s->free_blk[i - 1] >= b))
-            return corrupt(msg, len, "free pick %zu by block: block %u (free range [%u, %u), last selected at %lld)",
+            return ks_corrupt(msg, len, "free pick %zu by block: block %u (free range [%u, %u), last selected at %lld)",
                            i, b, s->fs, s->fe, (long long)s->blk[b].last - 1);
         if (r < s->fs || r >= s->fe || s->blk[r].last != now || (i > 0 && !ranks_before(s->blk, s->free_rank[i - 1], r)))
-            return corrupt(msg, len, "free pick %zu by rank: block %u (age %u) out of place", i, r, s->blk[r].ap);
+            return ks_corrupt(msg, len, "free pick %zu by rank: block %u (age %u) out of place", i, r, s->blk[r].ap);
     }
     size_t selected = 0;
     for (uint32_t b = 0; b < s->nb; b++) {
         if (s->blk[b].last != now)
             continue;
         if (s->blk[b].ap == 0 || s->blk[b].ap > now)
-            return corrupt(msg, len, "block %u: selected at the last step (%u) with age %u", b, now - 1, s->blk[b].ap);
+            return ks_corrupt(msg, len, "block %u: selected at the last step (%u) with age %u", b, now - 1, s->blk[b].ap);
         selected += b >= s->fs && b < s->fe;
     }
     if (s->step > 0 && selected != s->n_free)
-        return corrupt(msg, len, "%zu free picks kept, the last step selected %zu in the free range", s->n_free,
+        return ks_corrupt(msg, len, "%zu free picks kept, the last step selected %zu in the free range", s->n_free,
                        selected);
     return KS_OK;
 }
@@ -988,25 +974,25 @@ int ks_accessmodel_stream_check(const struct ks_accessmodel_stream *s, uint32_t 
         uint32_t i = (newest + j) % s->ring;
         uint64_t fen_n = fen_prefix(s->fen, i + 1) - fen_prefix(s->fen, i);
         if (fen_n != s->cnt[i])
-            return corrupt(msg, len, "slot %u: %u candidates, the Fenwick tree says %llu", i, s->cnt[i],
+            return ks_corrupt(msg, len, "slot %u: %u candidates, the Fenwick tree says %llu", i, s->cnt[i],
                            (unsigned long long)fen_n);
         if (s->cnt[i] == 0)
             continue;
         if (s->beg[i] < end || (uint64_t)s->beg[i] + s->cnt[i] > s->n_ev || s->n_ev > s->cap_ev)
-            return corrupt(msg, len, "slot %u: [%u, %llu) overlaps an older slot or leaves [0, %zu)", i, s->beg[i],
+            return ks_corrupt(msg, len, "slot %u: [%u, %llu) overlaps an older slot or leaves [0, %zu)", i, s->beg[i],
                            (unsigned long long)s->beg[i] + s->cnt[i], s->n_ev);
         end = (uint64_t)s->beg[i] + s->cnt[i];
         total += s->cnt[i];
         for (uint32_t k = 0; k < s->cnt[i]; k++) {
             uint32_t b = s->ev[s->beg[i] + k];
             if (b >= s->nb)
-                return corrupt(msg, len, "slot %u holds block %u, beyond the context (%u)", i, b, s->nb);
+                return ks_corrupt(msg, len, "slot %u holds block %u, beyond the context (%u)", i, b, s->nb);
             uint32_t l = s->blk[b].last;
             if (l == 0 || l >= s->step || (uint64_t)l + s->horizon < s->step || (l - 1) % s->ring != i)
-                return corrupt(msg, len, "slot %u holds block %u, last selected at step %lld (now %u)", i, b,
+                return ks_corrupt(msg, len, "slot %u holds block %u, last selected at step %lld (now %u)", i, b,
                                (long long)l - 1, s->step);
             if (s->blk[b].ap != k)
-                return corrupt(msg, len, "block %u: index %u in slot %u, found at %u", b, s->blk[b].ap, i, k);
+                return ks_corrupt(msg, len, "block %u: index %u in slot %u, found at %u", b, s->blk[b].ap, i, k);
         }
     }
     // NOTE: the slot of step - horizon - 1 is dropped when the next step
@@ -1015,12 +1001,12 @@ int ks_accessmodel_stream_check(const struct ks_accessmodel_stream *s, uint32_t 
     for (size_t b = 0; b < s->cap_blk; b++) {
         uint32_t l = s->blk[b].last;
         if ((b >= s->nb && (l || s->blk[b].ap)) || l > s->step)
-            return corrupt(msg, len, "block %zu: last selected at step %lld (now %u, context %u)", b,
+            return ks_corrupt(msg, len, "block %zu: last selected at step %lld (now %u, context %u)", b,
                            (long long)l - 1, s->step, s->nb);
         expect += l != 0 && l < s->step && (uint64_t)l + s->horizon >= s->step;
     }
     if (expect != total) // each is where its index says (above), so each is there once
-        return corrupt(msg, len, "%llu candidates in the slots, %llu blocks are", (unsigned long long)total,
+        return ks_corrupt(msg, len, "%llu candidates in the slots, %llu blocks are", (unsigned long long)total,
                        (unsigned long long)expect);
     int rc = check_free_picks(s, msg, len);
     if (rc != KS_OK)

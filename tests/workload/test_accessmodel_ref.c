@@ -31,6 +31,7 @@
 #include "accessmodel.h"
 #include "rng.h"
 #include "status.h"
+#include "tmpdir.h"
 #include "trace.h"
 
 #ifndef KS_SOURCE_DIR
@@ -281,20 +282,18 @@ static uint32_t ref_next(struct ref *r, uint32_t nb, uint32_t *out, float *mass)
 
 // ---- traces to fit -----------------------------------------------------------------
 
-static char tmpdir[256];
+static char tmpdir[64];
 
 static int make_tmpdir(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/ks_accessmodel_ref_XXXXXX", base && base[0] ? base : "/tmp");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return ks_tmpdir_make(tmpdir, sizeof tmpdir, "ks-accessmodel-ref");
 }
 
 static int remove_tmpdir(void **state)
 {
     (void)state;
-    return rmdir(tmpdir);
+    return ks_tmpdir_remove(tmpdir);
 }
 
 enum {
