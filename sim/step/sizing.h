@@ -25,6 +25,8 @@ struct ks_step_sizing {
     uint64_t l1_pages;              // L1 pages per GPU
     uint32_t groups;                // layers simulated: the cache manager's groups
     uint32_t layer_scale;           // model layers each simulated layer stands for
+    uint32_t batch_blocks;          // blocks of a migration batch: cache.migration_batch / layer_scale, at
+                                    // least 1 (a batch carries the bytes it would at full detail)
 };
 
 // The model layer whose selections group g simulates: the middle one of the

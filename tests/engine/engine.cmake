@@ -408,21 +408,17 @@ set_tests_properties(engine_signal_stop PROPERTIES TIMEOUT 300)
 # eviction beside DSA selections
 add_test(NAME threads_cluster COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8.lua --set platform.nodes=2 --set duration=3s)
+set(ks_threads_node ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=2s
+    --set sparse.policy=model --set sparse.fit=../../../results/traces/synthetic_drifting_8k.h5
+    --set workload.arrival.rate=20 --set workload.prompt_tokens.mu=8.5 --set workload.prompt_tokens.min=1024
+    --set workload.output_tokens.min=16 --set workload.output_tokens.max=200 --set cache.l1=3GB)
 add_test(NAME threads_tiered COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
-         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=2s
-         --set sparse.policy=model --set sparse.fit=../../../results/traces/synthetic_drifting_8k.h5
-         --set workload.arrival.rate=20 --set workload.prompt_tokens.mu=8.5 --set workload.prompt_tokens.min=1024
-         --set workload.output_tokens.min=16 --set workload.output_tokens.max=200
-         --set cache.l1=3GB --set cache.cold_share=0.02)
+         ${ks_threads_node} --set cache.cold_share=0.02)
 add_test(NAME threads_lua COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/lua_lru.lua --set sparse.policy=dsa --set duration=5s)
 # the tiered node at a level of detail (8 of 32 layers: group g draws layer 4g + 2, ahead or not)
 add_test(NAME threads_detail COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
-         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=2s
-         --set sparse.policy=model --set sparse.fit=../../../results/traces/synthetic_drifting_8k.h5
-         --set workload.arrival.rate=20 --set workload.prompt_tokens.mu=8.5 --set workload.prompt_tokens.min=1024
-         --set workload.output_tokens.min=16 --set workload.output_tokens.max=200
-         --set cache.l1=3GB --set detail.layers=8)
+         ${ks_threads_node} --set detail.layers=8)
 set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail PROPERTIES TIMEOUT 300)
 # under ThreadSanitizer too (.ci/run): the workers against the simulation's thread
 ks_tsan_test(threads_tiered kvstrata)

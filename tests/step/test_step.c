@@ -292,7 +292,7 @@ static struct fixture *setup(uint32_t l1, uint32_t l2, int modelled)
     struct ks_step_params sp = {
         .s = s, .cache = f->c, .sparse = f->sp, .r = &f->r, .gpu = 0, .ops = ops,
         .z = {.block_bytes = {BLOCK_BYTES, BLOCK_BYTES, BLOCK_BYTES}, .token_bytes = TB, .admit_blocks = 1u << 20,
-              .l1_pages = l1, .groups = LAYERS, .layer_scale = 1}};
+              .l1_pages = l1, .groups = LAYERS, .layer_scale = 1, .batch_blocks = BATCH}};
     assert_int_equal(ks_step_init(&f->d, &sp), KS_OK);
     return f;
 }
