@@ -42,7 +42,7 @@
 enum {
     MAX_BLOCKS = 4096, // contexts are capped here
     STEPS = 700,       // per stream: past the default horizon of 512
-    TRIES = 16,        // as accessmodel.c
+    TRIES = 16,        // as accessstream.c
 };
 
 // ---- the reference ---------------------------------------------------------------
