@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "sizing.h"
 #include "status.h"
 
 struct entry {
@@ -33,7 +34,7 @@ struct ks_step_ahead {
     struct ks_pool_job job;
     int started; // job queued since the last wait
     uint32_t per_request; // draws per request: groups, or 1
-    uint32_t scale;       // model layers per group (draw g is layer g * scale + scale / 2)
+    uint32_t scale;       // model layers per group (draw g is layer ks_step_layer_of(scale, g))
     struct entry *e;
     uint32_t n, cap_e;
     struct draw *draw; // [n * per_request]
@@ -78,7 +79,7 @@ static void draw_all(void *arg)
             char err[256] = "";
             int st = room(x, e->nb);
             if (st == KS_OK)
-                st = ks_selection_get(e->sr, e->step, x->per_request > 1 ? l * x->scale + x->scale / 2 : 0, e->nb,
+                st = ks_selection_get(e->sr, e->step, x->per_request > 1 ? ks_step_layer_of(x->scale, l) : 0, e->nb,
                                       NULL, x->sel + x->used, x->mass + x->used, &d->k,
                                       err, sizeof err);
             if (st != KS_OK) {

@@ -29,11 +29,11 @@ struct ks_step_sizing {
                                     // least 1 (a batch carries the bytes it would at full detail)
 };
 
-// The model layer whose selections group g simulates: the middle one of the
-// layers it stands for.
-static inline uint32_t ks_step_layer_of(const struct ks_step_sizing *z, uint32_t g)
+// The model layer whose selections group g simulates when each group stands
+// for `scale` layers (ks_step_sizing.layer_scale): the middle one of them.
+static inline uint32_t ks_step_layer_of(uint32_t scale, uint32_t g)
 {
-    return g * z->layer_scale + z->layer_scale / 2;
+    return g * scale + scale / 2;
 }
 
 // Blocks of one layer that `tokens` tokens fill: ceil(tokens / block_size).

@@ -110,13 +110,14 @@ uint32_t ks_step_load(const struct ks_step *d)
 static void first_uses(struct ks_step *d, struct ks_active *a)
 {
     uint32_t nb = ks_cache_req_len(d->p.cache, a->req), steps = a->spec.output_tokens - 1;
-    for (uint32_t g = 0; g < d->p.z.groups; g++)
+    for (uint32_t g = 0; g < d->p.z.groups; g++) {
+        uint32_t layer = ks_step_layer_of(d->p.z.layer_scale, g);
         for (uint32_t b = 0; b < nb; b++) {
             uint32_t f;
-            if (ks_selection_first_use(a->sr, ks_step_layer_of(&d->p.z, g), b, &f) == 0 && f != KS_SELECTION_NEVER &&
-                f < steps)
+            if (ks_selection_first_use(a->sr, layer, b, &f) == 0 && f != KS_SELECTION_NEVER && f < steps)
                 ks_cache_set_next_use(d->p.cache, a->req, g, b, d->step + f);
         }
+    }
 }
 
 // Admits the oldest queued request if the GPU can hold its share and
@@ -380,7 +381,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         double r_hbm = 0, r_attn = 0, r_kv = 0, r_flops = 0;
         for (uint32_t l = 0; l < groups; l++) {
             if (l == 0 || per_layer) {
-                uint32_t layer = per_layer ? ks_step_layer_of(&d->p.z, l) : 0;
+                uint32_t layer = per_layer ? ks_step_layer_of(d->p.z.layer_scale, l) : 0;
                 hold(d, 1);
                 int st = select_blocks(d, a, step, l, layer, nb, &k, err, len);
                 if (st != KS_OK) {
