@@ -54,6 +54,8 @@ int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len)
         no = "cache.organisation: the runtime runs L1 as one pool per GPU (\"pool\")";
     else if (s->detail.layers && s->detail.layers != s->model.layers)
         no = "detail.layers: the runtime runs every layer (full detail)";
+    else if (s->speculative.draft_tokens)
+        no = "speculative.draft_tokens: the runtime's kernels decode one token a step";
     else if (s->cache.compression != KS_COMPRESSION_NONE)
         no = "cache.compression: the runtime keeps fp16 blocks in every tier";
     else if (s->cache.l3 == KS_L3_REMOTE)

@@ -279,6 +279,10 @@ static const struct field fields[] = {
     {"detail.layers", T_U32, CN, OFF(detail.layers), "0", 0, 0, NULL, 0},
     // the same figures either way; per_block checks aggregate (tests/engine)
     {"cache.accounting", T_CHOICE, CN, OFF(cache.accounting), "aggregate", 0, 0, accountings, 0},
+    // speculative decoding (multi-token prediction): tokens verified and kept per step
+    {"speculative.draft_tokens", T_U32, CN, OFF(speculative.draft_tokens), "0", 0, 0, NULL, 0},
+    {"speculative.accept_length", T_REAL, KS_UNIT_NUMBER, OFF(speculative.accept_length), "1", 1, 0, NULL, 0},
+    {"speculative.draft_layers", T_U32, CN, OFF(speculative.draft_layers), "1", 0, 0, NULL, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
@@ -1455,6 +1459,31 @@ static void check_copy(struct ctx *x)
              "the profile's or the scenario's)");
 }
 
+// speculative: accept_length lies in [1, 1 + draft_tokens] with at most three
+// decimals (a request keeps floor((n + 1) a) - floor(n a) tokens at its step
+// n, counted exactly in thousandths); at most 15 draft tokens; Belady's
+// next uses are counted in steps of one token.
+#define SPEC_MAX_DRAFT 15
+static void check_speculative(struct ctx *x)
+{
+    struct ks_scenario *s = x->s;
+    struct ks_scenario_speculative *p = &s->speculative;
+    double a = p->accept_length, milli = round(a * 1000);
+    if (p->draft_tokens > SPEC_MAX_DRAFT)
+        FAIL(x, "speculative.draft_tokens", "%" PRIu32 " is more than %d draft tokens a step", p->draft_tokens,
+             SPEC_MAX_DRAFT);
+    else if (a < 1 || a > 1 + p->draft_tokens)
+        FAIL(x, "speculative.accept_length", "%g is not within 1 .. 1 + speculative.draft_tokens (%" PRIu32 "): "
+             "a step keeps its verified token and at most every draft token", a, 1 + p->draft_tokens);
+    else if (fabs(a * 1000 - milli) > 1e-6)
+        FAIL(x, "speculative.accept_length", "%.9g has more than three decimals", a);
+    else
+        p->accept_milli = (uint32_t)milli;
+    if (p->draft_tokens > 0 && s->cache.evict == KS_EVICT_BELADY)
+        FAIL(x, "speculative.draft_tokens", "cache.evict = \"belady\" counts next uses in steps of one token: "
+             "it needs speculative decoding off");
+}
+
 // cache.organisation = "per_request" (cache.h, "Device buffers"):
 // - each request's buffer holds, in each layer, one step's selection
 //   (ks_scenario_step_blocks / layers blocks): the blocks a step reads must
@@ -1580,6 +1609,7 @@ static void check_consistency(struct ctx *x)
     check_model(x);
     check_copy(x);
     check_organisation(x);
+    check_speculative(x);
     if (s->detail.layers > 0 && (s->detail.layers > s->model.layers || s->model.layers % s->detail.layers != 0))
         FAIL(x, "detail.layers", "%" PRIu32 " does not divide model.layers (%" PRIu32 "): each simulated layer "
              "stands for the same number of layers", s->detail.layers, s->model.layers);

@@ -370,6 +370,16 @@ struct ks_scenario {
     struct {
         uint32_t layers;
     } detail;
+    // Speculative decoding (multi-token prediction): each decode step of a
+    // request verifies 1 + draft_tokens tokens (their matrix work, attention
+    // and collectives) after draft_tokens passes of draft_layers layers, and
+    // keeps accept_length tokens on average (README "Scenarios", speculative).
+    struct ks_scenario_speculative {
+        uint32_t draft_tokens; // 0: off, one token per step
+        double accept_length;  // mean tokens kept per step, 1 .. 1 + draft_tokens, three decimals
+        uint32_t draft_layers; // layers of the draft model (an MTP module: 1), timed as the model's
+        uint32_t accept_milli; // accept_length x 1000, exact (derived)
+    } speculative;
     struct ks_scenario_slo slo;
     struct ks_scenario_origin *origin; // one per schema field, in schema order
 };

@@ -256,6 +256,16 @@ void ks_active_first_token(struct ks_active_set *set, struct ks_active *a, doubl
     set->p.r->prompt_tokens += a->spec.prompt_tokens;
 }
 
+uint32_t ks_active_kept(const struct ks_active_set *set, const struct ks_active *a)
+{
+    uint64_t m = set->p.s->speculative.accept_milli, n = a->steps;
+    if (m <= 1000) // one token a step (also a scenario built by hand, whose milli is 0)
+        return 1;
+    uint64_t kept = ((n + 1) * m) / 1000 - (n * m) / 1000;
+    uint32_t left = a->spec.output_tokens - a->generated;
+    return kept < left ? (uint32_t)kept : left;
+}
+
 int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char *err, size_t len)
 {
     struct ks_run_result *r = set->p.r;
@@ -270,22 +280,25 @@ int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char
             i++;
             continue;
         }
+        uint32_t kept = 1;
         if (a->generated == 0) {
             ks_active_first_token(set, a, now);
         } else {
+            kept = ks_active_kept(set, a);
+            a->steps++;
             double d = now - a->last_token;
             ks_hist_add(r->itl, d);
             if (d > a->itl_max)
                 a->itl_max = d;
         }
-        // the new token is the next step's input: its K and V join what that step reads
-        a->ctx++;
+        // the new tokens are the next step's input: their K and V join what that step reads
+        a->ctx += kept;
         int st = ks_active_grow(set, a, err, len);
         if (st != KS_OK)
             return st;
-        a->generated++;
+        a->generated += kept;
         a->last_token = now;
-        r->tokens++;
+        r->tokens += kept;
         if (a->generated >= a->spec.output_tokens)
             ks_active_finish(set, i);
         else

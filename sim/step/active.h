@@ -29,6 +29,7 @@ struct ks_active {
     uint32_t ctx;             // tokens in its KV cache
     uint32_t generated;       // tokens produced
     uint32_t prefilled;       // prompt tokens whose KV exists (a cached prefix, chunks done)
+    uint32_t steps;           // decode steps that produced its tokens (speculative: several a step)
     struct ks_selection_req *sr; // its selection state, owned by the set
     struct ks_request_spec spec;
     double admitted, first_token, last_token; // seconds
@@ -113,9 +114,16 @@ uint32_t ks_active_decoding_count(const struct ks_active_set *set);
 // yet: its TTFT (ks_active_first_token) or the gap since its last token
 // (ITL) is recorded, its context grows by one token (a new block of every
 // layer when it fills one: in L1, or counted as unplanned when no tier has
-// room), and a request with all its output finishes. KS_OK, or the fill
+// room), and a request with all its output finishes. With speculative
+// decoding a decode step's tokens are ks_active_kept's, arriving together:
+// one ITL gap for all of them. KS_OK, or the fill
 // hook's status.
 int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char *err, size_t len);
+
+// Tokens a keeps at its next decode step: 1, or with speculative decoding
+// floor((n + 1) a) - floor(n a) at its step n (a = speculative.accept_length,
+// exactly in thousandths), at most the output it has left.
+uint32_t ks_active_kept(const struct ks_active_set *set, const struct ks_active *a);
 
 // a's first token came at `at`: its TTFT is recorded and its prompt counted.
 void ks_active_first_token(struct ks_active_set *set, struct ks_active *a, double at);

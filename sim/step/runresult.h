@@ -115,6 +115,7 @@ struct ks_run_result {
     double weight_read_bytes, index_read_bytes, decode_flops;
     double compute_bound_time; // seconds of fused decode iterations whose compute outlasted their memory
     double comm_time;          // seconds of collectives (parallel.tp > 1), inside the layers' busy time
+    double draft_time;         // seconds of the draft model's passes (speculative decoding), inside busy time
 };
 
 // The time series (/steps, /link_samples) cut a horizon into KS_RUN_SAMPLES

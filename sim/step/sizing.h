@@ -46,7 +46,8 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
                  size_t len);
 
 // A decode step's L1 reserve (ks_cache_set_reserve) for n_act admitted
-// requests: one page per request and group, at most a quarter of L1.
+// requests: one page per request and group (with speculative decoding, as
+// many as the tokens a step may keep can open), at most a quarter of L1.
 uint32_t ks_step_reserve(const struct ks_scenario *s, const struct ks_step_sizing *z, uint32_t n_act);
 
 // A decode step's prefetch budget (ks_cache_plan) when its selections read

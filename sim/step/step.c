@@ -314,8 +314,9 @@ static int select_blocks(struct ks_step *d, struct ks_active *a, uint32_t step, 
 // step, with the step and context it will then select for, and starts it.
 // The emission that follows this step (ks_active_emit) decides both: a
 // request that sat this step out asks again for the same step and context;
-// one that produces its token has one more token of context and, unless that
-// token was its last, selects for its next step.
+// one that produces its tokens (ks_active_kept: one, or several with
+// speculative decoding) has that many more of context and, unless they were
+// its last, selects for the position they bring it to.
 static int draw_ahead(struct ks_step *d)
 {
     struct ks_step_ahead *x = d->ahead;
@@ -326,10 +327,11 @@ static int draw_ahead(struct ks_step *d)
             continue; // still in prefill: its first selection is drawn when it comes
         uint32_t step = a->generated - 1, ctx = a->ctx;
         if (!a->sitting) {
-            if (a->generated + 1 >= a->spec.output_tokens)
+            uint32_t kept = ks_active_kept(&d->act, a);
+            if (a->generated + kept >= a->spec.output_tokens)
                 continue; // finishes with this step
-            step++;
-            ctx++;
+            step += kept;
+            ctx += kept;
         }
         if (ks_step_ahead_add(x, a->sr, a->spec.id, step, ks_step_blocks(d->p.s, ctx)) != KS_OK)
             return KS_ENOMEM;
@@ -341,8 +343,11 @@ static int draw_ahead(struct ks_step *d)
 // Selects, and reports the accesses of, every decoding request in every
 // layer; sums what the step's attention costs (kv_bytes, and the modelled
 // *kv_hbm bytes timed at HBM bandwidth and *attn seconds of measured kernel)
-// and counts its *tokens (one per decoding request). An indexer's keys of
-// every token of a request are scanned in every layer: HBM bytes.
+// and counts its *tokens (one per decoding request, 1 + draft_tokens with
+// speculative decoding: each verifies that many, which share its selection:
+// its KV is read once, its attention computed for each) and *kept, the tokens the
+// step keeps (ks_active_kept). An indexer's keys of every token of a request
+// are scanned in every layer: HBM bytes read once, scores for each query.
 //
 // Cold regions (cache.cold_share > 0; the seed's section 5.5): a request
 // whose selections miss L1 in more than that share of its blocks sits the
@@ -351,7 +356,7 @@ static int draw_ahead(struct ks_step *d)
 // charges its index scan (its selection was computed) but not its attention
 // nor its token's weights; it selects again next step.
 static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, double *attn, uint32_t *tokens_out,
-                      double *wflops, double *aflops, char *err, size_t len)
+                      uint32_t *kept, double *wflops, double *aflops, char *err, size_t len)
 {
     const struct ks_arch *arch = &d->p.s->model.arch;
     const struct ks_scenario *s = d->p.s;
@@ -366,17 +371,18 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
     // made for the middle one of them and counts for all of them
     uint32_t layers = s->model.layers, groups = d->p.z.groups;
     double scale = d->p.z.layer_scale, per_sel = per_layer ? scale : layers; // layers one selection serves
+    uint32_t verify = 1 + s->speculative.draft_tokens; // query tokens a request verifies a step
     for (uint32_t i = 0; i < d->act.n; i++) {
         struct ks_active *a = &d->act.a[i];
         if (a->generated == 0)
             continue; // still in prefill
-        uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1; // the request's decode step
+        uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1; // its output position (its decode step: one token a step)
         uint32_t k = 0, miss_mark = d->n_miss;
         uint64_t selected = 0, missed = 0;
         double index = (double)a->ctx * (double)arch->index_token_bytes * layers;
         *kv_hbm += index;
         d->p.r->index_read_bytes += index;
-        *aflops += (double)a->ctx * arch->index_pair_flops * layers;
+        *aflops += (double)a->ctx * arch->index_pair_flops * layers * verify;
         // the request's attention and token, added once it is known not to sit out
         double r_hbm = 0, r_attn = 0, r_kv = 0, r_flops = 0;
         for (uint32_t l = 0; l < groups; l++) {
@@ -440,9 +446,10 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         d->kv_bytes += r_kv;
         *kv_hbm += r_hbm;
         *attn += r_attn;
-        *aflops += r_flops;
-        *wflops += arch->token_flops + arch->head_flops;
-        (*tokens_out)++;
+        *aflops += r_flops * verify;
+        *wflops += (arch->token_flops + arch->head_flops) * verify;
+        *tokens_out += verify;
+        *kept += ks_active_kept(&d->act, a);
     }
     return KS_OK;
 }
@@ -501,14 +508,14 @@ static int decode(struct ks_step *d, char *err, size_t len)
     const struct ks_step_ops *o = &d->p.ops;
     struct ks_cache *c = d->p.cache;
     struct ks_run_result *r = d->p.r;
-    uint32_t now_step = d->step, tokens = 0;
+    uint32_t now_step = d->step, tokens = 0, kept = 0;
     double kv_hbm = 0, attn = 0, wflops = 0, aflops = 0;
     d->kv_bytes = 0;
     d->n_miss = 0;
     int st = ks_cache_step(c, d->step++);
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
-    if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &wflops, &aflops, err, len)) != KS_OK)
+    if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, err, len)) != KS_OK)
         return st;
     if (d->ahead && draw_ahead(d) != KS_OK)
         return failed(err, len, "listing the next step's selections", KS_ENOMEM);
@@ -540,7 +547,8 @@ static int decode(struct ks_step *d, char *err, size_t len)
     }
     if ((st = o->queue(o->ctx, &plan, err, len)) != KS_OK)
         return failed(err, len, "queueing a migration batch", st);
-    if ((st = backup_kv(d, n_tok, err, len)) != KS_OK)
+    // the KV the iteration keeps: the decode tokens kept (speculative: not the rejected drafts) and the prompts'
+    if ((st = backup_kv(d, kept + d->prefill_tokens, err, len)) != KS_OK)
         return failed(err, len, "backing up new KV", st);
     count_outside(d, &plan);
     // host work while the copies run: scheduling the batch, and rebuilding
@@ -561,6 +569,14 @@ static int decode(struct ks_step *d, char *err, size_t len)
     // missed blocks (or an earlier layer's); copies for later layers overlap
     // the compute of earlier ones
     st = run_layers(d, &stall, &extra, err, len);
+    // speculative decoding: the draft model proposes the next step's tokens,
+    // draft_tokens passes of its draft_layers layers, each as long as one of
+    // the model's layers in this step
+    double draft = (double)s->speculative.draft_tokens * s->speculative.draft_layers * d->layer_time;
+    if (st == KS_OK && o->compute && draft > 0) {
+        o->compute(o->ctx, draft);
+        r->draft_time += draft;
+    }
     // the step ends when all its batches have landed (prefetches and
     // demotions included, waited for as stall); they are confirmed then, in
     // plan order, so the next step's accesses and this step's new blocks
@@ -580,8 +596,8 @@ static int decode(struct ks_step *d, char *err, size_t len)
     r->steps++;
     d->last_step = now(d) - step_start;
     d->last_stall = stall;
-    if (o->compute) // modelled time: the layers' modelled compute
-        r->busy += d->layer_time * s->model.layers;
+    if (o->compute) // modelled time: the layers' modelled compute, the draft's
+        r->busy += d->layer_time * s->model.layers + draft;
     else // real time: all but the waits
         r->busy += d->last_step - stall - extra;
     if (o->stepped && (st = o->stepped(o->ctx, err, len)) != KS_OK)
@@ -650,6 +666,7 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
         uint32_t n_dec = ks_active_decoding_count(&d->act);
         int decoding = n_dec > 0;
         double prefill = 0, share = 0; // the iteration's prefill time, and what prefill_seconds counts of it
+        int prefill_bound = 0;         // that time is its compute's
         uint32_t chunk_tokens = 0;     // serial: prompt tokens of the iteration's chunk
         d->prefill_tokens = 0;
         d->prefill_compute = 0;
@@ -665,8 +682,7 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
                 if (!decoding) { // an iteration of prefill only: its roofline time
                     prefill = ks_cost_iteration(s, ks_arch_gpu_read_bytes(&s->model, d->prefill_tokens) +
                                                        prefill_write(d), 0, d->prefill_compute);
-                    if (d->prefill_compute >= prefill)
-                        r->compute_bound_time += prefill;
+                    prefill_bound = d->prefill_compute >= prefill;
                 }
             }
         } else {
@@ -682,11 +698,13 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
                 double left = s->duration - t;
                 o->compute(o->ctx, left);
                 r->busy += left;
+                r->compute_bound_time += prefill_bound ? left : 0;
                 r->prefill_time -= share * (1 - left / prefill);
                 break;
             }
             o->compute(o->ctx, prefill);
             r->busy += prefill;
+            r->compute_bound_time += prefill_bound ? prefill : 0;
         }
         // prompt KV written outside a decode step (which backs up its own)
         uint32_t alone = s->scheduler.kind == KS_SCHED_FUSED ? (decoding ? 0 : d->prefill_tokens) : chunk_tokens;

@@ -305,6 +305,8 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
         "busy GPU time in fused iterations (prefill or decode) whose compute outlasted their memory traffic");
     num(s, "comm_fraction", ratio(r->comm_time, r->stall + r->busy),
         "GPU time in collectives over NVLink (parallel.tp > 1)");
+    num(s, "draft_fraction", ratio(r->draft_time, r->stall + r->busy),
+        "GPU time the draft model's passes took (speculative decoding)");
     slo_verdict(s, sc, r);
     num(s, "wall_s", r->wall_s, "wall-clock seconds the simulation took");
 }

@@ -262,6 +262,46 @@ add_test(NAME detail_full_is_zero COMMAND sh -c
 add_test(NAME run_accounting_both_ways COMMAND ${CMAKE_CURRENT_LIST_DIR}/accounting.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR})
 set_tests_properties(run_accounting_both_ways PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS engine)
+# speculative decoding (README "Scenarios", speculative): 2 draft tokens, 1.5 kept a step. After the
+# prefill's token (context 4096) the steps keep floor(1.5 (n + 1)) - floor(1.5 n) = 1, 2, 1, 2
+# tokens: 7 in 4 steps at contexts 4096, 4097, 4099, 4100. Each step reads the KV once (the
+# verified tokens share the selection), ctx x 65.536 ns at 2 TB/s, and the draft adds 2 passes of
+# one layer, 2/32 of it: 285.212672 + 285.282304 + 285.421568 + 285.4912 us over 6 gaps:
+# tpot_mean 190.234624 us
+ks_cli_test(run_closed_form_speculative --json --ge tpot_mean 1.9023461e-4 --le tpot_mean 1.9023464e-4
+            --eq tokens 7 --eq steps 4 --ge itl_mean 2.8535192e-4 --le itl_mean 2.8535195e-4
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_spec.h5 --json
+            --set workload.output_tokens=7 --set speculative.draft_tokens=2 --set speculative.accept_length=1.5)
+# compute-bound (1 TFLOP/s, 1e9 parameters): each step's matrix work is for 3 tokens, and the draft's 2
+# passes of one layer add 2/32 of the step: ITL 3 x (1 + 1/16) = 3.1875 x the one-token step's
+# (4.14827008 ms: 13.222610880 ms), decode flops x 3
+set(ks_spec_compute -- run ${ks_ts}/closed_form.lua --json --set workload.output_tokens=5
+    --set platform.flops=1TFLOPS --set model.weight_bytes=2GB --set duration=60s)
+ks_cli_test(run_closed_form_speculative_compute_off --json --eq tokens 5 --eq steps 4
+            --ge itl_mean 4.1482699e-3 --le itl_mean 4.1482703e-3 --ge decode_flops 16593080320
+            --le decode_flops 16593080320 ${ks_spec_compute} -o ${CMAKE_CURRENT_BINARY_DIR}/spec_c0.h5)
+ks_cli_test(run_closed_form_speculative_compute --json --eq tokens 5 --eq steps 4
+            --ge itl_mean 1.3222610e-2 --le itl_mean 1.3222612e-2 --ge decode_flops 49779240960
+            --le decode_flops 49779240960 ${ks_spec_compute} -o ${CMAKE_CURRENT_BINARY_DIR}/spec_c2.h5
+            --set speculative.draft_tokens=2)
+ks_cli_test(speculative_accept_range --exit 2 --stdout-empty
+            --stderr-has "speculative.accept_length: 3.5 is not within 1 .. 1 + speculative.draft_tokens (3)"
+            -- scenario check ${ks_ts}/closed_form.lua --set speculative.draft_tokens=2
+            --set speculative.accept_length=3.5)
+ks_cli_test(speculative_accept_decimals --exit 2 --stdout-empty
+            --stderr-has "speculative.accept_length: 1.2345 has more than three decimals"
+            -- scenario check ${ks_ts}/closed_form.lua --set speculative.draft_tokens=1
+            --set speculative.accept_length=1.2345)
+ks_cli_test(speculative_belady_refused --exit 2 --stdout-empty
+            --stderr-has "speculative.draft_tokens: cache.evict = \"belady\" counts next uses in steps of one token"
+            -- scenario check ${ks_ts}/closed_form.lua --set speculative.draft_tokens=1
+            --set cache.evict=belady --set sparse.policy=trace
+            --set sparse.file=../../../results/traces/synthetic_drifting_8k.h5)
+ks_cli_test(speculative_runtime_refused --exit 1
+            --stderr-has "the runtime cannot run this scenario: speculative.draft_tokens: the runtime's kernels"
+            -- validate ${ks_ts}/runtime_tiny.lua --set speculative.draft_tokens=1
+            -o ${CMAKE_CURRENT_BINARY_DIR}/spec_validate)
+
 # golden summaries, fixed seeds: any change of behaviour shows as a diff.
 # tiered: L1 under pressure, prompts prefilled by a pool and promoted from L2
 add_test(NAME run_golden_default COMMAND ${CMAKE_CURRENT_LIST_DIR}/golden.sh $<TARGET_FILE:kvstrata>
@@ -419,7 +459,11 @@ add_test(NAME threads_lua COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TA
 # the tiered node at a level of detail (8 of 32 layers: group g draws layer 4g + 2, ahead or not)
 add_test(NAME threads_detail COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
          ${ks_threads_node} --set detail.layers=8)
-set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail PROPERTIES TIMEOUT 300)
+# speculative decoding: requests keep 1 or 2 tokens a step, the selections drawn ahead follow them
+add_test(NAME threads_speculative COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${ks_threads_node} --set speculative.draft_tokens=2 --set speculative.accept_length=1.7)
+set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail threads_speculative PROPERTIES
+                     TIMEOUT 300)
 # under ThreadSanitizer too (.ci/run): the workers against the simulation's thread
 ks_tsan_test(threads_tiered kvstrata)
 ks_tsan_test(threads_lua kvstrata)
