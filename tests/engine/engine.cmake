@@ -284,6 +284,10 @@ ks_cli_test(run_closed_form_speculative_compute --json --eq tokens 5 --eq steps 
             --ge itl_mean 1.3222610e-2 --le itl_mean 1.3222612e-2 --ge decode_flops 49779240960
             --le decode_flops 49779240960 ${ks_spec_compute} -o ${CMAKE_CURRENT_BINARY_DIR}/spec_c2.h5
             --set speculative.draft_tokens=2)
+# a compute-bound prefill cut by the run's end counts only the part it ran (was 1.2587 before the fix)
+ks_cli_test(run_compute_bound_cut --json --ge compute_bound_fraction 1 --le compute_bound_fraction 1 --eq tokens 0
+            -- run ${ks_ts}/closed_form.lua --json --set platform.flops=1TFLOPS --set model.weight_bytes=2GB
+            -o ${CMAKE_CURRENT_BINARY_DIR}/compute_bound_cut.h5)
 ks_cli_test(speculative_accept_range --exit 2 --stdout-empty
             --stderr-has "speculative.accept_length: 3.5 is not within 1 .. 1 + speculative.draft_tokens (3)"
             -- scenario check ${ks_ts}/closed_form.lua --set speculative.draft_tokens=2
