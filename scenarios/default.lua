@@ -2,7 +2,7 @@
 -- decode-heavy serving at high concurrency on one H200. 96 closed-loop
 -- clients send ~32K-token prompts and read 2-4K-token answers; a pool of 8
 -- prefill GPUs (disaggregated prefill) sends each prompt's KV into this
--- GPU's host DRAM. HBM holds the KV of about 28 such requests after the
+-- GPU's host DRAM. HBM holds the KV of about 31 such requests after the
 -- weights; with L1 a quarter of the batch's active blocks (the rest in host
 -- DRAM, L2) the GPU admits every client. The cache is the seed's (DESIGN.md
 -- "Seed defaults": 32-token blocks, heat eviction with a 256-step half-life,

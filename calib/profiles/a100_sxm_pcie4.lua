@@ -5,7 +5,7 @@ return {
   name = "a100_sxm_pcie4",
   part = "NVIDIA A100 SXM 80 GB, PCIe Gen4 x16 host link, NVMe Gen4",
   notes = "8-GPU HGX node",
-  hbm_bytes = {value = "80GB", source = "NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM: 80 GB HBM2e", kind = "datasheet"},
+  hbm_bytes = {value = "81920MiB", source = "what nvidia-smi reports on an A100 80GB (80 GB HBM2e in the datasheet): memory.total 81920 MiB, 85.89e9 B; modal-labs/modal-client pull request #2797 (2025-01-23), its list of nvidia-smi totals; the capacity serving engines divide", kind = "measured (published)"},
   hbm_bw = {value = "2TBps", source = "NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM: ~2.0 TB/s", kind = "datasheet"},
   pcie_bw = {value = "25GBps", source = "estimate, not read from a datasheet: PCIe Gen4 x16 signals 16 GT/s per lane with 128b/130b coding, ~31.5 GB/s per direction raw (PCIe 4.0 base specification); large copies are taken to reach ~80% of that, the share they reached on Gen5 x16 (~50 of ~63 GB/s, vLLM blog post on KV-cache offloading, 2025-12 (title and URL not recorded))", kind = "datasheet-derived"},
   pcie_lat = {value = "1us", source = "no published figure at hand; order of a PCIe round trip (the per-copy cost is copy_overhead)", kind = "assumed"},

@@ -5,7 +5,7 @@ return {
   name = "h100_sxm_pcie5",
   part = "NVIDIA H100 SXM 80 GB, PCIe Gen5 x16 host link, NVMe Gen5",
   notes = "8-GPU HGX node",
-  hbm_bytes = {value = "80GB", source = "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: 80 GB HBM3", kind = "datasheet"},
+  hbm_bytes = {value = "81559MiB", source = "what nvidia-smi reports on an H100 (80 GB HBM3 in the datasheet): memory.total 81559 MiB, 85.52e9 B; modal-labs/modal-client pull request #2797 (2025-01-23), its list of nvidia-smi totals; the capacity serving engines divide", kind = "measured (published)"},
   hbm_bw = {value = "3.35TBps", source = "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: 3.35 TB/s", kind = "datasheet"},
   pcie_bw = {value = "50GBps", source = "PCIe Gen5 x16 on an H100, large copies, one direction: ~50 GB/s (~83 GB/s both directions at once through the copy engine); vLLM blog post on KV-cache offloading, 2025-12 (title and URL not recorded)", kind = "measured (published)"},
   pcie_lat = {value = "1us", source = "no published figure at hand; order of a PCIe round trip (the per-copy cost is copy_overhead)", kind = "assumed"},

@@ -5,7 +5,7 @@ return {
   name = "h200_sxm_pcie4",
   part = "NVIDIA H200 SXM 141 GB, PCIe Gen4 x16 host link, NVMe Gen4",
   notes = "the H200 GPU behind a Gen4 host: the host link and drives are the difference from h200_sxm_pcie5",
-  hbm_bytes = {value = "141GB", source = "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 141 GB HBM3e", kind = "datasheet"},
+  hbm_bytes = {value = "143771MiB", source = "what CUDA and nvidia-smi report on an H200 SXM: memory.total 143771 MiB (150.75e9 B; the datasheet's 141 GB is about 140.4 GiB), as printed by nvidia-smi on 8xH200 nodes in several public logs found with the project's code search (2026-12-01); the capacity serving engines divide (SGLang's mem_fraction_static, vLLM's gpu_memory_utilization are shares of it)", kind = "measured (published)"},
   hbm_bw = {value = "4.8TBps", source = "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 4.8 TB/s", kind = "datasheet"},
   pcie_bw = {value = "25GBps", source = "estimate, not read from a datasheet: PCIe Gen4 x16 signals 16 GT/s per lane with 128b/130b coding, ~31.5 GB/s per direction raw (PCIe 4.0 base specification); large copies are taken to reach ~80% of that, the share they reached on Gen5 x16 (~50 of ~63 GB/s, vLLM blog post on KV-cache offloading, 2025-12 (title and URL not recorded))", kind = "datasheet-derived"},
   pcie_lat = {value = "1us", source = "no published figure at hand; order of a PCIe round trip (the per-copy cost is copy_overhead)", kind = "assumed"},

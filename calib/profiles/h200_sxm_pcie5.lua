@@ -5,7 +5,7 @@ return {
   name = "h200_sxm_pcie5",
   part = "NVIDIA H200 SXM 141 GB, PCIe Gen5 x16 host link, NVMe Gen5",
   notes = "8-GPU HGX node. hbm_bw is the datasheet's 4.8 TB/s; a device-to-device copy on an H200 SXM was recorded at ~4.3 TB/s (8.6 GB read + written in 2.0 ms), with no publication to cite, so it is not used here",
-  hbm_bytes = {value = "141GB", source = "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 141 GB HBM3e", kind = "datasheet"},
+  hbm_bytes = {value = "143771MiB", source = "what CUDA and nvidia-smi report on an H200 SXM: memory.total 143771 MiB (150.75e9 B; the datasheet's 141 GB is about 140.4 GiB), as printed by nvidia-smi on 8xH200 nodes in several public logs found with the project's code search (2026-12-01); the capacity serving engines divide (SGLang's mem_fraction_static, vLLM's gpu_memory_utilization are shares of it)", kind = "measured (published)"},
   hbm_bw = {value = "4.8TBps", source = "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 4.8 TB/s", kind = "datasheet"},
   pcie_bw = {value = "50GBps", source = "PCIe Gen5 x16 on an H100, large copies, one direction: ~50 GB/s (~83 GB/s both directions at once through the copy engine); vLLM blog post on KV-cache offloading, 2025-12 (title and URL not recorded)", kind = "measured (published)"},
   pcie_lat = {value = "1us", source = "no published figure at hand; order of a PCIe round trip (the per-copy cost is copy_overhead)", kind = "assumed"},

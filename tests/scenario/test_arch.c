@@ -188,15 +188,16 @@ static void parallel(void **state)
     ks_scenario_free(s);
 }
 
-// scheduler.mem_fraction: the KV pool is that share of HBM less one GPU's
-// weights (Llama-3-8B in bf16: 16,060,522,496 B; on 2 GPUs of TP, half).
+// scheduler.mem_fraction: the KV pool is that share of HBM (the H100's
+// 81559 MiB) less one GPU's weights (Llama-3-8B in bf16: 16,060,522,496 B;
+// on 2 GPUs of TP, half).
 static void pool(void **state)
 {
     (void)state;
     static const struct {
         const char *par;
         double room;
-    } cases[] = {{"", 0.9 * 80e9 - 16060522496.0}, {"tp = 2", 0.9 * 80e9 - 16060522496.0 / 2}};
+    } cases[] = {{"", 0.9 * 85520809984.0 - 16060522496.0}, {"tp = 2", 0.9 * 85520809984.0 - 16060522496.0 / 2}};
     for (size_t i = 0; i < 2; i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/pool%zu.lua", dir, i);

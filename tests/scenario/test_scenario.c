@@ -55,7 +55,7 @@ static void default_scenario(void **state)
     assert_int_equal(s->platform.nodes, 1);
     assert_int_equal(s->platform.gpus_per_node, 8);
     assert_string_equal(s->platform.profile, "h200_sxm_pcie5");
-    assert_true(s->platform.hbm_bytes == UINT64_C(141000000000));
+    assert_true(s->platform.hbm_bytes == UINT64_C(150754820096)); // 143771 MiB
     assert_true(s->platform.hbm_bw == 4.8e12);
     assert_true(s->platform.pcie_bw == 50e9);
     assert_true(s->platform.copy_overhead == 6e-6);
@@ -120,7 +120,7 @@ static void sets(void **state)
     assert_true(s->workload.arrival.rate == 2.5);
     assert_true(!s->cache.l1.is_share && s->cache.l1.value == 40.0 * (1 << 30));
     assert_true(s->workload.output_tokens.max == 128);
-    assert_true(s->platform.hbm_bytes == UINT64_C(80000000000)); // the other profile
+    assert_true(s->platform.hbm_bytes == UINT64_C(85520809984)); // the other profile: 81559 MiB
     assert_string_equal(s->origin[0].from, "default (the file's name)");
     ks_scenario_free(s);
 
@@ -156,7 +156,7 @@ static void bad_inputs(void **state)
                                   "2208 blocks",
                                   NULL});
     refused(TS "bad_l1_hbm.lua", NULL, 0,
-            (const char *const[]){"bad_l1_hbm.lua:5: cache.l1: 70GB is more than the 64GB of HBM left", NULL});
+            (const char *const[]){"bad_l1_hbm.lua:5: cache.l1: 70GB is more than the 69.52080998GB of HBM left", NULL});
     refused(TS "bad_dist.lua", NULL, 0,
             (const char *const[]){"bad_dist.lua:5: workload.prompt_tokens.sigma: missing",
                                   "bad_dist.lua:6: workload.output_tokens: min (500) is more than max (100)", NULL});
