@@ -118,6 +118,47 @@ static void deterministic_and_small_contexts(void **state)
     ks_dsa_free(d);
 }
 
+static int by_value_desc(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x < y) - (x > y);
+}
+
+// A selection's threshold is the want-th largest score, by the sampled bound
+// or without it: against a sort, on random scores, ties, sorted and reversed
+// orders, a few large outliers, the sampled scores the largest (the bound
+// keeps fewer than want: the whole set is searched), long and short contexts.
+static void threshold_is_the_kth_largest(void **state)
+{
+    (void)state;
+    enum { N = 40000 };
+    float *s = malloc(N * sizeof *s), *tmp = malloc(N * sizeof *tmp), *ref = malloc(N * sizeof *ref);
+    assert_true(s && tmp && ref);
+    uint64_t x = 88172645463325252u;
+    for (int shape = 0; shape < 6; shape++)
+        for (uint32_t n = 5000; n <= N; n += 35000 / 2) {
+            for (uint32_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                float u = (float)(x >> 40) / (float)(1u << 24);
+                s[i] = shape == 0 ? u : shape == 1 ? (float)(x % 16) : shape == 2 ? (float)i : shape == 3 ? (float)(n - i)
+                                                                    : (i % 997 == 0 ? 1000 + u : u);
+            }
+            if (shape == 5) // every sampled score (j n / 1024) the largest: the bound keeps too few
+                for (uint32_t j = 0; j < 1024; j++)
+                    s[(uint64_t)j * n / 1024] = 1000 + (float)j;
+            memcpy(ref, s, n * sizeof *s);
+            qsort(ref, n, sizeof *ref, by_value_desc);
+            for (uint32_t want = 1; want < n; want = want * 3 + 7) {
+                float got = ks_dsa_top_value(tmp, s, n, want);
+                if (got != ref[want - 1])
+                    fail_msg("shape %d, n %u, want %u: %g, the sort's %g", shape, n, want, got, ref[want - 1]);
+            }
+        }
+    free(s);
+    free(tmp);
+    free(ref);
+}
+
 // A 61-layer profile read by a 78-layer model (GLM-5.1) by relative depth.
 static void layers_map_by_relative_depth(void **state)
 {
@@ -176,6 +217,7 @@ int main(void)
         cmocka_unit_test(flat_importance_is_random),
         cmocka_unit_test(persistent_noise_keeps_the_top_k),
         cmocka_unit_test(deterministic_and_small_contexts),
+        cmocka_unit_test(threshold_is_the_kth_largest),
         cmocka_unit_test(layers_map_by_relative_depth),
         cmocka_unit_test(selection_cost),
     };
