@@ -7,9 +7,9 @@
 # 3x the baseline at 256 concurrent requests, a modest loss at low
 # concurrency. Writes results/published/concurrency.md.
 #
-# Each run lasts until every admitted request is prefilled (about 4.2 s of
-# one attention rank per 32K-token prompt) and then decodes 4 s; the figure
-# is its steady decode throughput (steady.py: the last 8 /steps records of
+# Each run lasts until every admitted request is prefilled (1.3 x the
+# prefill time of its rank's prompts, measured by a run of one-token
+# requests) and then decodes 8 s; the figure is its steady decode throughput (steady.py: the last 8 /steps records of
 # each rank, batch / step time, summed), as throughput.sh. HiSparse runs at
 # detail.layers=13 (6 of the 78 layers per simulated one): its error against
 # full detail is measured at 8 requests, where full detail is affordable, and
@@ -22,13 +22,29 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 points=(8 16 32 64 128 256)
 
-# run NAME SCENARIO CONCURRENCY ARGS...: $tmp/NAME.json and $tmp/NAME.steady
+# prefill SCENARIO ARGS...: seconds one attention rank takes to prefill one
+# prompt (8 one-token requests, one per rank)
+prefill() {
+    local sc=$1
+    shift
+    "$ks" run "results/published/$sc" --set workload.arrival.concurrency=8 --set workload.requests=8 \
+        --set workload.output_tokens=1 --set duration=600s "$@" -o "$tmp/pre.h5" --json 2> "$tmp/pre.err" |
+        jq -r .sim_time || { cat "$tmp/pre.err" >&2; exit 1; }
+    rm -f "$tmp/pre.h5"
+}
+pre_b=$(prefill glm_baseline.lua)
+pre_h=$(prefill glm_hisparse.lua --set detail.layers=13)
+
+# run NAME SCENARIO CONCURRENCY PREFILL ARGS...: $tmp/NAME.json and
+# $tmp/NAME.steady; the run lasts until its rank has prefilled its requests
+# (fused iterations of two prompts with the others' decode step: 1.3 x the
+# prompts' prefill time, measured) and decoded 8 s more
 run() {
-    local name=$1 sc=$2 c=$3
-    shift 3
+    local name=$1 sc=$2 c=$3 pre=$4
+    shift 4
     local per=$(((c + 7) / 8))
     local dur
-    dur=$(awk -v p="$per" 'BEGIN { printf "%.0fs", 4.2 * p + 4 }')
+    dur=$(awk -v p="$per" -v s="$pre" 'BEGIN { printf "%.3fs", 1.3 * p * s + 8 }')
     echo "concurrency.sh: $name ($dur simulated)" >&2
     "$ks" run "results/published/$sc" --set "workload.arrival.concurrency=$c" --set "duration=$dur" "$@" \
         -o "$tmp/$name.h5" --json > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
@@ -36,11 +52,11 @@ run() {
     rm -f "$tmp/$name.h5"
 }
 for c in "${points[@]}"; do
-    run "b$c" glm_baseline.lua "$c"
-    run "h$c" glm_hisparse.lua "$c" --set detail.layers=13
+    run "b$c" glm_baseline.lua "$c" "$pre_b"
+    run "h$c" glm_hisparse.lua "$c" "$pre_h" --set detail.layers=13
 done
 # the level of detail's error, at 8 requests
-run h8_full glm_hisparse.lua 8
+run h8_full glm_hisparse.lua 8 "$pre_h"
 
 field() { jq -r ".$2" "$tmp/$1.json"; }
 steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }

@@ -102,9 +102,9 @@ miss() { awk -v h="$(get "$1" hit_rate_l1)" 'BEGIN { printf "%.4f", 1 - h }'; }
     echo
     echo "- exposed miss cost with layer-wise prefetch, about 3 ms: kvstrata does not predict a layer's selection"
     echo "  before the layer runs; a layer's swap-in starts with the layer (the row above)."
-    echo "- throughput of baseline and HiSparse by context (4K: 2288 -> 2280, 32K: 624 -> 1919, 160K: 232 -> 680"
-    echo "  tok/s): only the 32K point at 256 requests, which \`throughput.sh\` measures from a run's steady steps"
-    echo "  (\`throughput.md\`); by concurrency, the blog's shape: \`concurrency.sh\` (\`concurrency.md\`). A whole benchmark"
+    echo "- throughput of baseline and HiSparse by prompt length (4K: 2288 -> 2280, 32K: 624 -> 1919, 160K: 232 -> 680"
+    echo "  tok/s) and by concurrency (the blog's shape): not in this table but in \`contexts.md\` and \`concurrency.md\`"
+    echo "  (\`contexts.sh\`, \`concurrency.sh\`), from the steady decode steps of runs at a level of detail. A whole benchmark"
     echo "  run needs 32K-token requests decoding 8K tokens at up to 480 at once: at the $(awk -v w="$(get hs_one wall_s)" 'BEGIN { printf "%.0f", w / 256 * 1000 }') ms of wall time a"
     echo "  request-step costs now at full detail (hs_one), about $(awk -v w="$(get hs_one wall_s)" 'BEGIN { printf "%.0f", w / 256 * 256 * 8192 / 3600 }') wall hours for 256 requests."
     echo "- the GH200 / Qwen3-30B figures: not set up yet (a GQA model with Quest's page selection; the GH200 profile exists)."

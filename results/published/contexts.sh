@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# results/published/contexts.sh [KVSTRATA] - peak generation throughput of the
+# baseline (glm_baseline.lua) and of HiSparse (glm_hisparse.lua) by prompt
+# length, GLM-5.1-FP8 on 8xH200 (PUBLISHED.md section 1, arXiv 2608.07009
+# Fig. 5, secondary): 4K 2288 -> 2280, 32K 624 -> 1919, 160K 232 -> 680 tok/s.
+# Writes results/published/contexts.md.
+#
+# The peak is taken at saturation: as many requests per attention rank as the
+# configuration admits (--max-running-requests 480 is 60 per rank; HBM, host
+# pool and device buffers may admit fewer). Per prompt length and
+# configuration, two probes and a run:
+#   capacity  1 s at 480 clients: requests_admitted / 8 ranks;
+#   prefill   8 one-token requests: a prompt's prefill time on a rank;
+#   run       8 x capacity clients, until every rank has prefilled its
+#             requests (1.3 x capacity x prefill: fused iterations of two
+#             prompts with the others' decode step) and decoded 8 s more; the figure
+#             is the steady decode throughput (steady.py), as in concurrency.sh.
+# HiSparse runs at detail.layers=13 (concurrency.md gives its error at 32K).
+# About 20 minutes on this project's 2-core VM.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ks=${1:-build/kvstrata}
+out=results/published/contexts.md
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# sim NAME SCENARIO ARGS...: $tmp/NAME.json (and $tmp/NAME.h5)
+sim() {
+    local name=$1 sc=$2
+    shift 2
+    "$ks" run "results/published/$sc" --set model.max_context=172032 "$@" -o "$tmp/$name.h5" --json \
+        > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
+}
+field() { jq -r ".$2" "$tmp/$1.json"; }
+
+for ctx in 4096 32768 163840; do
+    for v in baseline hisparse; do
+        lod=()
+        [ "$v" = hisparse ] && lod=(--set detail.layers=13)
+        n="$v$ctx"
+        echo "contexts.sh: $v, $ctx-token prompts" >&2
+        sim "$n.cap" "glm_$v.lua" --set "workload.prompt_tokens=$ctx" --set workload.arrival.concurrency=480 \
+            --set duration=1s "${lod[@]}"
+        sim "$n.pre" "glm_$v.lua" --set "workload.prompt_tokens=$ctx" --set workload.arrival.concurrency=8 \
+            --set workload.requests=8 --set workload.output_tokens=1 --set duration=600s "${lod[@]}"
+        cap=$(($(field "$n.cap" requests_admitted) / 8))
+        dur=$(awk -v c="$cap" -v p="$(field "$n.pre" sim_time)" 'BEGIN { printf "%.3fs", 1.3 * c * p + 8 }')
+        echo "contexts.sh: $cap per rank, $dur simulated" >&2
+        sim "$n" "glm_$v.lua" --set "workload.prompt_tokens=$ctx" --set "workload.arrival.concurrency=$((cap * 8))" \
+            --set "duration=$dur" "${lod[@]}"
+        /usr/bin/python3 results/published/steady.py "$tmp/$n.h5" > "$tmp/$n.steady"
+        rm -f "$tmp"/*.h5
+    done
+done
+
+steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
+{
+    echo "# Peak generation throughput by prompt length, baseline against HiSparse, GLM-5.1-FP8, 8xH200"
+    echo
+    echo "\`results/published/contexts.sh\`, $(date -u +%Y-%m-%d), $(uname -m) $(nproc)-core VM, kvstrata $(git rev-parse --short HEAD)."
+    echo "Steady decode throughput at saturation (steady.py: the last 8 /steps records of each attention rank, batch / step"
+    echo "time, summed over the 8 ranks); HiSparse at \`detail.layers=13\`. Published: arXiv 2608.07009 Fig. 5 (secondary)."
+    echo "Goals (issue 18): tokens/s within 25%, the HiSparse / baseline ratio within 15%."
+    echo
+    echo "| prompt | | published tok/s | kvstrata tok/s | error | requests per rank | step (ms) |"
+    echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+    pub_b=(2288 624 232)
+    pub_h=(2280 1919 680)
+    i=0
+    for ctx in 4096 32768 163840; do
+        for v in baseline hisparse; do
+            p=${pub_b[$i]}
+            [ "$v" = hisparse ] && p=${pub_h[$i]}
+            awk -v c="$ctx" -v v="$v" -v p="$p" -v k="$(steady "$v$ctx" 1)" -v b="$(steady "$v$ctx" 2)" \
+                -v s="$(steady "$v$ctx" 3)" \
+                'BEGIN { printf "| %dK | %s | %d | %.0f | %+.0f%% | %.3g | %.2f |\n", c / 1024, v, p, k, (k - p) / p * 100, b, s * 1000 }'
+        done
+        awk -v c="$ctx" -v p="$(awk -v a="${pub_h[$i]}" -v b="${pub_b[$i]}" 'BEGIN { print a / b }')" \
+            -v k="$(awk -v a="$(steady "hisparse$ctx" 1)" -v b="$(steady "baseline$ctx" 1)" 'BEGIN { print a / b }')" \
+            'BEGIN { printf "| %dK | ratio | %.2f | %.2f | %+.0f%% | | |\n", c / 1024, p, k, (k - p) / p * 100 }'
+        i=$((i + 1))
+    done
+} > "$out"
+echo "wrote $out" >&2
