@@ -8,9 +8,10 @@
 # concurrency. Writes results/published/concurrency.md.
 #
 # Each run lasts until every admitted request is prefilled (1.3 x the
-# prefill time of its rank's prompts, measured by a run of one-token
-# requests) and then decodes 8 s; the figure is its steady decode throughput (steady.py: the last 8 /steps records of
-# each rank, batch / step time, summed), as throughput.sh. HiSparse runs at
+# prefill time of the prompts its rank admits, measured by a run of one-token
+# requests and one of 480 clients) and then decodes 8 s; the figure is its
+# steady decode throughput (steady.py: the last 8 /steps records of
+# each rank, batch / step time, summed). HiSparse runs at
 # detail.layers=13 (6 of the 78 layers per simulated one): its error against
 # full detail is measured at 8 requests, where full detail is affordable, and
 # printed under the table. About an hour on this project's 2-core VM.
@@ -34,15 +35,28 @@ prefill() {
 }
 pre_b=$(prefill glm_baseline.lua)
 pre_h=$(prefill glm_hisparse.lua --set detail.layers=13)
+# capacity SCENARIO ARGS...: requests an attention rank admits at once (1 s at 480 clients)
+capacity() {
+    local sc=$1
+    shift
+    "$ks" run "results/published/$sc" --set workload.arrival.concurrency=480 --set duration=1s "$@" \
+        -o "$tmp/cap.h5" --json 2> "$tmp/cap.err" | jq -r '.requests_admitted / 8 | floor' ||
+        { cat "$tmp/cap.err" >&2; exit 1; }
+    rm -f "$tmp/cap.h5"
+}
+cap_b=$(capacity glm_baseline.lua)
+cap_h=$(capacity glm_hisparse.lua --set detail.layers=13)
 
-# run NAME SCENARIO CONCURRENCY PREFILL ARGS...: $tmp/NAME.json and
-# $tmp/NAME.steady; the run lasts until its rank has prefilled its requests
-# (fused iterations of two prompts with the others' decode step: 1.3 x the
-# prompts' prefill time, measured) and decoded 8 s more
+# run NAME SCENARIO CONCURRENCY PREFILL CAPACITY ARGS...: $tmp/NAME.json and
+# $tmp/NAME.steady; the run lasts until its rank has prefilled the requests
+# it admits (fused iterations of two prompts with the others' decode step:
+# 1.3 x the prompts' prefill time, measured) and decoded 8 s more, before
+# its first requests finish and new prompts are prefilled
 run() {
-    local name=$1 sc=$2 c=$3 pre=$4
-    shift 4
+    local name=$1 sc=$2 c=$3 pre=$4 cap=$5
+    shift 5
     local per=$(((c + 7) / 8))
+    [ "$per" -gt "$cap" ] && per=$cap
     local dur
     dur=$(awk -v p="$per" -v s="$pre" 'BEGIN { printf "%.3fs", 1.3 * p * s + 8 }')
     echo "concurrency.sh: $name ($dur simulated)" >&2
@@ -52,11 +66,11 @@ run() {
     rm -f "$tmp/$name.h5"
 }
 for c in "${points[@]}"; do
-    run "b$c" glm_baseline.lua "$c" "$pre_b"
-    run "h$c" glm_hisparse.lua "$c" "$pre_h" --set detail.layers=13
+    run "b$c" glm_baseline.lua "$c" "$pre_b" "$cap_b"
+    run "h$c" glm_hisparse.lua "$c" "$pre_h" "$cap_h" --set detail.layers=13
 done
 # the level of detail's error, at 8 requests
-run h8_full glm_hisparse.lua 8 "$pre_h"
+run h8_full glm_hisparse.lua 8 "$pre_h" "$cap_h"
 
 field() { jq -r ".$2" "$tmp/$1.json"; }
 steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
