@@ -100,8 +100,10 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
 
 uint32_t ks_step_reserve(const struct ks_scenario *s, const struct ks_step_sizing *z, uint32_t n_act)
 {
-    // m tokens kept in a step (speculative decoding: up to ceil(accept_length)) open at most ceil(m / block) blocks
-    uint32_t m = (s->speculative.accept_milli + 999) / 1000, opened = m > 1 ? (m - 1) / s->cache.block_size + 1 : 1;
+    // m tokens kept in a step (speculative decoding: up to ceil(accept_length))
+    // open at most ceil(m / block) blocks
+    uint32_t m = (s->speculative.accept_milli + 999) / 1000;
+    uint32_t opened = m > 1 ? (m - 1) / s->cache.block_size + 1 : 1;
     uint64_t reserve = (uint64_t)n_act * z->groups * opened, quarter = z->l1_pages / 4;
     return (uint32_t)(reserve < quarter ? reserve : quarter);
 }

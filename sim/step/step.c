@@ -376,7 +376,8 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         struct ks_active *a = &d->act.a[i];
         if (a->generated == 0)
             continue; // still in prefill
-        uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1; // its output position (its decode step: one token a step)
+        // its output position (its decode step, with one token a step)
+        uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1;
         uint32_t k = 0, miss_mark = d->n_miss;
         uint64_t selected = 0, missed = 0;
         double index = (double)a->ctx * (double)arch->index_token_bytes * layers;

@@ -140,8 +140,12 @@ static void threshold_is_the_kth_largest(void **state)
             for (uint32_t i = 0; i < n; i++) {
                 x ^= x << 13, x ^= x >> 7, x ^= x << 17;
                 float u = (float)(x >> 40) / (float)(1u << 24);
-                s[i] = shape == 0 ? u : shape == 1 ? (float)(x % 16) : shape == 2 ? (float)i : shape == 3 ? (float)(n - i)
-                                                                    : (i % 997 == 0 ? 1000 + u : u);
+                float outlier = i % 997 == 0 ? 1000 + u : u;
+                s[i] = shape == 0   ? u
+                       : shape == 1 ? (float)(x % 16)
+                       : shape == 2 ? (float)i
+                       : shape == 3 ? (float)(n - i)
+                                    : outlier;
             }
             if (shape == 5) // every sampled score (j n / 1024) the largest: the bound keeps too few
                 for (uint32_t j = 0; j < 1024; j++)
