@@ -23,42 +23,22 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 points=(8 16 32 64 128 256)
 
-# prefill SCENARIO ARGS...: seconds one attention rank takes to prefill one
-# prompt (8 one-token requests, one per rank)
-prefill() {
-    local sc=$1
-    shift
-    "$ks" run "results/published/$sc" --set workload.arrival.concurrency=8 --set workload.requests=8 \
-        --set workload.output_tokens=1 --set duration=600s "$@" -o "$tmp/pre.h5" --json 2> "$tmp/pre.err" |
-        jq -r .sim_time || { cat "$tmp/pre.err" >&2; exit 1; }
-    rm -f "$tmp/pre.h5"
-}
-pre_b=$(prefill glm_baseline.lua)
-pre_h=$(prefill glm_hisparse.lua --set detail.layers=13)
-# capacity SCENARIO ARGS...: requests an attention rank admits at once (1 s at 480 clients)
-capacity() {
-    local sc=$1
-    shift
-    "$ks" run "results/published/$sc" --set workload.arrival.concurrency=480 --set duration=1s "$@" \
-        -o "$tmp/cap.h5" --json 2> "$tmp/cap.err" | jq -r '.requests_admitted / 8 | floor' ||
-        { cat "$tmp/cap.err" >&2; exit 1; }
-    rm -f "$tmp/cap.h5"
-}
-cap_b=$(capacity glm_baseline.lua)
-cap_h=$(capacity glm_hisparse.lua --set detail.layers=13)
+source results/published/probe.sh
+pre_b=$(probe_prefill glm_baseline.lua)
+pre_h=$(probe_prefill glm_hisparse.lua --set detail.layers=13)
+cap_b=$(probe_capacity glm_baseline.lua)
+cap_h=$(probe_capacity glm_hisparse.lua --set detail.layers=13)
 
 # run NAME SCENARIO CONCURRENCY PREFILL CAPACITY ARGS...: $tmp/NAME.json and
 # $tmp/NAME.steady; the run lasts until its rank has prefilled the requests
-# it admits (fused iterations of two prompts with the others' decode step:
-# 1.3 x the prompts' prefill time, measured) and decoded 8 s more, before
-# its first requests finish and new prompts are prefilled
+# it admits and decoded 8 s more (probe.sh, saturated_duration)
 run() {
     local name=$1 sc=$2 c=$3 pre=$4 cap=$5
     shift 5
     local per=$(((c + 7) / 8))
     [ "$per" -gt "$cap" ] && per=$cap
     local dur
-    dur=$(awk -v p="$per" -v s="$pre" 'BEGIN { printf "%.3fs", 1.3 * p * s + 8 }')
+    dur=$(saturated_duration "$per" "$pre")
     echo "concurrency.sh: $name ($dur simulated)" >&2
     "$ks" run "results/published/$sc" --set "workload.arrival.concurrency=$c" --set "duration=$dur" "$@" \
         -o "$tmp/$name.h5" --json > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }

@@ -31,7 +31,7 @@ sim() {
     "$ks" run "results/published/$sc" --set model.max_context=172032 "$@" -o "$tmp/$name.h5" --json \
         > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
 }
-field() { jq -r ".$2" "$tmp/$1.json"; }
+source results/published/probe.sh
 
 for ctx in 4096 32768 163840; do
     for v in baseline hisparse; do
@@ -39,12 +39,9 @@ for ctx in 4096 32768 163840; do
         [ "$v" = hisparse ] && lod=(--set detail.layers=13)
         n="$v$ctx"
         echo "contexts.sh: $v, $ctx-token prompts" >&2
-        sim "$n.cap" "glm_$v.lua" --set "workload.prompt_tokens=$ctx" --set workload.arrival.concurrency=480 \
-            --set duration=1s "${lod[@]}"
-        sim "$n.pre" "glm_$v.lua" --set "workload.prompt_tokens=$ctx" --set workload.arrival.concurrency=8 \
-            --set workload.requests=8 --set workload.output_tokens=1 --set duration=600s "${lod[@]}"
-        cap=$(($(field "$n.cap" requests_admitted) / 8))
-        dur=$(awk -v c="$cap" -v p="$(field "$n.pre" sim_time)" 'BEGIN { printf "%.3fs", 1.3 * c * p + 8 }')
+        probe=(--set model.max_context=172032 --set "workload.prompt_tokens=$ctx" "${lod[@]}")
+        cap=$(probe_capacity "glm_$v.lua" "${probe[@]}")
+        dur=$(saturated_duration "$cap" "$(probe_prefill "glm_$v.lua" "${probe[@]}")")
         echo "contexts.sh: $cap per rank, $dur simulated" >&2
         sim "$n" "glm_$v.lua" --set "workload.prompt_tokens=$ctx" --set "workload.arrival.concurrency=$((cap * 8))" \
             --set "duration=$dur" "${lod[@]}"

@@ -1,0 +1,33 @@
+# results/published/probe.sh - sourced by concurrency.sh and contexts.sh: the
+# probes that size a run to saturation. They use the caller's $ks (kvstrata)
+# and $tmp (a scratch folder); ARGS are `run` arguments (--set ...).
+
+# probe_prefill SCENARIO ARGS...: seconds one attention rank takes to
+# prefill one prompt (8 one-token requests, one per rank)
+probe_prefill() {
+    local sc=$1
+    shift
+    "$ks" run "results/published/$sc" --set workload.arrival.concurrency=8 --set workload.requests=8 \
+        --set workload.output_tokens=1 --set duration=600s "$@" -o "$tmp/pre.h5" --json 2> "$tmp/pre.err" |
+        jq -r .sim_time || { cat "$tmp/pre.err" >&2; exit 1; }
+    rm -f "$tmp/pre.h5"
+}
+
+# probe_capacity SCENARIO ARGS...: requests an attention rank admits at once
+# (1 s at 480 clients, 8 ranks)
+probe_capacity() {
+    local sc=$1
+    shift
+    "$ks" run "results/published/$sc" --set workload.arrival.concurrency=480 --set duration=1s "$@" \
+        -o "$tmp/cap.h5" --json 2> "$tmp/cap.err" | jq -r '.requests_admitted / 8 | floor' ||
+        { cat "$tmp/cap.err" >&2; exit 1; }
+    rm -f "$tmp/cap.h5"
+}
+
+# saturated_duration REQUESTS PREFILL: how long a run lasts for a rank to
+# prefill REQUESTS prompts of PREFILL seconds each (fused iterations of two
+# prompts beside the others' decode step: 1.3 x their prefill) and decode 8 s
+# more, before its first requests finish and new prompts are prefilled
+saturated_duration() {
+    awk -v n="$1" -v p="$2" 'BEGIN { printf "%.3fs", 1.3 * n * p + 8 }'
+}
