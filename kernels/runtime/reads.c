@@ -379,7 +379,7 @@ int ks_rt_attend(struct rt *t, uint32_t l, int per_layer)
     const struct ks_active_set *act = &t->d.act;
     for (uint32_t i = 0; st == KS_OK && i <= act->n; i++) {
         const struct ks_active *a = i < act->n ? &act->a[i] : NULL;
-        if (a && a->generated == 0)
+        if (a && !ks_active_decodes(a))
             continue;
         const struct selbuf *sb = a ? a->user : NULL;
         uint32_t k = a ? sb->n_sel[per_layer ? l : 0] : 0;

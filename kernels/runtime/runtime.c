@@ -56,6 +56,8 @@ int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len)
         no = "detail.layers: the runtime runs every layer (full detail)";
     else if (s->speculative.draft_tokens)
         no = "speculative.draft_tokens: the runtime's kernels decode one token a step";
+    else if (s->scheduler.reserve != KS_RESERVE_FULL)
+        no = "scheduler.reserve: the runtime reserves each request's whole output (\"full\"): it retracts none";
     else if (s->cache.compression != KS_COMPRESSION_NONE)
         no = "cache.compression: the runtime keeps fp16 blocks in every tier";
     else if (s->cache.l3 == KS_L3_REMOTE)

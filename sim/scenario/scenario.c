@@ -109,6 +109,7 @@ static const char *const dtypes[] = {"fp16", "bf16", "fp8", "int8", "fp32", NULL
 static const char *const attentions[] = {"gqa", "mla", NULL};            // enum ks_attention
 static const char *const embeddings[] = {"untied", "tied", NULL};        // model.tied_embeddings
 static const char *const sched_kinds[] = {"fused", "serial", NULL};      // enum ks_sched_kind
+static const char *const reserves[] = {"full", "estimate", NULL};        // enum ks_reserve
 static const int dtype_size[] = {2, 2, 1, 1, 4}; // bytes, by enum ks_dtype
 static const char *const arrivals[] = {"poisson", "closed", "trace", NULL};
 static const char *const policies[] = {"dense", "window", "stride", "random", "topk", "retrieval", "mixed",
@@ -283,6 +284,10 @@ static const struct field fields[] = {
     {"speculative.draft_tokens", T_U32, CN, OFF(speculative.draft_tokens), "0", 0, 0, NULL, 0},
     {"speculative.accept_length", T_REAL, KS_UNIT_NUMBER, OFF(speculative.accept_length), "1", 1, 0, NULL, 0},
     {"speculative.draft_layers", T_U32, CN, OFF(speculative.draft_layers), "1", 0, 0, NULL, 0},
+    // admission as SGLang's (sim/step/active.h): the output's reservation, estimated
+    {"scheduler.reserve", T_CHOICE, CN, OFF(scheduler.reserve), "full", 0, 0, reserves, 0},
+    {"scheduler.new_token_ratio", T_REAL, KS_UNIT_FRACTION, OFF(scheduler.new_token_ratio), "0.7", 1, 1, NULL, 0},
+    {"scheduler.reserve_clip", T_U32, CN, OFF(scheduler.reserve_clip), "4096", 1, 0, NULL, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
@@ -1599,7 +1604,8 @@ static void check_model(struct ctx *x)
 //   lognormal and normal without max are clamped at model.max_context;
 // - block_size and shared_prefix.tokens are at most model.max_context;
 // - with L3 on SSD, at most PLATFORM_MAX_SSDS drives per node (the platform's bound);
-// - cache.evict = "belady" needs sparse.policy = "trace" (the engine's rule).
+// - cache.evict = "belady" needs sparse.policy = "trace" (the engine's rule),
+//   and scheduler.reserve = "full" (next uses are placed at admission).
 static void check_consistency(struct ctx *x)
 {
     struct ks_scenario *s = x->s;
@@ -1610,6 +1616,9 @@ static void check_consistency(struct ctx *x)
     check_copy(x);
     check_organisation(x);
     check_speculative(x);
+    if (s->scheduler.reserve == KS_RESERVE_ESTIMATE && s->cache.evict == KS_EVICT_BELADY)
+        FAIL(x, "scheduler.reserve", "cache.evict = \"belady\" places next uses at admission, which a retracted "
+             "request leaves: it needs scheduler.reserve = \"full\"");
     if (s->detail.layers > 0 && (s->detail.layers > s->model.layers || s->model.layers % s->detail.layers != 0))
         FAIL(x, "detail.layers", "%" PRIu32 " does not divide model.layers (%" PRIu32 "): each simulated layer "
              "stands for the same number of layers", s->detail.layers, s->model.layers);

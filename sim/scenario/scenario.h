@@ -240,12 +240,21 @@ enum ks_sched_kind {
     KS_SCHED_SERIAL, // one admission per iteration; a prefill chunk's time, then the decode step's
 };
 
+// What admission reserves for a request's output (sim/step/active.h).
+enum ks_reserve {
+    KS_RESERVE_FULL,     // its whole output: a request admitted never runs out of room
+    KS_RESERVE_ESTIMATE, // SGLang's: new_token_ratio x its output left (clipped); retracted on overflow
+};
+
 // The serving engine's scheduler (README "Scenarios", scheduler).
 struct ks_scenario_scheduler {
     enum ks_sched_kind kind;
     uint32_t max_batched_tokens;   // fused: tokens per iteration, decode and prefill (0: no limit)
     uint32_t max_running_requests; // requests admitted at once per attention rank (0: memory decides)
     double mem_fraction;           // HBM for weights and the KV pool (0: cache.l1 decides)
+    enum ks_reserve reserve;       // what admission reserves for the output
+    double new_token_ratio;        // estimate: the ratio's initial value
+    uint32_t reserve_clip;         // estimate: output tokens left counted at most
 };
 
 // How one model replica spans GPUs within a node (README "Scenarios", parallel).

@@ -1,6 +1,7 @@
 // active.c - the requests admitted to one GPU (see active.h).
 #include "active.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,47 @@
 #include "hist.h"
 #include "sizing.h"
 
-// Blocks of all groups the request holds at its full length.
-static uint64_t footprint(const struct ks_active_set *set, const struct ks_request_spec *sp)
+// SGLang's constants (python/sglang/srt/global_config.py, later environ.py):
+// the ratio's minimum as a share of its initial value, the decode steps it
+// takes to fall there, the tokens a retraction leaves room for per request.
+#define RATIO_MIN_FACTOR 0.14
+#define RATIO_DECAY_STEPS 600
+#define RETRACT_STEPS 20
+
+static int estimate(const struct ks_active_set *set)
 {
-    return (uint64_t)ks_step_blocks(set->p.s, (uint64_t)sp->prompt_tokens + sp->output_tokens) * set->p.groups;
+    return set->p.s->scheduler.reserve == KS_RESERVE_ESTIMATE;
+}
+
+// Blocks of all groups admission reserves for a request holding ctx tokens
+// with `left` output tokens to come (see active.h).
+static uint64_t reservation(const struct ks_active_set *set, uint32_t ctx, uint32_t left)
+{
+    const struct ks_scenario_scheduler *o = &set->p.s->scheduler;
+    uint64_t more = left;
+    if (estimate(set))
+        more = (uint64_t)ceil(set->ratio * (left < o->reserve_clip ? left : o->reserve_clip));
+    return (uint64_t)ks_step_blocks(set->p.s, ctx + more) * set->p.groups;
+}
+
+uint64_t ks_active_reserved(const struct ks_active_set *set)
+{
+    uint64_t held = 0;
+    for (uint32_t i = 0; i < set->n; i++) {
+        const struct ks_active *a = &set->a[i];
+        held += reservation(set, a->ctx, a->spec.output_tokens - a->generated);
+    }
+    return held;
+}
+
+// Whether a request reserving `blocks` may join the set: its reservation
+// fits beside the others' (always into an empty set), and with device
+// buffers one is free for each group.
+static int fits(const struct ks_active_set *set, uint64_t blocks)
+{
+    return set->n == 0 ||
+           (ks_active_reserved(set) + blocks <= set->p.admit_blocks &&
+            (set->p.s->cache.organisation != KS_ORG_PER_REQUEST || ks_cache_buffers_free(set->p.cache) >= set->p.groups));
 }
 
 static int fill(struct ks_active_set *set, uint32_t req, uint32_t from, uint32_t to, char *err, size_t len)
@@ -31,7 +69,7 @@ static int failed(char *err, size_t len, const char *what, int st)
 
 void ks_active_init(struct ks_active_set *set, const struct ks_active_params *p)
 {
-    *set = (struct ks_active_set){.p = *p};
+    *set = (struct ks_active_set){.p = *p, .ratio = p->s->scheduler.new_token_ratio};
     memset(set->prefix_req, 0xff, sizeof set->prefix_req);
 }
 
@@ -39,9 +77,12 @@ void ks_active_fini(struct ks_active_set *set)
 {
     for (uint32_t i = 0; i < set->n; i++)
         ks_selection_close(set->a[i].sr);
+    for (uint32_t i = 0; i < set->n_out; i++)
+        ks_selection_close(set->out[i].sr);
     free(set->a);
-    set->a = NULL;
-    set->n = set->cap = 0;
+    free(set->out);
+    set->a = set->out = NULL;
+    set->n = set->cap = set->n_out = set->cap_out = 0;
 }
 
 // A request's TPOT as vLLM and Vidur define it: the time from its first
@@ -129,26 +170,33 @@ static int place_prompt(struct ks_active_set *set, struct ks_active *a, unsigned
     return st;
 }
 
+// Takes a's place in the set (a copy) and counts the batch's peak.
+static struct ks_active *join(struct ks_active_set *set, const struct ks_active *a)
+{
+    struct ks_active *x = &set->a[set->n++];
+    *x = *a;
+    if (set->n > set->p.r->peak_batch)
+        set->p.r->peak_batch = set->n;
+    return x;
+}
+
 int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp, double now, unsigned tier,
                     struct ks_active **out, char *err, size_t len)
 {
     *out = NULL;
-    uint64_t full = footprint(set, sp);
-    if (set->n > 0 && set->blocks + full > set->p.admit_blocks)
-        return KS_OK;
-    // device buffers: one per group, or the request waits for one to finish
-    if (set->n > 0 && set->p.s->cache.organisation == KS_ORG_PER_REQUEST &&
-        ks_cache_buffers_free(set->p.cache) < set->p.groups)
+    if (set->n == 0 && set->n_out == 0)
+        set->ratio = set->p.s->scheduler.new_token_ratio; // idle: SGLang starts the ratio again
+    if (!fits(set, reservation(set, sp->prompt_tokens, sp->output_tokens)))
         return KS_OK;
     if (ks_grow((void **)&set->a, &set->cap, set->n + 1, sizeof *set->a) != KS_OK)
         return failed(err, len, "admitting a request", KS_ENOMEM);
-    struct ks_active *a = &set->a[set->n];
-    *a = (struct ks_active){.req = KS_NONE, .spec = *sp, .ctx = sp->prompt_tokens, .admitted = now};
+    struct ks_active a = {.req = KS_NONE, .spec = *sp, .ctx = sp->prompt_tokens, .prompt = sp->prompt_tokens,
+                          .admitted = now};
     uint32_t cached = 0;
     int filling = 0;
-    int st = place_prompt(set, a, tier, &cached, &filling, err, len);
+    int st = place_prompt(set, &a, tier, &cached, &filling, err, len);
     const char *why = NULL; // what failed; NULL: the tiers are full, the request waits for others to finish
-    if (st == KS_OK && !(a->sr = ks_selection_open(set->p.sparse, sp->id, sp->prompt_tokens))) {
+    if (st == KS_OK && !(a.sr = ks_selection_open(set->p.sparse, sp->id, sp->prompt_tokens))) {
         st = KS_ENOMEM;
         why = "admitting a request";
     } else if (st != KS_OK && filling) {
@@ -157,17 +205,127 @@ int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp,
         why = "placing a prompt in an empty GPU";
     }
     if (st != KS_OK) {
-        if (a->req != KS_NONE)
-            ks_cache_req_free(set->p.cache, a->req);
+        if (a.req != KS_NONE)
+            ks_cache_req_free(set->p.cache, a.req);
         return why ? failed(err, len, why, st) : KS_OK;
     }
-    a->prefilled = cached;
-    set->n++;
-    set->blocks += full;
+    a.prefilled = cached;
     set->p.r->admitted++;
-    if (set->n > set->p.r->peak_batch)
-        set->p.r->peak_batch = set->n;
-    *out = a;
+    *out = join(set, &a);
+    return KS_OK;
+}
+
+int ks_active_resume(struct ks_active_set *set, struct ks_active **out, char *err, size_t len)
+{
+    *out = NULL;
+    if (set->n_out == 0)
+        return KS_OK;
+    struct ks_active a = set->out[0];
+    if (!fits(set, reservation(set, a.ctx, a.spec.output_tokens - a.generated)))
+        return KS_OK;
+    if (ks_grow((void **)&set->a, &set->cap, set->n + 1, sizeof *set->a) != KS_OK)
+        return failed(err, len, "readmitting a retracted request", KS_ENOMEM);
+    struct ks_cache *c = set->p.cache;
+    uint32_t nb = ks_step_blocks(set->p.s, a.ctx);
+    int st = ks_cache_req_new(c, &a.req);
+    if (st == KS_OK && (st = ks_cache_req_grow(c, a.req, nb, KS_L1, NULL)) == KS_OK &&
+        (st = fill(set, a.req, 0, nb, err, len)) != KS_OK) {
+        ks_cache_req_free(c, a.req);
+        return failed(err, len, "writing a retracted request's KV", st);
+    }
+    if (st != KS_OK) {
+        if (a.req != KS_NONE)
+            ks_cache_req_free(c, a.req);
+        return set->n == 0 ? failed(err, len, "placing a retracted request in an empty GPU", st) : KS_OK;
+    }
+    a.prompt = a.ctx;
+    a.prefilled = 0;
+    a.resumed = 1;
+    memmove(set->out, set->out + 1, (set->n_out - 1) * sizeof *set->out);
+    set->n_out--;
+    *out = join(set, &a);
+    return KS_OK;
+}
+
+// Whether a is a better victim than b (SGLang's order: fewest tokens
+// generated, then the longest prompt; then the latest arrival).
+static int before(const struct ks_active *a, const struct ks_active *b)
+{
+    if (a->generated != b->generated)
+        return a->generated < b->generated;
+    if (a->spec.prompt_tokens != b->spec.prompt_tokens)
+        return a->spec.prompt_tokens > b->spec.prompt_tokens;
+    if (a->spec.arrival != b->spec.arrival)
+        return a->spec.arrival > b->spec.arrival;
+    return a->spec.id > b->spec.id;
+}
+
+// Moves request i to the retracted, in arrival order; its blocks are freed.
+static int retract(struct ks_active_set *set, uint32_t i)
+{
+    if (ks_grow((void **)&set->out, &set->cap_out, set->n_out + 1, sizeof *set->out) != KS_OK)
+        return KS_ENOMEM;
+    struct ks_active *a = &set->a[i];
+    ks_cache_req_free(set->p.cache, a->req);
+    a->req = KS_NONE;
+    a->sitting = 0;
+    uint32_t at = set->n_out;
+    while (at > 0 && (set->out[at - 1].spec.arrival > a->spec.arrival ||
+                      (set->out[at - 1].spec.arrival == a->spec.arrival && set->out[at - 1].spec.id > a->spec.id)))
+        at--;
+    memmove(set->out + at + 1, set->out + at, (set->n_out - at) * sizeof *set->out);
+    set->out[at] = *a;
+    set->n_out++;
+    set->a[i] = set->a[--set->n];
+    set->p.r->retracted++;
+    return KS_OK;
+}
+
+int ks_active_make_room(struct ks_active_set *set)
+{
+    if (!estimate(set))
+        return KS_OK;
+    const struct ks_scenario *s = set->p.s;
+    uint64_t held = 0, opened = 0, groups = set->p.groups;
+    uint32_t decoding = 0;
+    for (uint32_t i = 0; i < set->n; i++) {
+        const struct ks_active *a = &set->a[i];
+        uint32_t nb = ks_step_blocks(s, a->ctx);
+        held += (uint64_t)nb * groups;
+        if (ks_active_decodes(a)) {
+            opened += (uint64_t)(ks_step_blocks(s, (uint64_t)a->ctx + ks_active_kept(set, a)) - nb) * groups;
+            decoding++;
+        }
+    }
+    double init = s->scheduler.new_token_ratio, least = init * RATIO_MIN_FACTOR;
+    if (held + opened <= set->p.admit_blocks) {
+        set->ratio = fmax(set->ratio - (init - least) / RATIO_DECAY_STEPS, least);
+        return KS_OK;
+    }
+    // retract until RETRACT_STEPS tokens of each decoding request left fit
+    for (;;) {
+        uint64_t free_tokens = held < set->p.admit_blocks ? (set->p.admit_blocks - held) / groups * s->cache.block_size
+                                                          : 0;
+        if (decoding <= 1 || free_tokens >= (uint64_t)RETRACT_STEPS * decoding)
+            break;
+        uint32_t v = UINT32_MAX;
+        for (uint32_t i = 0; i < set->n; i++)
+            if (ks_active_decodes(&set->a[i]) && (v == UINT32_MAX || before(&set->a[i], &set->a[v])))
+                v = i;
+        held -= (uint64_t)ks_step_blocks(s, set->a[v].ctx) * groups;
+        if (retract(set, v) != KS_OK)
+            return KS_ENOMEM;
+        decoding--;
+    }
+    uint64_t made = 0, asked = 0;
+    for (uint32_t i = 0; i < set->n; i++) {
+        const struct ks_active *a = &set->a[i];
+        if (ks_active_decodes(a)) {
+            made += a->generated;
+            asked += a->spec.output_tokens;
+        }
+    }
+    set->ratio = fmin(1.0, (double)(made + (uint64_t)RETRACT_STEPS * decoding) / (double)(asked + 1));
     return KS_OK;
 }
 
@@ -190,12 +348,12 @@ double ks_active_prefill_budget(struct ks_active_set *set, uint32_t budget,
         struct ks_active *a = NULL;
         for (uint32_t i = 0; i < set->n; i++) {
             struct ks_active *x = &set->a[i];
-            if (x->prefilled < x->spec.prompt_tokens && (!a || x->admitted < a->admitted))
+            if (x->prefilled < x->prompt && (!a || x->admitted < a->admitted))
                 a = x;
         }
         if (!a)
             break;
-        uint32_t take = a->spec.prompt_tokens - a->prefilled;
+        uint32_t take = a->prompt - a->prefilled;
         if (take > budget)
             take = budget;
         if (cost)
@@ -213,7 +371,7 @@ uint32_t ks_active_decoding_count(const struct ks_active_set *set)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < set->n; i++)
-        n += set->a[i].generated > 0;
+        n += ks_active_decodes(&set->a[i]);
     return n;
 }
 
@@ -243,7 +401,6 @@ void ks_active_finish(struct ks_active_set *set, uint32_t i)
     r->good += good(&set->p.s->slo, a);
     if (set->p.hooks.finished)
         set->p.hooks.finished(set->p.hooks.ctx, a);
-    set->blocks -= footprint(set, &a->spec);
     ks_cache_req_free(set->p.cache, a->req);
     ks_selection_close(a->sr);
     set->a[i] = set->a[--set->n];
@@ -271,7 +428,7 @@ int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char
     struct ks_run_result *r = set->p.r;
     for (uint32_t i = 0; i < set->n;) {
         struct ks_active *a = &set->a[i];
-        if (from_prefill != (a->generated == 0) || a->prefilled < a->spec.prompt_tokens) {
+        if (from_prefill != !ks_active_decodes(a) || a->prefilled < a->prompt) {
             i++;
             continue;
         }
@@ -284,8 +441,11 @@ int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char
         if (a->generated == 0) {
             ks_active_first_token(set, a, now);
         } else {
-            kept = ks_active_kept(set, a);
-            a->steps++;
+            if (from_prefill) // a resumed request's recomputed context gives its next token
+                a->resumed = 0;
+            else
+                kept = ks_active_kept(set, a);
+            a->steps += !from_prefill;
             double d = now - a->last_token;
             ks_hist_add(r->itl, d);
             if (d > a->itl_max)
@@ -311,4 +471,6 @@ void ks_active_record_rest(struct ks_active_set *set)
 {
     for (uint32_t i = 0; i < set->n; i++)
         record(set, &set->a[i], 0);
+    for (uint32_t i = 0; i < set->n_out; i++)
+        record(set, &set->out[i], 0);
 }

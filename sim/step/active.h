@@ -25,10 +25,11 @@
 #define KS_ACTIVE_PREFIX_GROUPS 64 // shared-prefix groups a set tracks; later groups share nothing
 
 struct ks_active {
-    uint32_t req;             // cache manager request id
+    uint32_t req;             // cache manager request id (KS_NONE while retracted)
     uint32_t ctx;             // tokens in its KV cache
     uint32_t generated;       // tokens produced
-    uint32_t prefilled;       // prompt tokens whose KV exists (a cached prefix, chunks done)
+    uint32_t prompt;          // tokens its prefill computes: its prompt, or after a retraction its context
+    uint32_t prefilled;       // of those, tokens whose KV exists (a cached prefix, chunks done)
     uint32_t steps;           // decode steps that produced its tokens (speculative: several a step)
     struct ks_selection_req *sr; // its selection state, owned by the set
     struct ks_request_spec spec;
@@ -36,8 +37,16 @@ struct ks_active {
     double itl_max;                           // seconds: its longest gap between two tokens
     uint32_t sat_out;                         // decode steps it sat out while its cold region warmed up
     uint8_t sitting;                          // it sits the current decode step out: no token
+    uint8_t resumed;                          // readmitted after a retraction: its prefill gives its next token
     void *user;                               // the caller's per-request state; NULL until it sets it
 };
+
+// Whether a decodes in this iteration's step: it has its first token and
+// is not recomputing its context after a retraction.
+static inline int ks_active_decodes(const struct ks_active *a)
+{
+    return a->generated > 0 && !a->resumed;
+}
 
 // What the caller does at two points of a request's life. Either may be NULL.
 struct ks_active_hooks {
@@ -67,7 +76,9 @@ struct ks_active_set {
     struct ks_active_params p;
     struct ks_active *a; // [n], capacity cap
     uint32_t n, cap;
-    uint64_t blocks;     // blocks of the admitted requests at their full length, all groups
+    struct ks_active *out; // [n_out], capacity cap_out: retracted, oldest arrival first
+    uint32_t n_out, cap_out;
+    double ratio;          // scheduler.reserve = "estimate": SGLang's new_token_ratio now
     uint32_t prefix_req[KS_ACTIVE_PREFIX_GROUPS]; // cache request holding each group's prefix; KS_NONE: none yet
 };
 
@@ -81,8 +92,21 @@ void ks_active_init(struct ks_active_set *set, const struct ks_active_params *p)
 // state to the caller (release it first).
 void ks_active_fini(struct ks_active_set *set);
 
-// Admits the request if its blocks fit the admission bound (always when the
-// set is empty): places its prompt in `tier` (lower tiers when that is
+// Admission reserves blocks for each admitted request (all groups), and
+// admits while the reservations fit admit_blocks (always into an empty set).
+// scheduler.reserve = "full": its prompt and whole output, so it never runs
+// out of room. "estimate" (SGLang's scheduler, python/sglang/srt/managers:
+// schedule_policy.py, scheduler.py, schedule_batch.py): its context plus
+// new_token_ratio x min(output left, reserve_clip) tokens, the ratio starting
+// at scheduler.new_token_ratio (SGLANG_INIT_NEW_TOKEN_RATIO, 0.7) and falling
+// by (initial - minimum) / 600 each decode step to a minimum of 0.14 x the
+// initial (SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR, SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS);
+// back to the initial value whenever the set empties. Outputs then outgrow
+// their reservations: ks_active_make_room retracts requests before a step
+// that would not fit.
+//
+// Admits the request if its reservation fits (always when the set is
+// empty): places its prompt in `tier` (lower tiers when that is
 // full), a shared prefix from its group's request, and opens its selection
 // state. KS_OK with *out the new request (counted as admitted), or with *out
 // NULL when it must wait (it does not fit, or the tiers are full while other
@@ -92,8 +116,31 @@ void ks_active_fini(struct ks_active_set *set);
 int ks_active_admit(struct ks_active_set *set, const struct ks_request_spec *sp, double now, unsigned tier,
                     struct ks_active **out, char *err, size_t len);
 
-// This iteration's prefill work: up to prefill.chunk prompt tokens (0: no
-// limit), oldest admission first. Returns the sum of cost(s, tokens, tokens
+// Blocks (all groups) the admitted requests reserve now.
+uint64_t ks_active_reserved(const struct ks_active_set *set);
+
+// Readmits the oldest retracted request if its reservation fits (as
+// ks_active_admit): its context (prompt and tokens generated) is placed anew
+// in L1 and recomputed by its prefill (ks_active_prefill_chunk, ...), whose
+// end gives its next token (ks_active_emit with from_prefill); it keeps its
+// selection state, latencies and output. *out as ks_active_admit's, NULL
+// also when none is retracted.
+int ks_active_resume(struct ks_active_set *set, struct ks_active **out, char *err, size_t len);
+
+// Before a decode step, with scheduler.reserve = "estimate": when the
+// blocks the decoding requests hold and open in this step exceed
+// admit_blocks, retracts decoding requests (fewest tokens generated first,
+// then the longest prompt; never the last one) until 20 more tokens of each
+// that is left fit (SGLang's retract_decode_steps), frees their blocks, and
+// sets the ratio to (tokens generated + 20 x requests) / (outputs + 1) of
+// those left, at most 1; otherwise the ratio decays one step. Retracted
+// requests wait in `out`, ahead of any queued request (FCFS: they came
+// first). KS_OK or KS_ENOMEM; nothing to do with "full".
+int ks_active_make_room(struct ks_active_set *set);
+
+// This iteration's prefill work: up to prefill.chunk tokens of the
+// requests' prompts (a resumed request's: its context; 0: no limit), oldest
+// admission first. Returns the sum of cost(s, tokens, tokens
 // already prefilled) over the chunks taken; 0 when cost is NULL. *tokens
 // (may be NULL) gets the tokens taken.
 double ks_active_prefill_chunk(struct ks_active_set *set,
@@ -106,13 +153,13 @@ double ks_active_prefill_budget(struct ks_active_set *set, uint32_t budget,
                                 double (*cost)(const struct ks_scenario *s, double tokens, double done),
                                 uint32_t *tokens);
 
-// How many requests are past their prefill (decode a token this iteration).
+// How many requests decode a token this iteration (ks_active_decodes).
 uint32_t ks_active_decoding_count(const struct ks_active_set *set);
 
 // A token at `now` for every request whose prefill is complete and which
-// has (from_prefill) or has not (!from_prefill) produced its first token
-// yet: its TTFT (ks_active_first_token) or the gap since its last token
-// (ITL) is recorded, its context grows by one token (a new block of every
+// came from a prefill (from_prefill: its first token, or a resumed
+// request's next) or from the decode step (!from_prefill): its TTFT
+// (ks_active_first_token) or the gap since its last token (ITL) is recorded, its context grows by one token (a new block of every
 // layer when it fills one: in L1, or counted as unplanned when no tier has
 // room), and a request with all its output finishes. With speculative
 // decoding a decode step's tokens are ks_active_kept's, arriving together:
@@ -138,7 +185,8 @@ int ks_active_grow(struct ks_active_set *set, struct ks_active *a, char *err, si
 // cache request and selection state; the last request moves into slot i.
 void ks_active_finish(struct ks_active_set *set, uint32_t i);
 
-// The run ended: records every request still in the set as unfinished.
+// The run ended: records every request still in the set (retracted ones
+// included) as unfinished.
 void ks_active_record_rest(struct ks_active_set *set);
 
 #endif

@@ -109,6 +109,7 @@ struct ks_run_result {
     uint64_t copy_bytes;      // migration batches: their bytes, summed
     double backup_bytes;      // new KV copied to the host as it was written (device buffers)
     uint64_t sat_out;         // decode steps requests sat out while their cold region warmed up
+    uint64_t retracted;       // requests retracted for room (scheduler.reserve = "estimate"; active.h)
     // decode steps' work, all GPUs (arch.h): weight bytes read (dense weights
     // and the experts the batch's tokens use), index-key bytes scanned, and
     // flops (weights, output head, attention over the selection, indexer)

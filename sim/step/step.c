@@ -98,7 +98,7 @@ int ks_step_push(struct ks_step *d, const struct ks_request_spec *spec, double p
 
 uint32_t ks_step_load(const struct ks_step *d)
 {
-    return d->act.n + d->n_pending;
+    return d->act.n + d->act.n_out + d->n_pending;
 }
 
 // ---- admission ---------------------------------------------------------------
@@ -124,17 +124,25 @@ static void first_uses(struct ks_step *d, struct ks_active *a)
 // scheduler.max_running_requests allows (later requests wait behind it);
 // *admitted says whether it did. Its prompt's KV is placed now: in L1 when it
 // is prefilled here, chunk by chunk (ks_active_prefill_chunk), in L2 (host
-// DRAM) where a prefill pool sent it.
+// DRAM) where a prefill pool sent it. Retracted requests (active.h) come
+// before any queued one: they arrived first.
 static int admit(struct ks_step *d, int *admitted, char *err, size_t len)
 {
     *admitted = 0;
     uint32_t cap = d->p.s->scheduler.max_running_requests;
-    if (d->n_pending == 0 || (cap && d->act.n >= cap))
+    if ((d->n_pending == 0 && d->act.n_out == 0) || (cap && d->act.n >= cap))
         return KS_OK;
+    struct ks_active *a;
+    if (d->act.n_out > 0) {
+        hold(d, 1);
+        int st = ks_active_resume(&d->act, &a, err, len);
+        hold(d, 0);
+        *admitted = a != NULL;
+        return st;
+    }
     const struct ks_step_queued *q = &d->pending[0];
     const struct ks_request_spec *sp = &q->spec;
     int pooled = q->prefilled >= 0; // prefilled by the pool: the first token exists
-    struct ks_active *a;
     hold(d, 1);
     int st = ks_active_admit(&d->act, sp, now(d), pooled ? KS_L2 : KS_L1, &a, err, len);
     hold(d, 0);
@@ -323,7 +331,7 @@ static int draw_ahead(struct ks_step *d)
     ks_step_ahead_clear(x);
     for (uint32_t i = 0; i < d->act.n; i++) {
         const struct ks_active *a = &d->act.a[i];
-        if (a->generated == 0)
+        if (!ks_active_decodes(a))
             continue; // still in prefill: its first selection is drawn when it comes
         uint32_t step = a->generated - 1, ctx = a->ctx;
         if (!a->sitting) {
@@ -374,7 +382,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
     uint32_t verify = 1 + s->speculative.draft_tokens; // query tokens a request verifies a step
     for (uint32_t i = 0; i < d->act.n; i++) {
         struct ks_active *a = &d->act.a[i];
-        if (a->generated == 0)
+        if (!ks_active_decodes(a))
             continue; // still in prefill
         // its output position (its decode step, with one token a step)
         uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1;
@@ -664,6 +672,11 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
         }
         if (o->iteration && (st = o->iteration(o->ctx, err, len)) != KS_OK)
             break;
+        // SGLang's estimated reservations: room for this step's tokens, or retractions
+        if (ks_active_decoding_count(&d->act) > 0 && ks_active_make_room(&d->act) != KS_OK) {
+            st = failed(err, len, "retracting requests", KS_ENOMEM);
+            break;
+        }
         uint32_t n_dec = ks_active_decoding_count(&d->act);
         int decoding = n_dec > 0;
         double prefill = 0, share = 0; // the iteration's prefill time, and what prefill_seconds counts of it

@@ -294,6 +294,9 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
         "bytes/s a migration batch achieved while it ran (bytes over lane time, all batches)");
     num(s, "sat_out", (double)r->sat_out,
         "decode steps requests sat out, producing no token, while their cold region warmed up (cache.cold_share)");
+    num(s, "retracted", (double)r->retracted,
+        "requests retracted when their outputs outgrew the reservations (scheduler.reserve = estimate); "
+        "each recomputes its context when readmitted");
     num(s, "backup_bytes", r->backup_bytes,
         "new KV bytes copied to the host as they were written (cache.organisation = per_request), all GPUs");
     num(s, "weight_read_bytes", r->weight_read_bytes,

@@ -106,7 +106,7 @@ static void admission_bound(void **state)
     struct ks_request_spec a = ks_test_spec(0, 40, 1, 0), b = ks_test_spec(1, 40, 8, 0);
     a.output_tokens = 8;
     assert_non_null(admit(f, &a, 1.0));
-    assert_int_equal(f->set.blocks, 6);
+    assert_int_equal(ks_active_reserved(&f->set), 6);
     assert_null(admit(f, &b, 1.0)); // 6 + 6 > 10: waits
     assert_int_equal(f->set.n, 1);
     assert_int_equal(f->r.admitted, 1);
@@ -120,7 +120,7 @@ static void admission_bound(void **state)
     for (int i = 0; i < 8; i++)
         assert_int_equal(ks_active_emit(&f->set, 2.0 + i, i == 0, f->err, sizeof f->err), KS_OK);
     assert_int_equal(f->set.n, 0);
-    assert_int_equal(f->set.blocks, 0);
+    assert_int_equal(ks_active_reserved(&f->set), 0);
     assert_int_equal(f->finished, 1);
     assert_non_null(admit(f, &b, 10.0));
     assert_int_equal(f->r.peak_batch, 1);
