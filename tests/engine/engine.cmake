@@ -305,6 +305,27 @@ ks_cli_test(speculative_runtime_refused --exit 1
             --stderr-has "the runtime cannot run this scenario: speculative.draft_tokens: the runtime's kernels"
             -- validate ${ks_ts}/runtime_tiny.lua --set speculative.draft_tokens=1
             -o ${CMAKE_CURRENT_BINARY_DIR}/spec_validate)
+# scheduler.reserve (README "Scenarios", scheduler): 16 requests of 1024 + 3072 tokens, 8 clients,
+# a KV pool of 1 GiB (8192 tokens of 128 KiB). Reserving whole outputs admits 2 and never retracts;
+# SGLang's estimate (ratio 0.2) admits more, retracts when their outputs outgrow the pool, and
+# recomputes them: every request finishes with exactly its tokens, and no block ever lacks a page.
+set(ks_reserve -- run ${ks_ts}/closed_form.lua --json --set platform.hbm_bytes=1GiB
+    --set workload.arrival.concurrency=8 --set workload.requests=16 --set workload.prompt_tokens=1024
+    --set workload.output_tokens=3072 --set duration=600s --set scheduler.new_token_ratio=0.2)
+ks_cli_test(run_reserve_full --json --eq requests_finished 16 --eq tokens 49152 --eq retracted 0
+            --eq peak_batch 2 --eq misses_unplanned 0 ${ks_reserve} -o ${CMAKE_CURRENT_BINARY_DIR}/reserve_full.h5)
+ks_cli_test(run_reserve_estimate --json --eq requests_finished 16 --eq tokens 49152 --ge retracted 1
+            --ge peak_batch 3 --eq misses_unplanned 0 ${ks_reserve} -o ${CMAKE_CURRENT_BINARY_DIR}/reserve_est.h5
+            --set scheduler.reserve=estimate)
+ks_cli_test(reserve_belady_refused --exit 2 --stdout-empty
+            --stderr-has "scheduler.reserve: cache.evict = \"belady\" places next uses at admission"
+            -- scenario check ${ks_ts}/closed_form.lua --set scheduler.reserve=estimate
+            --set cache.evict=belady --set sparse.policy=trace
+            --set sparse.file=../../../results/traces/synthetic_drifting_8k.h5)
+ks_cli_test(reserve_runtime_refused --exit 1
+            --stderr-has "the runtime cannot run this scenario: scheduler.reserve: the runtime reserves"
+            -- validate ${ks_ts}/runtime_tiny.lua --set scheduler.reserve=estimate
+            -o ${CMAKE_CURRENT_BINARY_DIR}/reserve_validate)
 
 # golden summaries, fixed seeds: any change of behaviour shows as a diff.
 # tiered: L1 under pressure, prompts prefilled by a pool and promoted from L2

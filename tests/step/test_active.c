@@ -3,7 +3,8 @@
 // shared prefix and the fill hook, prefill chunks oldest first, TTFT, ITL,
 // TPOT and E2EL in closed form, goodput's per-request objectives, growth by a
 // block per layer, finishing and records, full tiers (wait) against an empty
-// GPU (failure).
+// GPU (failure); SGLang's estimated reservations: admission, the ratio's
+// decay, retraction and readmission in closed form.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "active.h"
@@ -369,6 +371,123 @@ static void record_rest(void **state)
     teardown(f);
 }
 
+
+// One decode step of the set: room first (ks_active_make_room), then the
+// step's tokens at `now`.
+static void decode_step(struct fixture *f, double now)
+{
+    assert_int_equal(ks_active_make_room(&f->set), KS_OK);
+    assert_int_equal(ks_active_emit(&f->set, now, 0, f->err, sizeof f->err), KS_OK);
+}
+
+// scheduler.reserve = "estimate" (SGLang's admission), ratio 0.5, clip 32,
+// blocks of 16 tokens in 2 layers, a bound of 20 blocks. A (output 20)
+// reserves 32 + ceil(0.5 x 20) = 42 tokens, 3 blocks a layer: 6; B and C
+// (output 100) 32 + ceil(0.5 x 32) = 48: 6 each; D waits (24 > 20), where
+// reserving the whole output would admit A alone (132 tokens: 18 blocks).
+// The ratio falls by (0.5 - 0.07) / 600 a step while the blocks fit. At
+// 48 tokens each (16 generated), the next step opens a fourth block of each:
+// 18 + 6 > 20. C goes (ties on tokens and prompt: the latest arrival), which
+// leaves 20 - 12 = 8 blocks, 64 tokens, for 20 of each of the two left; the
+// ratio becomes (16 + 16 + 2 x 20) / (20 + 100 + 1) = 72/121. A finishes 3
+// steps later (3 decays); C's context (48 tokens, 19 reserved: 67) then fits
+// beside B's (52 + 19): 10 + 10 blocks. It is placed anew (3 blocks, filled),
+// recomputed by a prefill of 48 tokens, whose end gives its 17th token.
+static void estimate_retract_resume(void **state)
+{
+    (void)state;
+    struct fixture *f = setup(64, 64, 20, 0);
+    f->s.scheduler.reserve = KS_RESERVE_ESTIMATE;
+    f->s.scheduler.new_token_ratio = 0.5;
+    f->s.scheduler.reserve_clip = 32;
+    struct ks_request_spec a = ks_test_spec(0, 32, 20, 0), b = ks_test_spec(1, 32, 100, 1),
+                           c = ks_test_spec(2, 32, 100, 2), d = ks_test_spec(3, 32, 100, 3);
+    assert_non_null(admit(f, &a, 3));
+    assert_int_equal(ks_active_reserved(&f->set), 6);
+    assert_non_null(admit(f, &b, 3));
+    assert_non_null(admit(f, &c, 3));
+    assert_int_equal(ks_active_reserved(&f->set), 18);
+    assert_null(admit(f, &d, 3));
+    ks_active_prefill_chunk(&f->set, NULL, NULL);
+    assert_int_equal(ks_active_emit(&f->set, 4, 1, f->err, sizeof f->err), KS_OK); // 33 tokens each
+    double decay = (0.5 - 0.5 * 0.14) / 600, t = 4;
+    for (int i = 0; i < 15; i++) // to 48 tokens each, nothing retracted
+        decode_step(f, ++t);
+    assert_int_equal(f->r.retracted, 0);
+    assert_float_equal(f->set.ratio, 0.5 - 15 * decay, 1e-12);
+    decode_step(f, ++t); // the fourth blocks would not fit
+    assert_int_equal(f->r.retracted, 1);
+    assert_int_equal(f->set.n, 2);
+    assert_int_equal(f->set.n_out, 1);
+    assert_int_equal(f->set.out[0].spec.id, 2);
+    assert_int_equal(f->set.out[0].req, KS_NONE);
+    assert_int_equal(f->set.out[0].generated, 16);
+    assert_float_equal(f->set.ratio, 72.0 / 121, 1e-12);
+    uint32_t fills = f->fills;
+    struct ks_active *x = NULL;
+    assert_int_equal(ks_active_resume(&f->set, &x, f->err, sizeof f->err), KS_OK);
+    assert_null(x); // A's 8 and B's 10 blocks reserved: C's 10 (48 + 20 tokens) do not fit
+    for (int i = 0; i < 3; i++)
+        decode_step(f, ++t);
+    assert_int_equal(f->finished, 1); // A
+    assert_float_equal(f->set.ratio, 72.0 / 121 - 3 * decay, 1e-12);
+    assert_int_equal(ks_active_reserved(&f->set), 10);
+    assert_int_equal(ks_active_resume(&f->set, &x, f->err, sizeof f->err), KS_OK);
+    assert_non_null(x);
+    assert_int_equal(ks_active_reserved(&f->set), 20);
+    assert_int_equal(f->set.n_out, 0);
+    assert_int_equal(x->spec.id, 2);
+    assert_int_equal(ks_cache_req_len(f->c, x->req), 3);
+    assert_int_equal(f->fills, fills + 1);
+    assert_int_equal(f->last_to, 3);
+    assert_false(ks_active_decodes(x));
+    assert_int_equal(ks_active_decoding_count(&f->set), 1); // B
+    uint32_t took = 0;
+    ks_active_prefill_chunk(&f->set, NULL, &took);
+    assert_int_equal(took, 48);
+    uint64_t tokens = f->r.tokens;
+    double last = x->last_token;
+    assert_int_equal(ks_active_emit(&f->set, t + 0.5, 1, f->err, sizeof f->err), KS_OK);
+    x = f->set.a[0].spec.id == 2 ? &f->set.a[0] : &f->set.a[1];
+    assert_int_equal(x->generated, 17);
+    assert_int_equal(x->ctx, 49);
+    assert_true(ks_active_decodes(x));
+    assert_int_equal(f->r.tokens, tokens + 1);
+    assert_float_equal(x->itl_max, t + 0.5 - last, 1e-12);
+    assert_int_equal(f->r.admitted, 3); // a readmission is not an admission
+    teardown(f);
+}
+
+// A retracted request still waiting when the run ends is recorded, unfinished.
+static void estimate_record_retracted(void **state)
+{
+    (void)state;
+    struct fixture *f = setup(64, 64, 8, 0);
+    f->s.scheduler.reserve = KS_RESERVE_ESTIMATE;
+    f->s.scheduler.new_token_ratio = 0.1;
+    f->s.scheduler.reserve_clip = 16;
+    // 16 + ceil(0.1 x 16) = 18 tokens: 2 blocks a layer, 4; two fit in 8
+    struct ks_request_spec a = ks_test_spec(0, 16, 40, 0), b = ks_test_spec(1, 16, 40, 1);
+    assert_non_null(admit(f, &a, 1));
+    assert_non_null(admit(f, &b, 1));
+    ks_active_prefill_chunk(&f->set, NULL, NULL);
+    assert_int_equal(ks_active_emit(&f->set, 2, 1, f->err, sizeof f->err), KS_OK); // 17 tokens: 2 blocks each
+    // the 16th step would open third blocks (12 > 8): B goes, A alone is
+    // left however little room it has
+    for (int i = 0; i < 16; i++)
+        decode_step(f, 3 + i);
+    assert_int_equal(f->r.retracted, 1);
+    assert_int_equal(f->set.n, 1);
+    assert_int_equal(f->set.out[0].spec.id, 1);
+    assert_float_equal(f->set.ratio, (16 + 20) / 41.0, 1e-12);
+    ks_active_record_rest(&f->set);
+    assert_int_equal(f->r.n_rec, 2);
+    assert_int_equal(f->r.rec[1].id, 1);
+    assert_int_equal(f->r.rec[1].generated, 16);
+    assert_true(f->r.rec[1].finish < 0);
+    teardown(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +499,8 @@ int main(void)
         cmocka_unit_test(shared_prefix),
         cmocka_unit_test(full_tiers),
         cmocka_unit_test(record_rest),
+        cmocka_unit_test(estimate_retract_resume),
+        cmocka_unit_test(estimate_record_retracted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
