@@ -36,7 +36,7 @@ struct ks_step_record {
     double t;           // seconds
     uint32_t gpu;
     uint32_t batch;     // requests decoding
-    uint32_t pending;   // requests waiting for admission
+    uint32_t pending;   // requests waiting for admission (retracted ones included)
     uint32_t occupancy[KS_TIERS]; // pages in use per tier
     double step_time;   // seconds, the last decode step (stall included)
     double stall;       // seconds of that step waiting for needed blocks

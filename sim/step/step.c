@@ -648,7 +648,7 @@ static void sample(struct ks_step *d)
     x->t = t;
     x->gpu = d->p.gpu;
     x->batch = d->act.n;
-    x->pending = d->n_pending;
+    x->pending = d->n_pending + d->act.n_out; // retracted requests wait too
     x->step_time = d->last_step;
     x->stall = d->last_stall;
 }
