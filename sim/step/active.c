@@ -459,6 +459,7 @@ int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char
         a->generated += kept;
         a->last_token = now;
         r->tokens += kept;
+        set->tokens += kept;
         if (a->generated >= a->spec.output_tokens)
             ks_active_finish(set, i);
         else

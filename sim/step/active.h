@@ -79,6 +79,7 @@ struct ks_active_set {
     struct ks_active *out; // [n_out], capacity cap_out: retracted, oldest arrival first
     uint32_t n_out, cap_out;
     double ratio;          // scheduler.reserve = "estimate": SGLang's new_token_ratio now
+    uint64_t tokens;       // output tokens its requests produced
     uint32_t prefix_req[KS_ACTIVE_PREFIX_GROUPS]; // cache request holding each group's prefix; KS_NONE: none yet
 };
 

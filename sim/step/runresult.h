@@ -42,6 +42,7 @@ struct ks_step_record {
     double stall;       // seconds of that step waiting for needed blocks
     uint64_t found[KS_TIERS];     // accesses so far that found the block in each tier
     uint64_t bytes_up, bytes_down; // bytes migrated so far towards L1 / away from it
+    uint64_t tokens;    // output tokens so far on this GPU: a window's throughput is their difference
 };
 #define KS_RUN_SAMPLES 1000
 

@@ -164,6 +164,7 @@ static int admit(struct ks_step *d, int *admitted, char *err, size_t len)
         a->last_token = a->admitted;
         a->prefilled = sp->prompt_tokens;
         d->p.r->tokens++;
+        d->act.tokens++;
         a->ctx++; // that token's K and V join the first decode step
         if ((st = ks_active_grow(&d->act, a, err, len)) != KS_OK)
             return st;
@@ -650,6 +651,7 @@ static void sample(struct ks_step *d)
     x->batch = d->act.n;
     x->pending = d->n_pending + d->act.n_out; // retracted requests wait too
     x->step_time = d->last_step;
+    x->tokens = d->act.tokens;
     x->stall = d->last_stall;
 }
 

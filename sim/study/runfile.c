@@ -47,7 +47,8 @@ static const struct ks_field step_fields[] = {
     {"t", KS_F_F64, offsetof(struct ks_step_record, t), "seconds"},
     {"gpu", KS_F_U32, offsetof(struct ks_step_record, gpu), NULL},
     {"batch", KS_F_U32, offsetof(struct ks_step_record, batch), "requests decoding"},
-    {"pending", KS_F_U32, offsetof(struct ks_step_record, pending), "requests waiting for admission"},
+    {"pending", KS_F_U32, offsetof(struct ks_step_record, pending),
+     "requests waiting for admission (retracted ones included)"},
     {"occupancy_l1", KS_F_U32, offsetof(struct ks_step_record, occupancy[KS_L1]), "pages in use"},
     {"occupancy_l2", KS_F_U32, offsetof(struct ks_step_record, occupancy[KS_L2]), "pages in use"},
     {"occupancy_l3", KS_F_U32, offsetof(struct ks_step_record, occupancy[KS_L3]), "pages in use"},
@@ -58,6 +59,7 @@ static const struct ks_field step_fields[] = {
     {"found_l3", KS_F_U64, offsetof(struct ks_step_record, found[KS_L3]), "accesses so far found in L3"},
     {"bytes_up", KS_F_U64, offsetof(struct ks_step_record, bytes_up), "bytes migrated so far towards L1"},
     {"bytes_down", KS_F_U64, offsetof(struct ks_step_record, bytes_down), "bytes migrated so far away from L1"},
+    {"tokens", KS_F_U64, offsetof(struct ks_step_record, tokens), "output tokens so far on this GPU"},
 };
 
 static const struct ks_field link_fields[] = {

@@ -317,6 +317,10 @@ ks_cli_test(run_reserve_full --json --eq requests_finished 16 --eq tokens 49152 
 ks_cli_test(run_reserve_estimate --json --eq requests_finished 16 --eq tokens 49152 --ge retracted 1
             --ge peak_batch 3 --eq misses_unplanned 0 ${ks_reserve} -o ${CMAKE_CURRENT_BINARY_DIR}/reserve_est.h5
             --set scheduler.reserve=estimate)
+# /steps tokens: the GPU's output tokens so far, never falling, the last record within the
+# run's last 10% (49152 tokens in 8.25 s, records every 0.6 s) and not past its total
+add_test(NAME run_steps_tokens COMMAND sh -c
+  "$<TARGET_FILE:kvstrata> run ${ks_ts}/closed_form.lua --set platform.hbm_bytes=1GiB --set workload.arrival.concurrency=8 --set workload.requests=16 --set workload.prompt_tokens=1024 --set workload.output_tokens=3072 --set duration=600s --set scheduler.new_token_ratio=0.2 --set scheduler.reserve=estimate -o ${CMAKE_CURRENT_BINARY_DIR}/steps_tokens.h5 > /dev/null 2>&1 && ${ks_tests_dir}/h5_rows.sh ${CMAKE_CURRENT_BINARY_DIR}/steps_tokens.h5 /steps | awk -F, '$NF < last { bad = 1 } { last = $NF; n++ } END { exit !(n > 5 && !bad && last <= 49152 && last >= 44236) }'")
 ks_cli_test(reserve_belady_refused --exit 2 --stdout-empty
             --stderr-has "scheduler.reserve: cache.evict = \"belady\" places next uses at admission"
             -- scenario check ${ks_ts}/closed_form.lua --set scheduler.reserve=estimate
