@@ -7,7 +7,10 @@
 -- reads 2048 tokens of each request in every layer and scans every token's
 -- index key; with everything in HBM which 2048 it reads does not change a
 -- step's cost, so the cheap window rule stands for the top-k. Pages of 64
--- tokens (the cache's bookkeeping only: nothing moves). run.sh reads its
+-- tokens (the cache's bookkeeping only: nothing moves). SGLang's admission:
+-- each request reserves its context and new_token_ratio x its output left
+-- (clipped at 4096), requests are retracted when outputs outgrow the pool
+-- (scheduler.reserve = "estimate", SGLang's only mode). run.sh reads its
 -- batch at saturation and its time per token at one request.
 local ks = require "kvstrata"
 return {
@@ -17,7 +20,8 @@ return {
   platform = {profile = "h200_sxm_pcie5", nodes = 1, gpus_per_node = 8},
   model = ks.merge(ks.models.glm_5_1, {max_context = 65536}),
   parallel = {tp = 8, dp_attention = 8, ep = 8},
-  scheduler = {kind = "fused", max_batched_tokens = 65536, max_running_requests = 60, mem_fraction = 0.85},
+  scheduler = {kind = "fused", max_batched_tokens = 65536, max_running_requests = 60, mem_fraction = 0.85,
+               reserve = "estimate"},
   workload = {arrival = {kind = "closed", concurrency = 256}, prompt_tokens = 32768, output_tokens = 8192},
   sparse = {policy = "window", budget_tokens = 2048, sink_blocks = 0, window_blocks = 0},
   cache = {block_size = 64, l3 = "none", prefetch_window = 0},
