@@ -14,6 +14,7 @@ local s = include "glm_baseline.lua"
 s.name = "hisparse_missrate"
 s.duration = "3600s"
 s.scheduler.max_running_requests = nil
+s.scheduler.reserve = "full" -- one request a rank, nothing to retract; Belady's replay needs it
 s.workload = {arrival = {kind = "closed", concurrency = 4}, prompt_tokens = 32768, output_tokens = 257, requests = 4}
 s.sparse = {policy = "dsa", budget_tokens = 2048, sink_blocks = 0, window_blocks = 0}
 s.cache = {block_size = 1, organisation = "per_request", device_buffer_size = 4096, host_to_device_ratio = 8,
