@@ -69,7 +69,7 @@ echo \"$out\" | jq -e '[.rows[] | select(.metric == \"outside_reads\") | select(
 # scenario whose shape differs from the profile's table runs with it (and is
 # refused without it)
 add_test(NAME cli_validate_measure_kernels
-  COMMAND sh -c "set -e; ! \"$1\" validate \"$2\" --dir /var/tmp --set model.q_heads=2 > /dev/null 2> validate_measure_kernels.err; \
+  COMMAND sh -c "set -e; if \"$1\" validate \"$2\" --dir /var/tmp --set model.q_heads=2 > /dev/null 2> validate_measure_kernels.err; then exit 1; fi; \
 grep -q 'was measured with q_heads = 8' validate_measure_kernels.err; \
 out=$(\"$1\" validate \"$2\" --json --dir /var/tmp --set model.q_heads=2 --measure-kernels); \
 echo \"$out\" | jq -e '.hit_rates_identical == true and .in_run_kernel_s_per_block > 0' > /dev/null"
