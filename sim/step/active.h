@@ -38,6 +38,7 @@ struct ks_active {
     uint32_t sat_out;                         // decode steps it sat out while its cold region warmed up
     uint8_t sitting;                          // it sits the current decode step out: no token
     uint8_t resumed;                          // readmitted after a retraction: its prefill gives its next token
+    uint8_t listed;                           // its next selection is (or would be) drawn ahead (step.c)
     void *user;                               // the caller's per-request state; NULL until it sets it
 };
 

@@ -319,8 +319,9 @@ static int select_blocks(struct ks_step *d, struct ks_active *a, uint32_t step, 
     return KS_OK;
 }
 
-// Lists for d->ahead's worker every request that will decode in the next
-// step, with the step and context it will then select for, and starts it.
+// Marks every request that will decode in the next step (`listed`), and
+// lists each for d->ahead's worker, when there is one, with the step and
+// context it will then select for, and starts it.
 // The emission that follows this step (ks_active_emit) decides both: a
 // request that sat this step out asks again for the same step and context;
 // one that produces its tokens (ks_active_kept: one, or several with
@@ -329,9 +330,11 @@ static int select_blocks(struct ks_step *d, struct ks_active *a, uint32_t step, 
 static int draw_ahead(struct ks_step *d)
 {
     struct ks_step_ahead *x = d->ahead;
-    ks_step_ahead_clear(x);
+    if (x)
+        ks_step_ahead_clear(x);
     for (uint32_t i = 0; i < d->act.n; i++) {
-        const struct ks_active *a = &d->act.a[i];
+        struct ks_active *a = &d->act.a[i];
+        a->listed = 0;
         if (!ks_active_decodes(a))
             continue; // still in prefill: its first selection is drawn when it comes
         uint32_t step = a->generated - 1, ctx = a->ctx;
@@ -342,10 +345,41 @@ static int draw_ahead(struct ks_step *d)
             step += kept;
             ctx += kept;
         }
-        if (ks_step_ahead_add(x, a->sr, a->spec.id, step, ks_step_blocks(d->p.s, ctx)) != KS_OK)
+        a->listed = 1;
+        if (x && ks_step_ahead_add(x, a->sr, a->spec.id, step, ks_step_blocks(d->p.s, ctx)) != KS_OK)
             return KS_ENOMEM;
     }
-    ks_step_ahead_start(x);
+    if (x)
+        ks_step_ahead_start(x);
+    return KS_OK;
+}
+
+// Requests retracted (ks_active_make_room) after their next selection was
+// listed: a worker drew it and nobody takes it. Without a worker the same
+// draw is made and dropped, so that a selection stream (the access model's)
+// stands where it would with one: results identical for any thread count.
+static int drop_listed(struct ks_step *d, char *err, size_t len)
+{
+    struct ks_active_set *set = &d->act;
+    int per_layer = ks_selection_per_layer(d->p.sparse), ahead = ks_selection_ahead(d->p.sparse);
+    for (uint32_t i = 0; i < set->n_out; i++) {
+        struct ks_active *a = &set->out[i];
+        if (!a->listed)
+            continue;
+        a->listed = 0;
+        if (d->ahead || !ahead)
+            continue;
+        uint32_t nb = ks_step_blocks(d->p.s, a->ctx), k = 0;
+        int st = KS_OK;
+        hold(d, 1);
+        for (uint32_t g = 0; st == KS_OK && g < (per_layer ? d->p.z.groups : 1); g++) {
+            uint32_t layer = per_layer ? ks_step_layer_of(d->p.z.layer_scale, g) : 0;
+            st = ks_selection_get(a->sr, a->generated - 1, layer, nb, NULL, d->sel, d->mass, &k, err, len);
+        }
+        hold(d, 0);
+        if (st != KS_OK)
+            return st;
+    }
     return KS_OK;
 }
 
@@ -527,7 +561,7 @@ static int decode(struct ks_step *d, char *err, size_t len)
         return failed(err, len, "a decode step", st);
     if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, err, len)) != KS_OK)
         return st;
-    if (d->ahead && draw_ahead(d) != KS_OK)
+    if (draw_ahead(d) != KS_OK)
         return failed(err, len, "listing the next step's selections", KS_ENOMEM);
     r->decode_flops += wflops + aflops;
     // a fused iteration's prefill chunks (set by ks_step_run) join the step's work
@@ -679,6 +713,8 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
             st = failed(err, len, "retracting requests", KS_ENOMEM);
             break;
         }
+        if (d->act.n_out > 0 && (st = drop_listed(d, err, len)) != KS_OK)
+            break;
         uint32_t n_dec = ks_active_decoding_count(&d->act);
         int decoding = n_dec > 0;
         double prefill = 0, share = 0; // the iteration's prefill time, and what prefill_seconds counts of it
