@@ -10,6 +10,12 @@
 ks_add_test(runtime.stale_reads test_stale_reads.c)
 target_link_libraries(runtime_stale_reads PRIVATE Threads::Threads)
 ks_tsan_test(runtime.stale_reads)
+# its negative control: batches started before their `after` is confirmed must let stale reads
+# through and the test must see them (about 280 a run on this machine; asserted > 0)
+add_test(NAME runtime.stale_reads_early COMMAND sh -c
+         "out=$(KS_STALE_EARLY=1 \"$1\") && echo \"$out\" | grep -q 'KS_STALE_EARLY: after not waited for'"
+         sh $<TARGET_FILE:runtime_stale_reads>)
+set_tests_properties(runtime.stale_reads_early PROPERTIES LABELS runtime)
 
 # The runtime on a scenario with all three tiers busy: every request
 # finishes, in-flight blocks are read at their destination, no read is
