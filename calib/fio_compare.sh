@@ -6,7 +6,8 @@
 # Usage: calib/fio_compare.sh [--quick] [--tolerance R] [--kvstrata BIN] DIR
 #   DIR          a directory on the drive (disk-backed: not tmpfs)
 #   --quick      3 sizes x 2 queue depths, 256 MiB file, 0.05 s windows (seconds)
-#   --tolerance  largest |ours - fio| / fio accepted per point (default 0.10)
+#   --tolerance  largest factor - 1 between ours and fio accepted per point, either way
+#                (default 0.10: ours within fio x 1.1 and fio / 1.1)
 #   --kvstrata   the kvstrata binary (default build/kvstrata)
 # Runs `kvstrata calib host --json --time W` (W = 0.3 s, 0.05 s with --quick;
 # its DRAM part too; its profile goes to a temporary directory): each SSD
@@ -98,7 +99,8 @@ for op in read write; do
         fi
         [ "$tn" = 5 ] || short="$short $op ${bytes}x$qd ($tn)"
         line=$(awk -v a="$ours" -v b="$theirs" -v t="$tol" -v alo="$lo" -v ahi="$hi" -v blo="$tlo" -v bhi="$thi" 'BEGIN {
-            d = (a - b) / b; ad = d < 0 ? -d : d
+            # a factor both ways: ours may be neither 1 + t times fio nor 1 / (1 + t) of it (nor 0)
+            d = (a - b) / b; ad = a <= 0 || b <= 0 ? 1e300 : (a > b ? a / b : b / a) - 1
             printf "%10.1f %9.1f-%-9.1f %10.1f %9.1f-%-9.1f %+7.1f%% %s %s %.6f", a / 1e6, alo / 1e6, ahi / 1e6,
                 b / 1e6, blo / 1e6, bhi / 1e6, 100 * d, (alo <= bhi && blo <= ahi ? "overlap" : "apart"),
                 (ad <= t ? "ok" : "MISS"), ad }')

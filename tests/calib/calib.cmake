@@ -158,7 +158,7 @@ add_test(NAME cli_calib_gpu_none COMMAND sh -c
 set_tests_properties(cli_calib_gpu_none PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 60)
 
 # fio and our SSD benchmark measure the same thing: the tiny version (5
-# windows of 0.05 s per point in both, ~20 s), within a factor of ten (a
+# windows of 0.05 s per point in both, ~20 s), within a factor of ten either way (a
 # shared virtual disk varies several-fold between short windows and over
 # minutes: a factor of four failed once in a full ctest run; the 10%
 # comparison is the full run documented in calib/README.md). It still
