@@ -68,8 +68,12 @@ ks_cli_test(run_closed_form_fp8 --json --ge ttft_mean 1.75715199e-4 --le ttft_me
             --set model.weight_dtype=fp8 --set platform.flops_fp8=1980TFLOPS)
 ks_cli_test(run_closed_form_moe_prefill --json --ge ttft_mean 2.82033801e-4 --le ttft_mean 2.82034365e-4
             -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_moe_prefill.h5 --json)
+# determinism (README "kvstrata run") on a run that decodes (39K tokens), migrates and reads L3,
+# and no file after a failure at load or midway (lua_late_error.lua fails after ~100 steps)
 add_test(NAME run_twice COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_twice.sh $<TARGET_FILE:kvstrata>
-         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=2s)
+         ${ks_ts}/lua_late_error.lua ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua
+         --set duration=5s --set workload.arrival.rate=40 --set cache.l1=20GB --set cache.l2=30GB
+         --set prefill.mode=disaggregated --set prefill.gpus=64)
 set_tests_properties(run_twice PROPERTIES TIMEOUT 300)
 # a miss: demotion then promotion, one 128 KiB block each over 50 GB/s + 1 us: 7.244928 us a token
 ks_cli_test(run_closed_form_miss --json --ge itl_mean 7.24492e-6 --le itl_mean 7.244936e-6 --ge hit_rate_l2 1
