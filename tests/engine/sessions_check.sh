@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/engine/sessions_check.sh KVSTRATA THINK_S SCENARIO [ARGS...]: in /requests,
-# every turn k > 0 arrives no earlier than its session's turn k - 1 finished
-# plus THINK_S seconds, and some later turn did arrive.
+# every turn k > 0 arrives exactly (to 1 ns) when its session's turn k - 1
+# finished plus THINK_S seconds (README "Scenarios", workload.sessions), and
+# some later turn did arrive.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ks=$1 think=$2
@@ -19,12 +20,13 @@ awk -F, -v think="$think" '
             split(k, p, ","); if (p[2] == 0) continue
             later++
             prev = p[1] "," (p[2] - 1)
-            if (!(prev in finish) || finish[prev] < 0 || arrival[k] < finish[prev] + think - 1e-9) {
+            d = arrival[k] - (finish[prev] + think)
+            if (!(prev in finish) || finish[prev] < 0 || d < -1e-9 || d > 1e-9) {
                 printf "sessions_check: session %s turn %s arrived at %s, previous turn finished at %s\n", p[1], p[2], arrival[k], (prev in finish) ? finish[prev] : "never" > "/dev/stderr"
                 bad++
             }
         }
         if (later == 0) { print "sessions_check: no later turn arrived" > "/dev/stderr"; exit 1 }
-        printf "sessions_check: %d later turns, each after its previous turn + %s s\n", later, think
+        printf "sessions_check: %d later turns, each at its previous turn + %s s\n", later, think
         exit bad > 0
     }' "$dir/rows"
