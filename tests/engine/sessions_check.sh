@@ -27,6 +27,6 @@ awk -F, -v think="$think" '
             }
         }
         if (later == 0) { print "sessions_check: no later turn arrived" > "/dev/stderr"; exit 1 }
+        if (bad > 0) { printf "sessions_check: %d of %d later turns off\n", bad, later > "/dev/stderr"; exit 1 }
         printf "sessions_check: %d later turns, each at its previous turn + %s s\n", later, think
-        exit bad > 0
     }' "$dir/rows"
