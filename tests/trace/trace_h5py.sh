@@ -8,8 +8,13 @@
 # python3, h5py or numpy.
 set -euo pipefail
 ks=$1 readme=$2 sc=$3
-if ! python3 -c 'import h5py, numpy' 2> /dev/null; then
-    echo "trace_h5py: python3 with h5py and numpy is not installed (python3-h5py python3-numpy); skipped" >&2
+# the first python3 on PATH may be one without them (pyenv) where Debian's has them
+py=
+for p in python3 /usr/bin/python3; do
+    if "$p" -c 'import h5py, numpy' 2> /dev/null; then py=$p; break; fi
+done
+if [ -z "$py" ]; then
+    echo "trace_h5py: no python3 with h5py and numpy (python3-h5py python3-numpy); skipped" >&2
     exit 77
 fi
 dir=$(mktemp -d)
@@ -45,7 +50,7 @@ def my_access_reports():
 
 runpy.run_path("example.py", init_globals={"my_access_reports": my_access_reports})
 EOF
-(cd "$dir" && python3 run.py)
+(cd "$dir" && "$py" run.py)
 
 get() { sed -n "s/.*\"$1\": \([0-9.e+-]*\).*/\1/p" "$2"; }
 "$ks" trace stats "$dir/mine.h5" --json > "$dir/stats.json"

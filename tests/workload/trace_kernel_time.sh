@@ -20,8 +20,13 @@
 # Skips (77) without python3, h5py or numpy (the copies are written with h5py).
 set -euo pipefail
 ks=$1 sc=$2
-if ! python3 -c 'import h5py, numpy' 2> /dev/null; then
-    echo "trace_kernel_time: python3 with h5py and numpy is not installed (python3-h5py python3-numpy); skipped" >&2
+# the first python3 on PATH may be one without them (pyenv) where Debian's has them
+py=
+for p in python3 /usr/bin/python3; do
+    if "$p" -c 'import h5py, numpy' 2> /dev/null; then py=$p; break; fi
+done
+if [ -z "$py" ]; then
+    echo "trace_kernel_time: no python3 with h5py and numpy (python3-h5py python3-numpy); skipped" >&2
     exit 77
 fi
 dir=$(mktemp -d)
@@ -54,7 +59,7 @@ if [ "$auto" = ref ]; then
     fi
 fi
 
-python3 - "$dir" "$auto" "$(get kernel_time_mean "$dir/ref.json")" << 'EOF'
+"$py" - "$dir" "$auto" "$(get kernel_time_mean "$dir/ref.json")" << 'EOF'
 import h5py, numpy as np, shutil, sys
 d, auto, mean = sys.argv[1], sys.argv[2], float(sys.argv[3])
 def load(name):
@@ -115,7 +120,7 @@ if [ "$(get sim_time "$dir/run_default.json")" != "$(get sim_time "$dir/run_none
          "not the $(get sim_time "$dir/run_none.json") s of the trace without times" >&2
     exit 1
 fi
-python3 - "$dir" $hbm "$(get sim_time "$dir/run_ref.json")" "$(get sim_time "$dir/run_x2.json")" \
+"$py" - "$dir" $hbm "$(get sim_time "$dir/run_ref.json")" "$(get sim_time "$dir/run_x2.json")" \
     "$(get sim_time "$dir/run_none.json")" "$(get sim_time "$dir/run_half.json")" << 'EOF'
 import h5py, numpy as np, sys
 d, hbm = sys.argv[1], float(sys.argv[2])
