@@ -399,11 +399,14 @@ void ks_active_finish(struct ks_active_set *set, uint32_t i)
         ks_hist_add(r->tpot, request_tpot(a));
     ks_hist_add(r->e2el, a->last_token - a->spec.arrival);
     r->good += good(&set->p.s->slo, a);
-    if (set->p.hooks.finished)
-        set->p.hooks.finished(set->p.hooks.ctx, a);
-    ks_cache_req_free(set->p.cache, a->req);
-    ks_selection_close(a->sr);
+    // out of the set before the hook, which may release a closed-loop
+    // client's next request: a router then sees this GPU without it
+    struct ks_active done = *a;
     set->a[i] = set->a[--set->n];
+    ks_cache_req_free(set->p.cache, done.req);
+    if (set->p.hooks.finished)
+        set->p.hooks.finished(set->p.hooks.ctx, &done);
+    ks_selection_close(done.sr);
 }
 
 void ks_active_first_token(struct ks_active_set *set, struct ks_active *a, double at)

@@ -57,8 +57,9 @@ struct ks_active_hooks {
     // the simulator has nothing to write). A status other than KS_OK, with
     // the reason in err, is returned by the set's call that created them.
     int (*fill)(void *ctx, uint32_t req, uint32_t from, uint32_t to, char *err, size_t len);
-    // `a` produced its last token and was recorded; its cache request and
-    // selection state are released after this returns, and its slot reused.
+    // `a` (a copy: it has left the set) produced its last token and was
+    // recorded; its cache request is released, its selection state is after
+    // this returns.
     void (*finished)(void *ctx, struct ks_active *a);
 };
 
@@ -183,8 +184,10 @@ int ks_active_grow(struct ks_active_set *set, struct ks_active *a, char *err, si
 
 // Finishes request i: records it (its TPOT and end-to-end latency join the
 // histograms; it counts as good when it meets every per-request objective
-// set: slo.ttft, slo.tpot, slo.e2el), runs the finished hook, releases its
-// cache request and selection state; the last request moves into slot i.
+// set: slo.ttft, slo.tpot, slo.e2el), takes it out of the set (the last
+// request moves into slot i) and releases its cache request, then runs the
+// finished hook (a request the hook releases finds the GPU without it) and
+// releases its selection state.
 void ks_active_finish(struct ks_active_set *set, uint32_t i);
 
 // The run ended: records every request still in the set (retracted ones

@@ -390,6 +390,10 @@ ks_cli_test(run_closed_form_disaggregated --json --ge ttft_mean 2.59209543e-2 --
 add_test(NAME run_links COMMAND ${CMAKE_CURRENT_LIST_DIR}/links_check.sh $<TARGET_FILE:kvstrata>
          ${ks_ts}/closed_form.lua --set prefill.mode=disaggregated)
 # multi-turn sessions: a turn waits for its previous turn's end plus think time
+# the routers in closed form (round robin, least loaded with one and four clients, prefix affinity);
+# least loaded with one client once sent every other request to GPU 1: the client's next request
+# was routed while the finished one still counted on its GPU
+add_test(NAME run_routers COMMAND ${CMAKE_CURRENT_LIST_DIR}/routers.sh $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form.lua)
 add_test(NAME run_sessions COMMAND ${CMAKE_CURRENT_LIST_DIR}/sessions_check.sh $<TARGET_FILE:kvstrata> 5
          ${PROJECT_SOURCE_DIR}/scenarios/dialogue_multiturn.lua --set duration=30s)
 set_tests_properties(run_sessions PROPERTIES TIMEOUT 300)
