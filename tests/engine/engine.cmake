@@ -344,6 +344,11 @@ add_test(NAME run_golden_tiered COMMAND ${CMAKE_CURRENT_LIST_DIR}/golden.sh $<TA
          ${ks_fixtures}/golden/tiered_5s.json ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua
          --set duration=5s --set workload.arrival.rate=40 --set cache.l1=20GB
          --set prefill.mode=disaggregated --set prefill.gpus=64)
+# the tiered run with L2 too small for the prompts the pool sends: blocks are read back from L3
+add_test(NAME run_golden_l3 COMMAND ${CMAKE_CURRENT_LIST_DIR}/golden.sh $<TARGET_FILE:kvstrata>
+         ${ks_fixtures}/golden/l3_5s.json ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua
+         --set duration=5s --set workload.arrival.rate=40 --set cache.l1=20GB --set cache.l2=30GB
+         --set prefill.mode=disaggregated --set prefill.gpus=64)
 
 # host costs: scheduling (10 us) and one pointer-table rebuild (5 us: the
 # prompt's placement changed L1) add to the closed form: 283.435456 us
