@@ -24,6 +24,9 @@ ks_add_test(runtime.runtime test_runtime.c)
 target_link_libraries(runtime_runtime PRIVATE ks_runtime)
 target_compile_definitions(runtime_runtime PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 ks_tsan_test(runtime.runtime)
+# GPU mode: its own test, skipped (77) without a GPU rather than passed
+add_test(NAME runtime.runtime_gpu COMMAND runtime_runtime gpu)
+set_tests_properties(runtime.runtime_gpu PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 600)
 
 # kvstrata validate: a scenario is required; the GPU mode is refused with the reason
 ks_cli_test(validate_no_scenario --exit 2 --stdout-empty --stderr-has "SCENARIO.lua" -- validate)
