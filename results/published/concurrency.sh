@@ -40,7 +40,7 @@ run() {
     local dur
     dur=$(saturated_duration "$per" "$pre")
     echo "concurrency.sh: $name ($dur simulated)" >&2
-    "$ks" run "results/published/$sc" --set "workload.arrival.concurrency=$c" --set "duration=$dur" "$@" \
+    "$ks" run "results/published/$sc" --set "workload.arrival.concurrency=$c" --set "duration=$dur" "${full[@]}" "$@" \
         -o "$tmp/$name.h5" --json > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
     /usr/bin/python3 results/published/steady.py "$tmp/$name.h5" > "$tmp/$name.steady"
     rm -f "$tmp/$name.h5"

@@ -28,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 sim() {
     local name=$1 sc=$2
     shift 2
-    "$ks" run "results/published/$sc" --set model.max_context=172032 "$@" -o "$tmp/$name.h5" --json \
+    "$ks" run "results/published/$sc" --set model.max_context=172032 "${full[@]}" "$@" -o "$tmp/$name.h5" --json \
         > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
 }
 source results/published/probe.sh

@@ -1,6 +1,13 @@
 # results/published/probe.sh - sourced by concurrency.sh and contexts.sh: the
 # probes that size a run to saturation. They use the caller's $ks (kvstrata)
 # and $tmp (a scratch folder); ARGS are `run` arguments (--set ...).
+#
+# concurrency.sh and contexts.sh measure steady decode after the ramp, which
+# needs a batch that keeps its size: they run with whole outputs reserved
+# ($full). With SGLang's estimated reservations (glm_baseline.lua's) the
+# batch admitted first shrinks as outputs grow, and retracted requests are
+# recomputed: admission.sh measures that over whole request lifetimes.
+full=(--set scheduler.reserve=full)
 
 # probe_prefill SCENARIO ARGS...: seconds one attention rank takes to
 # prefill one prompt (8 one-token requests, one per rank)
@@ -8,7 +15,7 @@ probe_prefill() {
     local sc=$1
     shift
     "$ks" run "results/published/$sc" --set workload.arrival.concurrency=8 --set workload.requests=8 \
-        --set workload.output_tokens=1 --set duration=600s "$@" -o "$tmp/pre.h5" --json 2> "$tmp/pre.err" |
+        --set workload.output_tokens=1 --set duration=600s "${full[@]}" "$@" -o "$tmp/pre.h5" --json 2> "$tmp/pre.err" |
         jq -r .sim_time || { cat "$tmp/pre.err" >&2; exit 1; }
     rm -f "$tmp/pre.h5"
 }
@@ -18,7 +25,7 @@ probe_prefill() {
 probe_capacity() {
     local sc=$1
     shift
-    "$ks" run "results/published/$sc" --set workload.arrival.concurrency=480 --set duration=1s "$@" \
+    "$ks" run "results/published/$sc" --set workload.arrival.concurrency=480 --set duration=1s "${full[@]}" "$@" \
         -o "$tmp/cap.h5" --json 2> "$tmp/cap.err" | jq -r '.requests_admitted / 8 | floor' ||
         { cat "$tmp/cap.err" >&2; exit 1; }
     rm -f "$tmp/cap.h5"
