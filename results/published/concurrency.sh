@@ -58,6 +58,7 @@ steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
     echo "# Throughput by concurrency, baseline against HiSparse, GLM-5.1-FP8, 8xH200, 32K-token prompts"
     echo
     echo "\`results/published/concurrency.sh\`, $(date -u +%Y-%m-%d), $(uname -m) $(nproc)-core VM, kvstrata $(git rev-parse --short HEAD)."
+    echo "Admission: whole outputs reserved (\`scheduler.reserve=full\`); SGLang's estimated reservations over whole request lifetimes: \`admission.md\`."
     echo "Steady decode throughput (steady.py: the last 8 /steps records of each attention rank, batch / step time,"
     echo "summed over the 8 ranks); HiSparse at \`detail.layers=13\`. The blog (primary) gives the shape only: the baseline"
     echo "flat once HBM is full, HiSparse near-linear, over 3x the baseline at 256, a modest loss at low concurrency."

@@ -55,6 +55,7 @@ steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
     echo "# Peak generation throughput by prompt length, baseline against HiSparse, GLM-5.1-FP8, 8xH200"
     echo
     echo "\`results/published/contexts.sh\`, $(date -u +%Y-%m-%d), $(uname -m) $(nproc)-core VM, kvstrata $(git rev-parse --short HEAD)."
+    echo "Admission: whole outputs reserved (\`scheduler.reserve=full\`); SGLang's estimated reservations over whole request lifetimes: \`admission.md\`."
     echo "Steady decode throughput at saturation (steady.py: the last 8 /steps records of each attention rank, batch / step"
     echo "time, summed over the 8 ranks); HiSparse at \`detail.layers=13\`. Published: arXiv 2608.07009 Fig. 5 (secondary)."
     echo "Goals (issue 18): tokens/s within 25%, the HiSparse / baseline ratio within 15%."
