@@ -27,10 +27,11 @@ ks_add_test(workload.dsa test_dsa.c)
 target_link_libraries(workload_dsa PRIVATE ks_workload)
 # a dsa trace (selrecord.c) holds, record for record, the selection module's
 # dsa selections, and its replay returns them again (1- and 16-token blocks)
-# mixed: the window throughout at switch_prob 0, alternating at 1, 0.25 x steps switches at 0.25
-ks_add_test(workload.mixed test_mixed.c)
-target_link_libraries(workload_mixed PRIVATE ks_workload ks_scenario)
-target_compile_definitions(workload_mixed PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+# retrieval: the top-k alone (and the partial block), topk with sink and window; mixed: the window
+# throughout at switch_prob 0, alternating at 1, 0.25 x steps switches at 0.25
+ks_add_test(workload.scored test_scored.c)
+target_link_libraries(workload_scored PRIVATE ks_workload ks_scenario)
+target_compile_definitions(workload_scored PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 ks_add_test(workload.selrecord test_selrecord.c)
 target_link_libraries(workload_selrecord PRIVATE ks_workload ks_scenario)
 target_compile_definitions(workload_selrecord PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -1,4 +1,9 @@
-// test_mixed.c - sparse.policy = "mixed" (README "Scenarios", sparse): a
+// test_scored.c - the score-driven policies' rules (README "Scenarios",
+// sparse). retrieval keeps the top-k alone: budget_tokens / block_size
+// blocks a step by score (and the partial block the query sits in, which has
+// no summary to score), where topk adds the sink and the recent window
+// (which holds the partial block) to them.
+// mixed: a
 // request starts with the window rule and, at each new step, switches
 // between it and the scored top-k with probability sparse.switch_prob. The
 // mode of each step is read from the selection itself: the window rule's
@@ -128,9 +133,53 @@ static void quarter(void **state)
     assert_int_equal(mode[0], 0); // it starts with the window
 }
 
+// Over 200 steps: topk's selection holds the sink block, the last
+// window_blocks blocks and the top budget_tokens / block_size others;
+// retrieval's, top blocks alone, with the partial block when there is one.
+static void retrieval_alone(void **state)
+{
+    (void)state;
+    struct ks_scenario *st = load("topk", "0"), *sr = load("retrieval", "0");
+    struct ks_selection *topk = ks_selection_new(st, err, sizeof err), *retr = ks_selection_new(sr, err, sizeof err);
+    if (!topk || !retr)
+        fail_msg("ks_selection_new: %s", err);
+    struct ks_selection_req *rt = ks_selection_open(topk, 1, PROMPT), *rr = ks_selection_open(retr, 1, PROMPT);
+    uint32_t bs = st->cache.block_size, cap = (PROMPT + 200 + bs) / bs, top = st->sparse.budget_tokens / bs;
+    uint32_t sink = st->sparse.sink_blocks, win = st->sparse.window_blocks;
+    uint32_t *a = malloc(cap * sizeof *a), *b = malloc(cap * sizeof *b);
+    float *ma = malloc(cap * sizeof *ma), *mb = malloc(cap * sizeof *mb);
+    assert_true(rt && rr && a && b && ma && mb);
+    uint32_t sink_in_retrieval = 0;
+    for (uint32_t t = 0; t < 200; t++) {
+        uint32_t nb = (PROMPT + t + 1 + bs - 1) / bs, ka = 0, kb = 0;
+        assert_int_equal(ks_selection_get(rt, t, 0, nb, NULL, a, ma, &ka, err, sizeof err), KS_OK);
+        assert_int_equal(ks_selection_get(rr, t, 0, nb, NULL, b, mb, &kb, err, sizeof err), KS_OK);
+        assert_int_equal(ka, sink + win + top);
+        assert_int_equal(kb, top + ((PROMPT + t + 1) % bs != 0));
+        uint32_t forced = 0;
+        for (uint32_t i = 0; i < ka; i++)
+            forced += a[i] < sink || a[i] >= nb - win;
+        assert_int_equal(forced, sink + win);
+        for (uint32_t i = 0; i < kb; i++)
+            sink_in_retrieval += b[i] < sink;
+    }
+    print_message("retrieval chose the sink block by score in %u of 200 steps\n", sink_in_retrieval);
+    free(a);
+    free(b);
+    free(ma);
+    free(mb);
+    ks_selection_close(rt);
+    ks_selection_close(rr);
+    ks_selection_free(topk);
+    ks_selection_free(retr);
+    ks_scenario_free(st);
+    ks_scenario_free(sr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(retrieval_alone),
         cmocka_unit_test(never),
         cmocka_unit_test(always),
         cmocka_unit_test(quarter),
