@@ -8,15 +8,7 @@
 # python3, h5py or numpy.
 set -euo pipefail
 ks=$1 readme=$2 sc=$3
-# the first python3 on PATH may be one without them (pyenv) where Debian's has them
-py=
-for p in python3 /usr/bin/python3; do
-    if "$p" -c 'import h5py, numpy' 2> /dev/null; then py=$p; break; fi
-done
-if [ -z "$py" ]; then
-    echo "trace_h5py: no python3 with h5py and numpy (python3-h5py python3-numpy); skipped" >&2
-    exit 77
-fi
+source "$(dirname "$0")/../h5py_python.sh" trace_h5py # sets $py
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 

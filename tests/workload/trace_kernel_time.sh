@@ -20,15 +20,7 @@
 # Skips (77) without python3, h5py or numpy (the copies are written with h5py).
 set -euo pipefail
 ks=$1 sc=$2
-# the first python3 on PATH may be one without them (pyenv) where Debian's has them
-py=
-for p in python3 /usr/bin/python3; do
-    if "$p" -c 'import h5py, numpy' 2> /dev/null; then py=$p; break; fi
-done
-if [ -z "$py" ]; then
-    echo "trace_kernel_time: no python3 with h5py and numpy (python3-h5py python3-numpy); skipped" >&2
-    exit 77
-fi
+source "$(dirname "$0")/../h5py_python.sh" trace_kernel_time # sets $py
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 steps=24
