@@ -5,8 +5,8 @@
 # new requests, retracted requests' recomputation and the batch shrinking as
 # outputs grow all count (window.py). Published (arXiv 2608.07009 Fig. 5,
 # secondary): 4K 2288 -> 2280, 32K 624 -> 1919 tok/s.
-# Writes results/published/admission.md. About 80 minutes on this project's
-# 2-core VM (the HiSparse run at 4K alone: about 60).
+# Writes results/published/admission.md. About 2 hours on this project's
+# 2-core VM (the HiSparse run at 4K alone: about 110 minutes).
 #
 # Each configuration runs with 33 clients per attention rank at 4K (what
 # HiSparse's device buffers admit; the baseline's first admission with the
@@ -29,6 +29,8 @@ sim() {
         > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
     /usr/bin/python3 results/published/window.py "$tmp/$name.h5" "$from" > "$tmp/$name.window"
     jq -r '.retracted' "$tmp/$name.json" > "$tmp/$name.retracted"
+    mkdir -p results/published/admission # each run's whole summary (hit rates, stalls)
+    cp "$tmp/$name.json" "results/published/admission/$name.json"
     rm -f "$tmp/$name.h5"
 }
 
