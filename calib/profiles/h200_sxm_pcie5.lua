@@ -14,6 +14,7 @@ return {
   copy_item_d2h = {value = "2.85us", source = "ESS (arXiv 2512.10576; read in a summary, PUBLISHED.md section 2): 0.23 GB/s device-to-host for 656 B items: 656 B / 0.23 GB/s", kind = "measured (published)"},
   gather_h2d_bw = {value = "37GBps", source = "ESS (arXiv 2512.10576; read in a summary, PUBLISHED.md section 2): a gather kernel over unified virtual addressing, 656 B items, PCIe Gen5: 37 GB/s host-to-device", kind = "measured (published)"},
   gather_d2h_bw = {value = "43GBps", source = "ESS (arXiv 2512.10576; read in a summary, PUBLISHED.md section 2): the same kernel, device-to-host: 43 GB/s", kind = "measured (published)"},
+  host_read_lat = {value = "1us", source = "no published measurement at hand; a GPU load from pinned host memory over PCIe returns in the order of a microsecond (a round trip through the switch and the root complex plus a DRAM access), the order pcie_lat takes too; used only where a scenario limits a gather kernel's warps per request (cache.gather_warps)", kind = "assumed"},
   nvlink_bw = {value = "450GBps", source = "NVIDIA H100 and H200 Tensor Core GPU datasheets, SXM: NVLink 900 GB/s per GPU, both directions together; 450 GB/s per direction", kind = "datasheet"},
   gpus_per_switch = {value = 2, source = "HGX 8-GPU baseboard with two GPUs behind each PCIe switch uplink; not from a measured source", kind = "assumed"},
   l2 = {value = "2TB", source = "two-socket host, 2 TB of DDR5, as on DGX H100/H200 class nodes; not from a measured source", kind = "assumed"},

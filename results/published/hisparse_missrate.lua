@@ -19,5 +19,9 @@ s.workload = {arrival = {kind = "closed", concurrency = 4}, prompt_tokens = 3276
 s.sparse = {policy = "dsa", budget_tokens = 2048, sink_blocks = 0, window_blocks = 0}
 s.cache = {block_size = 1, organisation = "per_request", device_buffer_size = 4096, host_to_device_ratio = 8,
            evict = "lru", prefetch_window = 0, l3 = "none", copy = "gather",
-           migration_batch = 65536} -- one gather kernel per layer for all its misses
+           migration_batch = 65536, -- one gather kernel per layer for all its misses
+           -- SGLang's swap-in kernel gives each request one thread block (HiSparseCoordinator's
+           -- swap_in_block_size, 960 threads: 30 warps), a warp copies one token's KV at a time with
+           -- 8-byte loads per lane (transfer_item_warp, ld.global.nc.b64), each waiting on host memory
+           gather_warps = 30, gather_load_bytes = 8}
 return s

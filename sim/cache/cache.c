@@ -135,6 +135,8 @@ void ks_cache_free(struct ks_cache *c)
     free(c->adm_src);
     free(c->adm_klass);
     free(c->turn);
+    free(c->req_mark);
+    free(c->req_count);
     free(c->samp);
     for (int t = 0; t < KS_TIERS; t++)
         free(c->bel[t]);

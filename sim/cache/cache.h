@@ -241,6 +241,7 @@ struct ks_batch {
     uint8_t src, dst;  // tiers
     uint8_t klass;     // enum ks_class of its highest-priority block
     uint32_t n;        // blocks
+    uint32_t most_per_req; // the most blocks one request has in it (a gather kernel gives each its own thread block)
     uint64_t bytes;    // bytes moved: n * the smaller of the two tiers' block bytes
     uint32_t *blocks;  // [n] virtual ids
     uint32_t *src_pages; // [n] pages read in src

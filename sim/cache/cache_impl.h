@@ -151,6 +151,9 @@ struct ks_cache {
     uint32_t cap_vict[KS_TIERS];
     uint32_t *turn;    // [cap_req] per-request counters
     uint32_t cap_turn;
+    uint32_t *req_mark; // [cap_req_mark] per request: 1 + the plan's batch last counted, its blocks there
+    uint32_t *req_count;
+    uint32_t cap_req_mark;
 
     // batches: slots reused through a free stack
     struct ks_batch_rec **slot;

@@ -312,6 +312,38 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
     return KS_OK;
 }
 
+// Sets each new batch's most_per_req: the most of its blocks that one request
+// (the owner of the block's chunk) has, counted with a mark per request.
+static int count_per_req(struct ks_cache *c, const struct ks_plan *plan)
+{
+    if (c->cap_req_mark < c->n_req) {
+        uint32_t cap = c->cap_req_mark;
+        if (ks_grow((void **)&c->req_mark, &cap, c->n_req, sizeof *c->req_mark) != KS_OK)
+            return KS_ENOMEM;
+        uint32_t *n = realloc(c->req_count, (size_t)cap * sizeof *n);
+        if (!n)
+            return KS_ENOMEM;
+        c->req_count = n;
+        memset(c->req_mark + c->cap_req_mark, 0, (size_t)(cap - c->cap_req_mark) * sizeof *c->req_mark);
+        c->cap_req_mark = cap;
+    }
+    for (uint32_t j = 0; j < plan->n; j++) {
+        struct ks_batch *b = plan->batch[j];
+        uint32_t most = 0;
+        for (uint32_t i = 0; i < b->n; i++) {
+            uint32_t q = c->tab.chunk[b->blocks[i] / KS_CHUNK].req;
+            if (c->req_mark[q] != b->id + 1u) {
+                c->req_mark[q] = b->id + 1u;
+                c->req_count[q] = 0;
+            }
+            if (++c->req_count[q] > most)
+                most = c->req_count[q];
+        }
+        b->most_per_req = most;
+    }
+    return KS_OK;
+}
+
 int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
 {
     plan->n = 0;
@@ -417,6 +449,8 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
             max_depth = c->rec[r].depth;
     st = assemble(c, plan, max_depth);
     plan->batch = c->plan_out;
+    if (st == KS_OK)
+        st = count_per_req(c, plan);
     debug_check(c, "ks_cache_plan");
     return st;
 }

@@ -12,11 +12,29 @@ sg_host_t ks_engine_tier_host(const struct gpu *g, unsigned tier)
     return tier == KS_L1 ? g->host : tier == KS_L2 ? g->cpu : g->l3;
 }
 
+// How long a gather kernel needs at least to read a batch from host memory
+// when each request's blocks have one thread block of cache.gather_warps
+// warps: a warp copies one block at a time, its lanes loading
+// gather_load_bytes each per round trip to host memory (host_read_lat), and
+// the next load waits for the last one's data (SGLang's HiSparse swap-in
+// kernel: one 256-thread block per request, 8-byte loads). The request with
+// the most blocks decides; 0 when not limited (gather_warps 0).
+static double gather_read_floor(const struct ks_scenario *s, const struct ks_batch *b)
+{
+    if (s->cache.gather_warps == 0 || b->n == 0)
+        return 0;
+    uint64_t item = b->bytes / b->n, per_trip = 32ull * s->cache.gather_load_bytes;
+    uint64_t trips = (item + per_trip - 1) / per_trip;
+    uint64_t turns = (b->most_per_req + s->cache.gather_warps - 1) / s->cache.gather_warps;
+    return (double)(turns * trips) * s->platform.host_read_lat;
+}
+
 // Sleeps a batch's fixed costs before its bytes move (cache.copy): one
 // copy_overhead for a batched copy or a gather kernel's launch, a per-item
 // cost per block for copies one by one (batches between HBM and host DRAM;
 // others are batched copies). Returns the time before which a gather's bytes
-// cannot have landed (bytes at the kernel's rate from now), else 0.
+// cannot have landed (bytes at the kernel's rate from now, or the round trips
+// of its busiest request's warps when longer), else 0.
 static double copy_start(const struct ks_scenario *s, const struct ks_batch *b)
 {
     int h2d = b->src == KS_L2 && b->dst == KS_L1, d2h = b->src == KS_L1 && b->dst == KS_L2;
@@ -29,7 +47,9 @@ static double copy_start(const struct ks_scenario *s, const struct ks_batch *b)
         sg_actor_sleep_for(s->platform.copy_overhead);
     if (how != KS_COPY_GATHER)
         return 0;
-    return simgrid_get_clock() + (double)b->bytes / (h2d ? s->platform.gather_h2d_bw : s->platform.gather_d2h_bw);
+    double rate = (double)b->bytes / (h2d ? s->platform.gather_h2d_bw : s->platform.gather_d2h_bw);
+    double trips = h2d ? gather_read_floor(s, b) : 0; // writes to host memory are posted: no round trip
+    return simgrid_get_clock() + (rate > trips ? rate : trips);
 }
 
 void ks_engine_lane(int argc, char **argv)

@@ -265,7 +265,10 @@ static const struct field fields[] = {
     {"platform.copy_item_d2h", T_REAL, TM, OFF(platform.copy_item_d2h), "", 1, 0, NULL, 1},
     {"platform.gather_h2d_bw", T_REAL, BW, OFF(platform.gather_h2d_bw), "", 1, 0, NULL, 1},
     {"platform.gather_d2h_bw", T_REAL, BW, OFF(platform.gather_d2h_bw), "", 1, 0, NULL, 1},
+    {"platform.host_read_lat", T_REAL, TM, OFF(platform.host_read_lat), "", 1, 0, NULL, 1},
     {"cache.copy", T_CHOICE, CN, OFF(cache.copy), "batch", 0, 0, copies, 0},
+    {"cache.gather_warps", T_U32, CN, OFF(cache.gather_warps), "0", 0, 0, NULL, 0},
+    {"cache.gather_load_bytes", T_U32, CN, OFF(cache.gather_load_bytes), "8", 1, 0, NULL, 0},
     {"scheduler.kind", T_CHOICE, CN, OFF(scheduler.kind), "fused", 0, 0, sched_kinds, 0},
     {"scheduler.max_batched_tokens", T_U32, CN, OFF(scheduler.max_batched_tokens), "8192", 0, 0, NULL, 0},
     {"scheduler.max_running_requests", T_U32, CN, OFF(scheduler.max_running_requests), "0", 0, 0, NULL, 0},
@@ -1462,6 +1465,12 @@ static void check_copy(struct ctx *x)
     if (s->cache.copy == KS_COPY_GATHER && !(s->platform.gather_h2d_bw > 0 && s->platform.gather_d2h_bw > 0))
         FAIL(x, "cache.copy", "\"gather\" needs platform.gather_h2d_bw and gather_d2h_bw (a gather kernel's rates; "
              "the profile's or the scenario's)");
+    if (s->cache.gather_warps > 0 && s->cache.copy != KS_COPY_GATHER)
+        FAIL(x, "cache.gather_warps", "applies to cache.copy = \"gather\" only (it is %s)",
+             s->cache.copy == KS_COPY_PER_ITEM ? "\"per_item\"" : "\"batch\"");
+    if (s->cache.gather_warps > 0 && !(s->platform.host_read_lat > 0))
+        FAIL(x, "cache.gather_warps", "needs platform.host_read_lat (seconds a GPU load from pinned host memory "
+             "takes to return; the profile's or the scenario's)");
 }
 
 // speculative: accept_length lies in [1, 1 + draft_tokens] with at most three

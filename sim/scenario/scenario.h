@@ -142,6 +142,7 @@ struct ks_scenario_platform {
     double copy_overhead;    // seconds, fixed cost of each copy
     double copy_item_h2d, copy_item_d2h; // seconds per item copied on its own (cache.copy = "per_item"), by direction
     double gather_h2d_bw, gather_d2h_bw; // bytes/s of a gather kernel over pinned host memory (cache.copy = "gather")
+    double host_read_lat;    // seconds a GPU load from pinned host memory takes to return (cache.gather_warps)
     double nvlink_bw;        // bytes/s per GPU, per direction
     uint32_t gpus_per_switch; // GPUs sharing one PCIe switch uplink (capped at gpus_per_node)
     uint64_t l2;             // bytes of host DRAM per node
@@ -325,6 +326,8 @@ struct ks_scenario_cache {
     uint32_t migration_batch;        // blocks per batch
     enum ks_compression compression; // of blocks in L2 and L3
     enum ks_copy copy;               // how a batch between HBM and host DRAM is copied
+    uint32_t gather_warps;           // gather: warps the kernel gives each request's blocks (0: no limit)
+    uint32_t gather_load_bytes;      // gather: bytes one lane loads at a time (a warp's round trip: 32 of them)
     enum ks_organisation organisation; // L1 as one pool, or a device buffer per request (HiSparse)
     uint32_t device_buffer_size;     // per_request: tokens of each request's buffer in each layer
     double host_to_device_ratio;     // per_request: the host pool in device pools (0: cache.l2 sizes it)

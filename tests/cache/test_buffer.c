@@ -255,6 +255,45 @@ static void grow_evicts_own(void **state)
     ks_cache_free(c);
 }
 
+// A batch says how many of its blocks its busiest request has (most_per_req:
+// a gather kernel copies each request's blocks with its own thread block).
+// Requests a and b fill their buffers (blocks 0..B-1 of one group), the rest
+// of their N blocks in L2; a misses 1 block, b misses 3: one batch of 4
+// blocks, 3 of them b's. The next step only b misses, 2 blocks.
+static void batch_most_per_req(void **state)
+{
+    (void)state;
+    struct ks_cache_params p = params(KS_EVICT_LRU, 2);
+    p.groups = 1;
+    struct ks_cache *c = ks_test_new(&p);
+    uint32_t a = ks_test_req(c), b = ks_test_req(c);
+    uint32_t placed[KS_TIERS] = {0};
+    assert_int_equal(ks_cache_req_grow(c, a, N, KS_L1, placed), KS_OK);
+    assert_int_equal(ks_cache_req_grow(c, b, N, KS_L1, placed), KS_OK);
+    assert_int_equal(placed[KS_L1], 2 * B);
+    assert_int_equal(ks_cache_step(c, 1), KS_OK);
+    ks_test_access1(c, a, 0, B, 1);
+    for (uint32_t j = B; j < B + 3; j++)
+        ks_test_access1(c, b, 0, j, 1);
+    struct ks_plan plan;
+    assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
+    assert_int_equal(plan.n, 1);
+    assert_int_equal(plan.batch[0]->n, 4);
+    assert_int_equal(plan.batch[0]->most_per_req, 3);
+    ks_test_confirm_all(c, &plan);
+    assert_int_equal(ks_cache_step(c, 2), KS_OK);
+    ks_test_access1(c, b, 0, B + 3, 1);
+    ks_test_access1(c, b, 0, B + 4, 1);
+    ks_test_access1(c, a, 0, B, 1); // a hit: nothing to move
+    assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
+    assert_int_equal(plan.n, 1);
+    assert_int_equal(plan.batch[0]->n, 2);
+    assert_int_equal(plan.batch[0]->most_per_req, 2);
+    ks_test_confirm_all(c, &plan);
+    ks_test_check(c);
+    ks_cache_free(c);
+}
+
 // Buffers run out: a request needs one per group; a request's buffers come
 // back when it and its blocks are gone, a block in flight holding its
 // buffer until its batch is confirmed.
@@ -335,7 +374,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reference_lru),   cmocka_unit_test(reference_fifo), cmocka_unit_test(reference_belady),
-        cmocka_unit_test(grow_evicts_own), cmocka_unit_test(buffers_run_out), cmocka_unit_test(random_uniform),
+        cmocka_unit_test(grow_evicts_own), cmocka_unit_test(batch_most_per_req), cmocka_unit_test(buffers_run_out), cmocka_unit_test(random_uniform),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,23 @@ ks_cli_test(run_copy_gather_link --json --ge itl_mean 7.24492e-6 --le itl_mean 7
 ks_cli_test(run_copy_gather_no_rate --exit 2 --stdout-empty
             --stderr-has "cache.copy: \"gather\" needs platform.gather_h2d_bw and gather_d2h_bw"
             -- run ${ks_miss} --set cache.copy=gather)
+# a gather kernel that gives each request's blocks one warp (cache.gather_warps = 1): the miss's
+# 131072 B block in round trips of 32 lanes x 8 B, 512 of them at host_read_lat 10 ns: 5.12 us, longer
+# than the link's 3.62144 us; ITL 5.12 us + 2.048 ns. With 16 B loads, 256 round trips (2.56 us): the
+# link bounds it again (3.623488 us, as without the limit)
+set(ks_warps ${ks_ts}/closed_form_buffer.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_warps.h5 --json
+    --set cache.copy=gather --set platform.gather_h2d_bw=100GBps --set platform.gather_d2h_bw=100GBps
+    --set cache.gather_warps=1 --set platform.host_read_lat=10ns)
+ks_cli_test(run_gather_warps --json --ge itl_mean 5.122047e-6 --le itl_mean 5.122049e-6 -- run ${ks_warps})
+ks_cli_test(run_gather_warps_wide --json --ge itl_mean 3.623487e-6 --le itl_mean 3.623489e-6
+            -- run ${ks_warps} --set cache.gather_load_bytes=16)
+ks_cli_test(run_gather_warps_no_latency --exit 2 --stdout-empty
+            --stderr-has "cache.gather_warps: needs platform.host_read_lat"
+            -- run ${ks_ts}/closed_form_buffer.lua --set cache.copy=gather --set platform.gather_h2d_bw=100GBps
+            --set platform.gather_d2h_bw=100GBps --set cache.gather_warps=1)
+ks_cli_test(run_gather_warps_not_gather --exit 2 --stdout-empty
+            --stderr-has "cache.gather_warps: applies to cache.copy = \"gather\" only (it is \"batch\")"
+            -- run ${ks_warps} --set cache.copy=batch)
 # the same miss in a device buffer (cache.organisation = "per_request"): the host holds the evicted
 # block, so only the promotion costs: ITL 3.623488 us; the prompt's backup after its prefill:
 # TTFT 34.7237531 + 168.77216 us; (2048 + 1) x 4096 B backed up (closed_form_buffer.lua)
