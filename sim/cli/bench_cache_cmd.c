@@ -16,8 +16,9 @@
 #include "cachebench.h"
 #include "json.h"
 
-static const char *const policy_names[] = {"heat", "lru", "lfu", "belady", NULL};
-static const enum ks_evict_policy policy_of[] = {KS_EVICT_HEAT, KS_EVICT_LRU, KS_EVICT_LFU, KS_EVICT_BELADY};
+static const char *const policy_names[] = {"heat", "lru", "lfu", "belady", "random", NULL};
+static const enum ks_evict_policy policy_of[] = {KS_EVICT_HEAT, KS_EVICT_LRU, KS_EVICT_LFU, KS_EVICT_BELADY,
+                                                 KS_EVICT_RANDOM};
 
 struct settings {
     struct ks_cachebench_params p;

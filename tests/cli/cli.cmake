@@ -72,6 +72,9 @@ ks_cli_test(bench_readme_lfu --json --ge hit_rate_l1 0.96455 --le hit_rate_l1 0.
 ks_cli_test(bench_readme_belady --json --ge hit_rate_l1 0.96895 --le hit_rate_l1 0.96905
             --ge bytes_per_block 38.55 --le bytes_per_block 38.65
             -- bench cache --blocks 1000000 --topk 64 --steps 20000 --policy belady --json)
+ks_cli_test(bench_readme_random --json --ge hit_rate_l1 0.96335 --le hit_rate_l1 0.96345
+            --ge bytes_per_block 21.95 --le bytes_per_block 22.05
+            -- bench cache --blocks 1000000 --topk 64 --steps 20000 --policy random --json)
 ks_cli_test(bench_text --stdout-has "accesses_per_s" --stdout-has "bytes_per_block" --stdout-has "hit_rate_l1"
             -- bench cache --blocks 2000 --topk 8 --steps 100)
 ks_cli_test(info_json --json --stderr-empty --has version --has build_type --has cuda_kernels
