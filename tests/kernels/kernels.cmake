@@ -9,3 +9,11 @@ ks_add_kernel_test(kernels.select test_kernel_select.c)
 ks_add_kernel_test(kernels.decode test_kernel_decode.c)
 ks_add_kernel_test(kernels.int8 test_kernel_int8.c)
 ks_add_kernel_test(kernels.cuda test_kernel_cuda.c)
+# kernels/device_check.sh's flow on this machine, where no GPU answers: the
+# bundle, the order of the steps, the files and the summary it would bring
+# back from a lent GPU (issue 22). Plain builds only: a sanitized bundle is
+# not what goes to the GPU.
+if(TARGET kvstrata-device AND TARGET kernels_cuda AND NOT KS_SANITIZE_ADDRESS AND NOT KS_SANITIZE_THREAD)
+  add_test(NAME device_check_flow COMMAND ${CMAKE_CURRENT_LIST_DIR}/device_check_flow.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(device_check_flow PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS kernels)
+endif()
