@@ -115,7 +115,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     int rc = -1;
     if (s.fig && s.notes) {
         ks_run_summarise(&s, sc, &r);
-        if (!s.err && (st = ks_run_write(path, &s, &r, err, sizeof err)) == KS_OK && ks_engine_stopped()) {
+        if (!s.err && (st = ks_run_write(path, &s, sc, &r, err, sizeof err)) == KS_OK && ks_engine_stopped()) {
             unlink(path); // a signal during the write: an interrupted run leaves no result
             snprintf(err, sizeof err, "%s: interrupted while writing; no result", path);
             st = KS_ESTATE;

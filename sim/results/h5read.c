@@ -81,7 +81,7 @@ static herr_t walk_attr(hid_t loc, const char *name, const H5A_info_t *info, voi
 // B-tree and heap, which listing the group by index does not, and a name the
 // file lacks is looked up too: each is probed in the child, found or not.
 static const char *const probe_links[] = {"/requests", "/steps", "/tiers", "/links", "/link_samples",
-                                          "/summary", "/selected"};
+                                          "/summary", "/summary_notes", "/scenario", "/selected"};
 static const char *const probe_attrs[] = {"format", "version", "block_size", "layers", "kv_heads", "q_heads",
                                           "head_dim", "dtype", "source", "complete"};
 

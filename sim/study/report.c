@@ -1,9 +1,14 @@
-// report.c - plots of a run's result file (see report.h).
+// report.c - plots of one result file, or of several side by side (see
+// report.h); the page around them is compare.c's.
 //
 // Tables are read by field name as doubles (HDF5 converts), so the report
 // depends only on the documented column names. Time series are binned into
-// BINS equal intervals of the run; a bin without samples is left out of
-// the data file (gnuplot draws the gap).
+// BINS equal intervals of each run; a bin without samples is left out of
+// the data file (gnuplot draws the gap). Every plot's data file holds one
+// block per run (gnuplot's `index`), in the order the files were given; a
+// run with nothing to draw holds a row of NaN, so that the blocks after it
+// keep their index. Every input is read and checked before the output
+// folder is made: a bad input leaves nothing behind.
 #define _POSIX_C_SOURCE 200809L // fork, dup2, execlp, waitpid
 
 #include "report.h"
@@ -22,13 +27,14 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "compare.h"
 #include "fs.h"
 #include "h5read.h"
 #include "runfile.h"
 #include "status.h"
 
 #define BINS 100
-#define TOP_LINKS 6
+#define TOP_LINKS 6 // links a one-run report draws; a comparison draws each run's busiest
 
 struct table {
     size_t n, k; // rows, columns
@@ -76,45 +82,7 @@ static double at(const struct table *t, size_t row, size_t col)
     return t->v[row * t->k + col];
 }
 
-// ---- the summary table ------------------------------------------------------
-
-// Writes s escaped for HTML text.
-static void html_text(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        fputs(*s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '&' ? "&amp;" : (char[]){*s, 0}, f);
-}
-
-static herr_t summary_row(hid_t loc, const char *name, const H5A_info_t *info, void *ud)
-{
-    (void)info;
-    FILE *f = ud;
-    char text[1024], why[256];
-    double v = 0;
-    fputs("<tr><td>", f);
-    html_text(f, name);
-    fputs("</td><td>", f);
-    if (ks_h5read_attr_str(loc, name, text, sizeof text, why, sizeof why) == KS_OK)
-        html_text(f, text);
-    else if (ks_h5read_attr_num(loc, name, &v, why, sizeof why) == KS_OK)
-        fprintf(f, "%.6g", v);
-    else
-        fputs("(unreadable)", f);
-    fputs("</td></tr>\n", f);
-    return 0;
-}
-
-// ---- data files and plots --------------------------------------------------
-
-struct plot {
-    const char *name, *title, *caption;
-};
-
-static FILE *open_in(const char *dir, const char *sub, const char *name, const char *ext, char *path, size_t plen)
-{
-    snprintf(path, plen, "%s/%s%s%s%s", dir, sub, sub[0] ? "/" : "", name, ext);
-    return fopen(path, "w");
-}
+// ---- gnuplot -----------------------------------------------------------------
 
 // Runs gnuplot on DIR/plots/NAME.gp from DIR; its messages go to plots/NAME.log.
 static int render(const char *dir, const char *gnuplot, const char *name, char *err, size_t len)
@@ -160,75 +128,100 @@ static void script_end(FILE *g, const char *name, const char *plotcmd)
     fprintf(g, "set terminal svg size 960,540 noenhanced\nset output '%s.svg'\n%s\nunset output\n", name, plotcmd);
 }
 
-static int bin_of(double t, double t_end)
+// A legend's text, safe inside gnuplot's single quotes.
+static void legend(char *out, size_t n, const char *run, const char *line)
 {
-    double x = t_end > 0 ? t / t_end * BINS : 0;
-    return !(x >= 0) ? 0 : x >= BINS ? BINS - 1 : (int)x; // NaN: the first bin
+    snprintf(out, n, "%s%s%s", run ? run : "", run ? " " : "", line);
+    for (char *c = out; *c; c++)
+        if (*c == '\'' || *c == '"' || *c == '\n')
+            *c = '_';
 }
 
-// The tables a run's report reads, and the end of its time axis.
+// ---- one run's data --------------------------------------------------------------
+
+// The tables and summary a run's report reads, and the end of its time axis.
 struct run_tables {
+    const char *path;
+    char label[96]; // "1: NAME" in legends
     hid_t f;
     struct table req, steps, tiers, links, ls;
     double t_end; // seconds: the last sample
+    struct ks_run_summary s;
+    json_t *scenario; // NULL: the file has none
 };
 
-static const struct plot plots[] = {
+// The lines a run draws on one plot: columns of its data block.
+struct lines {
+    size_t n;
+    int x[TOP_LINKS], y[TOP_LINKS];
+    char title[TOP_LINKS][64];
+};
+
+static void add_line(struct lines *l, int x, int y, const char *title)
+{
+    if (l->n == TOP_LINKS)
+        return;
+    l->x[l->n] = x;
+    l->y[l->n] = y;
+    legend(l->title[l->n++], sizeof l->title[0], NULL, title);
+}
+
+static const struct plot {
+    const char *name, *title, *caption, *xlabel, *ylabel, *style, *head;
+} plots[] = {
     {"tpot_cdf", "TPOT per request",
      "Distribution over finished requests of each one's TPOT ((finish - first token) / (tokens - 1)) and its longest "
-     "gap between two tokens (largest ITL)."},
-    {"step_time", "Decode step time", "Mean decode step time and its stall for needed blocks, all GPUs, by time."},
-    {"batch", "Batch size", "Requests decoding and waiting for admission, mean per GPU, by time."},
-    {"hit_rate", "Hit rate per tier", "Share of block accesses that found the block in L1, L2 and L3, by time."},
-    {"occupancy", "Tier occupancy", "Pages in use in each tier as a share of its capacity, mean over GPUs, by time."},
-    {"links", "Link utilisation", "Bytes carried / (bandwidth x interval) of the busiest links, by time."},
+     "gap between two tokens (largest ITL).",
+     "ms per output token", "share of requests", "steps", ""},
+    {"step_time", "Decode step time", "Mean decode step time and its stall for needed blocks, all GPUs, by time.",
+     "simulated time (s)", "ms", "lines", ""},
+    {"batch", "Batch size", "Requests decoding and waiting for admission, mean per GPU, by time.",
+     "simulated time (s)", "requests per GPU", "lines", ""},
+    {"hit_rate", "Hit rate per tier", "Share of block accesses that found the block in L1, L2 and L3, by time.",
+     "simulated time (s)", "share of accesses", "lines", "set yrange [0:1]\n"},
+    {"occupancy", "Tier occupancy", "Pages in use in each tier as a share of its capacity, mean over GPUs, by time.",
+     "simulated time (s)", "share of capacity", "lines", "set yrange [0:*]\n"},
+    {"links", "Link utilisation",
+     "Bytes carried / (bandwidth x interval) of the busiest links (of each run's busiest link, when runs are "
+     "compared), by time.",
+     "simulated time (s)", "utilisation", "lines", "set yrange [0:*]\n"},
 };
 enum { N_PLOTS = sizeof plots / sizeof plots[0] };
 
-// Plot 0: the CDFs of per-request TPOT and largest ITL (finished requests
-// with two tokens or more: TPOT >= 0), data into d, script head into g, plot
-// command into cmd. Returns the points.
-static size_t tpot_cdf(const struct run_tables *x, FILE *d, FILE *g, const char *name, char *cmd, size_t cmdlen)
+static int by_value(const void *a, const void *b)
 {
-    const struct table req = x->req;
-    const int p = 0;
-    size_t points = 0;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// Plot 0: the CDFs of per-request TPOT and largest ITL (finished requests
+// with two tokens or more: TPOT >= 0), in ms. Returns the rows.
+static size_t tpot_cdf(const struct run_tables *x, FILE *d, struct lines *l)
+{
+    const struct table *req = &x->req;
     size_t n = 0;
-    double *a = malloc((req.n ? req.n : 1) * sizeof *a), *b = malloc((req.n ? req.n : 1) * sizeof *b);
-    for (size_t i = 0; a && b && i < req.n; i++)
-        if (at(&req, i, 0) >= 2 && at(&req, i, 1) >= 0) {
-            a[n] = at(&req, i, 1) * 1e3;
-            b[n++] = at(&req, i, 2) * 1e3;
+    double *a = malloc((req->n ? req->n : 1) * sizeof *a), *b = malloc((req->n ? req->n : 1) * sizeof *b);
+    for (size_t i = 0; a && b && i < req->n; i++)
+        if (at(req, i, 0) >= 2 && at(req, i, 1) >= 0) {
+            a[n] = at(req, i, 1) * 1e3;
+            b[n++] = at(req, i, 2) * 1e3;
         }
-    for (size_t i = 1; a && b && i < n; i++) // insertion sorts: requests are few
-        for (size_t j = i; j > 0 && a[j - 1] > a[j]; j--) {
-            double t = a[j];
-            a[j] = a[j - 1];
-            a[j - 1] = t;
-        }
-    for (size_t i = 1; a && b && i < n; i++)
-        for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
-            double t = b[j];
-            b[j] = b[j - 1];
-            b[j - 1] = t;
-        }
+    if (a && b) {
+        qsort(a, n, sizeof *a, by_value);
+        qsort(b, n, sizeof *b, by_value);
+    }
     for (size_t i = 0; a && b && i < n; i++)
         fprintf(d, "%.9g %.9g %.9g\n", a[i], b[i], (double)(i + 1) / (double)n);
-    points = n;
     free(a);
     free(b);
-    script_begin(g, plots[p].title, "ms per output token", "share of requests");
-    snprintf(cmd, cmdlen,
-             "plot 'data/%s.dat' using 1:3 with steps lw 2 title 'TPOT', '' using 2:3 with steps lw 2 title "
-             "'largest ITL'",
-             name);
-    return points;
+    add_line(l, 1, 3, "TPOT");
+    add_line(l, 2, 3, "largest ITL");
+    return n;
 }
 
 // Plots 1 to 4: the /steps series binned over time (step time and stall,
-// batch, hit rate per tier, occupancy per tier).
-static size_t step_series(const struct run_tables *x, int p, FILE *d, FILE *g, const char *name, char *cmd,
-                          size_t cmdlen)
+// batch, hit rate per tier, occupancy per tier). Returns the rows.
+static size_t step_series(const struct run_tables *x, int p, FILE *d, struct lines *l)
 {
     const struct table steps = x->steps, tiers = x->tiers;
     const double t_end = x->t_end;
@@ -248,7 +241,8 @@ static size_t step_series(const struct run_tables *x, int p, FILE *d, FILE *g, c
         cap[tr] = n_gpu ? cap[tr] / n_gpu : 0; // mean capacity per GPU
     double *prev = calloc((size_t)(n_gpu ? n_gpu : 1) * 3, sizeof *prev); // cumulative found per GPU
     for (size_t i = 0; prev && i < steps.n; i++) {
-        int b = bin_of(at(&steps, i, 0), t_end);
+        double bx = t_end > 0 ? at(&steps, i, 0) / t_end * BINS : 0;
+        int b = !(bx >= 0) ? 0 : bx >= BINS ? BINS - 1 : (int)bx; // NaN: the first bin
         uint32_t gpu = (uint32_t)at(&steps, i, 1);
         cnt[b]++;
         sum[b][0] += at(&steps, i, 4) * 1e3;
@@ -257,10 +251,8 @@ static size_t step_series(const struct run_tables *x, int p, FILE *d, FILE *g, c
         sum[b][3] += at(&steps, i, 3);
         for (int tr = 0; tr < 3; tr++) {
             double occ = cap[tr] > 0 ? at(&steps, i, 9 + tr) / cap[tr] : 0;
-            if (tr == 0)
-                sum[b][4] += occ;
-            else if (tr == 1)
-                sum[b][5] += occ;
+            if (tr < 2)
+                sum[b][4 + tr] += occ;
             if (gpu < n_gpu) {
                 double now = at(&steps, i, 6 + tr), delta = now - prev[gpu * 3 + tr];
                 prev[gpu * 3 + tr] = now;
@@ -287,24 +279,10 @@ static size_t step_series(const struct run_tables *x, int p, FILE *d, FILE *g, c
             continue;
         points++;
     }
-    if (p == 1) {
-        script_begin(g, plots[p].title, "simulated time (s)", "ms");
-        snprintf(cmd, cmdlen, "plot 'data/%s.dat' using 1:2 with lines lw 2 title 'step', '' using 1:3 "
-                                  "with lines lw 2 title 'stall'", name);
-    } else if (p == 2) {
-        script_begin(g, plots[p].title, "simulated time (s)", "requests per GPU");
-        snprintf(cmd, cmdlen, "plot 'data/%s.dat' using 1:2 with lines lw 2 title 'decoding', '' using "
-                                  "1:3 with lines lw 2 title 'waiting'", name);
-    } else if (p == 3) {
-        script_begin(g, plots[p].title, "simulated time (s)", "share of accesses");
-        snprintf(cmd, cmdlen, "set yrange [0:1]\nplot 'data/%s.dat' using 1:2 with lines lw 2 title "
-                                  "'L1', '' using 1:3 with lines lw 2 title 'L2', '' using 1:4 with lines lw "
-                                  "2 title 'L3'", name);
-    } else {
-        script_begin(g, plots[p].title, "simulated time (s)", "share of capacity");
-        snprintf(cmd, cmdlen, "set yrange [0:*]\nplot 'data/%s.dat' using 1:2 with lines lw 2 title "
-                                  "'L1', '' using 1:3 with lines lw 2 title 'L2'", name);
-    }
+    static const char *const titles[5][3] = {
+        {0}, {"step", "stall"}, {"decoding", "waiting"}, {"L1", "L2", "L3"}, {"L1", "L2"}};
+    for (int k = 0; k < 3 && titles[p][k]; k++)
+        add_line(l, 1, 2 + k, titles[p][k]);
     return points;
 }
 
@@ -334,32 +312,34 @@ static void link_name(hid_t f, size_t row, char *lname, size_t n)
         }
     }
     H5E_END_TRY;
-    for (char *c = lname; *c; c++)
-        if (*c == '\'' || *c == '"')
-            *c = '_';
 }
 
-// Plot 5: the busiest TOP_LINKS links, utilisation between samples.
-static size_t link_series(const struct run_tables *x, FILE *d, FILE *g, char *cmd, size_t cmdlen)
+// The `want` busiest links that carried bytes, busiest first, into top.
+static size_t busiest(const struct table *links, size_t want, size_t *top)
 {
-    const struct table links = x->links, ls = x->ls;
-    const int p = 5;
-    size_t points = 0;
-    size_t top[TOP_LINKS], nt = 0;
-    for (size_t k = 0; k < TOP_LINKS; k++) { // the k-th busiest link that carried bytes
+    size_t nt = 0;
+    for (size_t k = 0; k < want; k++) {
         size_t best = SIZE_MAX;
-        for (size_t i = 0; i < links.n; i++) {
+        for (size_t i = 0; i < links->n; i++) {
             int taken = 0;
             for (size_t j = 0; j < nt; j++)
                 taken |= top[j] == i;
-            if (!taken && at(&links, i, 1) > 0 && (best == SIZE_MAX || at(&links, i, 1) > at(&links, best, 1)))
+            if (!taken && at(links, i, 1) > 0 && (best == SIZE_MAX || at(links, i, 1) > at(links, best, 1)))
                 best = i;
         }
         if (best == SIZE_MAX)
             break;
         top[nt++] = best;
     }
-    // one column per link: utilisation in each sampling interval
+    return nt;
+}
+
+// Plot 5: the `want` busiest links, utilisation between samples (one column
+// per link). Returns the rows.
+static size_t link_series(const struct run_tables *x, size_t want, FILE *d, struct lines *l)
+{
+    const struct table links = x->links, ls = x->ls;
+    size_t points = 0, top[TOP_LINKS], nt = busiest(&links, want < TOP_LINKS ? want : TOP_LINKS, top);
     double *last_t = calloc(nt ? nt : 1, sizeof *last_t), *last_b = calloc(nt ? nt : 1, sizeof *last_b);
     for (size_t i = 0; last_t && last_b && i < ls.n;) {
         double t = at(&ls, i, 0);
@@ -387,40 +367,79 @@ static size_t link_series(const struct run_tables *x, FILE *d, FILE *g, char *cm
     }
     free(last_t);
     free(last_b);
-    script_begin(g, plots[p].title, "simulated time (s)", "utilisation");
-    size_t o = (size_t)snprintf(cmd, cmdlen, "set yrange [0:*]\nplot");
-    for (size_t k = 0; k < nt && o < cmdlen; k++) {
+    for (size_t k = 0; k < nt; k++) {
         char lname[64];
         link_name(x->f, top[k], lname, sizeof lname);
-        o += (size_t)snprintf(cmd + o, cmdlen - o, "%s '%s' using 1:%zu with lines lw 2 title '%s'",
-                              k ? "," : "", k ? "" : "data/links.dat", k + 2, lname);
+        add_line(l, 1, (int)k + 2, lname);
     }
     return points;
 }
 
-// Plot p: its data file, its gnuplot script, and the rendered PNG and SVG.
-static int write_plot(const struct run_tables *x, const char *dir, const char *gnuplot, int p, char *err, size_t len)
+// ---- plots of n runs -----------------------------------------------------------
+
+// DIR/data/NAME.dat and DIR/plots/NAME.gp open for writing, both or neither.
+static int open_plot(const char *dir, const char *name, FILE **d, FILE **g, char *err, size_t len)
+{
+    char dpath[4300], gpath[4300];
+    snprintf(dpath, sizeof dpath, "%s/data/%s.dat", dir, name);
+    snprintf(gpath, sizeof gpath, "%s/plots/%s.gp", dir, name);
+    *d = fopen(dpath, "w");
+    *g = fopen(gpath, "w");
+    if (*d && *g)
+        return KS_OK;
+    int rc = fail(err, len, dir, "cannot write %s", !*d ? dpath : gpath);
+    if (*d)
+        fclose(*d);
+    if (*g)
+        fclose(*g);
+    *d = *g = NULL;
+    return rc;
+}
+
+// The plot command: each run's lines from its block. One run: a colour per
+// line; several: a colour per run and a dash pattern per line. Returns the
+// lines drawn.
+static size_t plot_cmd(const struct plot *pl, const struct run_tables *runs, const struct lines *l,
+                       const size_t *rows, size_t n, char *cmd, size_t cmdlen)
+{
+    size_t o = (size_t)snprintf(cmd, cmdlen, "%s", pl->head), drawn = 0;
+    for (size_t r = 0; r < n; r++)
+        for (size_t s = 0; rows[r] && s < l[r].n && o < cmdlen; s++) {
+            char title[160];
+            legend(title, sizeof title, n > 1 ? runs[r].label : NULL, l[r].title[s]);
+            o += (size_t)snprintf(cmd + o, cmdlen - o,
+                                  "%s 'data/%s.dat' index %zu using %d:%d with %s lw 2 lc %zu dt %zu title '%s'",
+                                  drawn ? "," : "plot", pl->name, r, l[r].x[s], l[r].y[s], pl->style,
+                                  n > 1 ? r + 1 : s + 1, n > 1 ? s + 1 : 1, title);
+            drawn++;
+        }
+    return drawn;
+}
+
+// Plot p of n runs: its data file (a block per run), its gnuplot script,
+// and the rendered PNG and SVG.
+static int write_plot(const struct run_tables *runs, size_t n, const char *dir, const char *gnuplot, int p,
+                      char *err, size_t len)
 {
     const char *name = plots[p].name;
-    char dpath[4096], gpath[4096];
-    FILE *d = open_in(dir, "data", name, ".dat", dpath, sizeof dpath);
-    FILE *g = open_in(dir, "plots", name, ".gp", gpath, sizeof gpath);
-    if (!d || !g) {
-        if (d)
-            fclose(d);
-        if (g)
-            fclose(g);
-        return fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
+    FILE *d, *g;
+    struct lines l[KS_REPORT_MAX_RUNS] = {{0}};
+    size_t rows[KS_REPORT_MAX_RUNS] = {0};
+    if (open_plot(dir, name, &d, &g, err, len) != KS_OK)
+        return KS_EINVAL;
+    for (size_t r = 0; r < n; r++) {
+        rows[r] = p == 0   ? tpot_cdf(&runs[r], d, &l[r])
+                  : p <= 4 ? step_series(&runs[r], p, d, &l[r])
+                           : link_series(&runs[r], n > 1 ? 1 : TOP_LINKS, d, &l[r]);
+        if (rows[r] == 0) // keeps the block, so that the next run's has its index
+            fputs("NaN NaN NaN NaN NaN NaN NaN\n", d);
+        fputs("\n\n", d);
     }
-    char cmd[2048];
-    size_t points = p == 0   ? tpot_cdf(x, d, g, name, cmd, sizeof cmd)
-                    : p <= 4 ? step_series(x, p, d, g, name, cmd, sizeof cmd)
-                             : link_series(x, d, g, cmd, sizeof cmd);
-    if (points == 0) { // nothing to draw: an empty frame that says so
-        fprintf(d, "0 0\n");
+    char cmd[16384];
+    script_begin(g, plots[p].title, plots[p].xlabel, plots[p].ylabel);
+    if (plot_cmd(&plots[p], runs, l, rows, n, cmd, sizeof cmd) == 0) // nothing to draw: a frame that says so
         snprintf(cmd, sizeof cmd, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot [0:1][0:1] NaN "
                                   "notitle");
-    }
     script_end(g, name, cmd);
     int bad = fclose(d) != 0;
     bad |= fclose(g) != 0;
@@ -429,46 +448,7 @@ static int write_plot(const struct run_tables *x, const char *dir, const char *g
     return render(dir, gnuplot, name, err, len);
 }
 
-// index.html: the summary, then every plot.
-static int write_index(const struct run_tables *x, const char *h5, const char *dir, char *err, size_t len)
-{
-    hid_t f = x->f;
-    int rc = KS_OK;
-    char hpath[4096];
-    snprintf(hpath, sizeof hpath, "%s/index.html", dir);
-    struct ks_atomicfile html;
-    if (ks_atomicfile_open(&html, hpath, NULL, NULL, 0) != KS_OK) {
-        rc = fail(err, len, dir, "cannot write index.html");
-    } else {
-        FILE *hf = html.f;
-        fprintf(hf, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata report</title>\n"
-                    "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td{padding:2px 8px}"
-                    "img{max-width:100%%}</style></head><body>\n<h1>kvstrata report</h1>\n<p>Result: ");
-        html_text(hf, h5);
-        fputs("</p>\n<h2>Summary</h2>\n<table>\n", hf);
-        H5E_BEGIN_TRY
-        {
-            hid_t g = H5Gopen2(f, "/summary", H5P_DEFAULT);
-            if (g >= 0) {
-                hsize_t idx = 0; // in creation order where the file tracks it, else by name
-                if (H5Aiterate2(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, summary_row, hf) < 0) {
-                    idx = 0;
-                    H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_row, hf);
-                }
-                H5Gclose(g);
-            }
-        }
-        H5E_END_TRY;
-        fputs("</table>\n", hf);
-        for (int p = 0; p < N_PLOTS; p++)
-            fprintf(hf, "<h2>%s</h2>\n<p>%s</p>\n<img src=\"%s.png\" alt=\"%s\"> <a href=\"%s.svg\">SVG</a>\n",
-                    plots[p].title, plots[p].caption, plots[p].name, plots[p].title, plots[p].name);
-        fputs("</body></html>\n", hf);
-        if (ks_atomicfile_commit(&html, NULL, 0) != KS_OK)
-            rc = fail(err, len, dir, "cannot write index.html");
-    }
-    return rc;
-}
+// ---- reading and checking a run --------------------------------------------------
 
 // Is `path` the partial file of a write that never finished (NAME.part-PID,
 // atomicfile.h)?
@@ -521,41 +501,93 @@ static int complete(hid_t f, const char *file, char *err, size_t len)
     return ks_run_check_complete(f, why, sizeof why) == KS_OK ? KS_OK : fail(err, len, file, "%s", why);
 }
 
-int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *err, size_t len)
+// The tables, the summary and the scenario of result h5 into x, checked.
+// x->f stays open (for the links' names) until free_run, even on failure.
+static int load_run(const char *h5, struct run_tables *x, char *err, size_t len)
 {
-    if (!gnuplot)
-        gnuplot = "gnuplot";
-    if (is_partial(h5))
-        return fail(err, len, h5, "a partial file (NAME.part-PID) left by a write that never finished, not a "
-                    "result; remove it and rerun");
-    struct run_tables x = {0};
-    uint64_t bytes = 0;
-    char why[512];
-    hid_t f = ks_h5read_open(h5, &bytes, why, sizeof why);
-    if (f < 0)
-        return fail(err, len, h5, "%s", why);
-    x.f = f;
-    int rc = KS_OK;
     static const char *const req_cols[] = {"generated", "tpot", "itl_max"};
     static const char *const step_cols[] = {"t", "gpu", "batch", "pending", "step_time", "stall", "found_l1",
                                             "found_l2", "found_l3", "occupancy_l1", "occupancy_l2", "occupancy_l3"};
     static const char *const tier_cols[] = {"gpu", "tier", "capacity"};
     static const char *const link_cols[] = {"bandwidth", "bytes"};
     static const char *const ls_cols[] = {"t", "link", "bytes"};
-    rc = read_cols(f, "/steps", step_cols, 12, bytes, &x.steps, h5, err, len);
+    x->path = h5;
+    x->f = -1;
+    if (is_partial(h5))
+        return fail(err, len, h5, "a partial file (NAME.part-PID) left by a write that never finished, not a "
+                    "result; remove it and rerun");
+    uint64_t bytes = 0;
+    char why[512];
+    x->f = ks_h5read_open(h5, &bytes, why, sizeof why);
+    if (x->f < 0)
+        return fail(err, len, h5, "%s", why);
+    int rc = read_cols(x->f, "/steps", step_cols, 12, bytes, &x->steps, h5, err, len);
     if (rc == KS_OK)
-        rc = read_cols(f, "/tiers", tier_cols, 3, bytes, &x.tiers, h5, err, len);
+        rc = read_cols(x->f, "/tiers", tier_cols, 3, bytes, &x->tiers, h5, err, len);
     if (rc == KS_OK)
-        rc = read_cols(f, "/links", link_cols, 2, bytes, &x.links, h5, err, len);
+        rc = read_cols(x->f, "/links", link_cols, 2, bytes, &x->links, h5, err, len);
     if (rc == KS_OK)
-        rc = read_cols(f, "/link_samples", ls_cols, 3, bytes, &x.ls, h5, err, len);
+        rc = read_cols(x->f, "/link_samples", ls_cols, 3, bytes, &x->ls, h5, err, len);
     if (rc == KS_OK) // last: its columns changed in 0.x, so an older damaged file is refused for its damage
-        rc = read_cols(f, "/requests", req_cols, 3, bytes, &x.req, h5, err, len);
+        rc = read_cols(x->f, "/requests", req_cols, 3, bytes, &x->req, h5, err, len);
     if (rc == KS_OK)
-        rc = complete(f, h5, err, len);
+        rc = complete(x->f, h5, err, len);
     if (rc == KS_OK)
-        rc = values_ok(&x, h5, err, len);
-    // the folders only once the result reads: a bad input leaves nothing behind
+        rc = values_ok(x, h5, err, len);
+    x->s.fig = json_object();
+    x->s.notes = json_object();
+    if (rc == KS_OK && (!x->s.fig || !x->s.notes))
+        rc = fail(err, len, h5, "out of memory");
+    if (rc == KS_OK && ks_run_read_summary(x->f, &x->s, &x->scenario, why, sizeof why) != KS_OK)
+        rc = fail(err, len, h5, "%s", why);
+    for (size_t i = 0; i < x->steps.n; i++)
+        x->t_end = fmax(x->t_end, at(&x->steps, i, 0));
+    for (size_t i = 0; i < x->ls.n; i++)
+        x->t_end = fmax(x->t_end, at(&x->ls, i, 0));
+    if (x->t_end <= 0)
+        x->t_end = 1;
+    return rc;
+}
+
+static void free_run(struct run_tables *x)
+{
+    free(x->req.v);
+    free(x->steps.v);
+    free(x->tiers.v);
+    free(x->links.v);
+    free(x->ls.v);
+    json_decref(x->s.fig);
+    json_decref(x->s.notes);
+    json_decref(x->scenario);
+    if (x->f >= 0)
+        H5Fclose(x->f);
+}
+
+// "N: FILE" with FILE's name without its folder and ".h5".
+static void run_label(char *out, size_t n, size_t i, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base && base[1] ? base + 1 : path;
+    size_t b = strlen(base);
+    int keep = b > 3 && strcmp(base + b - 3, ".h5") == 0 ? (int)(b - 3) : (int)b;
+    snprintf(out, n, "%zu: %.*s", i + 1, keep, base);
+}
+
+int ks_report_compare(const char *const *h5, size_t n, const char *dir, const char *gnuplot, char *err, size_t len)
+{
+    if (n == 0 || n > KS_REPORT_MAX_RUNS)
+        return fail(err, len, dir, "%zu results given; a report takes 1 to %d", n, KS_REPORT_MAX_RUNS);
+    if (!gnuplot)
+        gnuplot = "gnuplot";
+    struct run_tables runs[KS_REPORT_MAX_RUNS];
+    memset(runs, 0, sizeof runs);
+    size_t loaded = 0;
+    int rc = KS_OK;
+    for (; rc == KS_OK && loaded < n; loaded++) {
+        rc = load_run(h5[loaded], &runs[loaded], err, len);
+        run_label(runs[loaded].label, sizeof runs[loaded].label, loaded, h5[loaded]);
+    }
+    // the folders only once every result reads: a bad input leaves nothing behind
     if (rc == KS_OK) {
         char plots_dir[4096], data[4096];
         snprintf(plots_dir, sizeof plots_dir, "%s/plots", dir);
@@ -563,27 +595,29 @@ int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *
         if (ks_fs_mkdirs(plots_dir, 0755, NULL, 0) != KS_OK || ks_fs_mkdirs(data, 0755, NULL, 0) != KS_OK)
             rc = fail(err, len, dir, "cannot create the report folder: %s", strerror(errno));
     }
-    for (size_t i = 0; i < x.steps.n; i++)
-        x.t_end = fmax(x.t_end, at(&x.steps, i, 0));
-    for (size_t i = 0; i < x.ls.n; i++)
-        x.t_end = fmax(x.t_end, at(&x.ls, i, 0));
-    if (x.t_end <= 0)
-        x.t_end = 1;
     for (int p = 0; rc == KS_OK && p < N_PLOTS; p++)
-        rc = write_plot(&x, dir, gnuplot, p, err, len);
-    if (rc == KS_OK)
-        rc = write_index(&x, h5, dir, err, len);
-    free(x.req.v);
-    free(x.steps.v);
-    free(x.tiers.v);
-    free(x.links.v);
-    free(x.ls.v);
-    H5Fclose(f);
+        rc = write_plot(runs, n, dir, gnuplot, p, err, len);
+    if (rc == KS_OK) {
+        struct ks_compare_run page[KS_REPORT_MAX_RUNS];
+        struct ks_compare_plot shown[N_PLOTS];
+        for (size_t r = 0; r < n; r++)
+            page[r] = (struct ks_compare_run){runs[r].path, runs[r].label, runs[r].s.fig, runs[r].s.notes,
+                                              runs[r].scenario};
+        for (int p = 0; p < N_PLOTS; p++)
+            shown[p] = (struct ks_compare_plot){plots[p].name, plots[p].title, plots[p].caption};
+        rc = ks_compare_page(dir, page, n, shown, N_PLOTS, err, len);
+    }
+    for (size_t r = 0; r < loaded; r++)
+        free_run(&runs[r]);
     return rc;
 }
 
-// ---- sweeps -------------------------------------------------------------------
+int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *err, size_t len)
+{
+    return ks_report_compare(&h5, 1, dir, gnuplot, err, len);
+}
 
+// ---- sweeps -------------------------------------------------------------------
 
 struct spoint {
     const char **val; // [n_cols] the point's value of each axis column (owned unless no_value)
@@ -610,7 +644,6 @@ static double as_number(const char *s)
         return v / 100;
     return *end == '\0' ? v : NAN;
 }
-
 
 // Whether point q is the first with its value of column c.
 static int first_of(const struct spoint *sp, size_t q, size_t c)
@@ -695,18 +728,11 @@ static int axis_plot(struct sweep_points *sw, size_t c, int k, const char *dir, 
     int numeric = 1;
     for (size_t i = 0; i < n; i++)
         numeric &= !isnan(as_number(sw->sp[i].val[c]));
-    char name[64], dpath[4300], gpath[4300];
+    char name[64];
     snprintf(name, sizeof name, "axis%zu_%s", c, metrics[k]);
-    snprintf(dpath, sizeof dpath, "%s/data/%s.dat", dir, name);
-    snprintf(gpath, sizeof gpath, "%s/plots/%s.gp", dir, name);
-    FILE *d = fopen(dpath, "w"), *g = fopen(gpath, "w");
-    if (!d || !g) {
-        if (d)
-            fclose(d);
-        if (g)
-            fclose(g);
-        return fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
-    }
+    FILE *d, *g;
+    if (open_plot(dir, name, &d, &g, err, len) != KS_OK)
+        return KS_EINVAL;
     // series: the distinct values of the other columns, in order of first appearance
     char cmd[8192];
     size_t o = (size_t)snprintf(cmd, sizeof cmd, "plot");
@@ -768,14 +794,9 @@ static int axis_plot(struct sweep_points *sw, size_t c, int k, const char *dir, 
 static int frontier_plot(struct sweep_points *sw, const char *dir, const char *gnuplot, char *err, size_t len)
 {
     size_t n = sw->n;
-    int rc = KS_OK;
-    char dpath[4300], gpath[4300];
-    snprintf(dpath, sizeof dpath, "%s/data/frontier.dat", dir);
-    snprintf(gpath, sizeof gpath, "%s/plots/frontier.gp", dir);
-    FILE *d = fopen(dpath, "w"), *g = fopen(gpath, "w");
-    if (!d || !g) {
-        rc = fail(err, len, dir, "cannot write %s", !d ? dpath : gpath);
-    } else {
+    FILE *d, *g;
+    int rc = open_plot(dir, "frontier", &d, &g, err, len);
+    if (rc == KS_OK) {
         for (size_t i = 0; i < n; i++)
             fprintf(d, "%.9g %.9g\n", sw->sp[i].m[0], sw->sp[i].m[2]);
         fputs("\n\n", d);
@@ -831,14 +852,15 @@ static int sweep_index(const struct sweep_points *sw, const char *sweep_dir, con
     } else {
         FILE *hf = html.f;
         fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kvstrata sweep report</title>\n"
-              "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td,th{padding:2px 8px}"
-              "img{max-width:100%}</style></head><body>\n<h1>kvstrata sweep report</h1>\n<p>Sweep: ",
-              hf);
-        html_text(hf, sweep_dir);
-        fprintf(hf, " (%zu complete points of %zu)</p>\n<table>\n<tr>", n, sw->np);
+              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+              "<style>body{font-family:sans-serif;max-width:1000px;margin:auto;padding:0 8px}td,th{padding:2px 8px}"
+              ".scroll{overflow-x:auto}img{max-width:100%;height:auto}</style></head><body>\n"
+              "<h1>kvstrata sweep report</h1>\n<p>Sweep: ", hf);
+        ks_compare_html_text(hf, sweep_dir);
+        fprintf(hf, " (%zu complete points of %zu)</p>\n<div class=\"scroll\"><table>\n<tr>", n, sw->np);
         for (size_t c = 0; c < nc; c++) {
             fputs("<th>", hf);
-            html_text(hf, json_string_value(json_array_get(sw->cols, c)));
+            ks_compare_html_text(hf, json_string_value(json_array_get(sw->cols, c)));
             fputs("</th>", hf);
         }
         for (int k = 0; k < N_METRICS; k++)
@@ -848,14 +870,14 @@ static int sweep_index(const struct sweep_points *sw, const char *sweep_dir, con
             fputs("<tr>", hf);
             for (size_t c = 0; c < nc; c++) {
                 fputs("<td>", hf);
-                html_text(hf, sw->sp[i].val[c]);
+                ks_compare_html_text(hf, sw->sp[i].val[c]);
                 fputs("</td>", hf);
             }
             for (int k = 0; k < N_METRICS; k++)
                 fprintf(hf, "<td>%.6g</td>", sw->sp[i].m[k]);
             fputs("</tr>\n", hf);
         }
-        fputs("</table>\n", hf);
+        fputs("</table></div>\n", hf);
         for (size_t i = 0; i < sw->n_names; i++)
             fprintf(hf, "<h2>%s</h2>\n<img src=\"%s.png\" alt=\"%s\"> <a href=\"%s.svg\">SVG</a>\n", sw->names[i],
                     sw->names[i], sw->names[i], sw->names[i]);

@@ -1,13 +1,15 @@
-// report.h - plots of a run's result file: gnuplot scripts, PNG and SVG
-// images, and an index.html that shows the summary and the plots.
+// report.h - plots of a run's result file, or of several compared: gnuplot
+// scripts, PNG and SVG images, and an index.html around them (compare.h).
 //
 // From a result (results/README.md): the distribution over finished
-// requests of their TPOT and largest ITL (/requests), step time, batch size, hit rate per tier and tier occupancy
-// over time (/steps, all GPUs binned by time), and the utilisation of the
-// busiest links over time (/link_samples). Data go to DIR/data/*.dat, the
-// scripts to DIR/plots/*.gp, the images to DIR/*.png and DIR/*.svg; gnuplot
-// (Debian gnuplot-nox) renders them. Every image index.html references
-// exists when ks_report_write returns KS_OK.
+// requests of their TPOT and largest ITL (/requests), step time, batch size,
+// hit rate per tier and tier occupancy over time (/steps, all GPUs binned by
+// time), and the utilisation of the busiest links over time
+// (/link_samples). Data go to DIR/data/*.dat, the scripts to DIR/plots/*.gp,
+// the images to DIR/*.png and DIR/*.svg; gnuplot (Debian gnuplot-nox)
+// renders them. Several results share each plot, a line per run and series.
+// Every image index.html references exists when a report returns KS_OK; a
+// result that cannot be read leaves no folder behind.
 //
 // A sweep report (ks_report_sweep) plots the sweep's summaries the same way.
 #ifndef KS_REPORT_H
@@ -15,10 +17,22 @@
 
 #include <stddef.h>
 
+// The most results one report compares (a line colour each).
+#define KS_REPORT_MAX_RUNS 8
+
 // Writes the report of result file `h5` into directory `dir` (created if
-// missing). KS_OK, or a status with "FILE: reason" in err. gnuplot is the
-// program run ("gnuplot" when NULL).
+// missing): a headline, the summary in units with each key's note, the
+// scenario, the plots. KS_OK, or a status with "FILE: reason" in err.
+// gnuplot is the program run ("gnuplot" when NULL).
 int ks_report_write(const char *h5, const char *dir, const char *gnuplot, char *err, size_t len);
+
+// Writes the report of n result files (1 to KS_REPORT_MAX_RUNS) compared,
+// the first the reference: the scenario fields that differ, every summary
+// figure of each with its change against the first, and every plot with a
+// line per run (the links: each run's busiest). Every file is read and
+// checked before dir is made. KS_OK, or a status with "FILE: reason" in err.
+int ks_report_compare(const char *const *h5, size_t n, const char *dir, const char *gnuplot, char *err,
+                      size_t len);
 
 // Writes the report of a sweep folder (kvstrata sweep -o SWEEP_DIR: its
 // sweep.json and each complete point's JSON summary) into `dir`: for each

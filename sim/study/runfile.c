@@ -9,6 +9,10 @@
 // in JSON and NaN in the file, never 0, so it cannot pass for a measurement.
 // The seed is an identifier, not a figure: it is kept exact (a JSON integer
 // and an integer attribute up to 2^63 - 1, a decimal string above).
+//
+// Each key's note and the resolved scenario travel in the file too
+// (/summary_notes, /scenario), so that a report can say what a figure is and
+// how two runs differ; a file written before them reads back without.
 
 #include "runfile.h"
 
@@ -316,12 +320,9 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     num(s, "wall_s", r->wall_s, "wall-clock seconds the simulation took");
 }
 
-int ks_run_write(const char *path, const struct ks_run_summary *s, const struct ks_run_result *r, char *err,
-                 size_t len)
+// /summary: one attribute per figure; /summary_notes: its note, where it has one.
+static int write_summary(struct ks_results *h, const struct ks_run_summary *s)
 {
-    struct ks_results *h = ks_results_open(path, err, len);
-    if (!h)
-        return KS_EIO;
     int st = KS_OK;
     const char *key;
     json_t *v;
@@ -339,7 +340,27 @@ int ks_run_write(const char *path, const struct ks_run_summary *s, const struct 
             st = ks_results_attr_num(h, "/summary", key, NAN);
         else
             st = ks_results_attr_num(h, "/summary", key, json_number_value(v));
+        const char *note = json_string_value(json_object_get(s->notes, key));
+        if (st == KS_OK && note)
+            st = ks_results_attr_str(h, "/summary_notes", key, note);
     }
+    return st;
+}
+
+static int scenario_attr(const struct ks_scenario_item *it, void *ud)
+{
+    return ks_results_attr_str(ud, "/scenario", it->path, it->text);
+}
+
+int ks_run_write(const char *path, const struct ks_run_summary *s, const struct ks_scenario *sc,
+                 const struct ks_run_result *r, char *err, size_t len)
+{
+    struct ks_results *h = ks_results_open(path, err, len);
+    if (!h)
+        return KS_EIO;
+    int st = write_summary(h, s);
+    if (st == KS_OK && sc)
+        st = ks_scenario_foreach(sc, scenario_attr, h);
     struct ks_table *t = st == KS_OK ? ks_results_table(h, "/requests", request_fields,
                                                         sizeof request_fields / sizeof request_fields[0],
                                                         sizeof(struct ks_request_record), 0)
@@ -385,4 +406,294 @@ int ks_run_check_complete(hid_t f, char *why, size_t len)
         return KS_EINVAL;
     }
     return KS_OK;
+}
+
+// ---- reading a summary back ---------------------------------------------------
+
+// Whether the root of f links `name`, found by listing the root by index.
+// NOTE: a lookup by name of a name the file lacks would take a path through
+// the root's B-tree that h5read's probe child never took on this file (it
+// looks up the names it lists, and a fixed few others), so an older file's
+// missing group is never looked up.
+static int has_group(hid_t f, const char *name)
+{
+    H5G_info_t gi;
+    if (H5Gget_info(f, &gi) < 0)
+        return 0;
+    for (hsize_t i = 0; i < gi.nlinks; i++) {
+        char link[64];
+        ssize_t n = H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, i, link, sizeof link, H5P_DEFAULT);
+        if (n > 0 && (size_t)n < sizeof link && strcmp(link, name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+struct attr_reader {
+    json_t *into;
+    int numbers; // 1: numbers as figures; 0: strings only (notes, the scenario)
+    int nomem;
+};
+
+// A JSON string of text; bytes that are not UTF-8 become '?'.
+static json_t *text_value(char *text)
+{
+    json_t *v = json_string(text);
+    if (v)
+        return v;
+    for (char *c = text; *c; c++)
+        if ((unsigned char)*c >= 0x80)
+            *c = '?';
+    return json_string(text);
+}
+
+// One attribute into r->into: a string, an integer (the seed, a verdict) or a
+// number (ks_json_num: whole numbers as integers, NaN as null, as
+// ks_run_summarise made them); "(unreadable)" when it is none of them, so
+// that one odd attribute does not hide the rest.
+static herr_t read_attr(hid_t loc, const char *name, const H5A_info_t *info, void *ud)
+{
+    (void)info;
+    struct attr_reader *r = ud;
+    char text[4096], why[256];
+    int64_t i = 0;
+    double d = 0;
+    json_t *v;
+    if (ks_h5read_attr_str(loc, name, text, sizeof text, why, sizeof why) == KS_OK)
+        v = text_value(text);
+    else if (r->numbers && ks_h5read_attr_int(loc, name, &i, why, sizeof why) == KS_OK)
+        v = json_integer((json_int_t)i);
+    else if (r->numbers && ks_h5read_attr_num(loc, name, &d, why, sizeof why) == KS_OK)
+        v = ks_json_num(d);
+    else
+        v = json_string("(unreadable)");
+    if (!v || json_object_set_new(r->into, name, v) != 0)
+        r->nomem = 1;
+    return r->nomem ? -1 : 0;
+}
+
+// Every attribute of group `name` of f, when f has it, into `into`.
+static int read_group(hid_t f, const char *name, json_t *into, int numbers)
+{
+    struct attr_reader r = {.into = into, .numbers = numbers};
+    int there = 0;
+    H5E_BEGIN_TRY
+    {
+        there = has_group(f, name);
+        hid_t g = there ? H5Gopen2(f, name, H5P_DEFAULT) : -1;
+        if (g >= 0) {
+            hsize_t idx = 0;
+            H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, read_attr, &r);
+            H5Gclose(g);
+        }
+    }
+    H5E_END_TRY;
+    return r.nomem ? KS_ENOMEM : there ? KS_OK : 1;
+}
+
+int ks_run_read_summary(hid_t f, struct ks_run_summary *s, json_t **scenario, char *why, size_t len)
+{
+    int st = read_group(f, "summary", s->fig, 1);
+    if (st >= 0)
+        st = read_group(f, "summary_notes", s->notes, 0);
+    if (st >= 0 && scenario) {
+        *scenario = json_object();
+        st = *scenario ? read_group(f, "scenario", *scenario, 0) : KS_ENOMEM;
+        if (st != KS_OK) { // absent (1) or out of memory
+            json_decref(*scenario);
+            *scenario = NULL;
+        }
+    }
+    if (st < 0) {
+        snprintf(why, len, "out of memory reading the summary");
+        return st;
+    }
+    return KS_OK;
+}
+
+// ---- what each key is ---------------------------------------------------------
+
+const char *const ks_run_groups[] = {"load",    "latency",    "objectives", "cache", "migration",
+                                     "compute", "simulation", "other",      NULL};
+
+// Every key ks_run_summarise makes, by group, in the order a report shows
+// them within it; NAME* matches every key that begins with NAME, and the
+// first row that matches wins (slo_margin_* before slo_*). tests/study/
+// test_runfile.c fails when a key ks_run_summarise makes falls to "other".
+static const struct key_row {
+    const char *pattern, *group;
+    enum ks_run_unit unit;
+} key_rows[] = {
+    {"requests_*", "load", KS_RUN_UNIT_COUNT},
+    {"tokens", "load", KS_RUN_UNIT_COUNT},
+    {"request_throughput", "load", KS_RUN_UNIT_REQUESTS_S},
+    {"output_throughput", "load", KS_RUN_UNIT_TOKENS_S},
+    {"total_token_throughput", "load", KS_RUN_UNIT_TOKENS_S},
+    {"goodput", "load", KS_RUN_UNIT_REQUESTS_S},
+    {"steps", "load", KS_RUN_UNIT_COUNT},
+    {"peak_batch", "load", KS_RUN_UNIT_COUNT},
+    {"retracted", "load", KS_RUN_UNIT_COUNT},
+    {"sat_out", "load", KS_RUN_UNIT_COUNT},
+    {"truncated", "load", KS_RUN_UNIT_YESNO},
+    {"ttft_*", "latency", KS_RUN_UNIT_MS},
+    {"tpot_*", "latency", KS_RUN_UNIT_MS},
+    {"itl_*", "latency", KS_RUN_UNIT_MS},
+    {"e2el_*", "latency", KS_RUN_UNIT_MS},
+    {"slo_met", "objectives", KS_RUN_UNIT_YESNO},
+    {"slo_missed", "objectives", KS_RUN_UNIT_TEXT},
+    {"slo_margin_*", "objectives", KS_RUN_UNIT_PERCENT},
+    {"slo_*", "objectives", KS_RUN_UNIT_MS}, // the objectives, seconds
+    {"block_accesses", "cache", KS_RUN_UNIT_COUNT},
+    {"hit_rate_*", "cache", KS_RUN_UNIT_PERCENT},
+    {"accesses_aggregated", "cache", KS_RUN_UNIT_COUNT},
+    {"prefetch_accuracy", "cache", KS_RUN_UNIT_PERCENT},
+    {"misses_unplanned", "cache", KS_RUN_UNIT_COUNT},
+    {"outside_reads", "cache", KS_RUN_UNIT_COUNT},
+    {"table_rebuilds", "cache", KS_RUN_UNIT_COUNT},
+    {"migrated_bytes_*", "migration", KS_RUN_UNIT_BYTES},
+    {"copy_bandwidth", "migration", KS_RUN_UNIT_BYTES_S},
+    {"backup_bytes", "migration", KS_RUN_UNIT_BYTES},
+    {"kv_sent_bytes", "migration", KS_RUN_UNIT_BYTES},
+    {"stall_fraction", "migration", KS_RUN_UNIT_PERCENT},
+    {"weight_read_bytes", "compute", KS_RUN_UNIT_BYTES},
+    {"index_read_bytes", "compute", KS_RUN_UNIT_BYTES},
+    {"decode_flops", "compute", KS_RUN_UNIT_FLOP},
+    {"compute_bound_fraction", "compute", KS_RUN_UNIT_PERCENT},
+    {"comm_fraction", "compute", KS_RUN_UNIT_PERCENT},
+    {"draft_fraction", "compute", KS_RUN_UNIT_PERCENT},
+    {"host_fraction", "compute", KS_RUN_UNIT_PERCENT},
+    {"prefill_seconds", "compute", KS_RUN_UNIT_S},
+    {"name", "simulation", KS_RUN_UNIT_TEXT},
+    {"seed", "simulation", KS_RUN_UNIT_ID},
+    {"sim_time", "simulation", KS_RUN_UNIT_S},
+    {"wall_s", "simulation", KS_RUN_UNIT_S},
+};
+enum { N_KEY_ROWS = sizeof key_rows / sizeof key_rows[0] };
+
+static int matches(const char *pattern, const char *key)
+{
+    size_t n = strlen(pattern);
+    if (n > 0 && pattern[n - 1] == '*')
+        return strncmp(pattern, key, n - 1) == 0;
+    return strcmp(pattern, key) == 0;
+}
+
+struct ks_run_key_kind ks_run_key_kind(const char *key)
+{
+    for (int i = 0; i < N_KEY_ROWS; i++)
+        if (matches(key_rows[i].pattern, key))
+            return (struct ks_run_key_kind){key_rows[i].group, key_rows[i].unit, i};
+    return (struct ks_run_key_kind){"other", KS_RUN_UNIT_TEXT, N_KEY_ROWS};
+}
+
+// x with three significant digits ("7.45", "14.1", "50"), whole from 1000
+// up ("9589", never "9.59e+03").
+static void digits3(char *buf, size_t len, double x)
+{
+    snprintf(buf, len, fabs(x) >= 1000 ? "%.0f" : "%.3g", x);
+}
+
+// x in the largest of G, M, k (decimal) that keeps it at 1 or more, GB at most.
+static void scaled(char *buf, size_t len, double x, const char *unit)
+{
+    static const struct {
+        double f;
+        const char *p;
+    } scale[] = {{1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    for (size_t i = 0; i < sizeof scale / sizeof scale[0]; i++)
+        if (fabs(x) >= scale[i].f) {
+            char d[64];
+            digits3(d, sizeof d, x / scale[i].f);
+            snprintf(buf, len, "%s %s%s", d, scale[i].p, unit);
+            return;
+        }
+    snprintf(buf, len, "%.0f %s", x, unit);
+}
+
+void ks_run_format(const char *key, const json_t *v, char *buf, size_t len)
+{
+    struct ks_run_key_kind k = ks_run_key_kind(key);
+    char d[64];
+    double x = json_is_number(v) ? json_number_value(v) : json_is_boolean(v) ? json_is_true(v) : NAN;
+    if (!v)
+        snprintf(buf, len, "%s", "");
+    else if (json_is_string(v))
+        snprintf(buf, len, "%s", json_string_value(v));
+    else if (isnan(x)) // null: not measured
+        snprintf(buf, len, "not measured");
+    else if (json_is_integer(v) && (k.unit == KS_RUN_UNIT_ID || k.unit == KS_RUN_UNIT_COUNT))
+        snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else
+        switch (k.unit) {
+        case KS_RUN_UNIT_YESNO: snprintf(buf, len, "%s", x != 0 ? "yes" : "no"); break;
+        case KS_RUN_UNIT_MS: digits3(d, sizeof d, x * 1e3), snprintf(buf, len, "%s ms", d); break;
+        case KS_RUN_UNIT_S: digits3(d, sizeof d, x), snprintf(buf, len, "%s s", d); break;
+        case KS_RUN_UNIT_TOKENS_S: digits3(d, sizeof d, x), snprintf(buf, len, "%s tokens/s", d); break;
+        case KS_RUN_UNIT_REQUESTS_S: digits3(d, sizeof d, x), snprintf(buf, len, "%s requests/s", d); break;
+        case KS_RUN_UNIT_PERCENT: digits3(d, sizeof d, x * 100), snprintf(buf, len, "%s%%", d); break;
+        case KS_RUN_UNIT_BYTES: scaled(buf, len, x, "B"); break;
+        case KS_RUN_UNIT_BYTES_S: scaled(buf, len, x, "B/s"); break;
+        case KS_RUN_UNIT_FLOP: digits3(d, sizeof d, x / 1e12), snprintf(buf, len, "%s TFLOP", d); break;
+        case KS_RUN_UNIT_COUNT: snprintf(buf, len, x == floor(x) && fabs(x) < 1e18 ? "%.0f" : "%.6g", x); break;
+        default: snprintf(buf, len, "%.6g", x); break;
+        }
+}
+
+// ---- what bounded a run ---------------------------------------------------------
+
+// A figure as a number; NaN when absent, null or not a number.
+static double fig_num(const json_t *fig, const char *key)
+{
+    const json_t *v = json_object_get(fig, key);
+    return json_is_number(v) ? json_number_value(v) : json_is_boolean(v) ? json_is_true(v) : NAN;
+}
+
+// The rule, from the summary figures alone; the first that holds decides:
+//   stall_fraction >= 0.2: a fifth of the GPU time or more went to waiting
+//     for blocks from the lower tiers (over the host link);
+//   compute_bound_fraction >= 0.5: most busy time was in iterations whose
+//     compute outlasted their memory traffic;
+//   comm_fraction >= 0.3: collectives over NVLink took 30% or more;
+//   host_fraction >= 0.3: host costs (scheduling, table rebuilds) did;
+//   prefill ran on the decode GPUs (kv_sent_bytes is 0: no prefill pool) and
+//     prefill_seconds is half or more of prefill_seconds + steps x itl_mean
+//     (decode GPU time, estimated as a step per gap between two tokens);
+//   otherwise HBM bandwidth: each decode step streams the weights and the
+//     selected KV from HBM (memory-bound decode, the usual case).
+// HBM capacity is named as well when it held requests back: a block found no
+// page (misses_unplanned > 0), requests were retracted, or more than 5% of
+// the requests that arrived were never admitted. A figure a file lacks (an
+// older version) is NaN and never holds.
+struct ks_run_limit ks_run_bound(const json_t *fig)
+{
+    struct ks_run_limit l = {KS_BOUND_HBM_BANDWIDTH, 0};
+    double prefill = fig_num(fig, "prefill_seconds"), gap = fig_num(fig, "itl_mean");
+    double decode = fig_num(fig, "steps") * (isnan(gap) ? fig_num(fig, "tpot_mean") : gap);
+    if (fig_num(fig, "stall_fraction") >= 0.2)
+        l.bound = KS_BOUND_HOST_LINK;
+    else if (fig_num(fig, "compute_bound_fraction") >= 0.5)
+        l.bound = KS_BOUND_COMPUTE;
+    else if (fig_num(fig, "comm_fraction") >= 0.3)
+        l.bound = KS_BOUND_COLLECTIVES;
+    else if (fig_num(fig, "host_fraction") >= 0.3)
+        l.bound = KS_BOUND_HOST;
+    else if (!(fig_num(fig, "kv_sent_bytes") > 0) && prefill > 0 && prefill >= 0.5 * (prefill + decode))
+        l.bound = KS_BOUND_PREFILL;
+    double arrived = fig_num(fig, "requests_arrived"), admitted = fig_num(fig, "requests_admitted");
+    l.capacity = fig_num(fig, "misses_unplanned") > 0 || fig_num(fig, "retracted") > 0 ||
+                 arrived - admitted > 0.05 * arrived;
+    return l;
+}
+
+const char *ks_run_bound_text(enum ks_run_bound b)
+{
+    switch (b) {
+    case KS_BOUND_HOST_LINK: return "waiting for blocks from lower tiers (host link)";
+    case KS_BOUND_COMPUTE: return "compute";
+    case KS_BOUND_COLLECTIVES: return "collectives over NVLink";
+    case KS_BOUND_HOST: return "host costs (scheduling, table rebuilds)";
+    case KS_BOUND_PREFILL: return "prefill on the decode GPUs";
+    case KS_BOUND_HBM_BANDWIDTH: return "HBM bandwidth (memory-bound decode)";
+    }
+    return "?";
 }

@@ -304,7 +304,7 @@ int ks_validate_write(const char *dir, const struct ks_scenario *sc, const struc
         int made = s.fig && s.notes && !s.err;
         if (!made && len > 0)
             err[0] = '\0';
-        int st = made ? ks_run_write(path, &s, rs[i], err, len) : KS_ENOMEM;
+        int st = made ? ks_run_write(path, &s, sc, rs[i], err, len) : KS_ENOMEM;
         json_decref(s.fig);
         json_decref(s.notes);
         if (st != KS_OK && len > 0 && !err[0])

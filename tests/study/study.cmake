@@ -27,6 +27,12 @@ foreach(t points resume slurm hostile)
   set_tests_properties(sweep_${t} PROPERTIES TIMEOUT 300)
 endforeach()
 
+# What a report says about a summary (issue 20): every key ks_run_summarise
+# makes has a group and a unit, the rule for what bounded a run, the headline
+# and the verdicts, the notes in the file
+ks_add_test(study.runfile test_runfile.c)
+target_link_libraries(study_runfile PRIVATE ks_study)
+
 # kvstrata report: a rendered report whose images all exist and are valid
 # (skipped without gnuplot); bad inputs refused.
 add_test(NAME report_renders COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_check.sh $<TARGET_FILE:kvstrata>
@@ -37,6 +43,15 @@ set_tests_properties(report_renders PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 add_test(NAME report_sweep_renders COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_check.sh $<TARGET_FILE:kvstrata>
          sweep ${ks_ts}/sweep_report.lua 30)
 set_tests_properties(report_sweep_renders PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# what the report says: headline, units, notes, scenario; two runs compared; an old
+# result; bad input refused without a folder (issue 20)
+add_test(NAME report_summary COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_summary.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR})
+set_tests_properties(report_summary PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+ks_cli_test(report_help --stdout-has "Usage: kvstrata report RESULT.h5 [RESULT.h5 ...] | SWEEP_DIR"
+            --stdout-has "compares them with the first" --stderr-empty -- report --help)
+ks_cli_test(report_too_many --exit 2 --stdout-empty --stderr-has "a report compares at most 8"
+            -- report 1.h5 2.h5 3.h5 4.h5 5.h5 6.h5 7.h5 8.h5 9.h5 -o ${CMAKE_CURRENT_BINARY_DIR}/report_bad)
 ks_cli_test(report_needs_output --exit 2 --stdout-empty --stderr-has "-o DIR" -- report x.h5)
 ks_cli_test(report_not_a_result --exit 1 --stdout-empty
             --stderr-has "synthetic_drifting_8k.h5: /steps has no field 't' (is it a result file of this kvstrata version?)"
