@@ -1,7 +1,9 @@
 // decode_cuda.cu - paged decode attention on the GPU (dense, sparse, int8).
 //
 // Three launches, split-K in the manner of flash-decoding:
-//   attend_kernel   one thread block per (split of the accessed blocks, KV
+//   attend_kernel   (or attend_wide_kernel, decode_wide_cuda.cu, where rows
+//                   are whole 16-byte vectors: ks_decode_wide)
+//                   one thread block per (split of the accessed blocks, KV
 //                   head, sequence); the query heads of the KV head's group
 //                   share each K/V load. Per block it writes the block's max
 //                   logit and sum of exp per query head (for the report) and
@@ -12,8 +14,11 @@
 //   report_kernel   per sequence: accessed blocks, their masses, the
 //                   non-resident ones.
 // Workspace layout: ks_decode_ws_layout in kernel_impl.h. fp32 throughout;
-// KV converted as loaded (__half, or int8 times its page scale).
+// KV converted as loaded (__half, or int8 times its page scale). attend_kernel
+// reads one element per thread and load; it stays for head dims the wide
+// kernel cannot cut into 16-byte vectors, and for misaligned caches.
 #include "cuda_util.cuh"
+#include "decode_wide.h"
 
 #define ATTEND_THREADS 128
 #define ATTEND_WARPS (ATTEND_THREADS / 32)
@@ -286,7 +291,9 @@ static int decode_cuda(const struct ks_decode_params *p, bool sparse, bool i8, c
                               name);
     const struct ks_decode_ws w = ks_decode_ws_layout(p, sparse);
     dim3 grid(w.n_split, p->kv_heads, p->n_seqs);
-    if (i8)
+    if (ks_decode_wide(p, i8))
+        KS_CUDA_CHECK(ks_decode_wide_launch(p, sparse, i8, &w, stream), err, len);
+    else if (i8)
         attend_kernel<true><<<grid, ATTEND_THREADS, 0, stream>>>(*p, sparse, w);
     else
         attend_kernel<false><<<grid, ATTEND_THREADS, 0, stream>>>(*p, sparse, w);

@@ -116,7 +116,8 @@ static inline KS_HD uint32_t ks_decode_cap(const struct ks_decode_params *p, int
 // The CUDA decode workspace, in floats from its start:
 //   part_acc [n_seqs][q_heads][n_split][head_dim]  unnormalised partial outputs
 //   part_ml  [n_seqs][q_heads][n_split][2]         their running max and sum
-//   blk_ml   [n_seqs][q_heads][cap][2]             per accessed block: max logit, sum exp
+//   blk_ml   [n_seqs][q_heads][cap][2]             per accessed block: a logit m >= the block's
+//                                                  (its max, or a running max), sum of exp(x - m)
 //   head_ml  [n_seqs][q_heads][2]                  per head: final max and sum
 struct ks_decode_ws {
     uint32_t n_split;

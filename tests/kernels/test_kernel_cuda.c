@@ -10,7 +10,13 @@
 //   decode      outputs 1e-5; masses 1e-5 absolute; report lists exact
 // The fp32 sums run in a different order (warp reductions, split-K), so the
 // results differ in the last bits only; 1e-5 leaves two orders of margin.
+// The decode runs on every shape of kfx_shape: the wide kernel
+// (decode_wide_cuda.cu) where rows are whole 16-byte vectors, every group
+// instantiation with fp16 and int8; the scalar one at head_dim 36 (and 40 in
+// int8).
 #include "kernel_fixture.h"
+
+#include "decode_wide.h"
 
 // The reason the last failed kernel-library call wrote (the tests run on one thread).
 static char reason[KS_KERNEL_ERR_LEN];
@@ -37,34 +43,12 @@ static void download(void *host, const void *dev, size_t bytes)
     expect_ok(ks_devbuf_download(host, dev, bytes, reason, sizeof reason), "ks_devbuf_download");
 }
 
-static const uint32_t lens_small[] = {1, 16, 100, 333, 47};
-static const uint32_t lens_long[] = {9000, 2049, 64, 5000};
-
-static struct kfx_cfg cfgs(int i, uint64_t seed)
-{
-    switch (i) {
-    case 0:
-        return (struct kfx_cfg){.n_seqs = 5, .q_heads = 8, .kv_heads = 2, .head_dim = 64, .block_size = 16,
-                                .spare_pages = 3, .lens = lens_small, .q_amp = 3.0f, .seed = seed};
-    case 1: // long contexts (several splits, several top-k chunks), group 8, head_dim 128
-        return (struct kfx_cfg){.n_seqs = 4, .q_heads = 16, .kv_heads = 2, .head_dim = 128, .block_size = 16,
-                                .spare_pages = 2, .lens = lens_long, .q_amp = 4.0f, .seed = seed};
-    case 2: // odd shapes, no GQA
-        return (struct kfx_cfg){.n_seqs = 5, .q_heads = 3, .kv_heads = 3, .head_dim = 40, .block_size = 7,
-                                .spare_pages = 1, .lens = lens_small, .q_amp = 2.0f, .seed = seed};
-    default: // the limits: head_dim 256, group 16, 256-token blocks
-        return (struct kfx_cfg){.n_seqs = 4, .q_heads = 16, .kv_heads = 1, .head_dim = 256, .block_size = 256,
-                                .spare_pages = 1, .lens = lens_long, .q_amp = 8.0f, .seed = seed};
-    }
-}
-
-#define N_CFGS 4
 
 static void summaries(void **state)
 {
     (void)state;
-    for (int ci = 0; ci < N_CFGS; ci++) {
-        struct kfx_cfg c = cfgs(ci, 100 + ci);
+    for (int ci = 0; ci < KFX_N_SHAPES; ci++) {
+        struct kfx_cfg c = kfx_shape(ci, 100 + ci);
         struct kfx f;
         kfx_init(&f, &c);
         uint32_t *pages = kfx_alloc(f.n_pages * sizeof(uint32_t)), n = 0;
@@ -111,8 +95,8 @@ static void selections(void **state)
 {
     (void)state;
     static const uint32_t shapes[][3] = {{1, 2, 4}, {0, 0, 37}, {2, 1, 0}, {4, 8, 300}, {1, 1, 200}};
-    for (int ci = 0; ci < N_CFGS; ci++) {
-        struct kfx_cfg c = cfgs(ci, 200 + ci);
+    for (int ci = 0; ci < KFX_N_SHAPES; ci++) {
+        struct kfx_cfg c = kfx_shape(ci, 200 + ci);
         struct kfx f;
         kfx_init(&f, &c);
         // summaries on the host (the reference; tested above), slot = page
@@ -238,7 +222,7 @@ enum { DENSE, SPARSE, SPARSE_SKIP, SPARSE_I8 };
 // One decode kernel on the GPU and on the host, compared.
 static void decode_case(int ci, int kind, uint64_t seed)
 {
-    struct kfx_cfg c = cfgs(ci, seed);
+    struct kfx_cfg c = kfx_shape(ci, seed);
     struct kfx f;
     kfx_init(&f, &c);
     if (kind == DENSE)
@@ -286,6 +270,9 @@ static void decode_case(int ci, int kind, uint64_t seed)
     d.missing = dev_copy(NULL, S * cap * 4);
     d.n_missing = dev_copy(NULL, S * 4);
     d.workspace = dev_copy(NULL, d.workspace_bytes);
+    // the wide kernel takes every shape whose rows are whole 16-byte vectors
+    // (device memory is aligned); test_kernel_wide.c lists which shapes those are
+    assert_int_equal(ks_decode_wide(&d, kind == SPARSE_I8), c.head_dim % (kind == SPARSE_I8 ? 16 : 8) == 0);
     expect_ok(run_cuda(&d, NULL, reason, sizeof reason), "decode kernel");
     if (ks_devbuf_sync(reason, sizeof reason) != KS_KERNEL_OK)
         fail_msg("cfg %d kind %d: %s", ci, kind, reason);
@@ -327,7 +314,7 @@ static void decode_case(int ci, int kind, uint64_t seed)
 static void decodes(void **state)
 {
     (void)state;
-    for (int ci = 0; ci < N_CFGS; ci++)
+    for (int ci = 0; ci < KFX_N_DECODE_SHAPES; ci++)
         for (int kind = DENSE; kind <= SPARSE_I8; kind++)
             decode_case(ci, kind, 300 + 10 * ci + kind);
 }
