@@ -8,7 +8,8 @@
 #   bash kernels/device_check.sh --prepare
 # builds (in $KS_BUILD_DIR, default build/), then fills .device/ ($KS_DEVICE_DIR;
 # git-ignored; carry it): bundle.tar.gz, with kvstrata, kvstrata-device, the
-# CUDA kernel test and the runtime's test and every shared library they load,
+# CUDA kernel test, the wrappers' test and the runtime's test and every
+# shared library they load,
 # glibc's loader included (and glibc's libdl, libpthread and librt, which the
 # CUDA driver loads), so that each runs through that loader whatever the
 # machine's own libraries are (about 30 MB); source_dir, the folder they were
@@ -19,7 +20,8 @@
 # runs, in this order, each step given what is left of KS_DEVICE_BUDGET
 # seconds (default 540) and skipped with a line in the log when under 30 s
 # are left (what has never run on a GPU goes after what must not be lost):
-#   1. the CUDA kernels against the C references (test_kernel_cuda.c)
+#   1. the CUDA kernels against the C references (test_kernel_cuda.c), then
+#      the stream, event, copy and pinned-memory wrappers (test_gpu_wrappers.c)
 #   2. bench kernels --backend cuda: every kernel, batch 1/8/32, 8..256 blocks,
 #      8/32/128 heads, the sparse kernel's bandwidth against a timed device
 #      copy (goal: >= 70% at >= 64 blocks and batch 32), and its times as a
@@ -37,7 +39,7 @@
 # It writes 7 files into OUT (the device tool brings back what it finds):
 #   summary.txt      every goal, one line each: met, missed or skipped, and why
 #   log.txt          date, nvidia-smi -q, the probes, each step's command and exit
-#   kernel_cuda.txt  steps 1, 4 and the kernel test's memcheck
+#   kernel_cuda.txt  steps 1 (both tests), 4 and the kernel test's memcheck
 #   bench.json       step 2 (JSON)
 #   kernel_time.lua  step 2's profile table
 #   calib_gpu.lua    step 3
@@ -52,7 +54,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 dev=${KS_DEVICE_DIR:-.device}
 build=${KS_BUILD_DIR:-build}
-programs=(kvstrata kvstrata-device kernels_cuda runtime_runtime)
+programs=(kvstrata kvstrata-device kernels_cuda runtime_gpu_wrappers runtime_runtime)
 
 # where the build put each program
 built() {
@@ -171,6 +173,15 @@ case "${1:-}" in
         read -r v why <<< "$(tested "$kc" "$r")"
         goal "CUDA kernels match the C references" "$v" "$why"
     else goal "CUDA kernels match the C references" skipped "out of time"; fi
+    # 1b. the stream, event, copy and pinned-memory wrappers the runtime's GPU mode uses
+    if t=$(step gpu.wrappers 30); then
+        r=0
+        timeout "$t" "${ld[@]}" "$b/runtime_gpu_wrappers" > "$work/wrappers.txt" 2>&1 || r=$?
+        echo "gpu.wrappers: exit $r" >> "$log"
+        read -r v why <<< "$(tested "$work/wrappers.txt" "$r")"
+        { echo "== runtime_gpu_wrappers"; cat "$work/wrappers.txt"; } >> "$kc"
+        goal "CUDA wrappers: streams, events, copies, pinned memory" "$v" "$why"
+    else goal "CUDA wrappers: streams, events, copies, pinned memory" skipped "out of time"; fi
     # 2. the kernel benchmark, its bandwidth goal and the profile table
     if t=$(step "bench kernels" 150); then
         r=0

@@ -72,9 +72,10 @@ int ks_devbuf_sync(char *err, size_t len);
 struct CUstream_st;
 
 // Streams, pinned host memory and asynchronous copies (the runtime's GPU
-// mode). ks_stream_new: *s receives a new non-blocking stream. ks_copy_async
-// enqueues a copy of `bytes` between any two of device memory and pinned
-// host memory (the direction comes from unified addressing) on s;
+// mode). ks_stream_new: *s receives a new non-blocking stream (NULL on
+// failure). ks_copy_async enqueues a copy of `bytes` between any two of
+// device memory and pinned host memory (the direction comes from unified
+// addressing) on s;
 // ks_stream_sync waits for everything enqueued on s. ks_pinned_alloc: *ptr
 // receives page-locked host memory (page-aligned, fit for O_DIRECT), freed
 // with ks_pinned_free. Each returns KS_KERNEL_OK, or ENODEV or ECUDA with
@@ -95,9 +96,9 @@ void ks_pinned_free(void *ptr);
 int ks_copy_batch_async(void *const *dst, const void *const *src, const size_t *sizes, size_t n,
                         struct CUstream_st *s, char *err, size_t len);
 
-// Events (cudaEvent_t is `struct CUevent_st *`), made without timing.
-// ks_event_new: *e receives a new event (free with ks_event_free; free(NULL)
-// is a no-op). ks_event_record captures the work enqueued on s so far;
+// Events (cudaEvent_t is `struct CUevent_st *`). ks_event_new: *e receives
+// a new event made without timing, ks_event_new_timing one that records a
+// time (free either with ks_event_free; free(NULL) is a no-op). ks_event_record captures the work enqueued on s so far;
 // ks_event_stream_wait makes the work enqueued on s from now on wait, on the
 // device, for the work e last captured (the host does not wait); ks_event_sync
 // waits on the host for it. Each returns KS_KERNEL_OK, or ENODEV or ECUDA
@@ -108,6 +109,12 @@ void ks_event_free(struct CUevent_st *e);
 int ks_event_record(struct CUevent_st *e, struct CUstream_st *s, char *err, size_t len);
 int ks_event_stream_wait(struct CUstream_st *s, struct CUevent_st *e, char *err, size_t len);
 int ks_event_sync(struct CUevent_st *e, char *err, size_t len);
+int ks_event_new_timing(struct CUevent_st **e, char *err, size_t len);
+
+// *seconds receives the device time from timing event a to timing event b,
+// both recorded and complete (e.g. after ks_event_sync(b)); about 0.5 us of
+// resolution. KS_KERNEL_OK, or ENODEV or ECUDA with the reason in err.
+int ks_event_elapsed(double *seconds, struct CUevent_st *a, struct CUevent_st *b, char *err, size_t len);
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,7 @@ extern "C" int ks_devbuf_sync(char *err, size_t len)
 extern "C" int ks_stream_new(struct CUstream_st **s, char *err, size_t len)
 {
     cudaStream_t st = NULL;
+    *s = NULL; // a failed call leaves nothing to free
     KS_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), err, len);
     *s = st;
     return KS_KERNEL_OK;
@@ -140,6 +141,24 @@ extern "C" int ks_event_new(struct CUevent_st **e, char *err, size_t len)
     *e = NULL;
     KS_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), err, len);
     *e = ev;
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_event_new_timing(struct CUevent_st **e, char *err, size_t len)
+{
+    cudaEvent_t ev = NULL;
+    *e = NULL;
+    KS_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDefault), err, len);
+    *e = ev;
+    return KS_KERNEL_OK;
+}
+
+extern "C" int ks_event_elapsed(double *seconds, struct CUevent_st *a, struct CUevent_st *b, char *err, size_t len)
+{
+    float ms = 0;
+    *seconds = 0;
+    KS_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b), err, len);
+    *seconds = ms * 1e-3;
     return KS_KERNEL_OK;
 }
 

@@ -283,10 +283,12 @@ int ks_rt_start_lanes(struct rt *t, char *err, size_t len)
         if (t->gpu) {
             char why[KS_KERNEL_ERR_LEN];
             int cs = ks_stream_new(&ln->stream, why, sizeof why);
-            if (cs == KS_KERNEL_OK && t->l3fd >= 0)
-                cs = ks_pinned_alloc((void **)&ln->stage, (size_t)RING_DEPTH * 2 * t->half, why, sizeof why);
             if (cs != KS_KERNEL_OK)
-                return ks_rt_cuda_fail(err, len, "GPU mode: a lane's stream and stage", cs, why);
+                return ks_rt_cuda_fail(err, len, "GPU mode: a lane's stream", cs, why);
+            // the stage meets the L3 file through O_DIRECT
+            if (t->l3fd >= 0 && ks_rt_pinned((void **)&ln->stage, (size_t)RING_DEPTH * 2 * t->half, 1,
+                                             "GPU mode: a lane's stage", err, len) != KS_OK)
+                return KS_EIO;
         }
         if (pthread_create(&ln->th, NULL, lane_main, ln) != 0) {
             snprintf(err, len, "cannot start a migration lane");

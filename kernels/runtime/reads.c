@@ -102,6 +102,18 @@ void ks_rt_free_device_buffers(struct rt *t)
     t->d_ws = NULL;
 }
 
+void ks_rt_free_host_buffers(struct rt *t)
+{
+    void *h[] = {t->q, t->out, t->seq_len, t->table, t->ksel, t->kn_sel, t->n_acc, t->n_missing};
+    for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
+        ks_rt_host_free(t, h[i]);
+    free(t->acc_mass); free(t->acc_blocks); free(t->missing); free(t->ws); free(t->kreq);
+    t->kreq = NULL;
+    t->q = t->out = t->acc_mass = NULL;
+    t->seq_len = t->table = t->ksel = t->kn_sel = t->acc_blocks = t->n_acc = t->missing = t->n_missing = NULL;
+    t->ws = NULL;
+}
+
 // (Re)sizes the kernel buffers for n sequences (host, and device in GPU mode).
 int ks_rt_grow_seqs(struct rt *t, uint32_t n)
 {
@@ -109,19 +121,20 @@ int ks_rt_grow_seqs(struct rt *t, uint32_t n)
         return KS_OK;
     const struct ks_scenario *s = t->s;
     size_t qe = (size_t)s->model.q_heads * s->model.head_dim, mb = t->cap_blocks;
-    free(t->q); free(t->out); free(t->acc_mass); free(t->seq_len); free(t->table); free(t->ksel);
-    free(t->kn_sel); free(t->acc_blocks); free(t->n_acc); free(t->missing); free(t->n_missing); free(t->ws);
-    t->q = malloc(n * qe * sizeof *t->q);
-    t->out = malloc(n * qe * sizeof *t->out);
+    ks_rt_free_host_buffers(t);
+    // what travels to and from the device is pinned in GPU mode
+    t->q = ks_rt_host_alloc(t, n * qe * sizeof *t->q);
+    t->out = ks_rt_host_alloc(t, n * qe * sizeof *t->out);
     t->acc_mass = malloc(n * mb * sizeof *t->acc_mass);
-    t->seq_len = malloc(n * sizeof *t->seq_len);
-    t->table = malloc(n * mb * sizeof *t->table);
-    t->ksel = malloc(n * mb * sizeof *t->ksel);
-    t->kn_sel = malloc(n * sizeof *t->kn_sel);
+    t->seq_len = ks_rt_host_alloc(t, n * sizeof *t->seq_len);
+    t->table = ks_rt_host_alloc(t, n * mb * sizeof *t->table);
+    t->ksel = ks_rt_host_alloc(t, n * mb * sizeof *t->ksel);
+    t->kn_sel = ks_rt_host_alloc(t, n * sizeof *t->kn_sel);
     t->acc_blocks = malloc(n * mb * sizeof *t->acc_blocks);
-    t->n_acc = malloc(n * sizeof *t->n_acc);
+    t->n_acc = ks_rt_host_alloc(t, n * sizeof *t->n_acc);
     t->missing = malloc(n * mb * sizeof *t->missing);
-    t->n_missing = malloc(n * sizeof *t->n_missing);
+    t->n_missing = ks_rt_host_alloc(t, n * sizeof *t->n_missing);
+    t->kreq = malloc(n * sizeof *t->kreq);
     struct ks_decode_params p = {.n_seqs = n, .q_heads = s->model.q_heads, .kv_heads = s->model.kv_heads,
                                  .head_dim = s->model.head_dim, .block_size = s->cache.block_size,
                                  .max_blocks = t->cap_blocks, .max_sel = t->cap_blocks, .report_cap = t->cap_blocks};
@@ -129,7 +142,7 @@ int ks_rt_grow_seqs(struct rt *t, uint32_t n)
     t->ws = malloc(t->ws_bytes ? t->ws_bytes : 1);
     t->cap_seqs = n;
     if (!t->q || !t->out || !t->acc_mass || !t->seq_len || !t->table || !t->ksel || !t->kn_sel ||
-        !t->acc_blocks || !t->n_acc || !t->missing || !t->n_missing || !t->ws)
+        !t->acc_blocks || !t->n_acc || !t->missing || !t->n_missing || !t->ws || !t->kreq)
         return KS_ENOMEM;
     struct ks_rng r;
     ks_rng_seed(&r, t->s->seed ^ 0x9e3779b97f4a7c15ull);
@@ -165,14 +178,32 @@ int ks_rt_grow_seqs(struct rt *t, uint32_t n)
     DEV(t->d_n_missing, n * sizeof *t->n_missing);
     DEV(t->d_ws, t->ws_bytes ? t->ws_bytes : 1);
 #undef DEV
-    // on the decode stream, which the kernel runs on (a plain upload of
-    // pageable memory may return before the copy is done)
+    // on the decode stream, which the kernel runs on
     if (st == KS_KERNEL_OK)
         st = ks_copy_async(t->d_q, t->q, n * qe * sizeof *t->q, t->ds, why, sizeof why);
     if (st == KS_KERNEL_OK)
         st = ks_stream_sync(t->ds, why, sizeof why);
     return st == KS_KERNEL_OK ? KS_OK
                               : ks_rt_cuda_fail(t->err, sizeof t->err, "the kernel's device buffers", st, why);
+}
+
+// The negative control (skip_gen_check): whether entry e, which the generation
+// check would not pass (or was not asked), is read as it stands. Every entry
+// is, unless params.stale_reads limits them: then only that many stale
+// entries are, each one of an L1 page that holds other data than block (req,
+// l, b)'s (CPU mode), so that each makes its launch read wrong data.
+static int trust_unchecked(struct rt *t, const struct ks_loc *e, uint32_t req, uint32_t l, uint32_t b)
+{
+    if (!t->stale_limited)
+        return 1;
+    if (t->stale_left == 0 || t->gpu || e->tier != KS_L1 || ks_cache_current(t->c, e))
+        return 0;
+    ks_rt_kv_block(t, req, l, b, t->kvcheck);
+    if (memcmp(page_k(t, e->page), t->kvcheck, t->half) == 0 &&
+        memcmp(page_v(t, e->page), t->kvcheck + t->elems, t->half) == 0)
+        return 0;
+    t->stale_left--;
+    return 1;
 }
 
 // Where the kernel reads block b of request a in layer l: its L1 page, or a
@@ -187,7 +218,8 @@ static int page_for(struct rt *t, struct ks_loc *e, const struct ks_active *a, u
 {
     int st = KS_OK, kept = e->id != NO_ENTRY;
     int moving = kept && e->id < t->n_ids && t->job_of[e->id];
-    if (!kept || moving || (!t->skip_gen_check && !ks_cache_current(t->c, e))) {
+    int checked = kept && !moving && (!t->skip_gen_check || !trust_unchecked(t, e, a->req, l, b));
+    if (!kept || moving || (checked && !ks_cache_current(t->c, e))) {
         if (kept && !moving)
             t->x->table_refreshed++;
         if ((st = ks_cache_locate(t->c, a->req, l, b, e)) != KS_OK)
@@ -296,9 +328,52 @@ static int upload_table(struct rt *t, uint32_t n, uint32_t l, uint32_t *dtab, ch
     return ks_copy_async(dtab + at, t->table + at, count * sizeof *dtab, t->ds, why, len);
 }
 
+// The launch log (runtime.h): the launch that just ran in layer l over n
+// sequences, with their outputs, while they fit in t->keep_rows rows.
+// Returns its record, or NULL (not logged).
+static struct ks_runtime_launch *log_launch(struct rt *t, uint32_t n, uint32_t l)
+{
+    struct ks_runtime_extra *x = t->x;
+    uint64_t step = t->n_steps;
+    uint32_t part = t->log_step == step + 1 && t->log_layer == l ? t->log_part + 1 : 0;
+    t->log_step = step + 1, t->log_layer = l, t->log_part = part;
+    if (t->log_full || x->n_rows + n > t->keep_rows) {
+        t->log_full = 1;
+        x->launches_unlogged++;
+        return NULL;
+    }
+    size_t re = (size_t)t->s->model.q_heads * t->s->model.head_dim;
+    if (!x->out_rows) { // the rows once, at their bound; the launches grow (at most one per row)
+        x->out_rows = malloc(t->keep_rows * re * sizeof *x->out_rows);
+        x->row_req = malloc(t->keep_rows * sizeof *x->row_req);
+        x->row_elems = re;
+    }
+    if (x->n_launches == t->cap_launches) {
+        size_t cap = t->cap_launches ? 2 * t->cap_launches : 256;
+        struct ks_runtime_launch *p = realloc(x->launches, cap * sizeof *p);
+        if (p) {
+            x->launches = p;
+            t->cap_launches = cap;
+        }
+        if (!p || !x->out_rows || !x->row_req) {
+            t->log_full = 1;
+            x->launches_unlogged++;
+            return NULL;
+        }
+    }
+    struct ks_runtime_launch *g = &x->launches[x->n_launches++];
+    *g = (struct ks_runtime_launch){.step = (uint32_t)step, .layer = l, .part = part, .n_seqs = n, .row = x->n_rows};
+    memcpy(x->out_rows + x->n_rows * re, t->out, n * re * sizeof *t->out);
+    memcpy(x->row_req + x->n_rows, t->kreq, n * sizeof *t->kreq);
+    x->n_rows += n;
+    return g;
+}
+
 // Runs the sparse kernel in layer l over the n sequences packed in the
-// kernel buffers.
-static int launch(struct rt *t, uint32_t n, uint32_t l)
+// kernel buffers. GPU mode: the kernel's time is the device's, from an event
+// recorded after the decode stream's waits for copies to one after the
+// kernel; the host's whole launch is launch_seconds.
+static int launch(struct rt *t, uint32_t n, uint32_t l, struct ks_runtime_launch **logged)
 {
     const struct ks_scenario *s = t->s;
     struct ks_decode_params p = {
@@ -324,16 +399,21 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
         if (st == KS_KERNEL_OK)
             st = ks_copy_async(t->d_kn_sel, t->kn_sel, n * sizeof *t->kn_sel, t->ds, why, sizeof why);
         // then the batches carrying blocks it reads: the kernel waits for
-        // their copies on the device (after the uploads, which may wait on
-        // the host for the stream to reach them: their sources are pageable)
+        // their copies on the device (the uploads' sources are pinned: none
+        // of them waits on the host)
         for (uint32_t i = 0; st == KS_KERNEL_OK && i < t->n_pend; i++)
             st = ks_event_stream_wait(t->ds, t->jev[t->pend[i]].ev, why, sizeof why);
         t->n_pend = 0;
         p.q = t->d_q, p.seq_len = t->d_seq_len, p.block_table = dtab, p.sel = t->d_ksel;
         p.n_sel = t->d_kn_sel, p.out = t->d_out, p.acc_blocks = t->d_acc_blocks, p.acc_mass = t->d_acc_mass;
         p.n_acc = t->d_n_acc, p.missing = t->d_missing, p.n_missing = t->d_n_missing, p.workspace = t->d_ws;
+        // k0 after the waits: the device passes it once the copies are done
+        if (st == KS_KERNEL_OK)
+            st = ks_event_record(t->k0, t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
             st = ks_sparse_decode_cuda(&p, t->ds, why, sizeof why);
+        if (st == KS_KERNEL_OK)
+            st = ks_event_record(t->k1, t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
             st = ks_copy_async(t->n_acc, t->d_n_acc, n * sizeof *t->n_acc, t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
@@ -343,14 +423,19 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
                                t->ds, why, sizeof why);
         if (st == KS_KERNEL_OK)
             st = ks_stream_sync(t->ds, why, sizeof why);
-        if (st != KS_KERNEL_OK && st != KS_KERNEL_EINVAL) {
-            t->x->kernel_seconds += ks_clock_mono() - t0;
+        double dev = 0;
+        if (st == KS_KERNEL_OK)
+            st = ks_event_elapsed(&dev, t->k0, t->k1, why, sizeof why);
+        t->x->launch_seconds += ks_clock_mono() - t0;
+        t->x->kernel_seconds += dev;
+        if (st != KS_KERNEL_OK && st != KS_KERNEL_EINVAL)
             return ks_rt_cuda_fail(t->err, sizeof t->err, "the CUDA sparse decode kernel", st, why);
-        }
     } else {
         st = ks_sparse_decode_ref(&p);
+        double dt = ks_clock_mono() - t0;
+        t->x->kernel_seconds += dt;
+        t->x->launch_seconds += dt;
     }
-    t->x->kernel_seconds += ks_clock_mono() - t0;
     if (st != KS_KERNEL_OK) {
         snprintf(t->err, sizeof t->err, "the sparse decode kernel refused layer %u: %s", l, ks_kernel_status_str(st));
         return KS_EINVAL;
@@ -365,6 +450,7 @@ static int launch(struct rt *t, uint32_t n, uint32_t l)
             snprintf(t->err, sizeof t->err, "the kernel's access report disagrees with the selection (layer %u)", l);
             return KS_EINVAL;
         }
+    *logged = log_launch(t, n, l);
     return KS_OK;
 }
 
@@ -386,11 +472,15 @@ int ks_rt_attend(struct rt *t, uint32_t l, int per_layer)
         // launch what is packed when the batch ends or this request could
         // overflow the scratch pages
         if (n > 0 && (!a || scratch + k > t->scratch)) {
-            if ((st = launch(t, n, l)) != KS_OK)
+            struct ks_runtime_launch *g;
+            if ((st = launch(t, n, l, &g)) != KS_OK)
                 break;
             for (size_t v = 0; v < n_locs; v++)
-                if (ks_cache_validate(t->c, &locs[v]) != KS_OK)
+                if (ks_cache_validate(t->c, &locs[v]) != KS_OK) {
                     t->x->stale_refused++;
+                    if (g)
+                        g->stale_refused++;
+                }
             n = 0;
             scratch = 0;
             n_locs = 0;
@@ -419,6 +509,7 @@ int ks_rt_attend(struct rt *t, uint32_t l, int per_layer)
             st = page_for(t, &ent[ks[j]], a, l, ks[j], &scratch, &row[ks[j]], &locs[n_locs++]);
         t->seq_len[n] = a->ctx;
         t->kn_sel[n] = k;
+        t->kreq[n] = a->req;
         n++;
     }
     if (st != KS_OK && !t->err[0])

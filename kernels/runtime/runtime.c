@@ -95,7 +95,10 @@ static void teardown(struct rt *t)
     free(t->jev);
     free(t->pend);
     ks_rt_free_device_buffers(t);
+    ks_rt_free_host_buffers(t);
     ks_stream_free(t->ds);
+    ks_event_free(t->k0);
+    ks_event_free(t->k1);
     ks_pinned_free(t->dstage);
     if (t->d_ok) {
         for (uint32_t i = 0; i < t->d.act.n; i++)
@@ -110,14 +113,15 @@ static void teardown(struct rt *t)
         ks_devbuf_free(t->l1k);
         ks_devbuf_free(t->l1v);
         ks_pinned_free(t->l2);
+        ks_pinned_free(t->stamp);
     } else {
         free(t->l1k);
         free(t->l1v);
         free(t->l2);
+        free(t->stamp);
     }
-    free(t->stamp);
-    free(t->q); free(t->out); free(t->acc_mass); free(t->seq_len); free(t->table); free(t->ksel);
-    free(t->kn_sel); free(t->acc_blocks); free(t->n_acc); free(t->missing); free(t->n_missing); free(t->ws);
+    free(t->kvtab);
+    free(t->kvcheck);
     free(t->tshadow);
     free(t->tshadow_ok);
     if (t->l3fd >= 0) {
@@ -136,9 +140,65 @@ void ks_runtime_extra_fini(struct ks_runtime_extra *x)
 {
     if (x) {
         free(x->step_kernel);
+        free(x->launches);
+        free(x->out_rows);
+        free(x->row_req);
         x->step_kernel = NULL;
         x->n_step_kernel = 0;
+        x->launches = NULL;
+        x->out_rows = NULL;
+        x->row_req = NULL;
+        x->n_launches = x->n_rows = 0;
     }
+}
+
+// ||b - a|| / ||a|| over m values; INFINITY for a NaN, or a zero a against
+// a non-zero b.
+static double row_err(const float *a, const float *b, size_t m)
+{
+    double d = 0, n = 0;
+    for (size_t i = 0; i < m; i++) {
+        double e = (double)b[i] - a[i];
+        d += e * e;
+        n += (double)a[i] * a[i];
+    }
+    if (isnan(d) || isnan(n))
+        return INFINITY;
+    return n > 0 ? sqrt(d / n) : d > 0 ? INFINITY : 0;
+}
+
+uint64_t ks_runtime_compare(const struct ks_runtime_extra *a, const struct ks_runtime_extra *b, double tol,
+                            struct ks_runtime_diff *d)
+{
+    *d = (struct ks_runtime_diff){.first = -1};
+    d->launches = a->n_launches < b->n_launches ? a->n_launches : b->n_launches;
+    for (uint64_t i = 0; i < d->launches; i++) {
+        const struct ks_runtime_launch *la = &a->launches[i], *lb = &b->launches[i];
+        int shape = la->step != lb->step || la->layer != lb->layer || la->part != lb->part ||
+                    la->n_seqs != lb->n_seqs || a->row_elems != b->row_elems;
+        for (uint32_t s = 0; !shape && s < la->n_seqs; s++)
+            shape = a->row_req[la->row + s] != b->row_req[lb->row + s];
+        double worst = shape ? INFINITY : 0;
+        uint32_t at = 0;
+        for (uint32_t s = 0; !shape && s < la->n_seqs; s++) {
+            double e = row_err(a->out_rows + (la->row + s) * a->row_elems,
+                               b->out_rows + (lb->row + s) * b->row_elems, a->row_elems);
+            d->max_err = e > d->max_err ? e : d->max_err;
+            if (e > tol && worst <= tol) {
+                worst = e;
+                at = s;
+            }
+        }
+        if (!(worst > tol))
+            continue;
+        if (d->differing++ == 0) {
+            d->first = (int64_t)i;
+            d->step = la->step, d->layer = la->layer, d->part = la->part;
+            d->seq = at, d->req = la->n_seqs ? a->row_req[la->row + at] : 0;
+            d->err = worst;
+        }
+    }
+    return d->differing;
 }
 
 // Everything a run needs before its first step: the cache manager, the
@@ -159,6 +219,9 @@ static int setup(struct rt *t, const struct ks_runtime_params *p, char *err, siz
     t->n_ids = cp.n_blocks;
     t->gpu = p && p->gpu;
     t->skip_gen_check = p && p->skip_gen_check;
+    t->keep_rows = p ? p->keep_rows : 0;
+    t->stale_limited = t->skip_gen_check && p->stale_reads > 0;
+    t->stale_left = t->stale_limited ? p->stale_reads : 0;
     if (!(t->c = ks_cache_new(&cp, err, len)) || !(t->wl = ks_workload_new(s, err, len)) ||
         !(t->sp = ks_selection_new(s, err, len)))
         return KS_EINVAL;
@@ -251,5 +314,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
         snprintf(err, len, "%s", msg[0] ? msg : t->err[0] ? t->err : ks_status_str(st));
     teardown(t);
     free(t);
+    if (!keep)
+        ks_runtime_extra_fini(x); // the launch log, nobody's
     return st;
 }

@@ -10,8 +10,9 @@
 // (kernels/decode.h) over the blocks the scenario's sparse policy selects,
 // layer by layer, waiting only for the batches that carry blocks the layer
 // needs. The block contents are real fp16 data written when a block is
-// created; the kernel reads every selected block from the page the cache
-// manager maps it to.
+// created, every value a function of (request, layer, block, token, head,
+// dim), so that two blocks differ in every value (tiers.c); the kernel reads
+// every selected block from the page the cache manager maps it to.
 //
 // GPU mode (params.gpu): L1 is device memory and L2 pinned host memory, each
 // allocated once. Every lane has its own CUDA stream, the migration streams:
@@ -24,13 +25,18 @@
 // the batches that carry a layer's misses, or an in-flight block it reads in
 // L1, are enqueued; the launch then makes the decode stream wait for their
 // events (cudaStreamWaitEvent) after uploading the kernel's inputs, so the
-// kernel waits for those copies on the device. A block in flight to L2 or L3
+// kernel waits for those copies on the device. Host memory that meets the
+// device (the kernel's inputs and outputs, new blocks' KV, the stages) is
+// pinned; pinned memory that meets the L3 file is checked to be aligned
+// for O_DIRECT. A block in flight to L2 or L3
 // is copied into a scratch page after a host wait for its landing, as in CPU
 // mode; a step still ends when every batch has landed. The decode thread
 // keeps a block table per layer on the device and uploads a launch's rows
 // only when the entries the launch reads changed since their last upload
 // (table_uploads, table_uploads_skipped). The stall of a step is the host's
-// waiting; a kernel's waiting on the device for copies is in kernel_seconds.
+// waiting; kernel_seconds is measured by CUDA events around the kernel's
+// launches alone (after the device's waits for copies), launch_seconds is
+// the host's whole launch.
 // Decisions, reading rule and clock are those of CPU mode. NOTE: GPU mode is
 // compiled (sm_80, sm_90, CUDA 13) but has never run: no GPU has been
 // available to this project; tests/runtime/test_runtime.c checks it against CPU mode
@@ -88,7 +94,24 @@ struct ks_runtime_params {
     int gpu;         // GPU mode (see above); needs the CUDA kernels and a device
     int skip_gen_check; // tests only: read table entries without their generation check, so
                         // that blocks which moved are read from their old pages (a negative
-                        // control: the output checksum changes and stale_refused counts them)
+                        // control: the outputs change and stale_refused counts them)
+    size_t stale_reads; // tests only, with skip_gen_check in CPU mode: trust only the first
+                        // stale_reads stale entries whose old L1 page holds other data than
+                        // their block's, locate the others afresh (0: trust every entry)
+    size_t keep_rows;   // launch log (struct ks_runtime_extra): outputs kept, in rows (one
+                        // sequence's q_heads x head_dim fp32 in one launch), from the first
+                        // launch on; the log stops at the first launch that does not fit. 0: none
+};
+
+// One kernel launch of the launch log: the decode step, the layer, and its
+// sequences' output rows in the log (rows row .. row + n_seqs - 1).
+struct ks_runtime_launch {
+    uint32_t step;          // decode step, from 0
+    uint32_t layer;
+    uint32_t part;          // launches of this step and layer before it (scratch pages ran out)
+    uint32_t n_seqs;        // sequences it decoded
+    uint64_t row;           // its first row in out_rows and row_req
+    uint32_t stale_refused; // of its reads, those ks_cache_validate refused after it
 };
 
 // What the runtime counts besides struct ks_run_result.
@@ -104,11 +127,25 @@ struct ks_runtime_extra {
                                // whose entries the launch reads differ from what the device holds)
     uint64_t table_uploads_skipped; // GPU mode: launches whose rows the device held already (0 in CPU mode)
     double paused;             // seconds the clock stood still (prompt KV, selections)
-    double kernel_seconds;     // decode thread time in the attention kernel
-    double out_checksum;       // sum of every output element of every launch: a block's data is a
-                               // function of (request, layer, block), so a block read from a
-                               // wrong page changes it (CPU and GPU mode agree to rounding)
+    double kernel_seconds;     // time in the attention kernel: CPU mode the decode thread's,
+                               // GPU mode CUDA events around the kernel's launches alone
+    double launch_seconds;     // decode thread time from a launch's first upload to its outputs
+                               // on the host (GPU mode: uploads, the device's waits for copies,
+                               // kernel, downloads, sync; CPU mode = kernel_seconds)
+    double out_checksum;       // sum of every output element of every launch (CPU and GPU mode
+                               // agree to rounding); the launch log below is the sharp check
     double out_magnitude;      // sum of their absolute values (the scale of that agreement)
+    // the launch log (params.keep_rows): every launch while its rows fit, in
+    // order, and each decoded sequence's outputs. Every value of a block's KV
+    // is a hash of (request, layer, block, token, head, dim), so a block read
+    // from a wrong page changes its launch's row. Freed by ks_runtime_extra_fini.
+    struct ks_runtime_launch *launches; // [n_launches]
+    uint64_t n_launches;
+    uint64_t launches_unlogged; // launches after the log was full
+    float *out_rows;            // [n_rows][row_elems] fp32 outputs, [q_heads][head_dim] per row
+    uint32_t *row_req;          // [n_rows] the request of each row
+    uint64_t n_rows;
+    size_t row_elems;
     double copy_seconds;       // lane time spent copying, all lanes
     uint64_t copy_bytes;       // bytes the lanes copied
     // the kernel's speed step by step: each decode step's kernel seconds over
@@ -121,6 +158,24 @@ struct ks_runtime_extra {
 
 // Frees what ks_runtime_run left in x (x itself is the caller's). NULL is a no-op.
 void ks_runtime_extra_fini(struct ks_runtime_extra *x);
+
+// Two launch logs compared launch by launch (ks_runtime_compare): a launch
+// differs when its step, layer, part or requests differ, or when one of its
+// rows has a normalised error ||b - a|| / ||a|| (a the reference; a NaN, or
+// a zero row against a non-zero one, counts as infinite) above tol.
+struct ks_runtime_diff {
+    uint64_t launches;   // launches compared (the shorter log's)
+    uint64_t differing;  // of them: launches that differ
+    int64_t first;       // the first that differs (index in the logs); -1: none
+    uint32_t step, layer, part; // where it is
+    uint32_t seq, req;   // its first row beyond tol: the sequence in the launch, its request
+    double err;          // that row's normalised error (INFINITY: the launches' shapes differ)
+    double max_err;      // the largest normalised error over every row compared
+};
+
+// Compares b's launch log against a's (see above) into *d; returns d->differing.
+uint64_t ks_runtime_compare(const struct ks_runtime_extra *a, const struct ks_runtime_extra *b, double tol,
+                            struct ks_runtime_diff *d);
 
 // Non-zero when the runtime can run s; else 0 with the reason in why.
 int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len);

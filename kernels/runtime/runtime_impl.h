@@ -44,6 +44,7 @@
 
 #define ALIGN 4096
 #define RING_DEPTH 64 // io_uring entries per lane
+#define STAMP_SLOTS 64 // GPU mode: new blocks made before the decode stream is synchronised
 #define KS_ENOSYS_ 1  // copy_batch_gpu: not a GPU copy (L2 <-> L3), take the CPU path
 
 // An admitted request's selection buffers (its ks_active's user state).
@@ -104,13 +105,20 @@ struct rt {
     unsigned char *l2;     // [l2 pages][2 * half]
     int l3fd;
     char l3path[4096];
-    unsigned char *stamp;  // a new block's data: one block of random fp16 that stamp_block
-                           // marks per block; 4096-aligned for O_DIRECT
+    unsigned char *stamp;  // [stamp_slots][2 * half] new blocks' KV made here before their copy
+                           // (pinned in GPU mode); ALIGN-aligned for O_DIRECT
+    uint32_t stamp_slots;  // 1 in CPU mode, STAMP_SLOTS in GPU mode
+    uint16_t *kvtab;       // [3][2 * elems] per value of a block: multiplier (odd), offset, salt
+                           // (ks_rt_kv_block)
     int gpu;               // GPU mode: L1 and the kernel buffers on the device, L2 pinned
     int skip_gen_check;    // tests only: trust the table's entries unchecked (a negative control)
+    int stale_limited;     // tests only: ... but only stale_left more stale entries (params.stale_reads)
+    size_t stale_left;
+    uint16_t *kvcheck;     // [2 * elems] a block's KV, made to compare with a page (stale_limited)
     int progress;          // a progress line on stderr
     uint64_t shown;        // requests finished when the progress line was last drawn
     struct CUstream_st *ds; // GPU mode: the decode stream
+    struct CUevent_st *k0, *k1; // GPU mode: timing events around a launch's kernel
     unsigned char *dstage; // GPU mode: pinned, one block read from the L3 file for a scratch page
     // lanes and jobs
     pthread_mutex_t mu;
@@ -136,6 +144,7 @@ struct rt {
     uint32_t cap_seqs;
     float *q, *out, *acc_mass;
     uint32_t *seq_len, *table, *ksel, *kn_sel, *acc_blocks, *n_acc, *missing, *n_missing;
+    uint32_t *kreq;        // [cap_seqs] the request of each packed sequence (the launch log's)
     void *ws;
     size_t ws_bytes;
     // GPU mode: device copies of the kernel buffers (the host ones are built, then uploaded);
@@ -150,6 +159,11 @@ struct rt {
     size_t cap_locs;
     double *step_kernel;   // [n_steps] each step's kernel seconds per block read
     size_t n_steps, cap_steps;
+    size_t keep_rows;      // launch log: rows it may keep (params.keep_rows)
+    int log_full;          // a launch did not fit: the log stopped
+    uint32_t log_layer, log_part; // the last launch's layer and its part
+    uint64_t log_step;     // the last launch's step + 1 (0: none yet)
+    size_t cap_launches;   // x->launches' room
     double kernel0;        // kernel seconds when the current step's plan was queued
     uint64_t reads0;       // block reads then
     // clock
@@ -204,6 +218,22 @@ int ks_rt_cuda_fail(char *err, size_t len, const char *what, int st, const char 
 // move the block, or the kernel read it, right after.
 int ks_rt_fill_new(struct rt *t, uint32_t req, uint32_t from, uint32_t to);
 
+// Block (req, l, b)'s KV, 2 * elems fp16 (K then V), into dst.
+void ks_rt_kv_block(const struct rt *t, uint32_t req, uint32_t l, uint32_t b, uint16_t *dst);
+
+// Pinned host memory (GPU mode): *p receives bytes of it; with direct, it
+// must be ALIGN-aligned (O_DIRECT), checked. KS_OK, or KS_EIO with the
+// reason in err (*p then may hold memory to free).
+int ks_rt_pinned(void **p, size_t bytes, int direct, const char *what, char *err, size_t len);
+
+// KS_OK when p is ALIGN-aligned, else KS_EIO with a reason naming what.
+int ks_rt_direct_aligned(const void *p, const char *what, char *err, size_t len);
+
+// The kernel's host buffers: pinned in GPU mode, malloc in CPU mode; NULL on
+// failure. Released with ks_rt_host_free (NULL: a no-op).
+void *ks_rt_host_alloc(struct rt *t, size_t bytes);
+void ks_rt_host_free(struct rt *t, void *p);
+
 int ks_rt_open_l3(struct rt *t, const char *dir, uint32_t pages, char *err, size_t len);
 
 // The tiers' memory: L1 and L2 arenas (a device pool and pinned memory in
@@ -231,6 +261,9 @@ int ks_rt_wait_enqueued(struct rt *t, uint32_t layer, int j);
 int ks_rt_grow_events(struct rt *t, uint32_t n);
 
 void ks_rt_free_device_buffers(struct rt *t);
+
+// Frees the kernel's host buffers (ks_rt_host_free for the pinned ones).
+void ks_rt_free_host_buffers(struct rt *t);
 
 // (Re)sizes the kernel buffers for n sequences (host, and device in GPU mode).
 int ks_rt_grow_seqs(struct rt *t, uint32_t n);

@@ -30,7 +30,7 @@ for f in bundle.tar.gz source_dir source.list source.sha256; do
     [ -s "$tmp/dev/$f" ] || fail "--prepare left no $f"
 done
 tar -tzf "$tmp/dev/bundle.tar.gz" > "$tmp/list.txt" || fail "bundle.tar.gz does not read"
-for p in kvstrata kvstrata-device kernels_cuda runtime_runtime ld-linux-x86-64.so.2 libc.so.6; do
+for p in kvstrata kvstrata-device kernels_cuda runtime_gpu_wrappers runtime_runtime ld-linux-x86-64.so.2 libc.so.6; do
     grep -qx "bundle/$p" "$tmp/list.txt" || fail "bundle.tar.gz lacks $p"
 done
 
@@ -49,7 +49,8 @@ done
 for f in summary.txt log.txt kernel_cuda.txt runtime.txt; do
     [ -s "$out/$f" ] || fail "$f is empty or missing"
 done
-goals=("CUDA kernels match the C references" "sparse decode >= 70% of a device copy"
+goals=("CUDA kernels match the C references" "CUDA wrappers: streams, events, copies, pinned memory"
+    "sparse decode >= 70% of a device copy"
     "calib gpu: the measured profile" "trace record --backend cuda" "trace record --backend ref"
     "runtime: GPU mode agrees with CPU mode" "validate --device gpu l2_bound" "validate --device gpu ssd_bound"
     "compute-sanitizer memcheck kernels_cuda" "compute-sanitizer memcheck runtime_runtime"
@@ -66,7 +67,7 @@ grep -F "trace record --backend ref" "$out/summary.txt" | grep -q " met " ||
     { cat "$out/summary.txt"; fail "trace record --backend ref needs no GPU, yet it is not met"; }
 # the steps in their order: what must not be lost first, the never-run runtime after
 order=$(grep -oE '^== step [a-z.]+( [a-z0-9_]+)?' "$out/log.txt" | sed 's/^== step //' | tr '\n' ',')
-want="kernels.cuda,bench kernels,calib gpu,trace record,runtime.runtime,validate l2_bound,validate ssd_bound,"
+want="kernels.cuda,gpu.wrappers,bench kernels,calib gpu,trace record,runtime.runtime,validate l2_bound,validate ssd_bound,"
 case "$order" in
 "$want"*) ;;
 *) fail "steps ran in the order $order (want $want then the sanitizer)" ;;
