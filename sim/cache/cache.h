@@ -126,6 +126,9 @@ struct ks_cache_params {
                                      // organisation). > 0: L1 is cut into device buffers of this
                                      // many pages, one per (request, group), and the host holds a
                                      // copy of every block (eager backup): see "Device buffers"
+    int count_per_req;               // 1: each planned batch says its busiest request's blocks
+                                     // (most_per_req, for a gather kernel's thread block per
+                                     // request); 0: most_per_req stays 0, no counting
     uint64_t seed;                   // sampling randomness
     int debug;                       // check every invariant after each plan, confirm and abort;
                                      // a broken one aborts the process with its message
@@ -241,7 +244,7 @@ struct ks_batch {
     uint8_t src, dst;  // tiers
     uint8_t klass;     // enum ks_class of its highest-priority block
     uint32_t n;        // blocks
-    uint32_t most_per_req; // the most blocks one request has in it (a gather kernel gives each its own thread block)
+    uint32_t most_per_req; // the most blocks one request has in it (params count_per_req; else 0)
     uint64_t bytes;    // bytes moved: n * the smaller of the two tiers' block bytes
     uint32_t *blocks;  // [n] virtual ids
     uint32_t *src_pages; // [n] pages read in src

@@ -449,7 +449,7 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
             max_depth = c->rec[r].depth;
     st = assemble(c, plan, max_depth);
     plan->batch = c->plan_out;
-    if (st == KS_OK)
+    if (st == KS_OK && c->p.count_per_req)
         st = count_per_req(c, plan);
     debug_check(c, "ks_cache_plan");
     return st;

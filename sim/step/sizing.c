@@ -69,6 +69,7 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
         z->admit_blocks = l2p;
         cp->buffer_blocks = (uint32_t)B;
     }
+    cp->count_per_req = s->cache.gather_warps > 0; // only a gather limited per request reads it
     // L3: the node's drives (or the remote pool) shared by its GPUs; without
     // a capacity, room for twice what the admitted requests can hold
     uint64_t l3p = s->cache.l3 == KS_L3_NONE ? 0 : 2 * z->admit_blocks + 1024;

@@ -265,6 +265,7 @@ static void batch_most_per_req(void **state)
     (void)state;
     struct ks_cache_params p = params(KS_EVICT_LRU, 2);
     p.groups = 1;
+    p.count_per_req = 1;
     struct ks_cache *c = ks_test_new(&p);
     uint32_t a = ks_test_req(c), b = ks_test_req(c);
     uint32_t placed[KS_TIERS] = {0};
