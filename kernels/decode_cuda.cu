@@ -1,6 +1,6 @@
 // decode_cuda.cu - paged decode attention on the GPU (dense, sparse, int8).
 //
-// Three launches, split-K in the manner of flash-decoding:
+// Two launches, split-K in the manner of flash-decoding:
 //   attend_kernel   (or attend_wide_kernel, decode_wide_cuda.cu, where rows
 //                   are whole 16-byte vectors: ks_decode_wide)
 //                   one thread block per (split of the accessed blocks, KV
@@ -9,10 +9,11 @@
 //                   logit and sum of exp per query head (for the report) and
 //                   keeps a running softmax; it ends with an unnormalised
 //                   partial output per query head and split.
-//   combine_kernel  per (query head, sequence): merges the splits into the
-//                   output and the head's final max and sum.
-//   report_kernel   per sequence: accessed blocks, their masses, the
-//                   non-resident ones.
+//   combine_report_kernel  per (query head, sequence): merges the splits
+//                   into the output and the head's final max and sum; the
+//                   sequence's last head block to finish then writes its
+//                   report: accessed blocks, their masses, the non-resident
+//                   ones (a parallel compaction, in access order).
 // Workspace layout: ks_decode_ws_layout in kernel_impl.h. fp32 throughout;
 // KV converted as loaded (__half, or int8 times its page scale). attend_kernel
 // reads one element per thread and load; it stays for head dims the wide
@@ -83,6 +84,8 @@ static __global__ void __launch_bounds__(ATTEND_THREADS)
     const uint32_t n = n_access(p, sparse, s);
     const uint32_t i0 = split * per, i1 = min(n, i0 + per);
     float *ws = (float *)p.workspace;
+    if (split == 0 && kvh == 0 && tid == 0)
+        ((uint32_t *)ws)[w.arrived + s] = 0; // combine_report_kernel counts on it
 
     for (uint32_t j = tid; j < group * hd; j += ATTEND_THREADS)
         q_s[j / hd][j % hd] = p.q[((size_t)s * p.q_heads + h0 + j / hd) * hd + j % hd];
@@ -212,12 +215,64 @@ static __global__ void __launch_bounds__(ATTEND_THREADS)
     }
 }
 
-// Launch: grid (q_heads, n_seqs), block 128 threads. Block (h, s) merges the
-// n_split partials of head h into out and stores the head's max and sum.
-static __global__ void combine_kernel(struct ks_decode_params p, struct ks_decode_ws w)
+#define COMBINE_WARPS (KS_COMBINE_THREADS / 32)
+
+// The access report of sequence s, by one thread block: the accessed blocks,
+// their masses (from the heads' final max and sum, written by the other
+// combine blocks: read past L1), the missing ones compacted in access order
+// KS_COMBINE_THREADS at a time (ks_report_slot).
+static __device__ void report(const struct ks_decode_params &p, bool sparse, const struct ks_decode_ws &w, uint32_t s)
 {
-    const uint32_t h = blockIdx.x, s = blockIdx.y;
+    __shared__ uint32_t counts[COMBINE_WARPS];
+    const uint32_t cap = ks_decode_cap(&p, sparse), n = n_access(p, sparse, s);
+    const uint32_t tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const float *ws = (const float *)p.workspace;
+    uint32_t base = 0;
+    for (uint32_t i0 = 0; i0 < n; i0 += KS_COMBINE_THREADS) {
+        const uint32_t i = i0 + tid;
+        const uint32_t b = i < n ? (sparse ? p.sel[(size_t)s * p.max_sel + i] : i) : 0;
+        if (i < n && p.acc_blocks)
+            p.acc_blocks[(size_t)s * p.report_cap + i] = b;
+        if (i < n && p.acc_mass) {
+            float mass = 0.0f;
+            for (uint32_t h = 0; h < p.q_heads; h++) {
+                const size_t sh = (size_t)s * p.q_heads + h;
+                float m = __ldcg(ws + w.head_ml + sh * 2), l = __ldcg(ws + w.head_ml + sh * 2 + 1);
+                float bm = ws[w.blk_ml + (sh * cap + i) * 2], bl = ws[w.blk_ml + (sh * cap + i) * 2 + 1];
+                if (l != 0.0f)
+                    mass += bl * ks_exp_from(bm, m) / l;
+            }
+            p.acc_mass[(size_t)s * p.report_cap + i] = mass / (float)p.q_heads;
+        }
+        const bool miss = i < n && is_missing(p, s, b);
+        const uint32_t ballot = __ballot_sync(0xffffffffu, miss);
+        if (lane == 0)
+            counts[warp] = __popc(ballot);
+        __syncthreads();
+        if (miss && p.missing)
+            p.missing[(size_t)s * p.report_cap + base + ks_report_slot(ballot, lane, counts, warp)] = b;
+        for (uint32_t x = 0; x < COMBINE_WARPS; x++)
+            base += counts[x];
+        __syncthreads(); // every thread has read counts before the next chunk writes them
+    }
+    if (tid == 0) {
+        if (p.n_acc)
+            p.n_acc[s] = n;
+        if (p.n_missing)
+            p.n_missing[s] = base;
+    }
+}
+
+// Launch: grid (q_heads, n_seqs), block KS_COMBINE_THREADS threads. Block (h, s)
+// merges the n_split partials of head h into out and stores the head's max
+// and sum; the last of sequence s's q_heads blocks to finish (counted in
+// w.arrived, which the attention pass zeroed) then writes its access report.
+static __global__ void __launch_bounds__(KS_COMBINE_THREADS)
+    combine_report_kernel(struct ks_decode_params p, bool sparse, struct ks_decode_ws w)
+{
+    __shared__ bool last;
+    const uint32_t h = blockIdx.x, s = blockIdx.y;
+    float *ws = (float *)p.workspace;
     const size_t sh = ((size_t)s * p.q_heads + h) * w.n_split;
     float m = -INFINITY, l = 0.0f;
     for (uint32_t x = 0; x < w.n_split; x++)
@@ -232,51 +287,17 @@ static __global__ void combine_kernel(struct ks_decode_params p, struct ks_decod
         out[d] = l != 0.0f ? o / l : 0.0f; // NaN (a poison read) stays NaN
     }
     if (threadIdx.x == 0) {
-        float *hm = (float *)p.workspace + w.head_ml + ((size_t)s * p.q_heads + h) * 2;
+        float *hm = ws + w.head_ml + ((size_t)s * p.q_heads + h) * 2;
         hm[0] = m;
         hm[1] = l;
+        __threadfence(); // the head's max and sum are visible before this block counts as arrived
+        last = atomicAdd((uint32_t *)ws + w.arrived + s, 1u) == p.q_heads - 1;
     }
-}
-
-// Launch: grid (n_seqs), block 128 threads. Block s writes the access report
-// of sequence s. NOTE: the missing list is compacted by one thread, in access
-// order; it is a few hundred entries at most and keeps the order trivial.
-static __global__ void report_kernel(struct ks_decode_params p, bool sparse, struct ks_decode_ws w)
-{
-    const uint32_t s = blockIdx.x, cap = ks_decode_cap(&p, sparse);
-    const float *ws = (const float *)p.workspace;
-    const uint32_t n = n_access(p, sparse, s);
-    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
-        const uint32_t b = sparse ? p.sel[(size_t)s * p.max_sel + i] : i;
-        if (p.acc_blocks)
-            p.acc_blocks[(size_t)s * p.report_cap + i] = b;
-        if (p.acc_mass) {
-            float mass = 0.0f;
-            for (uint32_t h = 0; h < p.q_heads; h++) {
-                const size_t sh = (size_t)s * p.q_heads + h;
-                float m = ws[w.head_ml + sh * 2], l = ws[w.head_ml + sh * 2 + 1];
-                float bm = ws[w.blk_ml + (sh * cap + i) * 2], bl = ws[w.blk_ml + (sh * cap + i) * 2 + 1];
-                if (l != 0.0f)
-                    mass += bl * ks_exp_from(bm, m) / l;
-            }
-            p.acc_mass[(size_t)s * p.report_cap + i] = mass / (float)p.q_heads;
-        }
-    }
-    if (threadIdx.x == 0) {
-        if (p.n_acc)
-            p.n_acc[s] = n;
-        uint32_t miss = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            const uint32_t b = sparse ? p.sel[(size_t)s * p.max_sel + i] : i;
-            if (is_missing(p, s, b)) {
-                if (p.missing)
-                    p.missing[(size_t)s * p.report_cap + miss] = b;
-                miss++;
-            }
-        }
-        if (p.n_missing)
-            p.n_missing[s] = miss;
-    }
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence(); // the other heads' max and sum, fenced before their arrival, are read after ours
+    report(p, sparse, w, s);
 }
 
 static int decode_cuda(const struct ks_decode_params *p, bool sparse, bool i8, cudaStream_t stream, const char *name,
@@ -298,9 +319,7 @@ static int decode_cuda(const struct ks_decode_params *p, bool sparse, bool i8, c
     else
         attend_kernel<false><<<grid, ATTEND_THREADS, 0, stream>>>(*p, sparse, w);
     KS_CUDA_CHECK_LAUNCH(err, len);
-    combine_kernel<<<dim3(p->q_heads, p->n_seqs), 128, 0, stream>>>(*p, w);
-    KS_CUDA_CHECK_LAUNCH(err, len);
-    report_kernel<<<p->n_seqs, 128, 0, stream>>>(*p, sparse, w);
+    combine_report_kernel<<<dim3(p->q_heads, p->n_seqs), KS_COMBINE_THREADS, 0, stream>>>(*p, sparse, w);
     KS_CUDA_CHECK_LAUNCH(err, len);
     return KS_KERNEL_OK;
 }

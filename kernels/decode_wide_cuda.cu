@@ -1,7 +1,7 @@
 // decode_wide_cuda.cu - the attention pass of the CUDA decode, built for bandwidth.
 //
 // The same job, grid and workspace as attend_kernel in decode_cuda.cu (whose
-// combine and report launches follow either), taken when ks_decode_wide(p)
+// combine-and-report launch follows either), taken when ks_decode_wide(p)
 // holds (decode_wide.h): rows of whole 16-byte vectors. What it does to keep
 // HBM busy:
 //   - K and V rows are read as 16-byte vectors (ld.global.nc.v4), four threads
@@ -102,6 +102,8 @@ static __global__ void __launch_bounds__(WIDE_THREADS, wide_shape<G, I8, NVL>::M
     const uint32_t i0 = split * per, n_e = n > i0 ? min(n - i0, per) : 0;
     float *ws = (float *)p.workspace;
     float *blk_ml = ws + w.blk_ml + (((size_t)s * p.q_heads + h0) * cap + i0) * 2; // [g * cap + e][2]
+    if (split == 0 && kvh == 0 && tid == 0)
+        ((uint32_t *)ws)[w.arrived + s] = 0; // combine_report_kernel (decode_cuda.cu) counts on it
 
     for (uint32_t e = tid; e < n_e; e += WIDE_THREADS) {
         const uint32_t b = sparse ? p.sel[(size_t)s * p.max_sel + i0 + e] : i0 + e;

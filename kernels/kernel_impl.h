@@ -119,9 +119,11 @@ static inline KS_HD uint32_t ks_decode_cap(const struct ks_decode_params *p, int
 //   blk_ml   [n_seqs][q_heads][cap][2]             per accessed block: a logit m >= the block's
 //                                                  (its max, or a running max), sum of exp(x - m)
 //   head_ml  [n_seqs][q_heads][2]                  per head: final max and sum
+//   arrived  [n_seqs]                              uint32: the sequence's combine blocks done
+//                                                  (zeroed by the attention pass)
 struct ks_decode_ws {
     uint32_t n_split;
-    size_t part_acc, part_ml, blk_ml, head_ml, floats; // offsets and total, in floats
+    size_t part_acc, part_ml, blk_ml, head_ml, arrived, floats; // offsets and total, in floats
 };
 
 static inline KS_HD struct ks_decode_ws ks_decode_ws_layout(const struct ks_decode_params *p, int sparse)
@@ -134,8 +136,30 @@ static inline KS_HD struct ks_decode_ws ks_decode_ws_layout(const struct ks_deco
     w.part_ml = w.part_acc + sh * w.n_split * p->head_dim;
     w.blk_ml = w.part_ml + sh * w.n_split * 2;
     w.head_ml = w.blk_ml + sh * cap * 2;
-    w.floats = w.head_ml + sh * 2;
+    w.arrived = w.head_ml + sh * 2;
+    w.floats = w.arrived + p->n_seqs;
     return w;
+}
+
+// Threads per block of the CUDA combine-and-report kernel (whole warps).
+#define KS_COMBINE_THREADS 128
+
+// The CUDA report lists a sequence's missing blocks in access order, one
+// thread per entry, blockDim entries (whole warps) at a time: the thread of
+// warp `warp`, lane `lane`, whose entry is missing writes at the chunk's base
+// plus this slot. ballot: its warp's missing flags (bit i: lane i); counts:
+// the missing entries of each warp of the chunk.
+static inline KS_HD uint32_t ks_report_slot(uint32_t ballot, uint32_t lane, const uint32_t *counts, uint32_t warp)
+{
+    uint32_t before = 0;
+    for (uint32_t x = 0; x < warp; x++)
+        before += counts[x];
+    const uint32_t below = lane ? ballot << (32 - lane) : 0; // the flags of lanes < lane
+#ifdef __CUDA_ARCH__
+    return before + (uint32_t)__popc(below);
+#else
+    return before + (uint32_t)__builtin_popcount(below);
+#endif
 }
 
 #endif

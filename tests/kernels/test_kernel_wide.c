@@ -2,7 +2,7 @@
 // the host, where no GPU is needed: vector conversions exact, the chunk walk
 // covering every token once, and a host model of attend_wide_kernel (its
 // chunks, online softmax and report pairs, then the combine and report
-// steps of decode_cuda.cu) against ks_*_decode_ref within the CUDA test's
+// steps of decode_cuda.cu, its missing list compacted as the GPU does) against ks_*_decode_ref within the CUDA test's
 // bounds (outputs 1e-5 normalised, masses 1e-5 absolute). What only a GPU
 // shows (warp shuffles, barriers, the thread mapping) is test_kernel_cuda.c's.
 #include "kernel_fixture.h"
@@ -126,8 +126,37 @@ static void load_vec(const void *base, size_t row_at, uint32_t c, uint32_t w[4])
     memcpy(w, (const char *)base + row_at + (size_t)c * 16, 16);
 }
 
+// The missing list of combine_report_kernel's report (decode_cuda.cu) for
+// one sequence of n entries, its threads played one chunk of `threads` at a
+// time: ballots per warp, counts, ks_report_slot. Returns the count.
+static uint32_t missing_model(const struct ks_decode_params *p, int sparse, uint32_t s, uint32_t n, uint32_t threads,
+                              uint32_t *missing)
+{
+    uint32_t base = 0, counts[KS_COMBINE_THREADS / 32 * 4];
+    assert_true(threads % 32 == 0 && threads / 32 <= sizeof counts / sizeof counts[0]);
+    for (uint32_t i0 = 0; i0 < n; i0 += threads) {
+        uint32_t ballot[sizeof counts / sizeof counts[0]] = {0};
+        for (uint32_t t = 0; t < threads; t++) {
+            const uint32_t i = i0 + t, b = i < n ? (sparse ? p->sel[(size_t)s * p->max_sel + i] : i) : 0;
+            if (i < n && p->resident && !p->resident[(size_t)s * p->max_blocks + b])
+                ballot[t / 32] |= 1u << (t % 32);
+        }
+        for (uint32_t x = 0; x < threads / 32; x++)
+            counts[x] = (uint32_t)__builtin_popcount(ballot[x]);
+        for (uint32_t t = 0; t < threads; t++)
+            if (ballot[t / 32] >> (t % 32) & 1u) {
+                const uint32_t i = i0 + t;
+                missing[(size_t)s * p->report_cap + base + ks_report_slot(ballot[t / 32], t % 32, counts, t / 32)] =
+                    sparse ? p->sel[(size_t)s * p->max_sel + i] : i;
+            }
+        for (uint32_t x = 0; x < threads / 32; x++)
+            base += counts[x];
+    }
+    return base;
+}
+
 // The host model of one decode call through attend_wide_kernel, then
-// combine_kernel and report_kernel, over p's host buffers: out and acc_mass.
+// combine_report_kernel, over p's host buffers: out and acc_mass.
 static void wide_model(const struct ks_decode_params *p, int sparse, int i8, float *out, float *acc_mass)
 {
     const uint32_t group = p->q_heads / p->kv_heads, hd = p->head_dim, bs = p->block_size;
@@ -259,7 +288,7 @@ static void wide_model(const struct ks_decode_params *p, int sparse, int i8, flo
                     part_ml[((size_t)g * n_split + split) * 2 + 1] = l_run[g];
                 }
             }
-            // combine_kernel: the splits into out and the head's max and sum
+            // combine_report_kernel: the splits into out and the head's max and sum
             for (uint32_t g = 0; g < group; g++) {
                 const float *ml = part_ml + (size_t)g * n_split * 2;
                 float m = -INFINITY, l = 0.0f;
@@ -277,7 +306,7 @@ static void wide_model(const struct ks_decode_params *p, int sparse, int i8, flo
                 head_ml[(h0 + g) * 2 + 1] = l;
             }
         }
-        // report_kernel: each entry's mass, averaged over the query heads
+        // then the report: each entry's mass, averaged over the query heads
         for (uint32_t i = 0; i < n; i++) {
             float mass = 0.0f;
             for (uint32_t h = 0; h < p->q_heads; h++) {
@@ -340,6 +369,7 @@ static void model_vs_ref(void **state)
             const size_t per = (size_t)c.q_heads * c.head_dim;
             float *out = kfx_alloc(c.n_seqs * per * sizeof(float));
             float *mass = kfx_alloc((size_t)c.n_seqs * p.report_cap * sizeof(float));
+            uint32_t *missing = kfx_alloc((size_t)c.n_seqs * p.report_cap * sizeof(uint32_t));
             wide_model(&p, sparse, i8, out, mass);
             for (uint32_t s = 0; s < c.n_seqs; s++) {
                 char what[64];
@@ -353,9 +383,18 @@ static void model_vs_ref(void **state)
                     sum += got;
                 }
                 assert_true(sum == 0.0 || fabs(sum - 1.0) <= 1e-5);
+                // the missing list, in access order, whatever the block's width
+                const uint32_t n = ref.n_acc[s];
+                for (uint32_t threads = 32; threads <= KS_COMBINE_THREADS * 4; threads *= 2) {
+                    memset(missing + s * p.report_cap, 0xff, p.report_cap * sizeof(uint32_t));
+                    assert_int_equal(missing_model(&p, sparse, s, n, threads, missing), ref.n_missing[s]);
+                    for (uint32_t i = 0; i < ref.n_missing[s]; i++)
+                        assert_int_equal(missing[s * p.report_cap + i], ref.missing[s * p.report_cap + i]);
+                }
             }
             free(out);
             free(mass);
+            free(missing);
             kfx_out_fini(&ref);
             kfx_fini(&f);
         }
