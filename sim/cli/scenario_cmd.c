@@ -107,6 +107,10 @@ static void add_arch(struct show *s, const struct ks_scenario *sc)
                 "derived: one token's KV, all layers");
     add_derived(s, "derived.index_bytes_per_token", (double)a->index_token_bytes * sc->model.layers, KS_UNIT_BYTES,
                 "B", "derived: one token's index keys, all layers (model.indexer; resident in HBM)");
+    if (sc->sparse.summaries != KS_SUMMARIES_NONE)
+        add_derived(s, "derived.summary_bytes_per_token", a->summary_token_bytes * sc->model.layers, KS_UNIT_BYTES,
+                    "B", "derived: one token's share of its block's page summaries on one GPU, all layers "
+                    "(sparse.summaries; resident in HBM)");
 }
 
 static int load(const struct ks_cli_cmd *cmd, const char *file, const char *const *sets, size_t n_sets,

@@ -46,8 +46,8 @@ void ks_engine_prefill(int argc, char **argv)
         double t = ks_cost_prefill(m->s, in.spec.prompt_tokens, 0);
         sg_actor_sleep_for(t);
         m->r->prefill_time += t;
-        // the prompt's KV, and its index keys when the model has an indexer
-        double per_token = (double)m->z.token_bytes + (double)m->s->model.arch.index_token_bytes * m->s->model.layers;
+        // the prompt's KV, and its index keys or page summaries
+        double per_token = (double)m->z.token_bytes + ks_arch_scan_bytes(&m->s->model.arch) * m->s->model.layers;
         double bytes = (double)in.spec.prompt_tokens * per_token;
         ks_engine_transfer(m, &in.g->routes[POOL][KS_L2], m->pool_host, in.g->cpu, bytes, 0);
         m->r->kv_sent += (uint64_t)bytes;

@@ -116,6 +116,7 @@ static const char *const policies[] = {"dense", "window", "stride", "random", "t
                                        "trace", "model", "dsa", NULL}; // enum ks_sparse_policy
 static const char *const synth_presets[] = {"stable", "drifting", "noisy", NULL};
 static const char *const kernel_time_sources[] = {"profile", "trace", NULL}; // KS_KERNEL_TIME_*
+static const char *const summary_kinds[] = {"none", "minmax", NULL};          // KS_SUMMARIES_*
 static const char *const l3s[] = {"ssd", "remote", "none", NULL};
 // order of enum ks_evict_policy; "lua function" is shown for a Lua function, never typed
 static const char *const evicts[] = {"heat", "lru", "lfu", "belady", "lua function", "fifo", "random", NULL};
@@ -230,6 +231,7 @@ static const struct field fields[] = {
     {"platform.ssd.read_op_time", T_REAL, TM, OFF(platform.ssd.read_op_time), "0s", 0, 0, NULL, 1},
     {"platform.ssd.write_op_time", T_REAL, TM, OFF(platform.ssd.write_op_time), "0s", 0, 0, NULL, 1},
     {"sparse.kernel_time", T_CHOICE, CN, OFF(sparse.kernel_time), "profile", 0, 0, kernel_time_sources, 0},
+    {"sparse.summaries", T_CHOICE, CN, OFF(sparse.summaries), "none", 0, 0, summary_kinds, 0},
     // the synthetic attention's locality between and beyond the presets;
     // left out: the preset's (NAN); topic_switch's bound is synth.h's with its 32 topics
     {"sparse.topic_switch", T_REAL, KS_UNIT_FRACTION, OFF(sparse.topic_switch), "", 0, 0.96875, NULL, 0},
@@ -1726,6 +1728,11 @@ static void check_consistency(struct ctx *x)
              "sparse.policy = \"trace\"");
     if (s->sparse.policy == KS_SPARSE_MODEL && !s->sparse.fit)
         FAIL(x, "sparse.policy", "the fitted access model needs sparse.fit (the trace to fit)");
+    if (s->sparse.summaries == KS_SUMMARIES_MINMAX && s->model.attention != KS_ATTENTION_GQA)
+        FAIL(x, "sparse.summaries", "\"minmax\" (Quest's per-channel min and max keys) needs per-head keys: "
+             "model.attention = \"gqa\"");
+    if (s->sparse.summaries == KS_SUMMARIES_MINMAX && s->sparse.policy == KS_SPARSE_DENSE)
+        FAIL(x, "sparse.summaries", "\"minmax\" scores blocks for a selection: sparse.policy \"dense\" makes none");
 }
 
 
@@ -1849,8 +1856,14 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
     // NOTE: only a scenario whose fields all converted: a field refused is
     // left 0 (a division by model.kv_heads = 0 once killed the loader)
     x.s->model.weights_given = x.is_set[field_index("model.weight_bytes")];
-    if (x.n_errors == 0 && !x.oom)
+    if (x.n_errors == 0 && !x.oom) {
         ks_arch_derive(&x.s->model, &x.s->parallel);
+        // Quest's page summaries: a block's min and max key per channel of
+        // each KV head, as many bytes as one token's K and V on the GPU
+        if (x.s->sparse.summaries == KS_SUMMARIES_MINMAX)
+            x.s->model.arch.summary_token_bytes =
+                (double)x.s->model.arch.gpu_kv_token_bytes / (double)x.s->cache.block_size;
+    }
     if (x.n_errors == 0 && !x.oom)
         pool_from_fraction(&x);
     // a run of workload.requests runs until they have finished: a duration

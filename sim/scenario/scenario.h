@@ -186,6 +186,8 @@ struct ks_arch {
                               // its projections absorbed: the query meets the latent itself)
     uint64_t kv_token_bytes;    // KV bytes of one token in one layer
     uint64_t index_token_bytes; // index-key bytes of one token in one layer (0: no indexer)
+    double summary_token_bytes; // page-summary bytes per token in one layer on one GPU (sparse.summaries;
+                                // set by the scenario loader, which knows cache.block_size)
     uint32_t moe_layers;     // layers whose FFN is routed experts
     // One GPU's share under parallelism (parallel.*): a replica spans tp GPUs,
     // its dp_attention ranks each batch their own requests on attn_tp = tp /
@@ -199,6 +201,13 @@ struct ks_arch {
     double comm_ffn_bytes;         // all-reduce (attn_tp > 1); a dense FFN's all-gather and reduce-scatter
     double comm_moe_bytes;         // over tp; an MoE layer's (all-to-all dispatch and combine with ep = tp)
 };
+
+// Bytes of one token in one layer that stay in HBM beside its KV and that
+// every decode step scans to select: an indexer's key, Quest's page summaries.
+static inline double ks_arch_scan_bytes(const struct ks_arch *a)
+{
+    return (double)a->index_token_bytes + a->summary_token_bytes;
+}
 
 struct ks_scenario_model {
     uint32_t layers;
@@ -308,11 +317,15 @@ struct ks_scenario_sparse {
                             // (synth.h); NAN: the preset's
     double retrieval_prob;  // topk, retrieval, mixed: chance per step that a long-range retrieval
                             // starts (synth.h); NAN: the preset's
+    int summaries;          // KS_SUMMARIES_NONE, or KS_SUMMARIES_MINMAX: Quest's page summaries, a
+                            // block's per-channel min and max key for each KV head, in HBM for every
+                            // block and read by every decode step to score the blocks
     int kernel_time;        // where attention time comes from: KS_KERNEL_TIME_PROFILE (the profile's
                             // kernel_time table, else selected KV over HBM) or KS_KERNEL_TIME_TRACE
                             // (trace: each record's measured kernel_time, the profile's where < 0)
 };
 enum { KS_KERNEL_TIME_PROFILE = 0, KS_KERNEL_TIME_TRACE = 1 };
+enum { KS_SUMMARIES_NONE = 0, KS_SUMMARIES_MINMAX = 1 };
 
 struct ks_scenario_cache {
     uint32_t block_size;             // tokens per block

@@ -29,18 +29,19 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
     l2 /= s->platform.gpus_per_node; // host DRAM is shared by the node's GPUs
     uint64_t l2p = (uint64_t)(l2 / (double)z->block_bytes[KS_L2]);
     // admission: the batch's blocks may exceed L1 by the share's inverse (or
-    // fill L1 and L2 when L1 is in bytes). An indexer's keys of every admitted
-    // token stay in HBM beside L1's pages: ib bytes per admitted block.
+    // fill L1 and L2 when L1 is in bytes). An indexer's keys (or page
+    // summaries) of every admitted token stay in HBM beside L1's pages: ib
+    // bytes per admitted block.
     int share = s->cache.l1.is_share && s->cache.l1.value > 0;
-    double ib = (double)s->cache.block_size * (double)s->model.arch.index_token_bytes * z->layer_scale;
+    double ib = (double)s->cache.block_size * ks_arch_scan_bytes(&s->model.arch) * z->layer_scale;
     double l1p_real = ib == 0 ? l1 / (double)bb
                       : share ? l1 / ((double)bb + ib / s->cache.l1.value)
                               : (l1 - (double)l2p * ib) / ((double)bb + ib);
     uint64_t l1p = l1p_real > 0 ? (uint64_t)l1p_real : 0;
     if (l1p == 0) {
         if (ib > 0)
-            snprintf(err, len, "cache.l1: less than one %llu-byte block per GPU beside the index keys of the "
-                     "admitted requests (model.indexer)", (unsigned long long)bb);
+            snprintf(err, len, "cache.l1: less than one %llu-byte block per GPU beside the index keys or "
+                     "page summaries of the admitted requests (model.indexer, sparse.summaries)", (unsigned long long)bb);
         else
             snprintf(err, len, "cache.l1: less than one %llu-byte block per GPU", (unsigned long long)bb);
         return KS_EINVAL;
@@ -50,8 +51,8 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
         // device buffers (cache.h): L1 is all the KV may use (cache.l1 in
         // bytes, or as a share the whole room), cut into buffers of B pages;
         // the host holds every block, so it admits: host pages, ratio x L1's
-        // when host_to_device_ratio is set. An indexer's keys of every
-        // admitted token stay in HBM beside the buffers.
+        // when host_to_device_ratio is set. An indexer's keys (or page
+        // summaries) of every admitted token stay in HBM beside the buffers.
         uint64_t B = ks_step_blocks(s, s->cache.device_buffer_size);
         double ratio = s->cache.host_to_device_ratio, dev = share ? hbm_free : l1;
         l1p_real = ib == 0      ? dev / (double)bb
@@ -59,8 +60,9 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
                                : (dev - (double)l2p * ib) / (double)bb;
         l1p = l1p_real > 0 ? (uint64_t)l1p_real / B * B : 0;
         if (l1p < B * z->groups) {
-            snprintf(err, len, "cache.device_buffer_size: L1 holds %llu pages per GPU beside the index keys of the "
-                     "admitted requests, less than one request's %llu-page buffers in each of %u layers",
+            snprintf(err, len, "cache.device_buffer_size: L1 holds %llu pages per GPU beside the index keys or "
+                     "page summaries of the admitted requests, less than one request's %llu-page buffers in "
+                     "each of %u layers",
                      (unsigned long long)l1p, (unsigned long long)B, z->groups);
             return KS_EINVAL;
         }

@@ -265,11 +265,11 @@ static void count_outside(struct ks_step *d, const struct ks_plan *plan)
 }
 
 // Bytes one GPU writes for the iteration's prefill chunks: their KV and
-// index keys, every layer.
+// index keys or page summaries, every layer.
 static double prefill_write(const struct ks_step *d)
 {
     const struct ks_scenario_model *m = &d->p.s->model;
-    return (double)d->prefill_tokens * (double)(m->arch.gpu_kv_token_bytes + m->arch.index_token_bytes) * m->layers;
+    return (double)d->prefill_tokens * ((double)m->arch.gpu_kv_token_bytes + ks_arch_scan_bytes(&m->arch)) * m->layers;
 }
 
 // Device buffers: the host holds every block, so the KV of `tokens` tokens
@@ -389,8 +389,9 @@ static int drop_listed(struct ks_step *d, char *err, size_t len)
 // and counts its *tokens (one per decoding request, 1 + draft_tokens with
 // speculative decoding: each verifies that many, which share its selection:
 // its KV is read once, its attention computed for each) and *kept, the tokens the
-// step keeps (ks_active_kept). An indexer's keys of every token of a request
-// are scanned in every layer: HBM bytes read once, scores for each query.
+// step keeps (ks_active_kept). An indexer's keys (or page summaries) of
+// every token of a request are scanned in every layer: HBM bytes read once,
+// scores for each query.
 //
 // Cold regions (cache.cold_share > 0; the seed's section 5.5): a request
 // whose selections miss L1 in more than that share of its blocks sits the
@@ -423,7 +424,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1;
         uint32_t k = 0, miss_mark = d->n_miss;
         uint64_t selected = 0, missed = 0;
-        double index = (double)a->ctx * (double)arch->index_token_bytes * layers;
+        double index = (double)a->ctx * ks_arch_scan_bytes(arch) * layers;
         *kv_hbm += index;
         d->p.r->index_read_bytes += index;
         *aflops += (double)a->ctx * arch->index_pair_flops * layers * verify;

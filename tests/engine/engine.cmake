@@ -31,6 +31,20 @@ ks_cli_test(run_closed_form_indexer --json --ge tpot_mean 2.76823787e-4 --le tpo
             --ge index_read_bytes 16777216 --le index_read_bytes 16777216
             -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_indexer.h5 --json
             --set model.indexer.heads=64 --set model.indexer.dim=128 --set model.indexer.dtype=fp8)
+# Quest's page summaries (sparse.summaries = minmax): a 32-token block's min and max keys of 8 heads x 128
+# fp16 dims, 4096 B, are 128 B a token; scanned in every layer by a selection of all 128 blocks, the same
+# 16 MiB: 276.824064 us
+ks_cli_test(run_closed_form_summaries --json --ge tpot_mean 2.76823787e-4 --le tpot_mean 2.76824341e-4
+            --ge index_read_bytes 16777216 --le index_read_bytes 16777216
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_summaries.h5 --json
+            --set sparse.policy=window --set sparse.budget_tokens=4096 --set sparse.sink_blocks=0
+            --set sparse.window_blocks=0 --set sparse.summaries=minmax)
+# the same selection without them: the closed form's 268.435456 us
+ks_cli_test(run_closed_form_no_summaries --json --ge tpot_mean 2.68435187e-4 --le tpot_mean 2.68435725e-4
+            --le index_read_bytes 0
+            -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_no_summaries.h5 --json
+            --set sparse.policy=window --set sparse.budget_tokens=4096 --set sparse.sink_blocks=0
+            --set sparse.window_blocks=0)
 # MoE at batch 1 (closed_form_moe.lua): every weight but the embedding table and the 6 routed experts
 # the token does not use, 53,454,848 B, plus 33,554,432 B of KV: 43.50464 us
 ks_cli_test(run_closed_form_moe --json --ge tpot_mean 4.3504596e-5 --le tpot_mean 4.3504684e-5

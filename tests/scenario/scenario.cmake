@@ -42,6 +42,18 @@ ks_scenario_cli_test(check_bad_value --exit 2 --stdout-empty --stderr-has "--set
 ks_scenario_cli_test(check_bad_file --exit 2 --stdout-empty
                      --stderr-has "bad_unknown.lua:4: cache.blok_size: unknown field" --stderr-has "did you mean 'block_size'?"
                      -- ${ks_ts}/bad_unknown.lua --json)
+# Quest's page summaries: their size derived (default.lua's model: min and max keys of 8 KV heads x 128
+# fp16 dims = 4096 B a 16-token block, 256 B a token, x 32 layers = 8192 B); refused for MLA and for a
+# dense policy
+ks_scenario_cli_test(check_summaries --json --stderr-empty --ge derived.summary_bytes_per_token 8192
+                     --le derived.summary_bytes_per_token 8192
+                     -- ${ks_sc}/default.lua --set cache.block_size=16 --set sparse.summaries=minmax --json)
+ks_scenario_cli_test(check_summaries_mla --exit 2 --stdout-empty
+                     --stderr-has "sparse.summaries: \"minmax\" (Quest's per-channel min and max keys) needs per-head keys"
+                     -- ${ks_sc}/default.lua --set model.attention=mla --set sparse.summaries=minmax)
+ks_scenario_cli_test(check_summaries_dense --exit 2 --stdout-empty
+                     --stderr-has "sparse.policy \"dense\" makes none"
+                     -- ${ks_sc}/default.lua --set sparse.policy=dense --set sparse.summaries=minmax)
 ks_scenario_cli_test(check_missing --exit 2 --stdout-empty --stderr-has "missing SCENARIO.lua" --)
 ks_scenario_cli_test(check_two_files --exit 2 --stdout-empty --stderr-has "unexpected argument"
                      -- ${ks_sc}/default.lua ${ks_sc}/default.lua)
