@@ -1,6 +1,7 @@
 # results/published/probe.sh - sourced by concurrency.sh and contexts.sh: the
 # probes that size a run to saturation. They use the caller's $ks (kvstrata)
-# and $tmp (a scratch folder); ARGS are `run` arguments (--set ...).
+# and $tmp (a scratch folder), and $ranks (attention ranks, 8 unless the
+# caller sets it); ARGS are `run` arguments (--set ...).
 #
 # concurrency.sh and contexts.sh measure steady decode after the ramp, which
 # needs a batch that keeps its size: they run with whole outputs reserved
@@ -8,25 +9,26 @@
 # batch admitted first shrinks as outputs grow, and retracted requests are
 # recomputed: admission.sh measures that over whole request lifetimes.
 full=(--set scheduler.reserve=full)
+ranks=${ranks:-8}
 
 # probe_prefill SCENARIO ARGS...: seconds one attention rank takes to
-# prefill one prompt (8 one-token requests, one per rank)
+# prefill one prompt (one one-token request per rank)
 probe_prefill() {
     local sc=$1
     shift
-    "$ks" run "results/published/$sc" --set workload.arrival.concurrency=8 --set workload.requests=8 \
+    "$ks" run "results/published/$sc" --set workload.arrival.concurrency="$ranks" --set workload.requests="$ranks" \
         --set workload.output_tokens=1 --set duration=600s "${full[@]}" "$@" -o "$tmp/pre.h5" --json 2> "$tmp/pre.err" |
         jq -r .sim_time || { cat "$tmp/pre.err" >&2; exit 1; }
     rm -f "$tmp/pre.h5"
 }
 
 # probe_capacity SCENARIO ARGS...: requests an attention rank admits at once
-# (1 s at 480 clients, 8 ranks)
+# (1 s at 480 clients)
 probe_capacity() {
     local sc=$1
     shift
     "$ks" run "results/published/$sc" --set workload.arrival.concurrency=480 --set duration=1s "${full[@]}" "$@" \
-        -o "$tmp/cap.h5" --json 2> "$tmp/cap.err" | jq -r '.requests_admitted / 8 | floor' ||
+        -o "$tmp/cap.h5" --json 2> "$tmp/cap.err" | jq -r --argjson r "$ranks" '.requests_admitted / $r | floor' ||
         { cat "$tmp/cap.err" >&2; exit 1; }
     rm -f "$tmp/cap.h5"
 }

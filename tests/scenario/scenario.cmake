@@ -54,6 +54,19 @@ ks_scenario_cli_test(check_summaries_mla --exit 2 --stdout-empty
 ks_scenario_cli_test(check_summaries_dense --exit 2 --stdout-empty
                      --stderr-has "sparse.policy \"dense\" makes none"
                      -- ${ks_sc}/default.lua --set sparse.policy=dense --set sparse.summaries=minmax)
+# Every scenario of the reproductions (results/published) checks: a field renamed or refused fails here,
+# not in an hour-long script; the GH200 pair's derived sizes in closed form (Qwen3-30B-A3B: 4 KV heads x
+# 128 dims x 2 (K, V) x 2 B x 48 layers = 98304 B a token; the summaries of a 16-token page, min and max
+# keys, 2048 B a layer: 6144 B a token over 48 layers)
+file(GLOB ks_published_scenarios ${PROJECT_SOURCE_DIR}/results/published/*.lua)
+foreach(sc ${ks_published_scenarios})
+  get_filename_component(stem ${sc} NAME_WE)
+  ks_scenario_cli_test(check_published_${stem} --json --stderr-empty --has name -- ${sc} --json)
+endforeach()
+ks_scenario_cli_test(check_published_qwen_sizes --json --stderr-empty --ge derived.kv_bytes_per_token 98304
+                     --le derived.kv_bytes_per_token 98304 --ge derived.summary_bytes_per_token 6144
+                     --le derived.summary_bytes_per_token 6144 --is platform.profile gh200_c2c
+                     -- ${PROJECT_SOURCE_DIR}/results/published/qwen_hisparse.lua --json)
 ks_scenario_cli_test(check_missing --exit 2 --stdout-empty --stderr-has "missing SCENARIO.lua" --)
 ks_scenario_cli_test(check_two_files --exit 2 --stdout-empty --stderr-has "unexpected argument"
                      -- ${ks_sc}/default.lua ${ks_sc}/default.lua)

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# results/published/qwen_contexts.sh [KVSTRATA] - peak generation throughput
+# of the baseline (qwen_baseline.lua) and of HiSparse with Quest's page
+# selection (qwen_hisparse.lua) by prompt length, Qwen3-30B-A3B on one GH200
+# (PUBLISHED.md section 1, arXiv 2608.07009 Fig. 5, secondary): 4K 2430 ->
+# 2668, 32K 511 -> 1824, 200K 111 -> 520 tok/s. Writes
+# results/published/qwen_contexts.md.
+#
+# As contexts.sh, on one GPU: per prompt length and configuration, the
+# requests the GPU admits at once (probe_capacity), a prompt's prefill time
+# (probe_prefill), then a run at that concurrency until every request has
+# been prefilled and decoded 8 s more; the figure is the steady decode
+# throughput (steady.py). HiSparse at detail.layers=12 (4 of the 48 layers'
+# caches stand for each simulated one; concurrency.md measures that error
+# for GLM-5.1). The 200K runs simulate about 15 minutes of prefill.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ks=${1:-build/kvstrata}
+out=results/published/qwen_contexts.md
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ranks=1
+source results/published/probe.sh
+rev=$(git rev-parse --short HEAD)
+ctxs=(4096 32768 204800)
+
+for ctx in "${ctxs[@]}"; do
+    for v in baseline hisparse; do
+        lod=()
+        [ "$v" = hisparse ] && lod=(--set detail.layers=12)
+        n="$v$ctx"
+        echo "qwen_contexts.sh: $v, $ctx-token prompts" >&2
+        args=(--set "workload.prompt_tokens=$ctx" "${lod[@]}")
+        cap=$(probe_capacity "qwen_$v.lua" "${args[@]}")
+        dur=$(saturated_duration "$cap" "$(probe_prefill "qwen_$v.lua" "${args[@]}")")
+        echo "qwen_contexts.sh: $cap requests, $dur simulated" >&2
+        "$ks" run "results/published/qwen_$v.lua" "${full[@]}" "${args[@]}" \
+            --set "workload.arrival.concurrency=$cap" --set "duration=$dur" -o "$tmp/$n.h5" --json \
+            > "$tmp/$n.json" 2> "$tmp/$n.err" || { cat "$tmp/$n.err" >&2; exit 1; }
+        /usr/bin/python3 results/published/steady.py "$tmp/$n.h5" > "$tmp/$n.steady"
+        rm -f "$tmp"/*.h5
+    done
+done
+
+steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
+{
+    echo "# Peak generation throughput by prompt length, baseline against HiSparse with Quest, Qwen3-30B-A3B, one GH200"
+    echo
+    echo "\`results/published/qwen_contexts.sh\`, $(date -u +%Y-%m-%d), $(uname -m) $(nproc)-core VM, kvstrata $rev."
+    echo "Scenarios: \`qwen_baseline.lua\` (dense attention, every token in HBM) and \`qwen_hisparse.lua\` (Quest's pages"
+    echo "of 16 tokens, their min and max keys scanned every step, top 2048 tokens, device buffers of 4096 tokens); what"
+    echo "they assume is listed in their headers. Whole outputs reserved (\`scheduler.reserve=full\`). Steady decode"
+    echo "throughput at saturation (steady.py: the last 8 /steps records, batch / step time); HiSparse at"
+    echo "\`detail.layers=12\`. Published: arXiv 2608.07009 Fig. 5 (secondary)."
+    echo "Goals (issue 18): tokens/s within 25%, the HiSparse / baseline ratio within 15%."
+    echo
+    echo "| prompt | | published tok/s | kvstrata tok/s | error | requests | step (ms) |"
+    echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+    pub_b=(2430 511 111)
+    pub_h=(2668 1824 520)
+    i=0
+    for ctx in "${ctxs[@]}"; do
+        for v in baseline hisparse; do
+            p=${pub_b[$i]}
+            [ "$v" = hisparse ] && p=${pub_h[$i]}
+            awk -v c="$ctx" -v v="$v" -v p="$p" -v k="$(steady "$v$ctx" 1)" -v b="$(steady "$v$ctx" 2)" \
+                -v s="$(steady "$v$ctx" 3)" \
+                'BEGIN { printf "| %dK | %s | %d | %.0f | %+.0f%% | %.3g | %.2f |\n", c / 1024, v, p, k, (k - p) / p * 100, b, s * 1000 }'
+        done
+        awk -v c="$ctx" -v p="$(awk -v a="${pub_h[$i]}" -v b="${pub_b[$i]}" 'BEGIN { print a / b }')" \
+            -v k="$(awk -v a="$(steady "hisparse$ctx" 1)" -v b="$(steady "baseline$ctx" 1)" 'BEGIN { print a / b }')" \
+            'BEGIN { printf "| %dK | ratio | %.2f | %.2f | %+.0f%% | | |\n", c / 1024, p, k, (k - p) / p * 100 }'
+        i=$((i + 1))
+    done
+} > "$out"
+echo "wrote $out" >&2
