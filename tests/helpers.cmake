@@ -42,6 +42,7 @@ function(ks_add_test name)
   target_include_directories(${target} PRIVATE ${ks_fixtures})
   add_test(NAME ${name} COMMAND ${target})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 600)
+  ks_kind(unit ${name})
 endfunction()
 
 # ks_add_kernel_test(kernels.MODULE SOURCES...): a kernel test, as
@@ -56,6 +57,7 @@ function(ks_add_kernel_test name)
   target_compile_definitions(${target} PRIVATE KS_TEST_SKIP_CODE=${KS_TEST_SKIP})
   add_test(NAME ${name} COMMAND ${target})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 600)
+  ks_kind(unit ${name})
 endfunction()
 
 # ks_tsan_test(NAME [TARGETS...]) adds test NAME to the tests that matter for
@@ -98,6 +100,7 @@ function(ks_cli_test name)
   endif()
   add_test(NAME cli_${name} COMMAND test_cli ${checks} -- $<TARGET_FILE:kvstrata> ${args})
   set_tests_properties(cli_${name} PROPERTIES TIMEOUT 300)
+  ks_kind(contract cli_${name})
 endfunction()
 
 # Qualitative checks, two runs each: ks_compare(NAME KEY OP FACTOR -- A -- B)

@@ -51,6 +51,8 @@ function(ks_bench_gpu_test name want)
   add_test(NAME cli_${name} COMMAND sh -c "${gate}" sh $<TARGET_FILE:kvstrata> $<TARGET_FILE:test_cli> ${checks}
            -- $<TARGET_FILE:kvstrata> ${args})
   set_tests_properties(cli_${name} PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 300)
+  ks_kind(contract cli_${name})
+  ks_gpu_tests(cli_${name})
 endfunction()
 
 # no GPU: --backend cuda is a failure (exit 1) that says so; auto falls back to ref

@@ -44,6 +44,7 @@ function(ks_calib_skip_test name)
   add_test(NAME cli_${name} COMMAND sh -c
     "out=$(mktemp) && err=$(mktemp) && $<TARGET_FILE:test_cli> ${checks_s} -- $<TARGET_FILE:kvstrata> ${args_s} > $out 2> $err; rc=$?; cat $out $err >&2; if [ $rc != 0 ] && grep -q 'refuses O_DIRECT\\|which is memory' $err; then rc=77; fi; rm -f $out $err; exit $rc")
   set_tests_properties(cli_${name} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE ${KS_TEST_SKIP})
+  ks_kind(contract cli_${name})
 endfunction()
 
 # calib host --quick writes a full profile that loads; then the scenario
@@ -156,6 +157,7 @@ endif()
 add_test(NAME cli_calib_gpu_none COMMAND sh -c
   "n=$($<TARGET_FILE:kvstrata> info --json | sed -n 's/.*\"cuda_devices\": *\\([0-9]*\\).*/\\1/p'); [ \"$n\" = 0 ] || exit 77; $<TARGET_FILE:test_cli> --exit 1 --stdout-empty --stderr-has 'no GPU' -- $<TARGET_FILE:kvstrata> calib gpu -o ${ks_cal_dir}/gpu.lua")
 set_tests_properties(cli_calib_gpu_none PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 60)
+ks_gpu_tests(cli_calib_gpu_none)
 
 # fio and our SSD benchmark measure the same thing: the tiny version (5
 # windows of 0.05 s per point in both, ~20 s), within a factor of ten either way (a

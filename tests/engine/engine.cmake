@@ -552,3 +552,10 @@ set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail t
 # under ThreadSanitizer too (.ci/run): the workers against the simulation's thread
 ks_tsan_test(threads_tiered kvstrata)
 ks_tsan_test(threads_lua kvstrata)
+
+# Kinds (tests/kinds.cmake): the tests above whose figures are derived by hand in
+# their comments, without closed_form in their names
+ks_kind(closed_form cli_run_copy_per_item cli_run_copy_gather cli_run_gather_warps cli_run_gather_warps_wide
+        cli_run_goodput_ttft cli_run_goodput_tpot cli_run_goodput_e2el cli_run_goodput_both cli_run_goodput_none
+        cli_run_cold_share_alone cli_run_buffer_admit_host cli_run_max_running run_ssd_capacity run_routers
+        run_sessions)

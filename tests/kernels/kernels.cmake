@@ -9,6 +9,7 @@ ks_add_kernel_test(kernels.select test_kernel_select.c)
 ks_add_kernel_test(kernels.decode test_kernel_decode.c)
 ks_add_kernel_test(kernels.int8 test_kernel_int8.c)
 ks_add_kernel_test(kernels.cuda test_kernel_cuda.c)
+ks_gpu_tests(kernels.cuda)
 # The wide decode kernel's arithmetic (kernels/decode_wide.h) on the host:
 # conversions, chunk walk, and a model of the kernel against the reference.
 ks_add_kernel_test(kernels.wide test_kernel_wide.c)

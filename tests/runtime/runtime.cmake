@@ -27,12 +27,14 @@ ks_tsan_test(runtime.runtime)
 # GPU mode: its own test, skipped (77) without a GPU rather than passed
 add_test(NAME runtime.runtime_gpu COMMAND runtime_runtime gpu)
 set_tests_properties(runtime.runtime_gpu PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 600)
+ks_kind(unit runtime.runtime_gpu)
 
 # The wrappers of kernels/kernel.h that GPU mode is built on (streams, events,
 # copies, pinned memory), on streams of their own: without a device each must
 # answer KS_KERNEL_ENODEV with a reason, then the test skips (77).
 ks_add_kernel_test(runtime.gpu_wrappers test_gpu_wrappers.c)
 target_link_libraries(runtime_gpu_wrappers PRIVATE ks_kernels)
+ks_gpu_tests(runtime.runtime_gpu runtime.gpu_wrappers)
 
 # kvstrata validate: a scenario is required; the GPU mode is refused with the reason
 ks_cli_test(validate_no_scenario --exit 2 --stdout-empty --stderr-has "SCENARIO.lua" -- validate)

@@ -22,6 +22,7 @@ function(ks_scenario_cli_test name)
   endif()
   add_test(NAME scenario_${name} COMMAND test_cli ${checks} -- $<TARGET_FILE:kvstrata> scenario check ${args})
   set_tests_properties(scenario_${name} PROPERTIES TIMEOUT 60)
+  ks_kind(contract scenario_${name})
 endfunction()
 ks_scenario_cli_test(check_help --stdout-has "Usage: kvstrata scenario check SCENARIO.lua" --stdout-has "--set PATH=VALUE"
                      --stdout-has "--json" --stderr-empty -- --help)
@@ -283,3 +284,6 @@ add_test(NAME check_truncated_trace
 grep -q 'sparse.file: .*/truncated_trace.h5: cannot be opened as an HDF5 file' check_trunc.err"
   sh $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form.lua ${PROJECT_SOURCE_DIR}/results/traces/synthetic_drifting_8k.h5)
 set_tests_properties(check_truncated_trace PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# Kinds (tests/kinds.cmake): sizes derived by hand in the comments above
+ks_kind(closed_form scenario_check_summaries scenario_check_published_qwen_sizes)

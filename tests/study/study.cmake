@@ -150,3 +150,6 @@ ks_cli_test(report_hostile_rows_huge --exit 1 --stdout-empty
 add_test(NAME report_browser COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_browser.sh $<TARGET_FILE:kvstrata>
          ${CMAKE_CURRENT_BINARY_DIR}/report_screenshot.png)
 set_tests_properties(report_browser PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+# Kinds (tests/kinds.cmake): objectives' margins against the closed form's figures
+ks_kind(closed_form cli_verdict_missed)

@@ -99,3 +99,6 @@ set_tests_properties(trace_topic_switch PROPERTIES WORKING_DIRECTORY ${CMAKE_CUR
 add_test(NAME workload_record_signal COMMAND ${CMAKE_CURRENT_LIST_DIR}/record_signal.sh $<TARGET_FILE:kvstrata>
          ${ks_ts}/closed_form.lua)
 set_tests_properties(workload_record_signal PROPERTIES TIMEOUT 120)
+
+# Kinds (tests/kinds.cmake): a replay's time moved by the kernel times it carries, in closed form
+ks_kind(closed_form trace_kernel_time)
