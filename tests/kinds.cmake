@@ -32,8 +32,10 @@ function(ks_gpu_tests)
   set_property(TEST ${ARGN} APPEND PROPERTY LABELS gpu)
 endfunction()
 
-# ks_label_kinds(): called once every test is registered.
-function(ks_label_kinds)
+# ks_settle_tests(): called once every test is registered: each test's kind
+# label, KS_PYTHON in its environment (tests/CMakeLists.txt), and under
+# KS_TESTS_STRICT no skip code but for the gpu tests.
+function(ks_settle_tests)
   get_property(tests DIRECTORY PROPERTY TESTS)
   set(kinds closed_form golden smoke unit contract) # explicit marks first, in this order
   foreach(k ${kinds})
@@ -53,6 +55,9 @@ function(ks_label_kinds)
       set(kind contract)
     endif()
     set_property(TEST ${t} APPEND PROPERTY LABELS ${kind})
+    if(KS_PYTHON)
+      set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT KS_PYTHON=${KS_PYTHON})
+    endif()
     if(KS_TESTS_STRICT)
       get_test_property(${t} LABELS labels)
       if(NOT "gpu" IN_LIST labels)
