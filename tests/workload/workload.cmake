@@ -91,7 +91,7 @@ add_test(NAME trace_topic_switch
 --set sparse.topic_switch=$t -o ts_$t.h5 > /dev/null; \"$1\" trace stats ts_$t.h5 --json > ts_$t.json; done; \
 jq -e -n --slurpfile a ts_0.002.json --slurpfile b ts_0.9.json '$b[0].reuse_1 < $a[0].reuse_1 - 0.1' > /dev/null; \
 h5dump -a /source ts_0.9.h5 | grep -q 'topic_switch 0.9,'; \
-! \"$1\" run \"$2\" --set sparse.topic_switch=0.99 -o ts_bad.h5 > /dev/null 2> ts_bad.err; \
+if \"$1\" run \"$2\" --set sparse.topic_switch=0.99 -o ts_bad.h5 > /dev/null 2> ts_bad.err; then exit 1; fi; \
 grep -q 'sparse.topic_switch: must be at most' ts_bad.err; [ ! -e ts_bad.h5 ]"
   sh $<TARGET_FILE:kvstrata> ${ks_pol})
 set_tests_properties(trace_topic_switch PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
