@@ -27,9 +27,12 @@ bug() {
 bug context_off_by_one sim/step/step.c \
     "        a->ctx++; // that token's K and V join the first decode step" \
     "        // (bug: the first output token's K and V never join the context)"
-bug pcie_bandwidth sim/engine/platform.c \
-    "        put_link(f, l1, p->pcie_bw, p->pcie_lat, 1);" \
-    "        put_link(f, l1, p->pcie_bw * 1.1, p->pcie_lat, 1);"
+# the host link's bandwidth, where it binds: a GPU's PCIe link and its switch
+# uplink are in series and as wide, and SimGrid gives a flow the narrower
+# (a bug in the GPU's own link alone changes no figure)
+bug host_link_bandwidth sim/engine/engine.c \
+    "        .uplink_bw = pl->pcie_bw, // a switch uplink as wide as one GPU's link: the GPUs behind it share it" \
+    "        .uplink_bw = pl->pcie_bw * 1.1,"
 bug heat_ignored sim/cache/evict.c \
     "        return (protect << 63) | (heat << 25) | (last & 0x1ffffffu);" \
     "        return (protect << 63) | (last & 0x1ffffffu) | (0 * heat);"
