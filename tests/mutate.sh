@@ -60,7 +60,7 @@ if [ -z "$work" ]; then
     trap 'rm -rf "$work"' EXIT
 fi
 mkdir -p "$work/src"
-git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$work/src"
+git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xmf - -C "$work/src" # -m: newer than any object built before
 log=$work/log
 mkdir -p "$log"
 
