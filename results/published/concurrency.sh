@@ -10,8 +10,9 @@
 # Each run lasts until every admitted request is prefilled (1.3 x the
 # prefill time of the prompts its rank admits, measured by a run of one-token
 # requests and one of 480 clients) and then decodes 8 s; the figure is its
-# steady decode throughput (steady.py: the last 8 /steps records of
-# each rank, batch / step time, summed). HiSparse runs at
+# steady decode throughput (steady.py: per rank the last 8 /steps records
+# before its first request finishes, once its batch is prefilled; batch /
+# step time, summed). HiSparse runs at
 # detail.layers=13 (6 of the 78 layers per simulated one): its error against
 # full detail is measured at 8 requests, where full detail is affordable, and
 # printed under the table. About an hour on this project's 2-core VM.
@@ -59,7 +60,7 @@ steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
     echo
     echo "\`results/published/concurrency.sh\`, $(date -u +%Y-%m-%d), $(uname -m) $(nproc)-core VM, kvstrata $(git rev-parse --short HEAD)."
     echo "Admission: whole outputs reserved (\`scheduler.reserve=full\`); SGLang's estimated reservations over whole request lifetimes: \`admission.md\`."
-    echo "Steady decode throughput (steady.py: the last 8 /steps records of each attention rank, batch / step time,"
+    echo "Steady decode throughput (steady.py: per attention rank the last 8 /steps records before its first request finishes, batch / step time,"
     echo "summed over the 8 ranks); HiSparse at \`detail.layers=13\`. The blog (primary) gives the shape only: the baseline"
     echo "flat once HBM is full, HiSparse near-linear, over 3x the baseline at 256, a modest loss at low concurrency."
     echo

@@ -56,8 +56,8 @@ steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
     echo
     echo "\`results/published/contexts.sh\`, $(date -u +%Y-%m-%d), $(uname -m) $(nproc)-core VM, kvstrata $(git rev-parse --short HEAD)."
     echo "Admission: whole outputs reserved (\`scheduler.reserve=full\`); SGLang's estimated reservations over whole request lifetimes: \`admission.md\`."
-    echo "Steady decode throughput at saturation (steady.py: the last 8 /steps records of each attention rank, batch / step"
-    echo "time, summed over the 8 ranks); HiSparse at \`detail.layers=13\`. Published: arXiv 2608.07009 Fig. 5 (secondary)."
+    echo "Steady decode throughput at saturation (steady.py: per attention rank the last 8 /steps records before its first"
+    echo "request finishes, once its batch is prefilled; batch / step time, summed over the 8 ranks); HiSparse at \`detail.layers=13\`. Published: arXiv 2608.07009 Fig. 5 (secondary)."
     echo "Goals (issue 18): tokens/s within 25%, the HiSparse / baseline ratio within 15%."
     echo
     echo "| prompt | | published tok/s | kvstrata tok/s | error | requests per rank | step (ms) |"

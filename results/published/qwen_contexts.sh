@@ -50,7 +50,8 @@ steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
     echo "Scenarios: \`qwen_baseline.lua\` (dense attention, every token in HBM) and \`qwen_hisparse.lua\` (Quest's pages"
     echo "of 16 tokens, their min and max keys scanned every step, top 2048 tokens, device buffers of 4096 tokens); what"
     echo "they assume is listed in their headers. Whole outputs reserved (\`scheduler.reserve=full\`). Steady decode"
-    echo "throughput at saturation (steady.py: the last 8 /steps records, batch / step time); HiSparse at"
+    echo "throughput at saturation (steady.py: the last 8 /steps records before the first request finishes, once the"
+    echo "batch is prefilled; batch / step time); HiSparse at"
     echo "\`detail.layers=12\`. Published: arXiv 2608.07009 Fig. 5 (secondary)."
     echo "Goals (issue 18): tokens/s within 25%, the HiSparse / baseline ratio within 15%."
     echo

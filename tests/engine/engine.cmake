@@ -565,3 +565,6 @@ ks_kind(closed_form cli_run_copy_per_item cli_run_copy_gather cli_run_gather_war
         cli_run_goodput_ttft cli_run_goodput_tpot cli_run_goodput_e2el cli_run_goodput_both cli_run_goodput_none
         cli_run_cold_share_alone cli_run_buffer_admit_host cli_run_max_running run_ssd_capacity run_routers
         run_sessions)
+
+# scenarios/README.md: every figure of its table, row by row
+include(${CMAKE_CURRENT_LIST_DIR}/scenarios_readme.cmake)
