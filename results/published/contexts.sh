@@ -32,6 +32,7 @@ sim() {
         > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
 }
 source results/published/probe.sh
+source results/published/rows.sh
 
 for ctx in 4096 32768 163840; do
     for v in baseline hisparse; do
@@ -50,7 +51,6 @@ for ctx in 4096 32768 163840; do
     done
 done
 
-steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
 {
     echo "# Peak generation throughput by prompt length, baseline against HiSparse, GLM-5.1-FP8, 8xH200"
     echo
@@ -62,21 +62,6 @@ steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
     echo
     echo "| prompt | | published tok/s | kvstrata tok/s | error | requests per rank | step (ms) |"
     echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
-    pub_b=(2288 624 232)
-    pub_h=(2280 1919 680)
-    i=0
-    for ctx in 4096 32768 163840; do
-        for v in baseline hisparse; do
-            p=${pub_b[$i]}
-            [ "$v" = hisparse ] && p=${pub_h[$i]}
-            awk -v c="$ctx" -v v="$v" -v p="$p" -v k="$(steady "$v$ctx" 1)" -v b="$(steady "$v$ctx" 2)" \
-                -v s="$(steady "$v$ctx" 3)" \
-                'BEGIN { printf "| %dK | %s | %d | %.0f | %+.0f%% | %.3g | %.2f |\n", c / 1024, v, p, k, (k - p) / p * 100, b, s * 1000 }'
-        done
-        awk -v c="$ctx" -v p="$(awk -v a="${pub_h[$i]}" -v b="${pub_b[$i]}" 'BEGIN { print a / b }')" \
-            -v k="$(awk -v a="$(steady "hisparse$ctx" 1)" -v b="$(steady "baseline$ctx" 1)" 'BEGIN { print a / b }')" \
-            'BEGIN { printf "| %dK | ratio | %.2f | %.2f | %+.0f%% | | |\n", c / 1024, p, k, (k - p) / p * 100 }'
-        i=$((i + 1))
-    done
+    throughput_rows "4096 32768 163840" "2288 624 232" "2280 1919 680"
 } > "$out"
 echo "wrote $out" >&2

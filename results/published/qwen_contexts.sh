@@ -21,6 +21,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ranks=1
 source results/published/probe.sh
+source results/published/rows.sh
 rev=$(git rev-parse --short HEAD)
 ctxs=(4096 32768 204800)
 
@@ -42,7 +43,6 @@ for ctx in "${ctxs[@]}"; do
     done
 done
 
-steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
 {
     echo "# Peak generation throughput by prompt length, baseline against HiSparse with Quest, Qwen3-30B-A3B, one GH200"
     echo
@@ -57,21 +57,6 @@ steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
     echo
     echo "| prompt | | published tok/s | kvstrata tok/s | error | requests | step (ms) |"
     echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
-    pub_b=(2430 511 111)
-    pub_h=(2668 1824 520)
-    i=0
-    for ctx in "${ctxs[@]}"; do
-        for v in baseline hisparse; do
-            p=${pub_b[$i]}
-            [ "$v" = hisparse ] && p=${pub_h[$i]}
-            awk -v c="$ctx" -v v="$v" -v p="$p" -v k="$(steady "$v$ctx" 1)" -v b="$(steady "$v$ctx" 2)" \
-                -v s="$(steady "$v$ctx" 3)" \
-                'BEGIN { printf "| %dK | %s | %d | %.0f | %+.0f%% | %.3g | %.2f |\n", c / 1024, v, p, k, (k - p) / p * 100, b, s * 1000 }'
-        done
-        awk -v c="$ctx" -v p="$(awk -v a="${pub_h[$i]}" -v b="${pub_b[$i]}" 'BEGIN { print a / b }')" \
-            -v k="$(awk -v a="$(steady "hisparse$ctx" 1)" -v b="$(steady "baseline$ctx" 1)" 'BEGIN { print a / b }')" \
-            'BEGIN { printf "| %dK | ratio | %.2f | %.2f | %+.0f%% | | |\n", c / 1024, p, k, (k - p) / p * 100 }'
-        i=$((i + 1))
-    done
+    throughput_rows "${ctxs[*]}" "2430 511 111" "2668 1824 520"
 } > "$out"
 echo "wrote $out" >&2
