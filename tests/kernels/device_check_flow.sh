@@ -18,7 +18,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "device_check_flow: $*" >&2; exit 1; }
 
-"$build/kvstrata-device" info 2> /dev/null | grep -q "^cuda_kernels *yes" ||
+# (the info read whole first: grep -q leaving a pipe early killed the writer, and
+# pipefail took that for "no kernels")
+info=$("$build/kvstrata-device" info 2> /dev/null) || true
+grep -q "^cuda_kernels *yes" <<< "$info" ||
     { echo "device_check_flow: no CUDA kernels in this build: skipped"; exit 77; }
 [ -d "$root/.git" ] || { echo "device_check_flow: not a git checkout (--prepare lists its sources with git): skipped"; exit 77; }
 

@@ -1,8 +1,8 @@
 // test_workload.c - the request stream: exact values for constant and uniform
 // counts, sample means against closed forms (poisson gaps, lognormal,
 // normal), prefix shares and group uniformity, session growth, the
-// max_context clamp, trace replay (an excerpt shipped in tests/fixtures/data, and the
-// whole trace when ../shared/data is present), bad files, determinism.
+// max_context clamp, trace replay (an excerpt and the whole trace, both in
+// tests/fixtures/data), bad files, determinism.
 #define _POSIX_C_SOURCE 200809L // mkdtemp
 
 #include <setjmp.h>
@@ -27,7 +27,7 @@
 #error "the build defines KS_SOURCE_DIR"
 #endif
 #define EXCERPT KS_SOURCE_DIR "/tests/fixtures/data/azure_conv_excerpt.csv"
-#define FULL_TRACE KS_SOURCE_DIR "/../shared/data/azure_conv_2023.csv"
+#define FULL_TRACE KS_SOURCE_DIR "/tests/fixtures/data/azure_conv_2023.csv"
 
 static char err[4096];
 static char tmpdir[] = "/tmp/ks-test-workload-XXXXXX";
@@ -556,16 +556,11 @@ static int remove_tmpdir(void **state)
     return rmdir(tmpdir);
 }
 
-// `workload_workload full_trace` runs the whole shared trace alone, and
-// exits 77 (CTest: skipped) where it is not there; without an argument, the
-// other cases.
+// `workload_workload full_trace` runs the whole trace alone (a second of
+// work: a test of its own); without an argument, the other cases.
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "full_trace") == 0) {
-        if (access(FULL_TRACE, R_OK) != 0) {
-            printf("%s is not there: skipped\n", FULL_TRACE);
-            return 77;
-        }
         const struct CMUnitTest one[] = {cmocka_unit_test(full_trace)};
         return cmocka_run_group_tests(one, make_tmpdir, remove_tmpdir);
     }

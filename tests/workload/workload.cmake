@@ -8,9 +8,10 @@ target_link_libraries(workload_positional PRIVATE ks_workload)
 ks_add_test(workload.workload test_workload.c)
 target_link_libraries(workload_workload PRIVATE ks_workload ks_scenario)
 target_compile_definitions(workload_workload PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-# the whole shared trace (../shared/data): its own test, skipped (77) where it is not there
+# the whole Azure trace (tests/fixtures/data): its own test
 add_test(NAME workload.full_trace COMMAND workload_workload full_trace)
-set_tests_properties(workload.full_trace PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 600)
+set_tests_properties(workload.full_trace PROPERTIES TIMEOUT 600)
+ks_kind(unit workload.full_trace)
 ks_add_test(workload.synth test_synth.c)
 target_link_libraries(workload_synth PRIVATE ks_workload)
 ks_add_test(workload.accessmodel test_accessmodel.c)
