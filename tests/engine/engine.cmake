@@ -154,7 +154,8 @@ ks_cli_test(run_disaggregated_closed --json --ge requests_finished 6 --le reques
 # README "Run the default scenario": its table, every figure within half a unit of its last printed
 # digit (60 s simulated each, as README runs them: about 15 s and 6 s of wall time). Tiered: 95
 # requests at once, 8966 tokens/s, ITL 8.3 / 9.2 ms, TPOT 8.1 ms, L1 hit rate 99.96%, stalled 0.24%,
-# 130 finished; everything in HBM: 31, 5242, 5.1 / 5.3 ms, 8.5 ms, 99.96%, 0.34%, 88.
+# 130 finished; everything in HBM: 31, 5242, 5.1 / 5.3 ms, 8.5 ms, 99.96%, 0.34%, 88, and (README
+# "Commands", under the report's screenshot) 69 of its 184 requests never admitted.
 ks_cli_test(default_tiered_table --json --eq peak_batch 95 --ge output_throughput 8965.5 --le output_throughput 8966.5
             --ge itl_mean 8.25e-3 --le itl_mean 8.35e-3 --ge itl_p99 9.15e-3 --le itl_p99 9.25e-3
             --ge tpot_mean 8.05e-3 --le tpot_mean 8.15e-3 --ge hit_rate_l1 0.99955 --le hit_rate_l1 0.99965
@@ -164,6 +165,7 @@ ks_cli_test(default_hbm_table --json --eq peak_batch 31 --ge output_throughput 5
             --ge itl_mean 5.05e-3 --le itl_mean 5.15e-3 --ge itl_p99 5.25e-3 --le itl_p99 5.35e-3
             --ge tpot_mean 8.45e-3 --le tpot_mean 8.55e-3 --ge hit_rate_l1 0.99955 --le hit_rate_l1 0.99965
             --ge stall_fraction 0.00335 --le stall_fraction 0.00345 --eq requests_finished 88
+            --eq requests_arrived 184 --eq requests_admitted 115
             -- run ${PROJECT_SOURCE_DIR}/scenarios/default.lua -o ${CMAKE_CURRENT_BINARY_DIR}/default_hbm.h5 --json
             --set cache.l1=100%)
 # what device buffers refuse (scenario.c, check_organisation)
