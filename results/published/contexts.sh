@@ -24,13 +24,6 @@ out=results/published/contexts.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# sim NAME SCENARIO ARGS...: $tmp/NAME.json (and $tmp/NAME.h5)
-sim() {
-    local name=$1 sc=$2
-    shift 2
-    "$ks" run "results/published/$sc" --set model.max_context=172032 "${full[@]}" "$@" -o "$tmp/$name.h5" --json \
-        > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
-}
 source results/published/probe.sh
 source results/published/rows.sh
 
@@ -38,16 +31,9 @@ for ctx in 4096 32768 163840; do
     for v in baseline hisparse; do
         lod=()
         [ "$v" = hisparse ] && lod=(--set detail.layers=13)
-        n="$v$ctx"
         echo "contexts.sh: $v, $ctx-token prompts" >&2
-        probe=(--set model.max_context=172032 --set "workload.prompt_tokens=$ctx" "${lod[@]}")
-        cap=$(probe_capacity "glm_$v.lua" "${probe[@]}")
-        dur=$(saturated_duration "$cap" "$(probe_prefill "glm_$v.lua" "${probe[@]}")")
-        echo "contexts.sh: $cap per rank, $dur simulated" >&2
-        sim "$n" "glm_$v.lua" --set "workload.prompt_tokens=$ctx" --set "workload.arrival.concurrency=$((cap * 8))" \
-            --set "duration=$dur" "${lod[@]}"
-        /usr/bin/python3 results/published/steady.py "$tmp/$n.h5" > "$tmp/$n.steady"
-        rm -f "$tmp"/*.h5
+        saturated_steady "$v$ctx" "glm_$v.lua" --set model.max_context=172032 --set "workload.prompt_tokens=$ctx" \
+            "${lod[@]}"
     done
 done
 

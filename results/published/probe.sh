@@ -40,3 +40,20 @@ probe_capacity() {
 saturated_duration() {
     awk -v n="$1" -v p="$2" 'BEGIN { printf "%.3fs", 1.3 * n * p + 8 }'
 }
+
+# saturated_steady NAME SCENARIO ARGS...: SCENARIO's steady decode throughput
+# at saturation: on every rank the requests one admits at once
+# (probe_capacity), for saturated_duration; steady.py's figures in
+# $tmp/NAME.steady
+saturated_steady() {
+    local name=$1 sc=$2 cap dur
+    shift 2
+    cap=$(probe_capacity "$sc" "$@")
+    dur=$(saturated_duration "$cap" "$(probe_prefill "$sc" "$@")")
+    echo "$name: $cap requests per rank, $dur simulated" >&2
+    "$ks" run "results/published/$sc" "${full[@]}" "$@" --set "workload.arrival.concurrency=$((cap * ranks))" \
+        --set "duration=$dur" -o "$tmp/$name.h5" --json > "$tmp/$name.json" 2> "$tmp/$name.err" ||
+        { cat "$tmp/$name.err" >&2; exit 1; }
+    /usr/bin/python3 results/published/steady.py "$tmp/$name.h5" > "$tmp/$name.steady"
+    rm -f "$tmp/$name.h5"
+}

@@ -29,17 +29,8 @@ for ctx in "${ctxs[@]}"; do
     for v in baseline hisparse; do
         lod=()
         [ "$v" = hisparse ] && lod=(--set detail.layers=12)
-        n="$v$ctx"
         echo "qwen_contexts.sh: $v, $ctx-token prompts" >&2
-        args=(--set "workload.prompt_tokens=$ctx" "${lod[@]}")
-        cap=$(probe_capacity "qwen_$v.lua" "${args[@]}")
-        dur=$(saturated_duration "$cap" "$(probe_prefill "qwen_$v.lua" "${args[@]}")")
-        echo "qwen_contexts.sh: $cap requests, $dur simulated" >&2
-        "$ks" run "results/published/qwen_$v.lua" "${full[@]}" "${args[@]}" \
-            --set "workload.arrival.concurrency=$cap" --set "duration=$dur" -o "$tmp/$n.h5" --json \
-            > "$tmp/$n.json" 2> "$tmp/$n.err" || { cat "$tmp/$n.err" >&2; exit 1; }
-        /usr/bin/python3 results/published/steady.py "$tmp/$n.h5" > "$tmp/$n.steady"
-        rm -f "$tmp"/*.h5
+        saturated_steady "$v$ctx" "qwen_$v.lua" --set "workload.prompt_tokens=$ctx" "${lod[@]}"
     done
 done
 
