@@ -43,7 +43,7 @@ void ks_engine_prefill(int argc, char **argv)
         m->pool_head = (m->pool_head + 1) % m->pool_cap;
         m->pool_n--;
         sg_mutex_unlock(m->mu);
-        double t = ks_cost_prefill(m->s, in.spec.prompt_tokens, 0);
+        double t = ks_cost_prefill(m->s, in.spec.prompt_tokens, 0) + ks_cost_pass_overhead(m->s);
         sg_actor_sleep_for(t);
         m->r->prefill_time += t;
         // the prompt's KV, and its index keys or page summaries

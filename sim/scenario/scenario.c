@@ -293,6 +293,8 @@ static const struct field fields[] = {
     {"scheduler.reserve", T_CHOICE, CN, OFF(scheduler.reserve), "full", 0, 0, reserves, 0},
     {"scheduler.new_token_ratio", T_REAL, KS_UNIT_FRACTION, OFF(scheduler.new_token_ratio), "0.7", 1, 1, NULL, 0},
     {"scheduler.reserve_clip", T_U32, CN, OFF(scheduler.reserve_clip), "4096", 1, 0, NULL, 0},
+    // the engine's fixed time per layer of a forward pass (sim/step/cost.h)
+    {"scheduler.layer_overhead", T_REAL, TM, OFF(scheduler.layer_overhead), "0s", 0, 0, NULL, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."

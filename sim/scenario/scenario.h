@@ -265,6 +265,7 @@ struct ks_scenario_scheduler {
     enum ks_reserve reserve;       // what admission reserves for the output
     double new_token_ratio;        // estimate: the ratio's initial value
     uint32_t reserve_clip;         // estimate: output tokens left counted at most
+    double layer_overhead;         // seconds each layer of a forward pass adds (launches, syncs, collectives)
 };
 
 // How one model replica spans GPUs within a node (README "Scenarios", parallel).

@@ -46,7 +46,12 @@ double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
 
 double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double compute)
 {
-    return fmax(bytes / s->platform.hbm_bw + attn, compute);
+    return fmax(bytes / s->platform.hbm_bw + attn, compute) + ks_cost_pass_overhead(s);
+}
+
+double ks_cost_pass_overhead(const struct ks_scenario *s)
+{
+    return s->scheduler.layer_overhead * s->model.layers;
 }
 
 double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k)
@@ -67,5 +72,5 @@ double ks_cost_layer(const struct ks_scenario *s, double weights, double kv_hbm,
 {
     // NOTE: with no measured time kv_hbm is all the KV read and attn = 0, and
     // with the table alone kv_hbm = 0: both give the earlier formulas bit for bit
-    return ((weights + kv_hbm) / s->platform.hbm_bw + attn) / s->model.layers;
+    return ((weights + kv_hbm) / s->platform.hbm_bw + attn) / s->model.layers + s->scheduler.layer_overhead;
 }

@@ -35,12 +35,21 @@ double ks_cost_prefill_pairs(double n, double c, double k);
 double ks_cost_compute(const struct ks_scenario *s, double weight_flops, double attn_flops);
 
 // Seconds of a fused iteration (scheduler.kind "fused": decode tokens and
-// prefill chunks together), the slower of its memory and its compute:
-// max(bytes / HBM bandwidth + attn, compute). bytes: what one GPU reads and
+// prefill chunks together), the slower of its memory and its compute, plus
+// the engine's fixed time of a pass (ks_cost_pass_overhead):
+// max(bytes / HBM bandwidth + attn, compute) + overhead. bytes: what one GPU reads and
 // writes (weights for all the iteration's tokens, KV and index keys read,
 // the prompts' KV written); attn: measured kernel seconds; compute: seconds
 // of its matrix work (ks_cost_compute, ks_cost_prefill).
 double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double compute);
+
+// Seconds a forward pass takes beyond its bytes and its matrix work:
+// scheduler.layer_overhead x the model's layers. What a real engine's step
+// costs at batch 1 over the roofline: kernel launches and the gaps between
+// kernels, synchronisation, the latency of small collectives. Every pass
+// pays it: a fused iteration, a serial scheduler's decode step and prefill
+// chunk, a prefill pool's prompt. 0 by default (the roofline alone).
+double ks_cost_pass_overhead(const struct ks_scenario *s);
 
 // Seconds of one layer of the measured attention kernel for one sequence
 // selecting k blocks in decode step `step` (0-based): a replayed run's speed
@@ -53,7 +62,7 @@ double ks_cost_kernel(const struct ks_kernel_time *kt, uint32_t step, uint32_t k
 // weights (ks_arch_gpu_read_bytes for its tokens) and kv_hbm bytes of KV and
 // index keys timed at HBM bandwidth, and takes attn seconds of measured
 // kernel time, all layers together: (weights + kv_hbm) / HBM bandwidth +
-// attn, over the layers.
+// attn, over the layers, plus scheduler.layer_overhead.
 double ks_cost_layer(const struct ks_scenario *s, double weights, double kv_hbm, double attn);
 
 #endif

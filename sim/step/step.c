@@ -585,7 +585,7 @@ static int decode(struct ks_step *d, char *err, size_t len)
         double compute = ks_cost_compute(s, wflops, aflops) + d->prefill_compute;
         double it = ks_cost_iteration(s, weights + kv_hbm + prefill_write(d), attn, compute);
         d->layer_time = it / s->model.layers;
-        if (compute >= it) // compute, not memory, set its time
+        if (compute >= it - ks_cost_pass_overhead(s)) // compute, not memory, set its time
             r->compute_bound_time += it;
     } else {
         d->layer_time = ks_cost_layer(s, weights, kv_hbm, attn);
@@ -735,13 +735,15 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
                 if (!decoding) { // an iteration of prefill only: its roofline time
                     prefill = ks_cost_iteration(s, ks_arch_gpu_read_bytes(&s->model, d->prefill_tokens) +
                                                        prefill_write(d), 0, d->prefill_compute);
-                    prefill_bound = d->prefill_compute >= prefill;
+                    prefill_bound = d->prefill_compute >= prefill - ks_cost_pass_overhead(s);
                 }
             }
         } else {
             // one iteration: a chunk of prefill, then a decode step of the
             // requests past their prefill (both hold the GPU: their times add)
             share = prefill = ks_active_prefill_chunk(&d->act, o->compute ? ks_cost_prefill : NULL, &chunk_tokens);
+            if (prefill > 0) // a pass of its own
+                share = prefill += ks_cost_pass_overhead(s);
         }
         r->prefill_time += share;
         if (prefill > 0) {
