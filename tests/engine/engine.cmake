@@ -45,6 +45,18 @@ ks_cli_test(run_closed_form_no_summaries --json --ge tpot_mean 2.68435187e-4 --l
             -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_no_summaries.h5 --json
             --set sparse.policy=window --set sparse.budget_tokens=4096 --set sparse.sink_blocks=0
             --set sparse.window_blocks=0)
+# The engine's fixed time per layer of a pass (scheduler.layer_overhead): 10 us x 32 layers on the step,
+# 268.435456 + 320 = 588.435456 us, and on the prompt's prefill pass: E2EL 4.709822092 + 2 x 0.32 ms; the
+# same with the serial scheduler (its prefill chunk and its decode step are a pass each)
+foreach(kind fused serial)
+  ks_cli_test(run_closed_form_overhead_${kind} --json --ge tpot_mean 5.88435162e-4 --le tpot_mean 5.88435750e-4
+              --ge e2el_mean 5.34981674e-3 --le e2el_mean 5.34982744e-3
+              -- run ${ks_ts}/closed_form.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_overhead_${kind}.h5 --json
+              --set scheduler.kind=${kind} --set scheduler.layer_overhead=10us)
+endforeach()
+# the GLM-5.1 scenarios' overhead is the fit to its calibration input (results/published/overhead_fit.sh)
+add_test(NAME run_overhead_input COMMAND ${CMAKE_CURRENT_LIST_DIR}/overhead_input.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR})
 # MoE at batch 1 (closed_form_moe.lua): every weight but the embedding table and the 6 routed experts
 # the token does not use, 53,454,848 B, plus 33,554,432 B of KV: 43.50464 us
 ks_cli_test(run_closed_form_moe --json --ge tpot_mean 4.3504596e-5 --le tpot_mean 4.3504684e-5
