@@ -45,8 +45,5 @@ done
 cmake --build "$build" -j "$jobs" ${targets[@]+"${targets[@]}"}
 [ "${KS_TEST:-1}" = 0 ] && exit 0
 # the suite's strength: its tests by kind (tests/kinds.cmake)
-ctest --test-dir "$build" --show-only=json-v1 | jq -r '
-    [.tests[] | [.properties[]? | select(.name == "LABELS") | .value[]] as $l
-     | ("unit", "closed_form", "golden", "smoke", "contract", "script") as $k | select($l | index($k)) | $k]
-    | group_by(.) | map("\(.[0]) \(length)") | "tests by kind: " + join(", ")'
+tests/kinds_count.sh "$build"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
