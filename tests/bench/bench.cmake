@@ -86,3 +86,18 @@ endif()
 # positive figures and ratios (a few seconds)
 add_test(NAME bench_speed_quick COMMAND ${CMAKE_CURRENT_LIST_DIR}/speed_check.sh $<TARGET_FILE:kvstrata>)
 set_tests_properties(bench_speed_quick PROPERTIES TIMEOUT 120)
+
+# README "Measured", on the heat row's run of the bench cache table: "(prefetch accuracy 12%): per
+# step, about 2 misses become about 11 promotions, 11 L1 victims and 8 L2 victims". Each figure to
+# the README's rounding (12% -> [0.115, 0.125], about 2 -> [1.5, 2.5], 11 -> [10.5, 11.5]): the
+# prefetched blocks later used over those prefetched, L1 misses, migrations into L1, L1 and L2
+# evictions, each over the 20000 steps (json_figures.sh: jq expressions of the JSON, bounded)
+add_test(NAME bench_readme_heat_per_step
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/json_figures.sh $<TARGET_FILE:kvstrata>
+         prefetch_accuracy ".prefetch_used / .prefetch_issued" 0.115 0.125
+         misses_per_step "(.accesses - .found_l1) / .steps" 1.5 2.5
+         promotions_per_step "(.migrated_l2_l1 + .migrated_l3_l1) / .steps" 10.5 11.5
+         l1_victims_per_step ".evictions_l1 / .steps" 10.5 11.5
+         l2_victims_per_step ".evictions_l2 / .steps" 7.5 8.5
+         -- bench cache --blocks 1000000 --topk 64 --steps 20000 --policy heat --json)
+set_tests_properties(bench_readme_heat_per_step PROPERTIES TIMEOUT 300)

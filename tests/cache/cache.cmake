@@ -36,3 +36,21 @@ foreach(policy heat lru lfu belady)
               -- bench cache --blocks 4000 --topk 32 --steps 2500 --policy ${policy} --samples 0
               --check --json)
 endforeach()
+
+# README "Sampled eviction against the exact scan", the row "bench stream, 100000 blocks" (0.979,
+# 0.950 / 0.955, 0.958 / 0.957, 0.927 / 0.940), made by "`bench cache --blocks 100000 --topk 64
+# --steps 20000 --samples 0|5`": each policy's L1 hit rate exact (--samples 0) and sampled
+# (--samples 5) to the README's 3 decimals (+- 0.0005); belady never samples
+set(ks_stream_row --blocks 100000 --topk 64 --steps 20000 --json)
+ks_cli_test(bench_readme_stream_belady --json --is policy belady --ge hit_rate_l1 0.9785 --le hit_rate_l1 0.9795
+            -- bench cache ${ks_stream_row} --policy belady --samples 0)
+foreach(row "heat;0;0.9495;0.9505" "heat;5;0.9545;0.9555" "lru;0;0.9575;0.9585" "lru;5;0.9565;0.9575"
+            "lfu;0;0.9265;0.9275" "lfu;5;0.9395;0.9405")
+  list(GET row 0 policy)
+  list(GET row 1 samples)
+  list(GET row 2 lo)
+  list(GET row 3 hi)
+  ks_cli_test(bench_readme_stream_${policy}_samples${samples} --json --is policy ${policy}
+              --eq samples ${samples} --ge hit_rate_l1 ${lo} --le hit_rate_l1 ${hi}
+              -- bench cache ${ks_stream_row} --policy ${policy} --samples ${samples})
+endforeach()

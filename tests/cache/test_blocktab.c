@@ -20,6 +20,41 @@ static void entry_is_16_bytes(void **state)
     assert_int_equal(KS_HEAT_BITS + KS_GEN_BITS + KS_REFS_BITS, 64); // meta
 }
 
+// README "Block table entry (16 bytes)": "`meta` = heat (38) | migration
+// generation (13) | reference count (13). So a tier holds at most 2^27 pages,
+// a block at most 8191 sharers, and a reader's generation wraps after 8192
+// migrations of the same block". Each field's width and place, not only their
+// sums: heat bits 0-37, generation 38-50, references 51-63, the page 0-26 of loc.
+static void readme_bit_split(void **state)
+{
+    (void)state;
+    assert_int_equal(KS_HEAT_BITS, 38);
+    assert_int_equal(KS_GEN_BITS, 13);
+    assert_int_equal(KS_REFS_BITS, 13);
+    assert_int_equal(KS_PAGE_BITS, 27);
+    assert_int_equal(KS_REFS_MAX, 8191);
+    struct ks_block b = {0};
+    ks_blk_set_heat(&b, KS_HEAT_MAX);
+    assert_true(b.meta == (UINT64_C(1) << 38) - 1);
+    ks_blk_set_heat(&b, 0);
+    ks_blk_set_refs(&b, KS_REFS_MAX);
+    assert_true(b.meta == UINT64_C(0x1fff) << 51);
+    ks_blk_set_refs(&b, 0);
+    // the generation: 8191 migrations reach its largest value, bits 38-50;
+    // the 8192nd brings it back to where it started
+    for (unsigned g = 1; g < 8192; g++) {
+        ks_blk_bump_gen(&b);
+        assert_int_not_equal(ks_blk_gen(&b), 0);
+    }
+    assert_int_equal(ks_blk_gen(&b), 8191);
+    assert_true(b.meta == UINT64_C(0x1fff) << 38);
+    ks_blk_bump_gen(&b);
+    assert_int_equal(ks_blk_gen(&b), 0);
+    assert_true(b.meta == 0);
+    ks_blk_set_loc(&b, KS_PAGE_MAX, 0, 0);
+    assert_int_equal(b.loc, (UINT32_C(1) << 27) - 1);
+}
+
 struct fields {
     uint32_t page;
     unsigned tier, state, pf, gen, refs;
@@ -283,6 +318,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(entry_is_16_bytes),
+        cmocka_unit_test(readme_bit_split),
         cmocka_unit_test(fields_extremes),
         cmocka_unit_test(fields_random),
         cmocka_unit_test(chunks),

@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include "cache_impl.h" // KS_EVICT_POOL, the tiers' pools
 #include "unit_util.h"
 
 struct scen {
@@ -485,6 +486,38 @@ static void inflight_never_evicted(void **state)
     }
 }
 
+// README "Sampled eviction": "the manager samples 5n random pages
+// (`evict_samples`, default 5) and takes the n lowest keys among them and a
+// pool of 16 runners-up kept from earlier rounds". The default and the pool's
+// size, and a sampled round that sees more than n + 16 candidates (10 victims:
+// 50 samples of an L1 of 1000 pages, every block eligible) keeps exactly 16.
+static void sampled_defaults(void **state)
+{
+    (void)state;
+    struct ks_cache_params d;
+    ks_cache_params_default(&d);
+    assert_int_equal(d.evict_samples, 5);
+    assert_int_equal(KS_EVICT_POOL, 16);
+    struct ks_cache_params p = ks_test_params(1000, 1000, 0);
+    p.evict = KS_EVICT_LRU;
+    p.evict_samples = d.evict_samples;
+    struct ks_cache *c = ks_test_new(&p);
+    uint32_t r = ks_test_req(c);
+    uint32_t placed[KS_TIERS] = {0};
+    assert_int_equal(ks_cache_req_grow(c, r, 1010, KS_L1, placed), KS_OK);
+    assert_int_equal(placed[KS_L1], 1000);
+    assert_int_equal(placed[KS_L2], 10);
+    assert_int_equal(c->pool[KS_L1].n, 0);
+    assert_int_equal(ks_cache_step(c, 1), KS_OK);
+    for (uint32_t j = 1000; j < 1010; j++)
+        ks_test_access1(c, r, 0, j, 0.1f);
+    assert_int_equal(ks_test_plan_confirm(c, &p, UINT64_MAX), 20); // 10 up, 10 victims down
+    assert_int_equal(ks_cache_stats(c)->evictions[KS_L1], 10);
+    assert_int_equal(c->pool[KS_L1].n, 16);
+    ks_test_check(c);
+    ks_cache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +532,7 @@ int main(void)
         cmocka_unit_test(callback),
         cmocka_unit_test(accessed_this_step_never_evicted),
         cmocka_unit_test(inflight_never_evicted),
+        cmocka_unit_test(sampled_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

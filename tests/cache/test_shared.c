@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "cache_impl.h" // a block's reference count
 #include "unit_util.h"
 
 // Records the views the eviction callback is shown; scores by last use.
@@ -305,6 +306,40 @@ static void pending_miss_of_freed_request(void **state)
     pending_miss_case(0);
 }
 
+// README "Block table entry (16 bytes)": "a block at most 8191 sharers" (its
+// 13-bit reference count): 8191 requests map one block, the 8192nd is refused
+// and leaves the block as it was; once one goes, another may map it.
+static void at_most_8191_sharers(void **state)
+{
+    (void)state;
+    struct ks_cache_params p = ks_test_params(4, 16, 0);
+    struct ks_cache *c = ks_test_new(&p);
+    static uint32_t req[8192];
+    req[0] = ks_test_req(c);
+    ks_test_grow(c, req[0], 1, KS_L1);
+    uint32_t id = ks_test_id(c, req[0], 0, 0);
+    for (uint32_t i = 1; i < 8191; i++) {
+        req[i] = ks_test_req(c);
+        assert_int_equal(ks_cache_req_share(c, req[i], req[0], 1), KS_OK);
+    }
+    assert_int_equal(ks_blk_refs(ks_blocktab_get(&c->tab, id)), 8191);
+    req[8191] = ks_test_req(c);
+    assert_int_equal(ks_cache_req_share(c, req[8191], req[0], 1), KS_EINVAL);
+    assert_int_equal(ks_cache_req_len(c, req[8191]), 0);
+    assert_int_equal(ks_blk_refs(ks_blocktab_get(&c->tab, id)), 8191);
+    ks_test_check(c);
+    assert_int_equal(ks_cache_req_free(c, req[1]), KS_OK);
+    assert_int_equal(ks_cache_req_share(c, req[8191], req[0], 1), KS_OK);
+    assert_int_equal(ks_test_id(c, req[8191], 0, 0), id);
+    ks_test_check(c);
+    for (uint32_t i = 0; i < 8192; i++)
+        if (i != 1)
+            assert_int_equal(ks_cache_req_free(c, req[i]), KS_OK);
+    assert_int_equal(ks_test_used(c, KS_L1), 0);
+    ks_test_check(c);
+    ks_cache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +351,7 @@ int main(void)
         cmocka_unit_test(free_in_flight_with_victims),
         cmocka_unit_test(shared_in_flight),
         cmocka_unit_test(pending_miss_of_freed_request),
+        cmocka_unit_test(at_most_8191_sharers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,14 @@ ks_cli_test(help_bench_cache --stdout-has "Usage: kvstrata bench cache" --stdout
             --stdout-has "--policy heat|lru|lfu|belady" --stdout-has "--json" --stderr-empty -- bench cache --help)
 ks_cli_test(help_info --stdout-has "Usage: kvstrata info" --stdout-has "--json" -- info --help)
 ks_cli_test(run_help --stdout-has "Usage: kvstrata run SCENARIO.lua" --stdout-has "--output" -- run --help)
+# README "Every command has `--help`": plan, validate and trace model too (exit 0, usage on stdout,
+# nothing on stderr)
+ks_cli_test(help_plan --stdout-has "Usage: kvstrata plan PLAN.lua" --stdout-has "--output DIR" --stdout-has "--json"
+            --stderr-empty -- plan --help)
+ks_cli_test(help_validate --stdout-has "Usage: kvstrata validate SCENARIO.lua" --stdout-has "--device cpu|gpu"
+            --stdout-has "--json" --stderr-empty -- validate --help)
+ks_cli_test(help_trace_model --stdout-has "Usage: kvstrata trace model TRACE.h5" --stdout-has "--output OUT.h5"
+            --stdout-has "--json" --stderr-empty -- trace model --help)
 
 # usage errors: exit 2, nothing on stdout, the culprit named on stderr
 ks_cli_test(no_command --exit 2 --stdout-empty --stderr-has "Usage: kvstrata" --)

@@ -13,6 +13,7 @@
 //   --is KEY TEXT     the object's KEY is the string TEXT
 //   --eq KEY JSON     the object's KEY, as compact JSON, is exactly JSON (an exact
 //                     integer such as 9223372036854775807, "text", null, false)
+//   --len KEY N       the object's KEY is an array of exactly N elements
 // Every failed check is reported; the exit status is 1 if any failed.
 #define _POSIX_C_SOURCE 200809L // fork, dup2, fileno
 
@@ -169,6 +170,13 @@ int main(int argc, char **argv)
             if (!text || strcmp(text, b) != 0)
                 fail("key '%s' is %s, not %s", a, text ? text : "missing", b);
             free(text);
+            i += 2;
+        } else if (strcmp(c, "--len") == 0) {
+            const json_t *v = obj ? json_object_get(obj, a) : NULL;
+            if (!v || !json_is_array(v))
+                fail("key '%s' is missing or not an array", a);
+            else if (json_array_size(v) != strtoull(b, NULL, 10))
+                fail("key '%s' has %zu elements, not %s", a, json_array_size(v), b);
             i += 2;
         } else if (!strcmp(c, "--gt") || !strcmp(c, "--ge") || !strcmp(c, "--lt") || !strcmp(c, "--le")) {
             const json_t *v = number(obj, a);

@@ -446,10 +446,27 @@ ks_cli_test(run_closed_form_disaggregated --json --ge ttft_mean 2.59209543e-2 --
 add_test(NAME run_links COMMAND ${CMAKE_CURRENT_LIST_DIR}/links_check.sh $<TARGET_FILE:kvstrata>
          ${ks_ts}/closed_form.lua --set prefill.mode=disaggregated)
 # multi-turn sessions: a turn waits for its previous turn's end plus think time
-# the routers in closed form (round robin, least loaded with one and four clients, prefix affinity);
+# the routers in closed form (round robin, least loaded with one and four clients, prefix affinity and
+# its slack of 4 requests);
 # least loaded with one client once sent every other request to GPU 1: the client's next request
 # was routed while the finished one still counted on its GPU
 add_test(NAME run_routers COMMAND ${CMAKE_CURRENT_LIST_DIR}/routers.sh $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form.lua)
+# README "(rounded, 0 to 1024; a constant 4 gives exactly `prefetch_window = 4`'s summary": a Lua
+# prefetch function answering 5000, -3 or 2.6 gives exactly prefetch_window = 1024, 0 or 3's summary
+# (tests/fixtures/scenarios/lua_prefetch_*.lua; same_summary.sh). With the serial scheduler windows 0 to 4
+# give five different summaries (the fused one prefetches blocks that are evicted unused), so -3 and 2.6
+# are told from 1, 2 and 4; every window of 64 or more gives one summary (128 blocks a request and
+# layer), so 5000 is told from a small window or a refusal, not from 1025 or more.
+set(ks_lua_prefetch_base ${ks_pol} --set sparse.policy=random --set sparse.budget_tokens=256 --set scheduler.kind=serial)
+foreach(pair high:1024 negative:0 fraction:3)
+  string(REPLACE ":" ";" pair ${pair})
+  list(GET pair 0 fn)
+  list(GET pair 1 w)
+  add_test(NAME policy_lua_prefetch_${fn}_is_${w}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/scenario/same_summary.sh $<TARGET_FILE:kvstrata>
+           ${ks_ts}/lua_prefetch_${fn}.lua --set scheduler.kind=serial -- ${ks_lua_prefetch_base}
+           --set cache.prefetch_window=${w})
+endforeach()
 add_test(NAME run_sessions COMMAND ${CMAKE_CURRENT_LIST_DIR}/sessions_check.sh $<TARGET_FILE:kvstrata> 5
          ${PROJECT_SOURCE_DIR}/scenarios/dialogue_multiturn.lua --set duration=30s)
 set_tests_properties(run_sessions PROPERTIES TIMEOUT 300)
@@ -569,6 +586,11 @@ ks_cli_test(run_threads_reserve_retracts --json --ge retracted 1 --eq requests_f
             -- run ${ks_threads_reserve} -o ${CMAKE_CURRENT_BINARY_DIR}/threads_reserve.h5 --json)
 set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail threads_speculative threads_reserve
                      PROPERTIES TIMEOUT 300)
+# README "a 32-GPU slice of `cluster_64x8.lua` over 20 s: 1,323 decode steps at 1,323 distinct
+# instants" (the slice as README runs it: --set platform.nodes=4 --set duration=20s; 7 s of wall time)
+add_test(NAME run_step_instants COMMAND ${CMAKE_CURRENT_LIST_DIR}/step_instants.sh $<TARGET_FILE:kvstrata> 1323
+         ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8.lua --set platform.nodes=4 --set duration=20s)
+set_tests_properties(run_step_instants PROPERTIES TIMEOUT 300)
 # under ThreadSanitizer too (.ci/run): the workers against the simulation's thread
 ks_tsan_test(threads_tiered kvstrata)
 ks_tsan_test(threads_lua kvstrata)
@@ -582,3 +604,15 @@ ks_kind(closed_form cli_run_copy_per_item cli_run_copy_gather cli_run_gather_war
 
 # scenarios/README.md: every figure of its table, row by row
 include(${CMAKE_CURRENT_LIST_DIR}/scenarios_readme.cmake)
+
+# README (Scenarios, speculative): "scenarios/deepseek_v3_2_8xh200.lua (60 s) with --set
+# speculative.draft_tokens=1 --set speculative.accept_length=1.85 ... makes 3223 output tokens/s against
+# 2172, TPOT 17.4 ms against 24.3": each within half a unit of its last digit (about 25 s of wall time a run)
+ks_cli_test(deepseek_speculative --json --ge output_throughput 3222.5 --le output_throughput 3223.5
+            --ge tpot_mean 0.01735 --le tpot_mean 0.01745
+            -- run ${ks_sc}/deepseek_v3_2_8xh200.lua -o ${CMAKE_CURRENT_BINARY_DIR}/deepseek_speculative.h5 --json
+            --set speculative.draft_tokens=1 --set speculative.accept_length=1.85)
+ks_cli_test(deepseek_no_speculative --json --ge output_throughput 2171.5 --le output_throughput 2172.5
+            --ge tpot_mean 0.02425 --le tpot_mean 0.02435
+            -- run ${ks_sc}/deepseek_v3_2_8xh200.lua -o ${CMAKE_CURRENT_BINARY_DIR}/deepseek_no_speculative.h5 --json)
+set_tests_properties(cli_deepseek_speculative cli_deepseek_no_speculative PROPERTIES TIMEOUT 900)

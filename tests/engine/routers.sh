@@ -10,7 +10,13 @@
 #     finished request's client refills its GPU: 10 of the 40 on each;
 #   - prefix_affinity, four clients, every prompt with one of 2 shared
 #     prefixes: each group stays on the GPU its first request went to (no
-#     home ever holds more than 4 requests above the least loaded): 2 GPUs.
+#     home ever holds more than 4 requests above the least loaded): 2 GPUs;
+#   - prefix_affinity, one prefix group, N clients sending N requests at
+#     once (README "unless that GPU is more than 4 requests busier than the
+#     least loaded"): request 0 makes GPU 0 the group's home, and request k
+#     finds it k requests busier than the idle GPUs. N = 5: request 4 finds
+#     it exactly 4 busier and stays (all 5 on GPU 0); N = 6: request 5 finds
+#     it 5 busier and goes to the least loaded, GPU 1.
 set -euo pipefail
 ks=$1 cf=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,4 +48,10 @@ check ll4 '{ c[$2]++ } END { exit !(c[0] == 10 && c[1] == 10 && c[2] == 10 && c[
 gpus pa4 --set router=prefix_affinity "${four[@]}" --set workload.shared_prefix.tokens=1024 \
     --set workload.shared_prefix.groups=2 --set workload.shared_prefix.fraction=1
 check pa4 '{ if (!($2 in c)) k++; c[$2]++; n++ } END { exit !(n == 40 && k == 2) }'
-echo "routers: round_robin, least_loaded (one and four clients), prefix_affinity as their closed forms"
+one=(--set router=prefix_affinity --set workload.output_tokens=50 --set workload.shared_prefix.tokens=1024
+     --set workload.shared_prefix.groups=1 --set workload.shared_prefix.fraction=1)
+gpus pa_at4 "${one[@]}" --set workload.arrival.concurrency=5 --set workload.requests=5
+check pa_at4 '{ n++; if ($2 != 0) bad = 1 } END { exit !(n == 5 && !bad) }'
+gpus pa_past4 "${one[@]}" --set workload.arrival.concurrency=6 --set workload.requests=6
+check pa_past4 '{ n++; if ($2 != ($1 < 5 ? 0 : 1)) bad = 1 } END { exit !(n == 6 && !bad) }'
+echo "routers: round_robin, least_loaded (one and four clients), prefix_affinity (two groups; one group at 4 and 5 requests busier) as their closed forms"

@@ -68,6 +68,15 @@ ks_scenario_cli_test(check_published_qwen_sizes --json --stderr-empty --ge deriv
                      --le derived.kv_bytes_per_token 98304 --ge derived.summary_bytes_per_token 6144
                      --le derived.summary_bytes_per_token 6144 --is platform.profile gh200_c2c
                      -- ${PROJECT_SOURCE_DIR}/results/published/qwen_hisparse.lua --json)
+# README "Models": "Qwen3-30B-A3B 30.53B (published 30.5B), DeepSeek-V3.2 671.9B (671B plus the
+# indexer), GLM-5.1 743.9B", as `scenario check --json` prints them (derived.params) for the scenarios
+# of these models, to half a unit of the README's last digit
+ks_scenario_cli_test(check_readme_params_qwen3 --json --ge derived.params 30525000000 --le derived.params 30535000000
+                     -- ${PROJECT_SOURCE_DIR}/results/published/qwen_baseline.lua --json)
+ks_scenario_cli_test(check_readme_params_dsv32 --json --ge derived.params 671850000000
+                     --le derived.params 671950000000 -- ${ks_sc}/deepseek_v3_2_8xh200.lua --json)
+ks_scenario_cli_test(check_readme_params_glm51 --json --ge derived.params 743850000000
+                     --le derived.params 743950000000 -- ${PROJECT_SOURCE_DIR}/results/published/glm_baseline.lua --json)
 ks_scenario_cli_test(check_missing --exit 2 --stdout-empty --stderr-has "missing SCENARIO.lua" --)
 ks_scenario_cli_test(check_two_files --exit 2 --stdout-empty --stderr-has "unexpected argument"
                      -- ${ks_sc}/default.lua ${ks_sc}/default.lua)
@@ -130,6 +139,18 @@ add_test(NAME bench_cache_lua_is_lru COMMAND sh -c
    jq -e '.found_l1 > 0 and .migrated_l1_l2 > 0' bench_lua.json > /dev/null; cmp bench_lua.json bench_lru.json"
   sh $<TARGET_FILE:kvstrata> ${ks_ts}/lua_lru_policy.lua)
 set_tests_properties(bench_cache_lua_is_lru PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+# README "Eviction written in Lua": "0.66-0.81 M against 4.6-6.8 M for the heat policy's order written
+# in Lua (same hit rate, 0.9543)", on `bench cache --blocks 100000 --topk 64 --steps 5000 --lua
+# FILE.lua`: heat's order in Lua (lua_heat_policy.lua) and the built-in heat, L1 hit rate each in
+# [0.95425, 0.95435] and equal
+add_test(NAME bench_cache_lua_heat_readme COMMAND sh -c
+  "set -e; b='--blocks 100000 --topk 64 --steps 5000 --json'; \
+   lua=$(\"$1\" bench cache $b --lua \"$2\" | jq -r .hit_rate_l1); \
+   heat=$(\"$1\" bench cache $b --policy heat | jq -r .hit_rate_l1); \
+   echo \"hit_rate_l1: heat in Lua $lua, built-in heat $heat (README 0.9543)\"; \
+   for x in \"$lua\" \"$heat\"; do awk -v x=\"$x\" 'BEGIN { exit !(x != \"\" && x >= 0.95425 && x <= 0.95435) }'; done; \
+   [ \"$lua\" = \"$heat\" ]"
+  sh $<TARGET_FILE:kvstrata> ${ks_ts}/lua_heat_policy.lua)
 # the prefetch rule as a Lua function: a constant 4 equals prefetch_window = 4
 # (and differs from no prefetch: prefetch_accuracy 0.136 against 0)
 add_test(NAME policy_lua_prefetch_is_window COMMAND ${CMAKE_CURRENT_LIST_DIR}/same_summary.sh $<TARGET_FILE:kvstrata>
@@ -182,6 +203,13 @@ foreach(cmd "scenario;check" run)
               --stderr-has "--set: cache.evict: belady needs the future accesses"
               -- ${cmd} ${ks_ts}/closed_form.lua --set cache.evict=belady ${o})
 endforeach()
+# README "Rules between fields": "with `l3 = \"ssd\"`, 1024 drives per node (what the simulated
+# platform takes)": 1024 passes, 1025 is refused
+ks_scenario_cli_test(check_ssd_count_1024 --json --stderr-empty --eq platform.ssd.count 1024 --is cache.l3 ssd
+                     -- ${ks_ts}/closed_form.lua --set cache.l3=ssd --set platform.ssd.count=1024 --json)
+ks_scenario_cli_test(check_ssd_count_1025 --exit 2 --stdout-empty
+                     --stderr-has "--set: platform.ssd.count: 1025 drives per node with L3 on SSD"
+                     -- ${ks_ts}/closed_form.lua --set cache.l3=ssd --set platform.ssd.count=1025)
 # with L3 elsewhere, the drives are not simulated and any count passes, as in run
 ks_scenario_cli_test(check_ssd_count_unused --json --eq platform.ssd.count 2000
                      -- ${ks_ts}/closed_form.lua --set platform.ssd.count=2000 --json)

@@ -111,6 +111,23 @@ static void moe_totals(void **state)
     ks_scenario_free(s);
 }
 
+// The README's own digits of these totals ("Models": "Qwen3-30B-A3B 30.53B
+// (published 30.5B), DeepSeek-V3.2 671.9B (671B plus the indexer), GLM-5.1
+// 743.9B (GLM-5's 744B"), to half a unit of their last digit.
+static void readme_totals(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = preset("qwen3_30b_a3b", "");
+    near(s->model.arch.params, 30.53e9, 0.005e9, "README Qwen3-30B-A3B 30.53B");
+    ks_scenario_free(s);
+    s = preset("deepseek_v3_2", "");
+    near(s->model.arch.params, 671.9e9, 0.05e9, "README DeepSeek-V3.2 671.9B");
+    ks_scenario_free(s);
+    s = preset("glm_5_1", "");
+    near(s->model.arch.params, 743.9e9, 0.05e9, "README GLM-5.1 743.9B");
+    ks_scenario_free(s);
+}
+
 // MLA's cache is the latent and its rope part, not K and V: DeepSeek's
 // FlashMLA FP8 layout is given (656 B, its index keys 132 B: 83.2% / 16.8%
 // of the cache, as ESS reports); GLM-5.1 in BF16 from its dimensions.
@@ -278,7 +295,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llama3),          cmocka_unit_test(moe_totals),     cmocka_unit_test(latent_cache),
         cmocka_unit_test(experts_touched), cmocka_unit_test(parallel),   cmocka_unit_test(pool),
-        cmocka_unit_test(refused_models),
+        cmocka_unit_test(refused_models),  cmocka_unit_test(readme_totals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

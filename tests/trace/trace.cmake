@@ -106,3 +106,21 @@ rc=0; \"$1\" trace model $d/t.h5 -o $d/t.h5 > $d/out 2> $d/err || rc=$?; [ $rc -
 grep -q 'an input of this run' $d/err; [ \"$(md5sum < $d/t.h5)\" = \"$before\" ]"
   sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/results/traces/synthetic_drifting_8k.h5)
 set_tests_properties(trace_model_output_is_input PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# README `sparse.topic_switch`: "R(1) 0.94 at 0.002, 0.72 at 0.9 on
+# `tests/fixtures/scenarios/policies.lua`", measured as trace_topic_switch
+# (workload.cmake) records it (2 requests, 32 steps): trace stats' reuse_1
+# within half a unit of the second digit, [0.935, 0.945] and [0.715, 0.725]
+add_test(NAME trace_topic_switch_readme
+  COMMAND sh -c "set -e; for t in 0.002 0.9; do \"$1\" trace record \"$2\" --requests 2 --steps 32 \
+--set sparse.topic_switch=$t -o tsr_$t.h5 > /dev/null; \"$1\" trace stats tsr_$t.h5 --json > tsr_$t.json; done; \
+jq -e '.reuse_1 >= 0.935 and .reuse_1 <= 0.945' tsr_0.002.json > /dev/null || { jq .reuse_1 tsr_0.002.json >&2; exit 1; }; \
+jq -e '.reuse_1 >= 0.715 and .reuse_1 <= 0.725' tsr_0.9.json > /dev/null || { jq .reuse_1 tsr_0.9.json >&2; exit 1; }"
+  sh $<TARGET_FILE:kvstrata> ${ks_pol})
+set_tests_properties(trace_topic_switch_readme PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+# README `sparse.topic_switch` "(at most 0.96875)": the bound itself is accepted, just above it is
+# refused (0.99 is refused in trace_topic_switch)
+ks_cli_test(trace_topic_switch_at_most --json --ge sparse.topic_switch 0.96875 --le sparse.topic_switch 0.96875
+            -- scenario check ${ks_pol} --set sparse.topic_switch=0.96875 --json)
+ks_cli_test(trace_topic_switch_above --exit 2 --stdout-empty --stderr-has "sparse.topic_switch: must be at most 96.875%"
+            -- scenario check ${ks_pol} --set sparse.topic_switch=0.96876)
