@@ -105,6 +105,24 @@ set_tests_properties(run_twice PROPERTIES TIMEOUT 300)
 ks_cli_test(run_closed_form_miss --json --ge itl_mean 7.24492e-6 --le itl_mean 7.244936e-6 --ge hit_rate_l2 1
             --ge migrated_bytes_l2_l1 131072 --le migrated_bytes_l2_l1 131072
             -- run ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_miss.h5 --json)
+# README "Platform": "4 migration lanes per GPU (the staging pool) execute batches". The miss
+# above with an L1 of n blocks, a window of n blocks and batches of one block: the prompt leaves
+# blocks 0..n-1 in L1, the first step misses the n newest, each promotion (L2 -> L1) after the
+# demotion of its victim. A 1 ms copy overhead makes each round of lanes 1 ms: a round of k
+# copies takes 1 ms + 1 us + k x 131072 B / 50 GB/s (2.62144 us each, the link shared). With 4
+# lanes, n = 4 takes 2 rounds (4 demotions, then 4 promotions): 2 x 1.01148576 ms + the read of
+# 97 tokens (198.656 ns) = 2.023170176 ms; n = 5 takes 4 (4 demotions; the 4 promotions they free,
+# ahead of the fifth demotion; it; its promotion): 2 x 1.01148576 + 2 x 1.00362144 ms + 129
+# tokens (264.192 ns) = 4.030478592 ms. 5 lanes or more would take 2 rounds for n = 5, 3 lanes
+# 4 rounds for n = 4.
+set(ks_lanes ${ks_ts}/closed_form_miss.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_lanes.h5 --json
+    --set cache.migration_batch=1 --set platform.copy_overhead=1ms)
+ks_cli_test(run_closed_form_lanes_four --json --ge itl_mean 2.023170175e-3 --le itl_mean 2.023170177e-3
+            --ge migrated_bytes_l2_l1 524288 --le migrated_bytes_l2_l1 524288 --ge steps 1 --le steps 1
+            -- run ${ks_lanes} --set cache.l1=524288 --set sparse.window_blocks=4)
+ks_cli_test(run_closed_form_lanes_five --json --ge itl_mean 4.030478591e-3 --le itl_mean 4.030478593e-3
+            --ge migrated_bytes_l2_l1 655360 --le migrated_bytes_l2_l1 655360 --ge steps 1 --le steps 1
+            -- run ${ks_lanes} --set cache.l1=655360 --set sparse.window_blocks=5)
 # how a batch between HBM and host DRAM is copied (cache.copy; issue 18): one copy per block at
 # 3 us (device to host) and 2 us (host to device) each, then the link: 5 + 2 x 3.62144 us + 2.048 ns
 # = 12.244928 us; a gather kernel at 20 GB/s out and 10 GB/s in, slower than the link: 131072 B /
@@ -591,6 +609,14 @@ set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail t
 add_test(NAME run_step_instants COMMAND ${CMAKE_CURRENT_LIST_DIR}/step_instants.sh $<TARGET_FILE:kvstrata> 1323
          ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8.lua --set platform.nodes=4 --set duration=20s)
 set_tests_properties(run_step_instants PROPERTIES TIMEOUT 300)
+# README "Measured": `cluster_64x8.lua` "at `--set detail.layers=4` ... every figure within 0.01% of
+# full detail" (detail_close.sh: every summary figure but wall_s and block_accesses, relative
+# 1e-4), on the 16-GPU slice results/studies/detail.sh runs (2 nodes at the cluster's load per GPU,
+# 6.25 requests/s, 20 s; 8 s and 1 s of wall time): the farthest, output_throughput, at 9.5e-5
+add_test(NAME run_detail_within COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_close.sh $<TARGET_FILE:kvstrata> 4 1e-4
+         ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8.lua --set platform.nodes=2 --set workload.arrival.rate=6.25
+         --set duration=20s)
+set_tests_properties(run_detail_within PROPERTIES TIMEOUT 300)
 # under ThreadSanitizer too (.ci/run): the workers against the simulation's thread
 ks_tsan_test(threads_tiered kvstrata)
 ks_tsan_test(threads_lua kvstrata)

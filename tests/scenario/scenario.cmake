@@ -315,3 +315,13 @@ set_tests_properties(check_truncated_trace PROPERTIES WORKING_DIRECTORY ${CMAKE_
 
 # Kinds (tests/kinds.cmake): sizes derived by hand in the comments above
 ks_kind(closed_form scenario_check_summaries scenario_check_published_qwen_sizes)
+
+# README "The Lua sandbox": "each shipped file needs under 3000" (instructions) and "the shipped files
+# use under 80 KB": every shipped scenario, sweep, plan, profile and published scenario loads under a
+# budget of 3000 instructions, and its Lua state's peak (a counting allocator in front of the sandbox's,
+# by wrapping lua_newstate at link time) stays under 80000 bytes
+ks_add_test(scenario.sandbox_shipped test_sandbox_shipped.c)
+target_link_libraries(scenario_sandbox_shipped PRIVATE ks_scenario)
+target_link_options(scenario_sandbox_shipped PRIVATE -Wl,--wrap=lua_newstate)
+target_compile_definitions(scenario_sandbox_shipped PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+set_tests_properties(scenario.sandbox_shipped PROPERTIES TIMEOUT 60)

@@ -10,3 +10,8 @@ target_link_libraries(step_active PRIVATE ks_step)
 # a run's result (sim/step/runresult.h): the time series' horizon, and /steps thinned as it grows
 ks_add_test(step.runresult test_runresult.c)
 target_link_libraries(step_runresult PRIVATE ks_step)
+
+# a decode step's L1 reserve (sim/step/sizing.h): README "one page per active request and layer,
+# at most a quarter of L1"
+ks_add_test(step.sizing test_sizing.c)
+target_link_libraries(step_sizing PRIVATE ks_step)

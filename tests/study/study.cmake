@@ -39,6 +39,18 @@ add_test(NAME report_renders COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_check.sh $
          run ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=5s --set workload.arrival.rate=40
          --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64)
 set_tests_properties(report_renders PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# README `report`: "tier occupancy (over simulated time, in 100 intervals) and the utilisation of
+# the six busiest links" (report_series.sh): occupancy.dat's rows sit at the middles of 100
+# intervals of the run (88 of them hold steps: decode starts 0.6 s in), links.gp draws the 6 of
+# the 16 links that carried bytes with the most bytes; and all 5 where only 5 carried any (one
+# request on closed_form.lua whose 8-block window misses an L1 of 256 MiB: 42 ms, 37 intervals).
+add_test(NAME report_series_busiest COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_series.sh $<TARGET_FILE:kvstrata> 88
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=5s --set workload.arrival.rate=40
+         --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64)
+add_test(NAME report_series_few_links COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_series.sh $<TARGET_FILE:kvstrata> 37
+         ${ks_ts}/closed_form.lua --set cache.l1=256MiB --set sparse.policy=window --set sparse.window_blocks=8
+         --set sparse.sink_blocks=0 --set sparse.budget_tokens=0 --set workload.output_tokens=2000)
+set_tests_properties(report_series_busiest report_series_few_links PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 # a sweep's report: 7 metrics x 2 axes + the frontier, PNG and SVG each = 30 images
 add_test(NAME report_sweep_renders COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_check.sh $<TARGET_FILE:kvstrata>
          sweep ${ks_ts}/sweep_report.lua 30)

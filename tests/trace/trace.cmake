@@ -99,6 +99,23 @@ ks_cli_test(trace_hostile_replay --exit 1 --stdout-empty
             --stderr-has "field 'request' holds a value its type cannot take"
             -- run ${ks_pol} --set sparse.policy=trace --set sparse.file=${ks_hostile}/trace_signed_minus1.h5
             -o ${CMAKE_CURRENT_BINARY_DIR}/hostile_replay.h5)
+# README "Writing and reading files safely": sizes and counts are checked against "the file's
+# size (x 1100 when compressed)": ratio_gen writes two traces whose deflated /selected claims
+# 2048 x 1100 rows of 8 bytes, one in a 16384-byte file (an expansion of exactly 1100: loads)
+# and one in 16383 bytes (1100.07: 2047 x 1100 = 2251700 rows at most, refused by name)
+add_executable(ratio_gen ${CMAKE_CURRENT_LIST_DIR}/ratio_gen.c)
+target_link_libraries(ratio_gen PRIVATE hdf5::hdf5)
+set(ks_ratio_dir ${CMAKE_CURRENT_BINARY_DIR}/ratio)
+add_test(NAME trace_ratio_files COMMAND sh -c "mkdir -p \"$1\" && \"$2\" \"$1\"" sh ${ks_ratio_dir}
+         $<TARGET_FILE:ratio_gen>)
+set_tests_properties(trace_ratio_files PROPERTIES FIXTURES_SETUP trace_ratio_files)
+ks_cli_test(trace_ratio_at_bound --json --eq records 1 --eq selections 2252800
+            -- trace stats ${ks_ratio_dir}/ratio_at.h5 --json)
+ks_cli_test(trace_ratio_over_bound --exit 1 --stdout-empty
+            --stderr-has "dataset /selected claims 2252800 rows of 8 bytes"
+            --stderr-has "a 16383-byte file holds at most 2251700"
+            -- trace stats ${ks_ratio_dir}/ratio_over.h5 --json)
+set_tests_properties(cli_trace_ratio_at_bound cli_trace_ratio_over_bound PROPERTIES FIXTURES_REQUIRED trace_ratio_files)
 # trace model -o refuses the trace it fits (a copy: the fixture is never at risk)
 add_test(NAME trace_model_output_is_input
   COMMAND sh -c "set -e; d=model_self; rm -rf $d; mkdir $d; cp \"$2\" $d/t.h5; before=$(md5sum < $d/t.h5); \
@@ -106,6 +123,13 @@ rc=0; \"$1\" trace model $d/t.h5 -o $d/t.h5 > $d/out 2> $d/err || rc=$?; [ $rc -
 grep -q 'an input of this run' $d/err; [ \"$(md5sum < $d/t.h5)\" = \"$before\" ]"
   sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/results/traces/synthetic_drifting_8k.h5)
 set_tests_properties(trace_model_output_is_input PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# README `trace model`: "R(1), R(4) and R(16) stay within 0.4% (stable), 0.6% (drifting) and 1.4%
+# (noisy, R(1) at seed 3)" over model seeds 1-8, by the README's loop: each preset's largest
+# |reuse_W_error| rounds to its figure ([0.0035, 0.0045), [0.0055, 0.0065), [0.0135, 0.0145))
+add_test(NAME trace_model_fit_readme COMMAND ${CMAKE_CURRENT_LIST_DIR}/model_fit_readme.sh $<TARGET_FILE:kvstrata>
+         ${ks_pol})
+set_tests_properties(trace_model_fit_readme PROPERTIES TIMEOUT 300)
 
 # README `sparse.topic_switch`: "R(1) 0.94 at 0.002, 0.72 at 0.9 on
 # `tests/fixtures/scenarios/policies.lua`", measured as trace_topic_switch
