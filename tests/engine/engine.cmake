@@ -6,6 +6,9 @@ target_link_libraries(engine_platform PRIVATE ks_engine)
 # the simulated SSD experiment (simssd.h) against its closed form
 ks_add_test(engine.simssd test_simssd.c)
 target_link_libraries(engine_simssd PRIVATE ks_engine)
+# README "kvstrata run": --threads' default, the online CPUs, at most 4
+ks_add_test(engine.threads test_threads.c)
+target_link_libraries(engine_threads PRIVATE ks_engine)
 
 # Whole runs: closed forms, determinism, host memory and links, golden summaries.
 # 32 layers x 8 heads x 128 x 2 x 2 B x 4096 tokens at 2 TB/s: 268.435456 us per token, within 1e-6;
