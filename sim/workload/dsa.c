@@ -164,6 +164,14 @@ void ks_dsa_req_free(struct ks_dsa_req *r)
     free(r);
 }
 
+size_t ks_dsa_req_bytes(const struct ks_dsa_req *r)
+{
+    size_t units = (size_t)r->gcap + r->scap + r->tcap;
+    for (uint32_t l = 0; l < r->d->p.n_layers; l++)
+        units += r->lay[l].cap;
+    return units * sizeof(float);
+}
+
 // Grows *p to hold n floats (doubling), keeping its contents.
 static int reserve(float **p, uint32_t *cap, uint32_t n)
 {

@@ -86,6 +86,12 @@ struct ks_dsa_layer ks_dsa_layer_of(const struct ks_dsa *d, uint32_t layer);
 struct ks_dsa_req *ks_dsa_req_new(const struct ks_dsa *d, uint64_t id);
 void ks_dsa_req_free(struct ks_dsa_req *r);
 
+// Bytes request r holds beyond its fixed state: its log-importances (4 B a
+// unit), each layer asked's noise (4 B a unit) and the selection's two
+// scratch arrays (4 B a unit each), every array's capacity counted (they
+// grow by doubling from 1024 units).
+size_t ks_dsa_req_bytes(const struct ks_dsa_req *r);
+
 // The selection of `layer` at decode step `step` over a context of n units:
 // min(n, top_k) distinct units in ascending order into out, their masses
 // (summing to 1) into mass, their count into *k. out and mass hold at least

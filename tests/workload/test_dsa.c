@@ -189,6 +189,34 @@ static void layers_map_by_relative_depth(void **state)
 
 // The cost of one selection of 2048 out of 32K tokens with the shipped
 // profile (printed; bounded loosely so that a slow CI machine passes).
+// README (the dsa policy): "memory per request is 4 B per block, plus 4 B
+// per block for each layer asked, plus 8 B per block of workspace": a
+// context of 4096 units (a power of two: the arrays' capacity is the
+// context), 3 of 8 layers asked: 4096 x (4 + 3 x 4 + 8) B; one unit more
+// doubles every array.
+static void memory_per_request(void **state)
+{
+    (void)state;
+    struct ks_dsa_params p;
+    ks_dsa_params_default(&p, 1, 8, 64);
+    char err[256];
+    struct ks_dsa *d = ks_dsa_new(&p, err, sizeof err);
+    assert_non_null(d);
+    struct ks_dsa_req *r = ks_dsa_req_new(d, 0);
+    assert_non_null(r);
+    assert_int_equal(ks_dsa_req_bytes(r), 0);
+    static uint32_t sel[64];
+    static float mass[64];
+    uint32_t k;
+    for (uint32_t l = 0; l < 3; l++)
+        assert_int_equal(ks_dsa_select(r, l, 0, 4096, sel, mass, &k), KS_OK);
+    assert_int_equal(ks_dsa_req_bytes(r), 4096 * (4 + 3 * 4 + 8));
+    assert_int_equal(ks_dsa_select(r, 0, 1, 4097, sel, mass, &k), KS_OK); // layer 0 only grows its z
+    assert_int_equal(ks_dsa_req_bytes(r), 8192 * (4 + 4 + 8) + 4096 * 2 * 4);
+    ks_dsa_req_free(r);
+    ks_dsa_free(d);
+}
+
 static void selection_cost(void **state)
 {
     (void)state;
@@ -223,6 +251,7 @@ int main(void)
         cmocka_unit_test(deterministic_and_small_contexts),
         cmocka_unit_test(threshold_is_the_kth_largest),
         cmocka_unit_test(layers_map_by_relative_depth),
+        cmocka_unit_test(memory_per_request),
         cmocka_unit_test(selection_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
