@@ -34,12 +34,8 @@ static char dir[64];
 // Writes a scratch Lua file in the test's folder; returns its path (static).
 static const char *scratch(const char *name, const char *text)
 {
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    const char *path = ks_tmpdir_file(dir, name, text);
+    assert_non_null(path);
     return path;
 }
 

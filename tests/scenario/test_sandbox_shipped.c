@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "luatab.h"
+#include "tmpdir.h"
 #include "scenario.h"
 #include "status.h"
 
@@ -88,12 +89,8 @@ static int load(const char *file)
 
 static const char *scratch(const char *name, const char *text)
 {
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    const char *path = ks_tmpdir_file(dir, name, text);
+    assert_non_null(path);
     return path;
 }
 

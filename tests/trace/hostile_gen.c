@@ -4,7 +4,8 @@
 // The bit-flipped files found by fuzzing (trace_flip_*.h5) are kept as found.
 //
 // Usage: hostile_gen DIR   (writes DIR/trace_*.h5 and DIR/result_*.h5)
-#define _POSIX_C_SOURCE 200809L
+//        hostile_gen --ratio DIR   (writes DIR/ratio_at.h5 and DIR/ratio_over.h5, below)
+#define _POSIX_C_SOURCE 200809L // truncate
 
 #include <hdf5.h>
 #include <stddef.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CHECK(x)                                                                                                   \
     do {                                                                                                           \
@@ -42,11 +45,12 @@ static void attr_str(hid_t loc, const char *name, const char *v)
     H5Tclose(t);
 }
 
-// A 1-D chunked, compressed table of `type` with `rows` rows claimed and the
-// first `n` of them written from `data`.
-static void table(hid_t f, const char *name, hid_t type, hsize_t rows, const void *data, hsize_t n)
+// A 1-D table of `type` compressed in chunks of `chunk` rows, with `rows`
+// rows claimed and the first `n` of them written from `data`.
+static void table_chunked(hid_t f, const char *name, hid_t type, hsize_t rows, hsize_t chunk, const void *data,
+                          hsize_t n)
 {
-    hsize_t chunk = 64, max = H5S_UNLIMITED;
+    hsize_t max = H5S_UNLIMITED;
     hid_t sp = H5Screate_simple(1, &rows, &max), pl = H5Pcreate(H5P_DATASET_CREATE);
     CHECK(H5Pset_chunk(pl, 1, &chunk));
     CHECK(H5Pset_deflate(pl, 4));
@@ -63,6 +67,12 @@ static void table(hid_t f, const char *name, hid_t type, hsize_t rows, const voi
     H5Dclose(d);
     H5Pclose(pl);
     H5Sclose(sp);
+}
+
+// The same in chunks of 64 rows.
+static void table(hid_t f, const char *name, hid_t type, hsize_t rows, const void *data, hsize_t n)
+{
+    table_chunked(f, name, type, rows, 64, data, n);
 }
 
 // ---- traces ---------------------------------------------------------------------------
@@ -100,15 +110,9 @@ static hid_t sel_type(void)
     return t;
 }
 
-// A one-layer trace: attributes, then /steps (rows claimed, records given)
-// and /selected (one block per record).
-static void trace(const char *dir, const char *name, long long layers, long long block_size, hsize_t rows,
-                  const struct step *recs, hsize_t n)
+// A trace's attributes: its format, shape and source.
+static void trace_attrs(hid_t f, long long layers, long long block_size)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(f);
     attr_str(f, "format", "kvstrata-trace");
     attr_int(f, "version", 1);
     attr_int(f, "block_size", block_size);
@@ -118,6 +122,18 @@ static void trace(const char *dir, const char *name, long long layers, long long
     attr_int(f, "head_dim", 128);
     attr_str(f, "dtype", "fp16");
     attr_str(f, "source", "tests/trace/hostile_gen.c");
+}
+
+// A one-layer trace: attributes, then /steps (rows claimed, records given)
+// and /selected (one block per record).
+static void trace(const char *dir, const char *name, long long layers, long long block_size, hsize_t rows,
+                  const struct step *recs, hsize_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(f);
+    trace_attrs(f, layers, block_size);
     hid_t st = step_type(), se = sel_type();
     table(f, "/steps", st, rows, recs, n);
     struct sel s[4] = {{0, 1.0f}, {0, 1.0f}, {0, 1.0f}, {0, 1.0f}};
@@ -125,6 +141,45 @@ static void trace(const char *dir, const char *name, long long layers, long long
     H5Tclose(st);
     H5Tclose(se);
     H5Fclose(f);
+}
+
+// The bound on a compressed table's claimed expansion (README "Writing and
+// reading files safely": "the file's size (x 1100 when compressed)";
+// sim/results/h5read.c, extent_ok: a filtered table may claim at most
+// file_bytes / record_bytes x 1100 rows). One decode step (a context of 64
+// tokens) selects row 0 of a deflated /selected of 8-byte rows that claims
+// RATIO_ROWS = 2048 x 1100 = 2252800 rows, written only as far as its first
+// chunk (the rest read as the fill value; rows no step selects are not
+// looked at). HDF5 writes about 9 KB; the file is padded with zero bytes
+// past HDF5's end of file to `pad_to`: 16384 bytes (2048 rows of 8 bytes,
+// x 1100: accepted) or 16383 (2047 x 1100 = 2251700 < RATIO_ROWS: refused).
+enum { RATIO_FILE = 16384, RATIO = 1100, RATIO_CHUNK = 1024 };
+#define RATIO_ROWS ((hsize_t)RATIO_FILE / sizeof(struct sel) * RATIO)
+
+static void ratio_trace(const char *dir, const char *name, off_t pad_to)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(f);
+    trace_attrs(f, 1, 16);
+    hid_t st = step_type(), se = sel_type();
+    struct step s = {.request = 0, .step = 0, .layer = 0, .context = 64, .first = 0, .n = 1, .kernel_time = -1};
+    table(f, "/steps", st, 1, &s, 1);
+    static struct sel rows[RATIO_CHUNK]; // block 0 at mass 1, then the fill value's rows
+    rows[0] = (struct sel){0, 1.0f};
+    table_chunked(f, "/selected", se, RATIO_ROWS, RATIO_CHUNK, rows, RATIO_CHUNK);
+    H5Tclose(st);
+    H5Tclose(se);
+    CHECK(H5Fclose(f));
+    struct stat sb;
+    CHECK(stat(path, &sb));
+    if (sb.st_size > pad_to) {
+        fprintf(stderr, "hostile_gen: %s: HDF5 wrote %lld bytes, more than the %lld to pad to\n", path,
+                (long long)sb.st_size, (long long)pad_to);
+        exit(1);
+    }
+    CHECK(truncate(path, pad_to)); // zero bytes past HDF5's end of file
 }
 
 // ---- results --------------------------------------------------------------------------
@@ -190,8 +245,15 @@ static void result(const char *dir, const char *name, int64_t gpu, hsize_t rows,
 
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--ratio") == 0) {
+        ratio_trace(argv[2], "ratio_at.h5", RATIO_FILE);
+        ratio_trace(argv[2], "ratio_over.h5", RATIO_FILE - 1);
+        printf("hostile_gen: /selected claims %llu rows of %zu bytes; files of %d and %d bytes\n",
+               (unsigned long long)RATIO_ROWS, sizeof(struct sel), RATIO_FILE, RATIO_FILE - 1);
+        return 0;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: hostile_gen DIR\n");
+        fprintf(stderr, "usage: hostile_gen DIR | hostile_gen --ratio DIR\n");
         return 2;
     }
     const char *dir = argv[1];

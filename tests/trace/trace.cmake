@@ -100,14 +100,12 @@ ks_cli_test(trace_hostile_replay --exit 1 --stdout-empty
             -- run ${ks_pol} --set sparse.policy=trace --set sparse.file=${ks_hostile}/trace_signed_minus1.h5
             -o ${CMAKE_CURRENT_BINARY_DIR}/hostile_replay.h5)
 # README "Writing and reading files safely": sizes and counts are checked against "the file's
-# size (x 1100 when compressed)": ratio_gen writes two traces whose deflated /selected claims
+# size (x 1100 when compressed)": hostile_gen --ratio writes two traces whose deflated /selected claims
 # 2048 x 1100 rows of 8 bytes, one in a 16384-byte file (an expansion of exactly 1100: loads)
 # and one in 16383 bytes (1100.07: 2047 x 1100 = 2251700 rows at most, refused by name)
-add_executable(ratio_gen ${CMAKE_CURRENT_LIST_DIR}/ratio_gen.c)
-target_link_libraries(ratio_gen PRIVATE hdf5::hdf5)
 set(ks_ratio_dir ${CMAKE_CURRENT_BINARY_DIR}/ratio)
-add_test(NAME trace_ratio_files COMMAND sh -c "mkdir -p \"$1\" && \"$2\" \"$1\"" sh ${ks_ratio_dir}
-         $<TARGET_FILE:ratio_gen>)
+add_test(NAME trace_ratio_files COMMAND sh -c "mkdir -p \"$1\" && \"$2\" --ratio \"$1\"" sh ${ks_ratio_dir}
+         $<TARGET_FILE:hostile_gen>)
 set_tests_properties(trace_ratio_files PROPERTIES FIXTURES_SETUP trace_ratio_files)
 ks_cli_test(trace_ratio_at_bound --json --eq records 1 --eq selections 2252800
             -- trace stats ${ks_ratio_dir}/ratio_at.h5 --json)
