@@ -44,10 +44,11 @@ double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
     return ks_cost_compute(s, a->token_flops * n, attn);
 }
 
-double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double compute)
+double ks_cost_roofline(const struct ks_scenario *s, double bytes, double attn, double compute)
 {
-    return fmax(bytes / s->platform.hbm_bw + attn, compute) + ks_cost_pass_overhead(s);
+    return fmax(bytes / s->platform.hbm_bw + attn, compute);
 }
+
 
 double ks_cost_pass_overhead(const struct ks_scenario *s)
 {

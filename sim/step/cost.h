@@ -35,13 +35,14 @@ double ks_cost_prefill_pairs(double n, double c, double k);
 double ks_cost_compute(const struct ks_scenario *s, double weight_flops, double attn_flops);
 
 // Seconds of a fused iteration (scheduler.kind "fused": decode tokens and
-// prefill chunks together), the slower of its memory and its compute, plus
-// the engine's fixed time of a pass (ks_cost_pass_overhead):
-// max(bytes / HBM bandwidth + attn, compute) + overhead. bytes: what one GPU reads and
-// writes (weights for all the iteration's tokens, KV and index keys read,
-// the prompts' KV written); attn: measured kernel seconds; compute: seconds
-// of its matrix work (ks_cost_compute, ks_cost_prefill).
-double ks_cost_iteration(const struct ks_scenario *s, double bytes, double attn, double compute);
+// prefill chunks together) that memory or compute sets, the slower of the
+// two: max(bytes / HBM bandwidth + attn, compute). bytes: what one GPU reads
+// and writes (weights for all the iteration's tokens, KV and index keys
+// read, the prompts' KV written); attn: measured kernel seconds; compute:
+// seconds of its matrix work (ks_cost_compute, ks_cost_prefill). The
+// iteration takes that plus the engine's fixed time of a pass
+// (ks_cost_pass_overhead).
+double ks_cost_roofline(const struct ks_scenario *s, double bytes, double attn, double compute);
 
 // Seconds a forward pass takes beyond its bytes and its matrix work:
 // scheduler.layer_overhead x the model's layers. What a real engine's step

@@ -583,9 +583,10 @@ static int decode(struct ks_step *d, char *err, size_t len)
         return failed(err, len, "a decode step", st);
     if (s->scheduler.kind == KS_SCHED_FUSED) {
         double compute = ks_cost_compute(s, wflops, aflops) + d->prefill_compute;
-        double it = ks_cost_iteration(s, weights + kv_hbm + prefill_write(d), attn, compute);
+        double roof = ks_cost_roofline(s, weights + kv_hbm + prefill_write(d), attn, compute);
+        double it = roof + ks_cost_pass_overhead(s);
         d->layer_time = it / s->model.layers;
-        if (compute >= it - ks_cost_pass_overhead(s)) // compute, not memory, set its time
+        if (compute >= roof) // compute, not memory, set its time
             r->compute_bound_time += it;
     } else {
         d->layer_time = ks_cost_layer(s, weights, kv_hbm, attn);
@@ -733,9 +734,10 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
             if (o->compute && d->prefill_tokens) {
                 share = d->prefill_compute; // what the chunks' compute alone takes
                 if (!decoding) { // an iteration of prefill only: its roofline time
-                    prefill = ks_cost_iteration(s, ks_arch_gpu_read_bytes(&s->model, d->prefill_tokens) +
-                                                       prefill_write(d), 0, d->prefill_compute);
-                    prefill_bound = d->prefill_compute >= prefill - ks_cost_pass_overhead(s);
+                    double roof = ks_cost_roofline(
+                        s, ks_arch_gpu_read_bytes(&s->model, d->prefill_tokens) + prefill_write(d), 0, d->prefill_compute);
+                    prefill = roof + ks_cost_pass_overhead(s);
+                    prefill_bound = d->prefill_compute >= roof;
                 }
             }
         } else {
