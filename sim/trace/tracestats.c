@@ -275,7 +275,6 @@ int ks_tracestats_compute(const struct ks_trace *t, struct ks_tracestats *s)
     s->layers = L;
     s->block_size = t->meta.block_size;
     s->records = t->n_steps;
-    s->selections = t->n_sel;
     s->min_selected = t->n_steps ? UINT32_MAX : 0;
     uint32_t max_steps = 0;
     size_t max_req_sel = 0;
@@ -292,8 +291,9 @@ int ks_tracestats_compute(const struct ks_trace *t, struct ks_tracestats *s)
         s->max_blocks = nb > s->max_blocks ? (uint32_t)nb : s->max_blocks;
         s->max_selected = t->steps[i].n > s->max_selected ? t->steps[i].n : s->max_selected;
         s->min_selected = t->steps[i].n < s->min_selected ? t->steps[i].n : s->min_selected;
+        s->selections += t->steps[i].n; // the rows the records select: /selected may hold more
     }
-    s->mean_selected = t->n_steps ? (double)t->n_sel / (double)t->n_steps : 0.0;
+    s->mean_selected = t->n_steps ? (double)s->selections / (double)t->n_steps : 0.0;
 
     struct work w = {0};
     size_t mb = s->max_blocks ? s->max_blocks : 1, ms = max_steps ? max_steps : 1;
