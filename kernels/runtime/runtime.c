@@ -50,6 +50,8 @@ int ks_runtime_supports(const struct ks_scenario *s, char *why, size_t len)
         no = "model.dtype: the runtime's kernels read fp16 KV";
     else if (s->cache.copy != KS_COPY_BATCH)
         no = "cache.copy: the runtime copies each batch as one (\"batch\")";
+    else if (s->cache.layer_prefetch != KS_LAYER_PREFETCH_NONE)
+        no = "cache.layer_prefetch: the runtime starts every copy of a step at once (\"none\")";
     else if (s->cache.organisation != KS_ORG_POOL)
         no = "cache.organisation: the runtime runs L1 as one pool per GPU (\"pool\")";
     else if (s->detail.layers && s->detail.layers != s->model.layers)

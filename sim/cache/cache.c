@@ -138,6 +138,7 @@ void ks_cache_free(struct ks_cache *c)
     free(c->req_mark);
     free(c->req_count);
     free(c->samp);
+    free(c->early);
     for (int t = 0; t < KS_TIERS; t++)
         free(c->bel[t]);
     for (int t = 0; t < KS_TIERS; t++)
@@ -433,7 +434,7 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
             ks_evict_note(c, id);
         }
 
-        if (at != KS_AT_L1 && at != KS_AT_INFLIGHT && ks_cache_cand_add(c, id, req, KS_CLASS_MISS) != KS_OK)
+        if (at != KS_AT_L1 && at != KS_AT_INFLIGHT && ks_cache_cand_add(c, id, req, KS_CLASS_MISS, acc[i].ahead) != KS_OK)
             return KS_ENOMEM;
         if ((entering || rising) && ks_prefetch_after(c, s, req, id, j, entering, &w) != KS_OK)
             return KS_ENOMEM;
@@ -594,6 +595,7 @@ uint64_t ks_cache_bytes(const struct ks_cache *c)
     for (int t = 0; t < KS_TIERS; t++)
         n += (uint64_t)c->cap_vict[t] * sizeof *c->vict[t] + (uint64_t)c->cap_bel[t] * sizeof *c->bel[t];
     n += (uint64_t)c->cap_samp * sizeof *c->samp + (uint64_t)c->cap_heap * sizeof *c->heap;
+    n += (uint64_t)c->cap_early * sizeof *c->early;
     n += (uint64_t)c->cap_slot * (sizeof *c->slot + sizeof *c->free_slot);
     for (uint32_t s = 0; s < c->n_slot; s++)
         n += sizeof *c->slot[s] + (uint64_t)c->slot[s]->cap * (3 * sizeof(uint32_t) + sizeof(uint32_t) + 1);

@@ -185,6 +185,10 @@ struct ks_access {
     uint32_t block; // logical block index in the request's group
     float mass;     // attention mass it received
     uint32_t next;  // step of its next access, KS_NONE if none; read by KS_EVICT_BELADY only
+    // 1: a selection made earlier in the step (the previous layer's) chose
+    // it too, so a copy of it may start with that selection (a miss's batch
+    // then says `early`); 0: its copy starts with this access's layer
+    uint8_t ahead;
 };
 
 enum ks_where {
@@ -243,6 +247,7 @@ struct ks_batch {
     uint32_t after;    // batch that must be confirmed first, or KS_NONE
     uint8_t src, dst;  // tiers
     uint8_t klass;     // enum ks_class of its highest-priority block
+    uint8_t early;     // 1: misses only, each accessed `ahead` (struct ks_access) by every request that missed it
     uint32_t n;        // blocks
     uint32_t most_per_req; // the most blocks one request has in it (params count_per_req; else 0)
     uint64_t bytes;    // bytes moved: n * the smaller of the two tiers' block bytes

@@ -67,6 +67,7 @@ struct ks_cand {
     uint32_t order; // arrival order, for stable sorting
     uint8_t klass;  // enum ks_class
     uint8_t dead;   // the block was freed; drop it
+    uint8_t early;  // a miss every accessor chose `ahead` (struct ks_access)
 };
 
 // One planned block move, before batches are formed.
@@ -78,6 +79,7 @@ struct ks_rec {
     uint32_t batch;   // batch slot it went to
     uint16_t group;   // device buffers: the block's group (a batch carries one group's blocks)
     uint8_t src, dst, klass, depth;
+    uint8_t early;    // a miss planned from an `early` candidate (batches keep them apart)
 };
 
 // A batch and what the manager needs to finish it.
@@ -141,6 +143,8 @@ struct ks_cache {
     uint32_t cap_adm;
     uint32_t *samp;    // sampled pages (evict.c)
     uint32_t cap_samp;
+    uint32_t *early;   // the plan's early misses, sorted (migrate.c)
+    uint32_t cap_early;
     struct kv *heap;   // lowest keys seen (evict.c)
     struct ks_evict_pool pool[KS_TIERS];
     struct kv *bel[KS_TIERS]; // Belady: max-heaps of (next use, id) per tier (evict.c)
@@ -268,8 +272,9 @@ uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id);
 // Re-indexes the candidate array (after it was emptied, compacted or grew).
 int ks_cache_cand_rebuild(struct ks_cache *c);
 // Makes block id a candidate of class klass for request req (or raises its
-// class). KS_OK or KS_ENOMEM.
-int ks_cache_cand_add(struct ks_cache *c, uint32_t id, uint32_t req, unsigned klass);
+// class). early: the access chose it `ahead` (misses only; a candidate stays
+// early while every access of its class says so). KS_OK or KS_ENOMEM.
+int ks_cache_cand_add(struct ks_cache *c, uint32_t id, uint32_t req, unsigned klass, int early);
 // After an access to block j (id) of sequence s that entered its region or
 // raised its heat: the next *w blocks become prefetch candidates, *w first
 // answered by the prefetch function when there is one. KS_OK or KS_ENOMEM.

@@ -87,6 +87,36 @@ int ks_plan_push_rec(struct ks_cache *c, struct ks_rec r)
 static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, const uint8_t *src_tier,
                           unsigned one_src, const uint8_t *klass, uint32_t n, uint8_t depth, int *err);
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+// Marks the records that bring the admitted early misses (adm[0 .. got))
+// into L1, so that assemble keeps them in batches of their own.
+static int mark_early(struct ks_cache *c, uint32_t got)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < got; i++)
+        n += c->adm[i].early && c->adm_klass[i] == KS_CLASS_MISS;
+    if (n == 0)
+        return KS_OK;
+    if (ks_grow((void **)&c->early, &c->cap_early, n, sizeof *c->early) != KS_OK)
+        return KS_ENOMEM;
+    n = 0;
+    for (uint32_t i = 0; i < got; i++)
+        if (c->adm[i].early && c->adm_klass[i] == KS_CLASS_MISS)
+            c->early[n++] = c->adm_id[i];
+    qsort(c->early, n, sizeof *c->early, cmp_u32);
+    for (uint32_t r = 0; r < c->n_rec; r++) {
+        struct ks_rec *rc = &c->rec[r];
+        rc->early = rc->dst == KS_L1 && rc->klass == KS_CLASS_MISS &&
+                    bsearch(&rc->id, c->early, n, sizeof *c->early, cmp_u32) != NULL;
+    }
+    return KS_OK;
+}
+
 // Chooses up to n victims in tier t and plans their demotion to the next
 // tier down (records at `depth`); a victim that finds no room below stays.
 // Returns how many were placed: the first ones of *vict (valid until the
@@ -248,6 +278,7 @@ static struct ks_batch_rec *new_batch(struct ks_cache *c)
     br->b.n = 0;
     br->b.bytes = 0;
     br->b.klass = KS_CLASS_EVICT;
+    br->b.early = 0;
     br->after_slot = KS_NONE;
     br->live = 1;
     c->n_live_batches++;
@@ -261,18 +292,25 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
     for (int d = max_depth; d >= 0; d--) {
         struct ks_batch_rec *open[OPEN];
         uint32_t open_slot[OPEN], open_first[OPEN]; // the batch, its slot, its first record
-        uint32_t n_open = 0;
+        uint32_t n_open = 0, group = UINT32_MAX;
         for (uint32_t i = 0; i < c->n_rec; i++) {
             struct ks_rec *r = &c->rec[i];
             if (r->depth != d)
                 continue;
+            // device buffers: the records come group by group (ks_buffer_order_records)
+            // and a batch carries one group's: a new group closes the open batches
+            if (c->p.buffer_blocks && r->group != group) {
+                n_open = 0;
+                group = r->group;
+            }
+            uint8_t early = r->early && r->klass == KS_CLASS_MISS;
             uint32_t after_slot = r->dep == KS_NONE ? KS_NONE : c->rec[r->dep].batch;
             struct ks_batch_rec *br = NULL;
             uint32_t bs = KS_NONE;
             for (uint32_t k = 0; k < n_open; k++) {
                 struct ks_batch_rec *o = open[k];
                 if (o->b.src == r->src && o->b.dst == r->dst && o->after_slot == after_slot && o->b.n < o->cap &&
-                    (!c->p.buffer_blocks || c->rec[open_first[k]].group == r->group)) {
+                    o->b.early == early && (!c->p.buffer_blocks || c->rec[open_first[k]].group == r->group)) {
                     br = o;
                     bs = open_slot[k];
                     break;
@@ -285,6 +323,7 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
                 bs = br->slot;
                 br->b.src = r->src;
                 br->b.dst = r->dst;
+                br->b.early = early;
                 br->after_slot = after_slot;
                 br->b.after = after_slot == KS_NONE ? KS_NONE : c->slot[after_slot]->b.id;
                 if (ks_grow((void **)&c->plan_out, &c->cap_plan_out, plan->n + 1, sizeof *c->plan_out) != KS_OK)
@@ -426,6 +465,8 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
             ks_blk_set_prefetched(ks_blocktab_get(&c->tab, c->adm_id[i]), 1);
         }
     }
+    if (err == KS_OK)
+        err = mark_early(c, got);
     // 3b. keep L1's reserve free for blocks the caller will create (new KV)
     if (err == KS_OK)
         keep_reserve(c, &err);

@@ -74,26 +74,31 @@ int ks_cache_cand_rebuild(struct ks_cache *c)
     return KS_OK;
 }
 
-int ks_cache_cand_add(struct ks_cache *c, uint32_t id, uint32_t req, unsigned klass)
+int ks_cache_cand_add(struct ks_cache *c, uint32_t id, uint32_t req, unsigned klass, int early)
 {
+    early = early && klass == KS_CLASS_MISS;
     uint32_t i = ks_cache_cand_find(c, id);
     if (i != KS_NONE && c->cand[i].dead) { // the id was freed and reused: a new candidate
         c->cand[i].dead = 0;
         c->cand[i].klass = (uint8_t)klass;
         c->cand[i].req = req;
+        c->cand[i].early = (uint8_t)early;
         return KS_OK;
     }
     if (i != KS_NONE) {
         if (klass < c->cand[i].klass) { // the same block wanted more urgently
             c->cand[i].klass = (uint8_t)klass;
             c->cand[i].req = req;
+            c->cand[i].early = (uint8_t)early;
+        } else if (klass == c->cand[i].klass) { // early only if every access of its class is
+            c->cand[i].early &= (uint8_t)early;
         }
         return KS_OK;
     }
     if (ks_grow((void **)&c->cand, &c->cap_cand, c->n_cand + 1, sizeof *c->cand) != KS_OK)
         return KS_ENOMEM;
     i = c->n_cand++;
-    c->cand[i] = (struct ks_cand){.id = id, .req = req, .order = i, .klass = (uint8_t)klass};
+    c->cand[i] = (struct ks_cand){.id = id, .req = req, .order = i, .klass = (uint8_t)klass, .early = (uint8_t)early};
     if (2 * c->n_cand + 2 > c->hcap)
         return ks_cache_cand_rebuild(c);
     hash_put(c, id, i);
@@ -112,7 +117,7 @@ static int lookahead(struct ks_cache *c, const struct ks_seq *s, uint32_t req, u
         if (ks_blk_tier(b) == KS_L1 || ks_blk_state(b) != KS_BLK_RESIDENT)
             continue;
         unsigned k = heat_class ? KS_CLASS_HEAT : ks_blk_refs(b) > 1 ? KS_CLASS_SHARED : KS_CLASS_NEIGHBOR;
-        if (ks_cache_cand_add(c, id, req, k) != KS_OK)
+        if (ks_cache_cand_add(c, id, req, k, 0) != KS_OK)
             return KS_ENOMEM;
     }
     return KS_OK;
@@ -138,6 +143,7 @@ uint32_t ks_cache_defer(struct ks_cache *c, uint32_t req)
         struct ks_cand *cd = &c->cand[i];
         if (cd->req == req && cd->klass == KS_CLASS_MISS && !cd->dead) {
             cd->klass = KS_CLASS_WARM;
+            cd->early = 0;
             n++;
         }
     }

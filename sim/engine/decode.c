@@ -156,16 +156,30 @@ static void wake_up(struct gpu *g, double since)
         sg_actor_sleep_for(ks_host_wake_time(w, simgrid_get_clock() - since));
 }
 
+// Layer `layer` starts (g->mu held): its selection is made now, so the
+// copies that wait for it may go.
+static void layer_starts(struct gpu *g, uint32_t layer)
+{
+    if (g->layer_now != KS_NONE && layer > g->layer_now) {
+        g->layer_now = layer;
+        sg_cond_notify_all(g->work);
+    }
+}
+
+static void mark_start(struct gpu *g, uint32_t layer)
+{
+    sg_mutex_lock(g->mu);
+    layer_starts(g, layer);
+    sg_mutex_unlock(g->mu);
+}
+
 static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, size_t len)
 {
     (void)err, (void)len;
     struct gpu *g = ctx;
     double t0 = simgrid_get_clock();
     sg_mutex_lock(g->mu);
-    if (g->layer_now != KS_NONE && layer > g->layer_now) { // this layer's selection is made now
-        g->layer_now = layer;
-        sg_cond_notify_all(g->work);
-    }
+    layer_starts(g, layer);
     int waited = 0;
     while (ks_step_needed_unlanded(g->jobs, g->n_jobs, layer) && !g->failed) {
         sg_cond_wait(g->done, g->mu);
@@ -183,6 +197,9 @@ static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, 
 // each over its tier's route to the GPU (a copy's overhead, and an SSD
 // request's op time as in a batch), then computes the layers. Layers here
 // are the simulated ones (detail.layers), each the model's layer_scale.
+// With cache.layer_prefetch each layer's start is marked as it comes (the
+// copies its selection predicts for the next layer may go); without it no
+// job waits for a layer these run through, and one sleep computes them all.
 static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *err, size_t len)
 {
     (void)err, (void)len;
@@ -203,15 +220,26 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
                          ssd);
             }
     uint32_t scale = m->z.layer_scale;
+    int mark = s->cache.layer_prefetch != KS_LAYER_PREFETCH_NONE && g->layer_now != KS_NONE;
     if (!g->peer) {
         *extra = simgrid_get_clock() - t0;
-        sg_actor_sleep_for(g->d.layer_time * n * scale);
+        if (!mark) {
+            sg_actor_sleep_for(g->d.layer_time * n * scale);
+            return KS_OK;
+        }
+        for (uint32_t l = from; l < from + n; l++) {
+            if (l > from)
+                mark_start(g, l);
+            sg_actor_sleep_for(g->d.layer_time * scale);
+        }
         return KS_OK;
     }
     // a replica over several GPUs: each layer's compute, then its collectives
     // over NVLink to the next GPU of the ring (counted busy, as the reads)
     double compute = 0;
     for (uint32_t l = from * scale; l < (from + n) * scale; l++) {
+        if (mark && l % scale == 0 && l > from * scale)
+            mark_start(g, l / scale);
         sg_actor_sleep_for(g->d.layer_time);
         compute += g->d.layer_time;
         double bytes = ks_arch_comm_bytes(&s->model, l, g->d.comm_tokens);

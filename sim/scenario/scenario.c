@@ -124,6 +124,7 @@ static const char *const organisations[] = {"pool", "per_request", NULL}; // enu
 static const char *const accountings[] = {"aggregate", "per_block", NULL}; // enum ks_accounting
 static const char *const compressions[] = {"none", "int8", NULL};
 static const char *const copies[] = {"batch", "per_item", "gather", NULL}; // enum ks_copy
+static const char *const layer_prefetches[] = {"none", "previous", NULL};  // enum ks_layer_prefetch
 static const char *const routers[] = {"round_robin", "least_loaded", "prefix_affinity", NULL}; // enum ks_router
 static const char *const prefill_modes[] = {"colocated", "disaggregated", NULL}; // enum ks_prefill_mode
 static const char *const dist_kinds[] = {"constant", "uniform", "lognormal", "normal", "trace", NULL};
@@ -270,6 +271,8 @@ static const struct field fields[] = {
     {"platform.host_read_lat", T_REAL, TM, OFF(platform.host_read_lat), "", 1, 0, NULL, 1},
     {"cache.copy", T_CHOICE, CN, OFF(cache.copy), "batch", 0, 0, copies, 0},
     {"cache.gather_warps", T_U32, CN, OFF(cache.gather_warps), "0", 0, 0, NULL, 0},
+    // layer-wise prefetch: a layer's top-k predicted by the previous layer's (issue 18)
+    {"cache.layer_prefetch", T_CHOICE, CN, OFF(cache.layer_prefetch), "none", 0, 0, layer_prefetches, 0},
     {"cache.gather_load_bytes", T_U32, CN, OFF(cache.gather_load_bytes), "8", 1, 0, NULL, 0},
     {"scheduler.kind", T_CHOICE, CN, OFF(scheduler.kind), "fused", 0, 0, sched_kinds, 0},
     {"scheduler.max_batched_tokens", T_U32, CN, OFF(scheduler.max_batched_tokens), "8192", 0, 0, NULL, 0},
@@ -1472,6 +1475,9 @@ static void check_copy(struct ctx *x)
     if (s->cache.gather_warps > 0 && s->cache.copy != KS_COPY_GATHER)
         FAIL(x, "cache.gather_warps", "applies to cache.copy = \"gather\" only (it is %s)",
              s->cache.copy == KS_COPY_PER_ITEM ? "\"per_item\"" : "\"batch\"");
+    if (s->cache.layer_prefetch != KS_LAYER_PREFETCH_NONE && s->sparse.policy < KS_SPARSE_TOPK)
+        FAIL(x, "cache.layer_prefetch", "applies to selections made layer by layer (sparse.policy topk, retrieval, "
+             "mixed, trace, model or dsa): the others select once a step, and their copies start with the step");
     if (s->cache.gather_warps > 0 && !(s->platform.host_read_lat > 0))
         FAIL(x, "cache.gather_warps", "needs platform.host_read_lat (seconds a GPU load from pinned host memory "
              "takes to return; the profile's or the scenario's)");

@@ -63,6 +63,11 @@ enum ks_copy {
     KS_COPY_PER_ITEM, // a copy per block through the copy engine: copy_item_* each, then the bytes
     KS_COPY_GATHER,   // a kernel reading pinned host memory: copy_overhead, then the bytes at gather_*_bw at most
 };
+// When a layer's misses may start copying (cache.layer_prefetch).
+enum ks_layer_prefetch {
+    KS_LAYER_PREFETCH_NONE,     // when the layer's own selection is made (its start)
+    KS_LAYER_PREFETCH_PREVIOUS, // those the previous layer's selection also chose: with that selection
+};
 enum ks_dtype { KS_DTYPE_FP16, KS_DTYPE_BF16, KS_DTYPE_FP8, KS_DTYPE_INT8, KS_DTYPE_FP32 };
 enum ks_router { KS_ROUTER_ROUND_ROBIN, KS_ROUTER_LEAST_LOADED, KS_ROUTER_PREFIX_AFFINITY };
 enum ks_prefill_mode {
@@ -340,6 +345,7 @@ struct ks_scenario_cache {
     uint32_t migration_batch;        // blocks per batch
     enum ks_compression compression; // of blocks in L2 and L3
     enum ks_copy copy;               // how a batch between HBM and host DRAM is copied
+    enum ks_layer_prefetch layer_prefetch; // when a layer's misses may start copying
     uint32_t gather_warps;           // gather: warps the kernel gives each request's blocks (0: no limit)
     uint32_t gather_load_bytes;      // gather: bytes one lane loads at a time (a warp's round trip: 32 of them)
     enum ks_organisation organisation; // L1 as one pool, or a device buffer per request (HiSparse)

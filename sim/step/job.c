@@ -16,7 +16,7 @@ int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_
     for (uint32_t i = 0; i < n; i++) {
         const struct ks_step_job *j = &jobs[i];
         if (j->running || j->landed || (j->b->after != KS_NONE && job_unlanded(jobs, n, j->b->after)) ||
-            (j->needed && layer_now != KS_NONE && j->layer > layer_now))
+            (j->needed && layer_now != KS_NONE && j->start > layer_now))
             continue;
         if (best < 0 || j->b->klass < jobs[best].b->klass)
             best = (int)i;
@@ -61,5 +61,7 @@ struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b)
         if (g < l)
             l = g;
     }
-    return (struct ks_step_job){.b = b, .needed = (uint8_t)needed, .layer = needed ? l : 0};
+    uint32_t layer = needed ? l : 0;
+    return (struct ks_step_job){.b = b, .needed = (uint8_t)needed, .layer = layer,
+                                .start = b->early && layer > 0 ? layer - 1 : layer};
 }

@@ -16,6 +16,7 @@
 struct ks_step_job {
     struct ks_batch *b;
     uint32_t layer;  // needed: the first layer whose compute waits for it
+    uint32_t start;  // needed: the layer whose selection lets it start (layer, or layer - 1 when early)
     uint8_t needed;  // decode waits for it
     uint8_t running; // a lane has it
     uint8_t landed;  // its bytes have arrived (confirmed at the step's end)
@@ -24,14 +25,15 @@ struct ks_step_job {
 // The job for batch b of a plan: needed when it carries misses, then from
 // the first layer (group) any of its missed blocks belongs to. Prefetches
 // that share the batch do not make an earlier layer wait: this step does
-// not read them.
+// not read them. An early batch (struct ks_batch) of layer l > 0 may start
+// with layer l - 1: the previous layer's selection chose its blocks too.
 struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b);
 
 // The most urgent job that is neither running nor landed and whose `after`
-// batch has landed, or -1. A needed job of a layer past `layer_now` is not
-// started yet: where a layer's selection is made when the layer runs (a
-// query-dependent policy: its top-k needs the layer's query), the copies of
-// its misses cannot start earlier. KS_NONE: every job may start.
+// batch has landed, or -1. A needed job whose start layer is past
+// `layer_now` is not started yet: where a layer's selection is made when the
+// layer runs (a query-dependent policy: its top-k needs the layer's query),
+// the copies of its misses cannot start earlier. KS_NONE: every job may start.
 int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_now);
 
 // Whether a needed job for a layer up to `layer` has not landed yet.

@@ -84,6 +84,7 @@ void ks_step_fini(struct ks_step *d)
     free(d->outside);
     free(d->miss);
     free(d->moving);
+    free(d->mark);
     free(d->pending);
     memset(d, 0, sizeof *d);
 }
@@ -193,6 +194,28 @@ static int admit_some(struct ks_step *d, char *err, size_t len)
 
 // Notes the accesses of acc[0..n) that missed L1 (where[], from
 // ks_cache_access). KS_OK or KS_ENOMEM.
+// cache.layer_prefetch = "previous": marks d->acc[0 .. k) `ahead` where the
+// request's previous group (l - 1) selected the same block in this step,
+// then remembers this group's selection for the next. nb: the request's blocks.
+static int mark_ahead(struct ks_step *d, uint32_t l, uint32_t nb, uint32_t k)
+{
+    uint32_t had = d->cap_mark;
+    if (ks_grow((void **)&d->mark, &d->cap_mark, nb, sizeof *d->mark) != KS_OK)
+        return KS_ENOMEM;
+    if (d->cap_mark > had) // new entries mark nothing (stamps start at 1)
+        memset(d->mark + had, 0, (size_t)(d->cap_mark - had) * sizeof *d->mark);
+    if (l > 0)
+        for (uint32_t j = 0; j < k; j++)
+            d->acc[j].ahead = d->mark[d->acc[j].block] == d->stamp;
+    if (++d->stamp == 0) { // wrapped: no mark may look current
+        memset(d->mark, 0, (size_t)d->cap_mark * sizeof *d->mark);
+        d->stamp = 1;
+    }
+    for (uint32_t j = 0; j < k; j++)
+        d->mark[d->acc[j].block] = d->stamp;
+    return KS_OK;
+}
+
 static int note_misses(struct ks_step *d, uint32_t req, uint32_t layer, uint32_t n)
 {
     for (uint32_t j = 0; j < n; j++) {
@@ -416,6 +439,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
     uint32_t layers = s->model.layers, groups = d->p.z.groups;
     double scale = d->p.z.layer_scale, per_sel = per_layer ? scale : layers; // layers one selection serves
     uint32_t verify = 1 + s->speculative.draft_tokens; // query tokens a request verifies a step
+    int layer_ahead = per_layer && s->cache.layer_prefetch == KS_LAYER_PREFETCH_PREVIOUS;
     for (uint32_t i = 0; i < d->act.n; i++) {
         struct ks_active *a = &d->act.a[i];
         if (!ks_active_decodes(a))
@@ -453,6 +477,8 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                     uint64_t end = (uint64_t)(d->sel[j] + 1) * s->cache.block_size;
                     tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)d->sel[j] * s->cache.block_size;
                 }
+                if (layer_ahead && mark_ahead(d, l, nb, k) != KS_OK)
+                    return failed(err, len, "a decode step", KS_ENOMEM);
                 // KV bytes this selection reads: in every layer, or in the layers of this group
                 double bytes = (double)tokens * (double)d->p.z.token_bytes;
                 if (per_layer)

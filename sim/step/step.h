@@ -143,6 +143,9 @@ struct ks_step {
     uint32_t n_miss, cap_miss;
     struct ks_step_moving *moving;   // this step's batches' blocks, by id
     uint32_t n_moving, cap_moving;
+    // cache.layer_prefetch: mark[b] == stamp when the request's previous
+    // layer (group) selected block b in this step
+    uint32_t *mark, cap_mark, stamp;
     struct ks_step_ahead *ahead;     // the next step's selections, drawn by p.pool; NULL: none
 };
 

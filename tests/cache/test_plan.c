@@ -505,10 +505,47 @@ static void no_room_anywhere(void **state)
     ks_cache_free(c);
 }
 
+// Misses accessed `ahead` (an earlier selection of the step chose them) go in
+// batches of their own, marked early; a block also missed without `ahead`
+// in the same step is not early. Five misses into free L1 pages: blocks 0-2
+// ahead, 3-4 not; then block 0 again, not ahead.
+static void early_misses_apart(void **state)
+{
+    (void)state;
+    struct ks_cache_params p = ks_test_params(32, 64, 0);
+    struct ks_cache *c = ks_test_new(&p);
+    uint32_t r = ks_test_req(c);
+    ks_test_grow(c, r, 8, KS_L2);
+    ks_cache_step(c, 1);
+    struct ks_access a[5];
+    for (uint32_t i = 0; i < 5; i++)
+        a[i] = (struct ks_access){.block = i, .mass = 0.2f, .next = KS_NONE, .ahead = i < 3};
+    assert_int_equal(ks_cache_access(c, r, 0, a, 5, NULL, NULL), KS_OK);
+    a[0].ahead = 0;
+    assert_int_equal(ks_cache_access(c, r, 0, a, 1, NULL, NULL), KS_OK);
+    struct ks_plan plan;
+    assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
+    ks_test_plan_sane(&p, &plan);
+    assert_int_equal(plan.n, 2);
+    uint32_t early = 0, late = 0; // bit j: block j in a batch of that kind
+    for (uint32_t i = 0; i < plan.n; i++)
+        for (uint32_t k = 0; k < plan.batch[i]->n; k++)
+            for (uint32_t j = 0; j < 5; j++)
+                if (ks_test_id(c, r, 0, j) == plan.batch[i]->blocks[k])
+                    *(plan.batch[i]->early ? &early : &late) |= 1u << j;
+    assert_int_equal(early, 0x6); // blocks 1 and 2
+    assert_int_equal(late, 0x19); // blocks 0, 3 and 4
+    for (uint32_t i = 0; i < plan.n; i++)
+        assert_int_equal(ks_cache_confirm(c, plan.batch[i]), KS_OK);
+    ks_test_check(c);
+    ks_cache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(batches_bounded),
+        cmocka_unit_test(early_misses_apart),
         cmocka_unit_test(cascade_and_compressed_bytes),
         cmocka_unit_test(budget_in_compressed_bytes),
         cmocka_unit_test(fairness),

@@ -682,28 +682,65 @@ static void failing_wait_all(void **state)
 }
 
 // Where a layer's selection is made when the layer runs, the copies of its
-// misses start then: a needed job of a later layer waits for layer_now to
-// reach it; jobs that no layer needs (prefetches, demotions) never wait.
+// misses start then: a needed job waits for layer_now to reach its start
+// layer (its own; the one before for an early batch, which the previous
+// layer's selection predicted); jobs that no layer needs (prefetches,
+// demotions) never wait.
 static void jobs_wait_their_layer(void **state)
 {
     (void)state;
-    struct ks_batch b[3] = {
+    struct ks_batch b[4] = {
         {.id = 0, .after = KS_NONE, .klass = KS_CLASS_MISS},
         {.id = 1, .after = KS_NONE, .klass = KS_CLASS_MISS},
         {.id = 2, .after = KS_NONE, .klass = KS_CLASS_EVICT},
+        {.id = 3, .after = KS_NONE, .klass = KS_CLASS_MISS, .early = 1},
     };
-    struct ks_step_job j[3] = {
-        {.b = &b[0], .needed = 1, .layer = 2},
-        {.b = &b[1], .needed = 1, .layer = 0},
-        {.b = &b[2], .needed = 0, .layer = 0},
+    struct ks_step_job j[4] = {
+        {.b = &b[0], .needed = 1, .layer = 2, .start = 2},
+        {.b = &b[1], .needed = 1, .layer = 0, .start = 0},
+        {.b = &b[2], .needed = 0, .layer = 0, .start = 0},
+        {.b = &b[3], .needed = 1, .layer = 3, .start = 2},
     };
-    assert_int_equal(ks_step_next_job(j, 3, KS_NONE), 0); // ungated: the first of the most urgent
-    assert_int_equal(ks_step_next_job(j, 3, 0), 1);       // layer 2's copy waits for layer 2
+    assert_int_equal(ks_step_next_job(j, 4, KS_NONE), 0); // ungated: the first of the most urgent
+    assert_int_equal(ks_step_next_job(j, 4, 0), 1);       // layer 2's copy waits for layer 2
     j[1].running = 1;
-    assert_int_equal(ks_step_next_job(j, 3, 1), 2); // the demotion needs no layer
+    assert_int_equal(ks_step_next_job(j, 4, 1), 2); // the demotion needs no layer
     j[2].running = 1;
-    assert_int_equal(ks_step_next_job(j, 3, 1), -1);
-    assert_int_equal(ks_step_next_job(j, 3, 2), 0);
+    assert_int_equal(ks_step_next_job(j, 4, 1), -1);
+    assert_int_equal(ks_step_next_job(j, 4, 2), 0);
+    j[0].running = 1;
+    assert_int_equal(ks_step_next_job(j, 4, 2), 3); // layer 3's early copy goes with layer 2
+}
+
+// The job of a batch: needed from its first missed layer, early batches
+// starting a layer before (never before layer 0).
+static void job_start_layer(void **state)
+{
+    (void)state;
+    struct ks_cache_params p = ks_test_params(32, 64, 0);
+    p.groups = 3;
+    p.migration_batch = 1; // a batch per block: one layer's each
+    struct ks_cache *c = ks_test_new(&p);
+    uint32_t r = ks_test_req(c);
+    ks_test_grow(c, r, 4, KS_L2); // 4 blocks in each of the 3 groups
+    assert_int_equal(ks_cache_step(c, 1), KS_OK);
+    for (uint32_t g = 0; g < 3; g++) {
+        struct ks_access a = {.block = 1, .mass = 1, .next = KS_NONE, .ahead = 1};
+        assert_int_equal(ks_cache_access(c, r, g, &a, 1, NULL, NULL), KS_OK);
+    }
+    struct ks_plan plan;
+    assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < plan.n; i++) {
+        struct ks_step_job j = ks_step_job_of(c, plan.batch[i]);
+        assert_true(j.needed);
+        assert_int_equal(j.start, j.layer > 0 ? j.layer - 1 : 0);
+        seen |= 1u << j.layer;
+    }
+    assert_int_equal(seen, 0x7);
+    for (uint32_t i = 0; i < plan.n; i++)
+        assert_int_equal(ks_cache_confirm(c, plan.batch[i]), KS_OK);
+    ks_cache_free(c);
 }
 
 // Prefill's attention pairs when each query token reads at most k earlier
@@ -734,6 +771,7 @@ int main(void)
         cmocka_unit_test(failing_layers),
         cmocka_unit_test(failing_wait_all),
         cmocka_unit_test(jobs_wait_their_layer),
+        cmocka_unit_test(job_start_layer),
         cmocka_unit_test(prefill_pairs_closed_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
