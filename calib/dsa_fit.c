@@ -3,8 +3,10 @@
 //
 //   build/calib/ks_dsa_fit calib/locality/dsa.lua > sim/workload/dsa_fitted.c
 //
-// The fit is locality.h's; this program only prints. Exit 1 when the inputs
+// The fits (the per-layer profile, then the layers' correlation lambda) are
+// locality.h's; this program only prints. Exit 1 when the inputs
 // cannot be read or memory runs out, 2 on bad usage.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,13 +26,21 @@ int main(int argc, char **argv)
         return 1;
     }
     struct ks_dsa_layer *prof = calloc(in.layers, sizeof *prof);
-    double *got = calloc(in.layers, sizeof *got);
-    double drift;
-    if (!prof || !got || ks_locality_fit(&in, prof, got, &drift) != KS_OK) {
+    double *got = calloc(in.layers, sizeof *got), *adj = calloc(in.layers, sizeof *adj);
+    double drift, adjacent;
+    float cross;
+    if (!prof || !got || !adj || ks_locality_fit(&in, prof, got, &drift) != KS_OK ||
+        ks_locality_fit_cross(&in, prof, &cross, &adjacent, adj) != KS_OK) {
         fprintf(stderr, "ks_dsa_fit: out of memory\n");
         free(prof);
         free(got);
+        free(adj);
         return 1;
+    }
+    double lo = 1, hi = 0; // the range of the layers' own adjacent overlap, those averaged
+    for (uint32_t l = KS_LOCALITY_ADJACENT_FIRST; l < in.layers; l++) {
+        lo = adj[l] < lo ? adj[l] : lo;
+        hi = adj[l] > hi ? adj[l] : hi;
     }
     printf("// dsa_fitted.c - the \"dsa\" access model's shipped profile (dsa.h). GENERATED: do not edit.\n"
            "//\n"
@@ -48,7 +58,17 @@ int main(int argc, char **argv)
                (double)prof[j].rho, j, b->lo, b->hi, got[j]);
     }
     printf("};\n\nconst uint32_t ks_dsa_fitted_layers = %u;\n", in.layers);
+    printf("\n// lambda, the layers' cross-layer correlation (dsa.h's cross), fitted with the\n"
+           "// profile above fixed to IndexCache's adjacent-layer overlap (arXiv 2603.12201,\n"
+           "// secondary: 70-100%% top-k overlap between adjacent layers): aiming at %.2f, the\n"
+           "// middle of %.2f-%.2f, it measures %.4f at %uK averaged over layers %u-%u, each with\n"
+           "// the layer below (from %.4f to %.4f by layer); layer 1 with layer 0, left out of\n"
+           "// the average (layer 0 is near random), %.4f.\n"
+           "const float ks_dsa_fitted_cross = %.6ff;\n",
+           0.5 * (in.adjacent_lo + in.adjacent_hi), in.adjacent_lo, in.adjacent_hi, adjacent, in.context / 1024,
+           KS_LOCALITY_ADJACENT_FIRST, in.layers - 1, lo, hi, in.layers > 1 ? adj[1] : NAN, (double)cross);
     free(prof);
     free(got);
+    free(adj);
     return fflush(stdout) == 0 ? 0 : 1;
 }

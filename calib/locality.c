@@ -13,6 +13,11 @@
 // error (about 0.003 at 2 x 31 x 2048 selections) is far below the bands'
 // widths, few enough that a fit takes seconds.
 enum { FIT_STEPS = 32, FIT_REQUESTS = 2, FIT_ITERATIONS = 24 };
+// The fit of lambda: every layer selects at each step, so 8 steps of 2
+// requests compare 59 pairs of layers x 16 steps x 2048 entries, a sampling
+// error of the mean adjacent overlap of about 0.002 (the layers' draws are
+// correlated), each measurement a fraction of a second.
+enum { CROSS_STEPS = 8, CROSS_REQUESTS = 2, CROSS_ITERATIONS = 20 };
 #define FIT_SEED 1
 #define RHO_STEP 0.1 // the fit lowers rho by this much until the profile holds across contexts
 
@@ -41,6 +46,9 @@ int ks_locality_load(const char *path, struct ks_locality_inputs *in, char *err,
     in->persistence = number(root, "persistence");
     in->new_share = number(root, "new_share");
     in->kept_share = number(root, "kept_share");
+    const struct ks_luatab *adj = ks_luatab_get(root, "adjacent");
+    in->adjacent_lo = adj ? number(adj, "lo") : NAN;
+    in->adjacent_hi = adj ? number(adj, "hi") : NAN;
     const struct ks_luatab *bands = ks_luatab_get(root, "overlap");
     if (!(layers >= 1 && layers <= 4096 && top_k >= 1 && context > top_k && context < 1e9)) {
         snprintf(err, len, "%s: layers, top_k and context must be positive, context above top_k", path);
@@ -48,6 +56,10 @@ int ks_locality_load(const char *path, struct ks_locality_inputs *in, char *err,
     }
     if (!(in->rho >= 0 && in->rho < 1) || !(in->context_drift >= 0)) {
         snprintf(err, len, "%s: rho must lie in [0, 1), context_drift be >= 0", path);
+        goto out;
+    }
+    if (!(in->adjacent_lo >= 0 && in->adjacent_lo <= in->adjacent_hi && in->adjacent_hi <= 1)) {
+        snprintf(err, len, "%s: adjacent needs lo and hi with 0 <= lo <= hi <= 1", path);
         goto out;
     }
     in->layers = (uint32_t)layers;
@@ -117,6 +129,55 @@ double ks_locality_overlap(struct ks_dsa_layer lp, uint32_t top_k, uint32_t cont
     free(mass);
     free(in_prev);
     return ok && total > 0 ? shared / total : NAN;
+}
+
+double ks_locality_adjacent(const struct ks_dsa_layer *profile, uint32_t layers, float cross, uint32_t top_k,
+                            uint32_t context, uint32_t steps, uint32_t requests, uint64_t seed, double *per_layer)
+{
+    struct ks_dsa_params p = {.seed = seed, .n_layers = layers, .top_k = top_k, .profile = profile,
+                              .profile_layers = layers, .cross = cross};
+    char err[128];
+    struct ks_dsa *d = layers ? ks_dsa_new(&p, err, sizeof err) : NULL;
+    uint32_t n_max = context + steps;
+    uint32_t *sel = malloc(top_k * sizeof *sel);
+    float *mass = malloc(top_k * sizeof *mass);
+    uint32_t *below = calloc(n_max, sizeof *below); // 1 + the index of the last (step, layer) selecting the unit
+    double *shared = calloc(layers ? layers : 1, sizeof *shared), *total = calloc(layers ? layers : 1, sizeof *total);
+    int ok = d && sel && mass && below && shared && total;
+    for (uint32_t r = 0; ok && r < requests; r++) {
+        struct ks_dsa_req *q = ks_dsa_req_new(d, r);
+        ok = q != NULL;
+        memset(below, 0, n_max * sizeof *below);
+        for (uint32_t t = 0; ok && t < steps; t++)
+            for (uint32_t l = 0; ok && l < layers; l++) {
+                uint32_t k, mark = (t * layers + l) + 1; // the layer below at this step marked mark - 1
+                ok = ks_dsa_select(q, l, t, context + t, sel, mass, &k) == KS_OK;
+                for (uint32_t i = 0; ok && i < k; i++) {
+                    if (l >= 1) {
+                        shared[l] += below[sel[i]] == mark - 1;
+                        total[l]++;
+                    }
+                    below[sel[i]] = mark;
+                }
+            }
+        ks_dsa_req_free(q);
+    }
+    double s = 0, n = 0;
+    for (uint32_t l = 0; l < layers; l++) {
+        if (per_layer)
+            per_layer[l] = ok && total[l] > 0 ? shared[l] / total[l] : NAN;
+        if (l >= KS_LOCALITY_ADJACENT_FIRST) {
+            s += shared[l];
+            n += total[l];
+        }
+    }
+    ks_dsa_free(d);
+    free(sel);
+    free(mass);
+    free(below);
+    free(shared);
+    free(total);
+    return ok && n > 0 ? s / n : NAN;
 }
 
 static double measure_at(const struct ks_locality_inputs *in, struct ks_dsa_layer lp, uint32_t context)
@@ -209,5 +270,47 @@ int ks_locality_fit(const struct ks_locality_inputs *in, struct ks_dsa_layer *ou
     }
     if (drift)
         *drift = d;
+    return KS_OK;
+}
+
+static double adjacent(const struct ks_locality_inputs *in, const struct ks_dsa_layer *profile, float cross,
+                       double *per_layer)
+{
+    return ks_locality_adjacent(profile, in->layers, cross, in->top_k, in->context, CROSS_STEPS, CROSS_REQUESTS,
+                                FIT_SEED, per_layer);
+}
+
+int ks_locality_fit_cross(const struct ks_locality_inputs *in, const struct ks_dsa_layer *profile, float *cross,
+                          double *achieved, double *per_layer)
+{
+    double target = 0.5 * (in->adjacent_lo + in->adjacent_hi);
+    double at0 = adjacent(in, profile, 0, NULL), at_max = adjacent(in, profile, KS_LOCALITY_CROSS_MAX, NULL);
+    if (isnan(at0) || isnan(at_max))
+        return KS_ENOMEM;
+    float lambda;
+    if (at0 >= target) { // independent layers already overlap enough
+        lambda = 0;
+    } else if (at_max <= target) { // the most lambda can do
+        lambda = KS_LOCALITY_CROSS_MAX;
+    } else { // overlap grows with lambda
+        float lo = 0, hi = KS_LOCALITY_CROSS_MAX;
+        for (int i = 0; i < CROSS_ITERATIONS; i++) {
+            float mid = 0.5f * (lo + hi);
+            double o = adjacent(in, profile, mid, NULL);
+            if (isnan(o))
+                return KS_ENOMEM;
+            if (o < target)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        lambda = 0.5f * (lo + hi);
+    }
+    double got = adjacent(in, profile, lambda, per_layer);
+    if (isnan(got))
+        return KS_ENOMEM;
+    *cross = lambda;
+    if (achieved)
+        *achieved = got;
     return KS_OK;
 }

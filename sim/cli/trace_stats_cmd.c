@@ -74,7 +74,8 @@ static json_t *per_layer(const struct ks_tracestats *s)
         json_t *o = json_object();
         if (!o || ks_json_set_int(o, "layer", l) || ks_json_set_num(o, "mean_selected", x->mean_selected) ||
             ks_json_set_real(o, "overlap", x->overlap) || ks_json_set_real(o, "new_share", x->new_share) ||
-            ks_json_set_real(o, "persistence", x->persistence) || ks_json_set_real(o, "neighbour", x->neighbour)) {
+            ks_json_set_real(o, "persistence", x->persistence) || ks_json_set_real(o, "neighbour", x->neighbour) ||
+            ks_json_set_real(o, "adjacent", x->adjacent)) {
             json_decref(o);
             json_decref(a);
             return NULL;
@@ -120,12 +121,14 @@ static int print_text(const json_t *fig, const json_t *notes, const struct ks_tr
         for (uint32_t i = 0; i < ws->points; i++)
             printf("  step %-7u %.1f\n", ws->step[i], ws->value[i]);
     }
-    printf("\nper layer (overlap: |S(s-1) n S(s)| / |S(s)|; persistence: mean run of steps a block stays selected):\n"
-           "  %-6s %14s %9s %10s %12s %10s\n",
-           "layer", "mean_selected", "overlap", "new_share", "persistence", "neighbour");
+    printf("\nper layer (overlap: |S(s-1) n S(s)| / |S(s)|; persistence: mean run of steps a block stays selected;\n"
+           "adjacent: |S_{l-1}(s) n S_l(s)| / |S_l(s)|, with the layer below at the same step):\n"
+           "  %-6s %14s %9s %10s %12s %10s %9s\n",
+           "layer", "mean_selected", "overlap", "new_share", "persistence", "neighbour", "adjacent");
     for (uint32_t l = 0; l < s->layers; l++)
-        printf("  %-6u %14.2f %9.4f %10.4f %12.3f %10.4f\n", l, s->layer[l].mean_selected, s->layer[l].overlap,
-               s->layer[l].new_share, s->layer[l].persistence, s->layer[l].neighbour);
+        printf("  %-6u %14.2f %9.4f %10.4f %12.3f %10.4f %9.4f\n", l, s->layer[l].mean_selected,
+               s->layer[l].overlap, s->layer[l].new_share, s->layer[l].persistence, s->layer[l].neighbour,
+               s->layer[l].adjacent);
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
 }
 
@@ -163,6 +166,8 @@ static int report(const struct ks_cli_cmd *cmd, const char *path, const struct k
         "non-cold selections by steps since the stream last selected the block");
     put_real(&o, "neighbour", s->neighbour, "P(block b+1 selected at step s+1 | b selected at s)");
     put_real(&o, "neighbour_new", s->neighbour_new, "the same, counting only b+1 not selected at s");
+    put_real(&o, "adjacent", s->adjacent,
+             "of a layer's selections (layers 1 and up), the share the layer below selected at the same step");
     for (int k = 0; k < KS_TRACESTATS_WS; k++) {
         const struct ks_tracestats_ws *ws = &s->ws[k];
         snprintf(key, sizeof key, "working_set_%u", ws->window);
@@ -186,7 +191,8 @@ static int report(const struct ks_cli_cmd *cmd, const char *path, const struct k
         snprintf(note, sizeof note, "Belady (OPT) hit rate of each request's accesses with that L1");
         put_real(&o, key, s->opt_hit[k], note);
     }
-    put(&o, "per_layer", per_layer(s), "per layer: mean_selected, overlap, new_share, persistence, neighbour");
+    put(&o, "per_layer", per_layer(s),
+        "per layer: mean_selected, overlap, new_share, persistence, neighbour, adjacent");
     int rc = o.err ? -1 : json ? ks_json_print(stdout, o.fig) : print_text(o.fig, o.notes, s);
     json_decref(o.fig);
     json_decref(o.notes);
@@ -219,7 +225,7 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
 
 const struct ks_cli_cmd ks_trace_stats_cmd = {
     .name = "trace stats",
-    .summary = "Summarise an access trace: reuse, locality, working sets, mass, OPT hit rates",
+    .summary = "Summarise an access trace: reuse, locality, adjacent layers, working sets, mass, OPT hit rates",
     .about =
         "Reads TRACE.h5 whole, checks it, and reports (definitions in sim/trace/tracestats.h):\n"
         "  reuse_W       of the selections at steps >= W, the fraction whose block the\n"
@@ -229,12 +235,15 @@ const struct ks_cli_cmd ks_trace_stats_cmd = {
         "                1, 2, 3-4, 5-8, ...; first selections count as cold\n"
         "  neighbour     P(b+1 selected at the next step | b selected now);\n"
         "                neighbour_new counts only b+1 not selected now\n"
+        "  adjacent      of the blocks layer l selects at a step (l >= 1), the share\n"
+        "                layer l-1 also selects at that step, pooled over layers\n"
+        "                1 .. layers-1 (null with one layer)\n"
         "  working_set_W distinct blocks selected over W steps (16, 256), mean and series\n"
         "  mass_topK     share of a record's mass in its K heaviest blocks (1, 8, 32)\n"
         "  opt_hit_P     Belady hit rate of each request's (layer, block) accesses with\n"
         "                an L1 of P% of mean_selected x layers entries (25, 50, 100, 200)\n"
-        "  per_layer     mean_selected, overlap (R(1)), new_share, persistence and\n"
-        "                neighbour of each layer\n"
+        "  per_layer     mean_selected, overlap (R(1)), new_share, persistence,\n"
+        "                neighbour and adjacent (null for layer 0) of each layer\n"
         "A figure with nothing to measure (e.g. reuse_256 of a shorter trace) is null.\n"
         "A file that is not a valid trace: 'FILE: reason' on stderr, exit status 1.\n",
     .run = run,

@@ -1,9 +1,11 @@
 // tracestats.c - statistics of an access trace (definitions in tracestats.h).
 //
 // One pass per (request, layer) stream keeps, per block of the context, the
-// step it was last selected at and its count in each working-set window, so
-// every selection costs O(1) besides the per-record sort for the mass
-// shares. Per-block arrays hold step + 1 (0: never) and are cleared between
+// step it was last selected at, whether the layer below selected it at the
+// step being read (that record is read again, marking its blocks: the
+// adjacent-layer overlap) and its count in each working-set window, so every
+// selection costs O(1) besides the per-record sort for the mass shares.
+// Per-block arrays hold step + 1 (0: never) and are cleared between
 // streams. The OPT simulation precomputes next uses by a backward scan and
 // evicts from a max-heap on next use with lazy deletion.
 #include "tracestats.h"
@@ -115,6 +117,7 @@ int ks_tracestats_opt_hits(const uint32_t *keys, size_t n, uint32_t n_keys, uint
 struct work {
     uint32_t *last;                   // [max_blocks] step + 1 of the block's last selection, 0: never
     uint32_t *now;                    // [max_blocks] step + 1 when the block is in the step being read
+    uint32_t *below;                  // [max_blocks] step + 1 when the layer below selected it at that step
     uint32_t *ws_cnt[KS_TRACESTATS_WS]; // [max_blocks] selections of the block inside the window
     double *ws_sum[KS_TRACESTATS_WS];   // [max_steps] sum over streams of the working set at a step
     uint64_t *ws_n[KS_TRACESTATS_WS];   // [max_steps] streams that contributed at a step
@@ -126,6 +129,7 @@ static void work_free(struct work *w)
 {
     free(w->last);
     free(w->now);
+    free(w->below);
     for (int i = 0; i < KS_TRACESTATS_WS; i++) {
         free(w->ws_cnt[i]);
         free(w->ws_sum[i]);
@@ -136,7 +140,7 @@ static void work_free(struct work *w)
 }
 
 struct layer_acc {
-    uint64_t sel, records, r1_num, r1_den, nb_num, nb_den;
+    uint64_t sel, records, r1_num, r1_den, nb_num, nb_den, adj_num;
 };
 
 // Reads stream (r, l), adding to s and the accumulators.
@@ -149,6 +153,7 @@ static void stream_pass(const struct ks_trace *t, uint32_t r, uint32_t l, struct
     if (mb) { // no block in any context: no buffers (memset of NULL is undefined, even for 0 bytes)
         memset(w->last, 0, mb * sizeof *w->last);
         memset(w->now, 0, mb * sizeof *w->now);
+        memset(w->below, 0, mb * sizeof *w->below);
         for (int i = 0; i < KS_TRACESTATS_WS; i++)
             memset(w->ws_cnt[i], 0, mb * sizeof *w->ws_cnt[i]);
     }
@@ -158,6 +163,13 @@ static void stream_pass(const struct ks_trace *t, uint32_t r, uint32_t l, struct
         const struct ks_trace_sel *sel = t->sel + rec->first;
         for (uint32_t i = 0; i < rec->n; i++)
             w->now[sel[i].block] = step + 1;
+        if (l > 0) { // the layer below at this step: the record just before this one
+            const struct ks_trace_step *lo = rec - 1;
+            for (uint32_t i = 0; i < lo->n; i++)
+                w->below[t->sel[lo->first + i].block] = step + 1;
+            for (uint32_t i = 0; i < rec->n; i++)
+                la->adj_num += w->below[sel[i].block] == step + 1;
+        }
         if (prev) { // neighbours: prev is S_{step-1}; last[] still describes it
             size_t nb = ks_trace_blocks(&t->meta, rec->context);
             const struct ks_trace_sel *ps = t->sel + prev->first;
@@ -299,7 +311,8 @@ int ks_tracestats_compute(const struct ks_trace *t, struct ks_tracestats *s)
     size_t mb = s->max_blocks ? s->max_blocks : 1, ms = max_steps ? max_steps : 1;
     w.last = malloc(mb * sizeof *w.last);
     w.now = malloc(mb * sizeof *w.now);
-    int ok = w.last && w.now;
+    w.below = malloc(mb * sizeof *w.below);
+    int ok = w.last && w.now && w.below;
     for (int i = 0; i < KS_TRACESTATS_WS; i++) {
         w.ws_cnt[i] = malloc(mb * sizeof *w.ws_cnt[i]);
         w.ws_sum[i] = calloc(ms, sizeof *w.ws_sum[i]);
@@ -328,6 +341,7 @@ int ks_tracestats_compute(const struct ks_trace *t, struct ks_tracestats *s)
         s->reuse[k] = s->reuse_eligible[k] ? (double)num[k] / (double)s->reuse_eligible[k] : NAN;
     s->neighbour = s->neighbour_trials ? (double)nb_hit / (double)s->neighbour_trials : NAN;
     s->neighbour_new = s->neighbour_new_trials ? (double)nb_new_hit / (double)s->neighbour_new_trials : NAN;
+    uint64_t adj_num = 0, adj_den = 0;
     for (uint32_t l = 0; l < L; l++) {
         s->layer[l].selections = la[l].sel;
         s->layer[l].mean_selected = la[l].records ? (double)la[l].sel / (double)la[l].records : 0.0;
@@ -336,7 +350,13 @@ int ks_tracestats_compute(const struct ks_trace *t, struct ks_tracestats *s)
         uint64_t runs = la[l].r1_den - la[l].r1_num; // runs begun at steps >= 1
         s->layer[l].persistence = runs ? (double)la[l].r1_den / (double)runs : NAN;
         s->layer[l].neighbour = la[l].nb_den ? (double)la[l].nb_num / (double)la[l].nb_den : NAN;
+        s->layer[l].adjacent = l > 0 && la[l].sel ? (double)la[l].adj_num / (double)la[l].sel : NAN;
+        if (l > 0) {
+            adj_num += la[l].adj_num;
+            adj_den += la[l].sel;
+        }
     }
+    s->adjacent = adj_den ? (double)adj_num / (double)adj_den : NAN;
     free(la);
 
     for (int k = 0; k < KS_TRACESTATS_WS; k++) {

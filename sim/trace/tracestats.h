@@ -38,6 +38,14 @@
 //   trace holds many of). It equals 1 / new share, which is why Levy's
 //   persistence 1.82 and new share 0.55 (PUBLISHED.md section 3) agree.
 //   NaN when no run begins at a step >= 1.
+// - Adjacent-layer overlap of a layer l >= 1: sum over the requests' steps
+//   s of |S^{l-1}_s n S^l_s|, over the sum of |S^l_s| over the same steps,
+//   where S^l_s is layer l's selection of that (request, step): the share of
+//   what a layer selects that the layer below selected at the same step
+//   (IndexCache's adjacent-layer top-k overlap, pooled as the overlap is).
+//   Every step of a loaded trace has a record of every layer, so every
+//   (request, step) counts. The trace-wide figure pools layers 1 .. L-1.
+//   NaN for layer 0, and where the layer selects nothing.
 // - Sequential-neighbour probability: over all (r, l, s, b) with b in S_s,
 //   s + 1 < T and b + 1 < nb(s+1), the fraction with b + 1 in S_{s+1}.
 //   The *new-neighbour* probability restricts the same count to b + 1 not in
@@ -89,6 +97,7 @@ struct ks_tracestats_layer {
     double new_share;     // 1 - overlap; NaN when no step 1 exists
     double persistence;   // steps: mean run length (= 1 / new_share); NaN when no run begins at s >= 1
     double neighbour;     // sequential-neighbour probability of this layer; NaN without trials
+    double adjacent;      // adjacent-layer overlap with layer - 1; NaN for layer 0 or no selection
 };
 
 struct ks_tracestats_ws {
@@ -117,6 +126,8 @@ struct ks_tracestats {
     uint64_t neighbour_trials; // its denominator
     double neighbour_new;      // new-neighbour probability (NaN without trials)
     uint64_t neighbour_new_trials;
+
+    double adjacent;           // adjacent-layer overlap, layers 1 .. L-1 pooled (NaN when they select nothing)
 
     struct ks_tracestats_ws ws[KS_TRACESTATS_WS];
 

@@ -1,11 +1,15 @@
 // dsa.c - DSA-style sparse attention as importance plus AR(1) noise (see dsa.h).
 //
 // Invariants: a request's g[0 .. gn) never changes once drawn; a layer's
-// z[0 .. n) holds the noise of its last step `step`; the Gaussian table is
+// z[0 .. n) holds the noise of its last step `step`; with lambda > 0, w[0 ..
+// wn) holds the fresh normals layer wlayer drew for every unit it had at its
+// step wstep (the draws the next layer up leans on); the Gaussian table is
 // built once per model and only read afterwards. Normal draws come from a
 // 4096-entry table of normal quantiles indexed by the top 12 bits of a hash
 // (tails to about +-3.5; scaled to unit variance), so a unit's draw costs
-// one hash and one load, no logarithm.
+// one hash and one load, no logarithm. A draw that leans on the layer below
+// adds one multiply-add; at lambda = 0 none does (w is the table's value, as
+// before lambda existed).
 #include "dsa.h"
 
 #include <math.h>
@@ -40,6 +44,9 @@ struct ks_dsa_req {
     float *score, *tmp; // [scap], [tcap] workspace
     uint32_t scap, tcap;
     struct layer_state *lay; // [n_layers]
+    float *w;                // [wcap] lambda > 0: layer wlayer's fresh normals at step wstep, units 0 .. wn
+    uint32_t wn, wcap, wstep, wlayer;
+    int wlive;               // 0: no layer drew yet
 };
 
 static uint64_t mix(uint64_t x) // splitmix64's finaliser
@@ -84,7 +91,8 @@ void ks_dsa_params_default(struct ks_dsa_params *p, uint64_t seed, uint32_t n_la
                                 .n_layers = n_layers,
                                 .top_k = top_k,
                                 .profile = ks_dsa_fitted,
-                                .profile_layers = ks_dsa_fitted_layers};
+                                .profile_layers = ks_dsa_fitted_layers,
+                                .cross = ks_dsa_fitted_cross};
 }
 
 struct ks_dsa *ks_dsa_new(const struct ks_dsa_params *p, char *err, size_t len)
@@ -99,6 +107,10 @@ struct ks_dsa *ks_dsa_new(const struct ks_dsa_params *p, char *err, size_t len)
             snprintf(err, len, "dsa: profile layer %u: sigma must be finite and >= 0, rho in [0, 1)", j);
             return NULL;
         }
+    if (!(p->cross >= 0 && p->cross < 1)) {
+        snprintf(err, len, "dsa: cross (the layers' correlation) must lie in [0, 1)");
+        return NULL;
+    }
     struct ks_dsa *d = calloc(1, sizeof *d);
     if (d)
         d->profile = malloc(p->profile_layers * sizeof *d->profile);
@@ -161,12 +173,13 @@ void ks_dsa_req_free(struct ks_dsa_req *r)
     free(r->g);
     free(r->score);
     free(r->tmp);
+    free(r->w);
     free(r);
 }
 
 size_t ks_dsa_req_bytes(const struct ks_dsa_req *r)
 {
-    size_t units = (size_t)r->gcap + r->scap + r->tcap;
+    size_t units = (size_t)r->gcap + r->scap + r->tcap + r->wcap;
     for (uint32_t l = 0; l < r->d->p.n_layers; l++)
         units += r->lay[l].cap;
     return units * sizeof(float);
@@ -244,36 +257,87 @@ float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want)
     return rank_value(tmp, n, n - want);
 }
 
-// Brings the layer's noise to `step` over units [0, n).
+// How a layer's fresh normals lean on the layer below's: w_i = a w_below_i +
+// c e_i for units i < m, w_i = e_i above (m = 0: every draw its own).
+struct lean {
+    float a, c;
+    uint32_t m;
+};
+
+// The lean of `layer` at `step`: on the draws r->w holds when they are the
+// step's and a layer below drew them.
+static struct lean lean_of(const struct ks_dsa_req *r, uint32_t layer, uint32_t step)
+{
+    const float lambda = r->d->p.cross;
+    if (!(lambda > 0) || !r->wlive || r->wstep != step || r->wlayer >= layer)
+        return (struct lean){0, 1, 0};
+    double a = pow(lambda, (double)(layer - r->wlayer));
+    return (struct lean){(float)a, (float)sqrt(1 - a * a), r->wn};
+}
+
+// Unit i's fresh normal from the stream of key k.
+static inline float fresh(const struct ks_dsa_req *r, struct lean x, uint64_t k, uint32_t i)
+{
+    float e = normal_of(r->d, mix(k + i * GOLDEN));
+    return i < x.m ? x.a * r->w[i] + x.c * e : e;
+}
+
+// Brings the layer's noise to `step` over units [0, n). A layer that draws
+// every unit it has (a restart or a new step) leaves its draws in r->w for
+// the layers above (lambda > 0); w_i is read before it is overwritten, unit
+// by unit.
 static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t n, float rho)
 {
     const struct ks_dsa *d = r->d;
     struct layer_state *L = &r->lay[layer];
     if (reserve(&L->z, &L->cap, n) != 0)
         return KS_ENOMEM;
+    const int keep = d->p.cross > 0 && (!L->live || step != L->step); // draws every unit: the next layer's lean
+    if (keep && reserve(&r->w, &r->wcap, L->live && L->n > n ? L->n : n) != 0)
+        return KS_ENOMEM;
+    struct lean x = lean_of(r, layer, step);
     if (!L->live || step < L->step) { // first use or a step back: stationary noise
         uint64_t k = key(r, TAG_RESTART, layer, step);
-        for (uint32_t i = 0; i < n; i++)
-            L->z[i] = normal_of(d, mix(k + i * GOLDEN));
+        for (uint32_t i = 0; i < n; i++) {
+            float w = fresh(r, x, k, i);
+            L->z[i] = w;
+            if (keep)
+                r->w[i] = w;
+        }
         L->n = n;
         L->step = step;
         L->live = 1;
-        return KS_OK;
+    } else {
+        if (step > L->step) {
+            // z(t) = a z(t-d) + c w with a = rho^d, c = sqrt(1 - rho^2d): one step exactly, a gap in law
+            double a = pow(rho, (double)(step - L->step));
+            float fa = (float)a, fc = (float)sqrt(1 - a * a);
+            uint64_t k = key(r, TAG_STEP, layer, step);
+            for (uint32_t i = 0; i < L->n; i++) {
+                float w = fresh(r, x, k, i);
+                L->z[i] = fa * L->z[i] + fc * w;
+                if (keep)
+                    r->w[i] = w;
+            }
+            L->step = step;
+        }
+        if (n > L->n) { // units that joined the context: stationary noise of their own
+            uint64_t k = key(r, TAG_JOIN, layer, 0);
+            for (uint32_t i = L->n; i < n; i++) {
+                float w = fresh(r, x, k, i);
+                L->z[i] = w;
+                if (keep)
+                    r->w[i] = w;
+            }
+        }
+        if (n > L->n)
+            L->n = n;
     }
-    if (step > L->step) {
-        // z(t) = a z(t-d) + c e with a = rho^d, c = sqrt(1 - rho^2d): one step exactly, a gap in law
-        double a = pow(rho, (double)(step - L->step));
-        float fa = (float)a, fc = (float)sqrt(1 - a * a);
-        uint64_t k = key(r, TAG_STEP, layer, step);
-        for (uint32_t i = 0; i < L->n; i++)
-            L->z[i] = fa * L->z[i] + fc * normal_of(d, mix(k + i * GOLDEN));
-        L->step = step;
-    }
-    if (n > L->n) { // units that joined the context: stationary noise of their own
-        uint64_t k = key(r, TAG_JOIN, layer, 0);
-        for (uint32_t i = L->n; i < n; i++)
-            L->z[i] = normal_of(d, mix(k + i * GOLDEN));
-        L->n = n;
+    if (keep) {
+        r->wn = L->n;
+        r->wstep = step;
+        r->wlayer = layer;
+        r->wlive = 1;
     }
     return KS_OK;
 }

@@ -2,7 +2,7 @@
 // selection module (selection.h) returns them; no kernels run.
 //
 // For sparse.policy = "dsa" (dsa.h) the selections are a pure function of
-// (seed, request id, layer, the steps each layer was asked, context): a
+// (seed, request id, the (step, layer) pairs asked in order, context): a
 // trace records them so that a run replays them (sparse.policy = "trace"),
 // the one policy whose future is known (cache.evict = "belady"). Per request
 // it does what a run does: the workload's next request (its id and prompt
@@ -19,7 +19,10 @@
 // replay takes request id mod the trace's requests), its prompt is the one
 // recorded (no clamp applied), it decodes at most `steps` steps (the replay
 // wraps past them) and the scenario's seed, model.layers, cache.block_size
-// and sparse.budget_tokens are the recording's.
+// and sparse.budget_tokens are the recording's, at full detail: a run at
+// detail.layers below model.layers asks fewer layers, whose draws lean on
+// the layer simulated below them (dsa.h's cross), so it selects with the
+// same law but not the same draws.
 #ifndef KS_SELRECORD_H
 #define KS_SELRECORD_H
 

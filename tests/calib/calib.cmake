@@ -173,8 +173,10 @@ add_test(NAME calib_fio_compare COMMAND ${CMAKE_CURRENT_LIST_DIR}/calib_fio_chec
 set_tests_properties(calib_fio_compare PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120 RUN_SERIAL TRUE)
 set_tests_properties(cli_calib_host_quick cli_calib_check_quick PROPERTIES RUN_SERIAL TRUE)
 # the "dsa" access model's shipped profile against its calibration inputs
-# (calib/locality/dsa.lua), measured with trace stats' code at 16K and 64K;
-# a wrong profile fails; refitting gives the shipped table
+# (calib/locality/dsa.lua), measured with trace stats' code at 16K and 64K:
+# per-layer consecutive overlaps and the adjacent-layer overlap (IndexCache);
+# a wrong profile fails, and so do independent layers; refitting gives the
+# shipped table and lambda
 ks_add_test(calib.dsa test_calib_dsa.c)
 target_link_libraries(calib_dsa PRIVATE ks_locality ks_trace)
 target_compile_definitions(calib_dsa PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

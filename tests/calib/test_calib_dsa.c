@@ -12,12 +12,20 @@
 // - per band, the mean overlap moves by at most context_drift from 16K to
 //   64K ("the profile barely changes with context length"), except a band
 //   whose range starts below the random floor k / N (layer 0);
+// - the adjacent-layer overlap |K_{l-1} n K_l| / |K_l| averaged over
+//   layers 2-60 (the fit's average: layer 0 is near random, locality.h)
+//   lies in IndexCache's range [0.70, 1.00] and within ADJ_TOL of its
+//   middle 0.85, which lambda was fitted to, at both contexts; each of
+//   those layers' own lies in the range too (within TOL);
 // - the layer-averaged new share lies between GVR's 1 - 0.60 and Levy's
 //   0.55, and the pooled persistence between Levy's 1.82 and GVR's
 //   1 / (1 - 0.60) = 2.5 (secondary figures, so a range, never fitted to);
 // - a negative control: a deliberately wrong profile (every layer given the
 //   middle band's parameters) fails the band check;
-// - the fit itself: refitting from the inputs gives the shipped table;
+// - a negative control of the adjacent check: the shipped profile with
+//   independent layers (lambda = 0) falls below IndexCache's range;
+// - the fits themselves: refitting from the inputs gives the shipped table
+//   and lambda;
 // - the README's figures of this measurement, to its digits.
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,17 +49,25 @@
 #endif
 #define INPUTS KS_SOURCE_DIR "/calib/locality/dsa.lua"
 
-enum { TRACE_STEPS = 24 };
+enum { TRACE_STEPS = 24, PROBE_LAYERS = 128 };
 #define TOL 0.02 // the fit's and this measurement's sampling error of a band's mean overlap (about 0.005 each)
+// The adjacent-layer overlap's distance from the middle the fit aimed at:
+// the fit's sampling error at 32K (about 0.002: 59 pairs x 16 steps of 2048
+// entries, layers correlated), this measurement's (about 0.002) and the
+// move with context from the fit's 32K to 16K and 64K (0.0075 between them
+// here, as the bands' overlaps move by up to 0.02), with room.
+#define ADJ_TOL 0.02
 
 static struct ks_locality_inputs in;
 
-// Measures each layer of `profile` at `context` tokens: overlap, new share
-// and persistence into st (caller frees with ks_tracestats_fini).
-static void measure(const struct ks_dsa_layer *profile, uint32_t layers, uint32_t context, struct ks_tracestats *st)
+// Measures each layer of `profile` with lambda `cross` at `context` tokens:
+// overlap, new share, persistence and adjacent-layer overlap into st (caller
+// frees with ks_tracestats_fini).
+static void measure_cross(const struct ks_dsa_layer *profile, uint32_t layers, float cross, uint32_t context,
+                          struct ks_tracestats *st)
 {
     struct ks_dsa_params p = {.seed = 7, .n_layers = in.layers, .top_k = in.top_k, .profile = profile,
-                              .profile_layers = layers};
+                              .profile_layers = layers, .cross = cross};
     char err[256];
     struct ks_dsa *d = ks_dsa_new(&p, err, sizeof err);
     assert_non_null(d);
@@ -90,12 +106,27 @@ static void measure(const struct ks_dsa_layer *profile, uint32_t layers, uint32_
     ks_dsa_free(d);
 }
 
+// The same with the shipped lambda.
+static void measure(const struct ks_dsa_layer *profile, uint32_t layers, uint32_t context, struct ks_tracestats *st)
+{
+    measure_cross(profile, layers, ks_dsa_fitted_cross, context, st);
+}
+
 static double band_mean(const struct ks_tracestats *st, const struct ks_locality_band *b)
 {
     double sum = 0;
     for (uint32_t l = b->first; l <= b->last; l++)
         sum += st->layer[l].overlap;
     return sum / (b->last - b->first + 1);
+}
+
+// Mean adjacent-layer overlap of layers KS_LOCALITY_ADJACENT_FIRST and up.
+static double adjacent_mean(const struct ks_tracestats *st)
+{
+    double sum = 0;
+    for (uint32_t l = KS_LOCALITY_ADJACENT_FIRST; l < in.layers; l++)
+        sum += st->layer[l].adjacent;
+    return sum / (in.layers - KS_LOCALITY_ADJACENT_FIRST);
 }
 
 // Bands whose mean overlap leaves [lo - TOL, hi + TOL]; prints each.
@@ -148,6 +179,22 @@ static void shipped_profile_meets_inputs(void **state)
         assert_true(new_share >= 1 - in.kept_share - TOL && new_share <= in.new_share + TOL);
         assert_true(persistence >= in.persistence - 0.1 && persistence <= 1 / (1 - in.kept_share) + 0.1);
     }
+    for (int c = 0; c < 2; c++) { // IndexCache's adjacent-layer overlap, averaged as the fit does
+        const struct ks_tracestats *st = c ? &b : &a;
+        double lo = 1, hi = 0;
+        for (uint32_t l = KS_LOCALITY_ADJACENT_FIRST; l < in.layers; l++) {
+            lo = st->layer[l].adjacent < lo ? st->layer[l].adjacent : lo;
+            hi = st->layer[l].adjacent > hi ? st->layer[l].adjacent : hi;
+        }
+        double mean = adjacent_mean(st), mid = 0.5 * (in.adjacent_lo + in.adjacent_hi);
+        printf("# %uK: adjacent-layer overlap %.4f over layers %u-%u (inputs %.2f-%.2f, fitted to %.2f), by layer "
+               "%.4f-%.4f; layer 1 with 0: %.4f; all layers: %.4f\n",
+               c ? 64 : 16, mean, KS_LOCALITY_ADJACENT_FIRST, in.layers - 1, in.adjacent_lo, in.adjacent_hi, mid, lo,
+               hi, st->layer[1].adjacent, st->adjacent);
+        assert_true(mean >= in.adjacent_lo && mean <= in.adjacent_hi);
+        assert_true(fabs(mean - mid) <= ADJ_TOL);
+        assert_true(lo >= in.adjacent_lo - TOL && hi <= in.adjacent_hi); // the range holds layer by layer
+    }
     ks_tracestats_fini(&a);
     ks_tracestats_fini(&b);
 }
@@ -163,17 +210,28 @@ static int readme_off(const char *what, double got, double want, double tol)
 // The README's own figures of this measurement (seed 7, TRACE_STEPS steps:
 // deterministic), each to half a unit of its last printed digit. README "The
 // dsa policy": "band means at 16K / 64K 0.140 / 0.039 (layer 0, a random
-// top-k's 2048 / N), 0.671 / 0.669 (layers 1-17), 0.413 / 0.393 (18-43),
-// 0.671 / 0.670 (44-60); layer-averaged new share 0.448 / 0.459 and
-// persistence 2.23 / 2.18 steps". (The README said 0.040 and 0.394 until
-// this test: 0.03947 and 0.39346, printed 0.0395 and 0.3935, rounded up.)
+// top-k's 2048 / N), 0.670 / 0.667 (layers 1-17), 0.412 / 0.393 (18-43),
+// 0.671 / 0.671 (44-60); layer-averaged new share 0.448 / 0.459 and
+// persistence 2.23 / 2.18 steps", "adjacent-layer overlap 0.855 / 0.847
+// (layers 2-60, each with the one below: about 0.90 in layers 2-17 and
+// 45-60, 0.81 / 0.80 in 19-43, and lowest, 0.74 / 0.72, at layers 18 and 44 [...];
+// layer 1 with layer 0 0.37 / 0.20)" (the "about" figures: each layer of
+// those bands within 0.01 of them, the rest to their digits) and "lambda =
+// 0.907". (The README said 0.040 and 0.394
+// until this test: 0.03947 and 0.39346, printed 0.0395 and 0.3935, rounded
+// up. Before lambda the bands of layers 1-17, 18-43 and 44-60 read 0.671 /
+// 0.669, 0.413 / 0.393 and 0.671 / 0.670: lambda draws each layer's noise
+// afresh, so the figures move within their sampling error, by 0.0015 at
+// most.)
 static void shipped_profile_readme_figures(void **state)
 {
     (void)state;
     static const uint32_t first[4] = {0, 1, 18, 44}, last[4] = {0, 17, 43, 60};
-    static const double band[4][2] = {{0.140, 0.039}, {0.671, 0.669}, {0.413, 0.393}, {0.671, 0.670}};
-    static const double new_share[2] = {0.448, 0.459}, persistence[2] = {2.23, 2.18};
-    int off = 0;
+    static const double band[4][2] = {{0.140, 0.039}, {0.670, 0.667}, {0.412, 0.393}, {0.671, 0.671}};
+    static const double new_share[2] = {0.448, 0.459}, persistence[2] = {2.23, 2.18}, adjacent[2] = {0.855, 0.847};
+    static const double least_adjacent[2] = {0.74, 0.72}, first_pair[2] = {0.37, 0.20};
+    static const double middle_adjacent[2] = {0.81, 0.80};
+    int off = readme_off("lambda", ks_dsa_fitted_cross, 0.907, 0.0005);
     assert_int_equal(in.n_bands, 4);
     for (uint32_t i = 0; i < 4; i++) { // the README's bands are the inputs'
         assert_int_equal(in.band[i].first, first[i]);
@@ -197,6 +255,26 @@ static void shipped_profile_readme_figures(void **state)
         off += readme_off(what, ns, new_share[c], 0.0005);
         snprintf(what, sizeof what, "%uK persistence", context / 1024);
         off += readme_off(what, 1 / inv_persistence, persistence[c], 0.005);
+        snprintf(what, sizeof what, "%uK adjacent-layer overlap", context / 1024);
+        off += readme_off(what, adjacent_mean(&st), adjacent[c], 0.0005);
+        double others = 1; // the least of the layers other than the band edges 18 and 44
+        for (uint32_t l = KS_LOCALITY_ADJACENT_FIRST; l < in.layers; l++) {
+            double x = st.layer[l].adjacent;
+            if (l == 18 || l == 44) {
+                snprintf(what, sizeof what, "%uK layer %u adjacent", context / 1024, l);
+                off += readme_off(what, x, least_adjacent[c], 0.01);
+                continue;
+            }
+            others = x < others ? x : others;
+            double about = l < 18 || l > 44 ? 0.90 : middle_adjacent[c];
+            if (fabs(x - about) > 0.01) { // printed only when off: 57 layers a context
+                snprintf(what, sizeof what, "%uK layer %u adjacent", context / 1024, l);
+                off += readme_off(what, x, about, 0.01);
+            }
+        }
+        off += !(others > st.layer[18].adjacent && others > st.layer[44].adjacent);
+        snprintf(what, sizeof what, "%uK layer 1 with layer 0", context / 1024);
+        off += readme_off(what, st.layer[1].adjacent, first_pair[c], 0.005);
         ks_tracestats_fini(&st);
     }
     assert_int_equal(off, 0);
@@ -219,7 +297,24 @@ static void wrong_profile_fails(void **state)
     free(wrong);
 }
 
-// The shipped table is what the fit makes of the inputs (to the printed digits).
+// Negative control: independent layers (lambda = 0) overlap about as much
+// as a layer's consecutive steps, below IndexCache's 0.70. README: "and so
+// do independent layers (adjacent overlap 0.56 at 16K [...])".
+static void independent_layers_fail_adjacent(void **state)
+{
+    (void)state;
+    struct ks_tracestats st;
+    measure_cross(ks_dsa_fitted, ks_dsa_fitted_layers, 0, 16384, &st);
+    double m = adjacent_mean(&st);
+    printf("# 16K, lambda 0: adjacent-layer overlap %.4f (inputs %.2f-%.2f; README 0.56)\n", m, in.adjacent_lo,
+           in.adjacent_hi);
+    assert_true(m < in.adjacent_lo - TOL);
+    assert_true(fabs(m - 0.56) <= 0.005);
+    ks_tracestats_fini(&st);
+}
+
+// The shipped table and lambda are what the fits make of the inputs (to the
+// printed digits).
 static void refit_gives_shipped_table(void **state)
 {
     (void)state;
@@ -231,6 +326,21 @@ static void refit_gives_shipped_table(void **state)
             fail_msg("layer %u: refit {%g, %g}, shipped {%g, %g}: remake sim/workload/dsa_fitted.c", l,
                      (double)prof[l].sigma, (double)prof[l].rho, (double)ks_dsa_fitted[l].sigma,
                      (double)ks_dsa_fitted[l].rho);
+    float cross;
+    double got;
+    assert_int_equal(ks_locality_fit_cross(&in, prof, &cross, &got, NULL), KS_OK);
+    printf("# lambda: refit %.6f (adjacent-layer overlap %.4f), shipped %.6f\n", (double)cross, got,
+           (double)ks_dsa_fitted_cross);
+    if (fabsf(cross - ks_dsa_fitted_cross) > 1e-5f)
+        fail_msg("lambda: refit %g, shipped %g: remake sim/workload/dsa_fitted.c", (double)cross,
+                 (double)ks_dsa_fitted_cross);
+    // the pair the fit leaves out stays far below the range at the largest
+    // lambda (README: "at most about 0.28 of its top-k with layer 1 at any lambda")
+    double per[PROBE_LAYERS];
+    assert_true(in.layers <= PROBE_LAYERS);
+    ks_locality_adjacent(prof, in.layers, KS_LOCALITY_CROSS_MAX, in.top_k, in.context, 8, 2, 1, per);
+    printf("# layer 1 with layer 0 at lambda %.3f: %.4f\n", (double)KS_LOCALITY_CROSS_MAX, per[1]);
+    assert_true(per[1] < in.adjacent_lo && fabs(per[1] - 0.28) <= 0.01);
     free(prof);
 }
 
@@ -245,6 +355,7 @@ int main(void)
         cmocka_unit_test(shipped_profile_meets_inputs),
         cmocka_unit_test(shipped_profile_readme_figures),
         cmocka_unit_test(wrong_profile_fails),
+        cmocka_unit_test(independent_layers_fail_adjacent),
         cmocka_unit_test(refit_gives_shipped_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

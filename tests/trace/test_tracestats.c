@@ -135,6 +135,37 @@ static void reuse_and_neighbours_by_hand(void **state)
     ks_trace_free(t);
 }
 
+// Three layers, two steps (layer by layer):
+//   s0  L0 {0 1 2 3}  L1 {1 2 3 4}  L2 {0 5}
+//   s1  L0 {0 1 9}    L1 {0 1 7}    L2 {4 7 9}
+// Adjacent-layer overlap, |S_{l-1} n S_l| over |S_l| pooled over steps:
+// layer 1: s0 {1 2 3} 3 of 4, s1 {0 1} 2 of 3: 5/7; layer 2: s0 none of 2
+// (0 is layer 0's, two layers down), s1 {7} 1 of 3 (4 was layer 1's the
+// step before, 9 is layer 0's): 1/5; layer 0 has none below (NaN); the
+// trace: (5 + 1) / (7 + 5) = 1/2.
+static void adjacent_by_hand(void **state)
+{
+    (void)state;
+    static const uint32_t a0[] = {0, 1, 2, 3, END}, a1[] = {1, 2, 3, 4, END}, a2[] = {0, 5, END},
+                          b0[] = {0, 1, 9, END}, b1[] = {0, 1, 7, END}, b2[] = {4, 7, 9, END};
+    const uint32_t *rec[] = {a0, a1, a2, b0, b1, b2};
+    struct ks_trace *t = hand_trace("adjacent", 3, 2, 16, rec);
+    struct ks_tracestats s;
+    assert_int_equal(ks_tracestats_compute(t, &s), KS_OK);
+    assert_true(isnan(s.layer[0].adjacent));
+    near(s.layer[1].adjacent, 5.0 / 7, "layer 1 adjacent");
+    near(s.layer[2].adjacent, 1.0 / 5, "layer 2 adjacent");
+    near(s.adjacent, 0.5, "adjacent");
+    ks_tracestats_fini(&s);
+    ks_trace_free(t);
+    const uint32_t *one[] = {a0, b0}; // one layer: nothing below
+    t = hand_trace("adjacent1", 1, 2, 16, one);
+    assert_int_equal(ks_tracestats_compute(t, &s), KS_OK);
+    assert_true(isnan(s.adjacent) && isnan(s.layer[0].adjacent));
+    ks_tracestats_fini(&s);
+    ks_trace_free(t);
+}
+
 // Forty steps of {s mod 5, 100 + s}: the cyclic block comes back after
 // exactly 5 steps, the other is always new. So R(1) = R(4) = 0, R(16) = 1/2
 // (s >= 16: one of two), every window of 16 steps holds 5 + 16 blocks, and
@@ -316,6 +347,7 @@ int main(int argc, char **argv)
         return write_fixtures(argv[2], argv[3]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reuse_and_neighbours_by_hand),
+        cmocka_unit_test(adjacent_by_hand),
         cmocka_unit_test(working_set_by_hand),
         cmocka_unit_test(opt_by_hand),
         cmocka_unit_test(opt_matches_brute_force),

@@ -10,7 +10,7 @@ target_link_libraries(trace_tracestats PRIVATE ks_workload)
 add_test(NAME trace_cli_fixture COMMAND trace_tracestats --write ${ks_trace_dir}/small.h5 ${ks_trace_dir}/cut.h5)
 set_tests_properties(trace_cli_fixture PROPERTIES FIXTURES_SETUP trace_cli_files)
 
-ks_cli_test(trace_stats_json --json --stderr-empty --is file ${ks_trace_dir}/small.h5
+ks_cli_test(trace_stats_json --json --stderr-empty --is file ${ks_trace_dir}/small.h5 --has adjacent
             --ge requests 2 --le requests 2 --ge layers 2 --le layers 2 --ge records 160 --le records 160
             --ge mean_selected 8 --le mean_selected 8
             --gt reuse_1 0.5 --lt reuse_1 1 --gt reuse_4 0.5 --le reuse_4 1 --gt reuse_16 0.5 --le reuse_16 1
@@ -20,7 +20,7 @@ ks_cli_test(trace_stats_json --json --stderr-empty --is file ${ks_trace_dir}/sma
             --ge opt_l1_100pct 16 --le opt_l1_100pct 16 --gt opt_hit_100pct 0.5 --le opt_hit_100pct 1
             --ge opt_hit_200pct 0.5 --has opt_hit_25pct --has per_layer
             -- trace stats ${ks_trace_dir}/small.h5 --json)
-ks_cli_test(trace_stats_text --stdout-has "reuse_1" --stdout-has "opt_hit_100pct" --stdout-has "# "
+ks_cli_test(trace_stats_text --stdout-has "reuse_1" --stdout-has "opt_hit_100pct" --stdout-has "# " --stdout-has "adjacent"
             --stdout-has "reuse distance" --stdout-has "per layer" --stderr-empty
             -- trace stats ${ks_trace_dir}/small.h5)
 ks_cli_test(trace_stats_cut --exit 1 --stdout-empty --stderr-has "${ks_trace_dir}/cut.h5:"
@@ -34,7 +34,21 @@ ks_cli_test(trace_model_missing --exit 1 --stdout-empty --stderr-has "${ks_trace
             -- trace model ${ks_trace_dir}/none.h5 -o ${ks_trace_dir}/none_model.h5)
 ks_cli_test(trace_stats_usage --exit 2 --stdout-empty --stderr-has "TRACE.h5" -- trace stats)
 ks_cli_test(trace_stats_help --stdout-has "Usage: kvstrata trace stats TRACE.h5" --stdout-has "reuse_W"
-            -- trace stats --help)
+            --stdout-has "layer l-1 also selects at that step" -- trace stats --help)
+
+# The dsa model's adjacent layers overlap as IndexCache measures (70-100% top-k overlap between
+# adjacent layers; calib/locality/dsa.lua): a trace recorded from it on DeepSeek-V3.2's 61
+# layers (scenarios/deepseek_v3_2_8xh200.lua under sparse.policy dsa, 1-token blocks: top-k 2048
+# of 8K tokens; one request, 8 steps, about a second) reports an `adjacent` inside [0.70, 1.00]
+# (0.86 here: layers 1 .. 60 pooled, layer 1 with the near-random layer 0 included), null for
+# layer 0 and a figure for every other layer
+add_test(NAME trace_dsa_adjacent
+  COMMAND sh -c "set -e; \"$1\" trace record \"$2\" --set sparse.policy=dsa --set cache.block_size=1 --requests 1 \
+--steps 8 -o dsa_adjacent.h5 > /dev/null; \"$1\" trace stats dsa_adjacent.h5 --json > dsa_adjacent.json; rm -f dsa_adjacent.h5; \
+jq -e '.adjacent >= 0.70 and .adjacent <= 1 and .per_layer[0].adjacent == null and (.per_layer | length) == 61 \
+and all(.per_layer[1:][]; .adjacent > 0 and .adjacent <= 1)' dsa_adjacent.json > /dev/null || { jq -c '[.adjacent, [.per_layer[].adjacent]]' dsa_adjacent.json >&2; exit 1; }"
+  sh $<TARGET_FILE:kvstrata> ${PROJECT_SOURCE_DIR}/scenarios/deepseek_v3_2_8xh200.lua)
+set_tests_properties(trace_dsa_adjacent PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR} TIMEOUT 120)
 set_tests_properties(cli_trace_stats_json cli_trace_stats_text cli_trace_stats_cut
                      PROPERTIES FIXTURES_REQUIRED trace_cli_files)
 

@@ -23,7 +23,9 @@ ks_add_test(workload.accessmodel_ref test_accessmodel_ref.c)
 target_link_libraries(workload_accessmodel_ref PRIVATE ks_workload)
 target_compile_definitions(workload_accessmodel_ref PRIVATE KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 # the dsa policy's model: closed forms (no noise: overlap 1; noise alone: k / N),
-# determinism, the layer mapping by relative depth, the cost of a selection
+# determinism, the layers' correlation lambda (0: the model before it, bit for bit; > 0: each
+# layer's consecutive overlap kept, adjacent layers' raised, a subset of layers drawn as the
+# full model has them), the layer mapping by relative depth, the cost of a selection
 ks_add_test(workload.dsa test_dsa.c)
 target_link_libraries(workload_dsa PRIVATE ks_workload)
 # a dsa trace (selrecord.c) holds, record for record, the selection module's
@@ -73,10 +75,10 @@ add_test(NAME trace_dsa COMMAND ${CMAKE_CURRENT_LIST_DIR}/trace_dsa.sh $<TARGET_
          ${ks_ts}/dsa_small.lua)
 set_tests_properties(trace_dsa PROPERTIES TIMEOUT 300)
 # README "Recording the dsa model", on results/published/hisparse_missrate.lua (one request of 128
-# steps): "9,984 records and 20.4M selected entries, 86.7 MB on disk"; "Its replay reproduces the
+# steps): "9,984 records and 20.4M selected entries, 80.7 MB on disk"; "Its replay reproduces the
 # dsa run's hit_rate_l1 (0.769 with LRU, one request decoding 128 steps); Belady on it hits 0.864",
 # each to half a unit of the README's last digit (hisparse_trace_readme.sh). The trace (87 MB) is
-# recorded once (about 5 s, 214 MB resident) and removed after; the Belady replay takes about 35 s
+# recorded once (about 8 s, 202 MB resident) and removed after; the Belady replay takes about 35 s
 # and 3.4 GB resident, trace stats 10 s and 0.75 GB: the lock keeps them from running side by side.
 set(ks_hisparse_dir ${CMAKE_CURRENT_BINARY_DIR}/hisparse_trace)
 foreach(step record shape lru belady clean)
