@@ -192,8 +192,6 @@ static int admit_some(struct ks_step *d, char *err, size_t len)
 
 // ---- reads outside L1 --------------------------------------------------------
 
-// Notes the accesses of acc[0..n) that missed L1 (where[], from
-// ks_cache_access). KS_OK or KS_ENOMEM.
 // cache.layer_prefetch = "previous": marks d->acc[0 .. k) `ahead` where the
 // request's previous group (l - 1) selected the same block in this step,
 // then remembers this group's selection for the next. nb: the request's blocks.
@@ -216,6 +214,8 @@ static int mark_ahead(struct ks_step *d, uint32_t l, uint32_t nb, uint32_t k)
     return KS_OK;
 }
 
+// Notes the accesses of acc[0..n) that missed L1 (where[], from
+// ks_cache_access). KS_OK or KS_ENOMEM.
 static int note_misses(struct ks_step *d, uint32_t req, uint32_t layer, uint32_t n)
 {
     for (uint32_t j = 0; j < n; j++) {
