@@ -30,31 +30,13 @@ pre_h=$(probe_prefill glm_hisparse.lua --set detail.layers=13)
 cap_b=$(probe_capacity glm_baseline.lua)
 cap_h=$(probe_capacity glm_hisparse.lua --set detail.layers=13)
 
-# run NAME SCENARIO CONCURRENCY PREFILL CAPACITY ARGS...: $tmp/NAME.json and
-# $tmp/NAME.steady; the run lasts until its rank has prefilled the requests
-# it admits and decoded 8 s more (probe.sh, saturated_duration)
-run() {
-    local name=$1 sc=$2 c=$3 pre=$4 cap=$5
-    shift 5
-    local per=$(((c + 7) / 8))
-    [ "$per" -gt "$cap" ] && per=$cap
-    local dur
-    dur=$(saturated_duration "$per" "$pre")
-    echo "concurrency.sh: $name ($dur simulated)" >&2
-    "$ks" run "results/published/$sc" --set "workload.arrival.concurrency=$c" --set "duration=$dur" "${full[@]}" "$@" \
-        -o "$tmp/$name.h5" --json > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
-    /usr/bin/python3 results/published/steady.py "$tmp/$name.h5" > "$tmp/$name.steady"
-    rm -f "$tmp/$name.h5"
-}
 for c in "${points[@]}"; do
-    run "b$c" glm_baseline.lua "$c" "$pre_b" "$cap_b"
-    run "h$c" glm_hisparse.lua "$c" "$pre_h" "$cap_h" --set detail.layers=13
+    steady_point "b$c" glm_baseline.lua "$c" "$pre_b" "$cap_b"
+    steady_point "h$c" glm_hisparse.lua "$c" "$pre_h" "$cap_h" --set detail.layers=13
 done
 # the level of detail's error, at 8 requests
-run h8_full glm_hisparse.lua 8 "$pre_h" "$cap_h"
+steady_point h8_full glm_hisparse.lua 8 "$pre_h" "$cap_h"
 
-field() { jq -r ".$2" "$tmp/$1.json"; }
-steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
 {
     echo "# Throughput by concurrency, baseline against HiSparse, GLM-5.1-FP8, 8xH200, 32K-token prompts"
     echo

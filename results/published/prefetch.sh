@@ -19,25 +19,11 @@ trap 'rm -rf "$tmp"' EXIT
 source results/published/probe.sh
 pre=$(probe_prefill glm_hisparse.lua)
 cap=$(probe_capacity glm_hisparse.lua)
-# run NAME CONCURRENCY PREFETCH: $tmp/NAME.json and $tmp/NAME.steady
-run() {
-    local name=$1 c=$2 per=$((($2 + 7) / 8)) dur
-    [ "$per" -gt "$cap" ] && per=$cap
-    dur=$(saturated_duration "$per" "$pre")
-    echo "prefetch.sh: $name ($dur simulated)" >&2
-    "$ks" run results/published/glm_hisparse.lua --set "workload.arrival.concurrency=$c" --set "duration=$dur" \
-        "${full[@]}" --set "cache.layer_prefetch=$3" -o "$tmp/$name.h5" --json > "$tmp/$name.json" 2> "$tmp/$name.err" ||
-        { cat "$tmp/$name.err" >&2; exit 1; }
-    /usr/bin/python3 results/published/steady.py "$tmp/$name.h5" > "$tmp/$name.steady"
-    rm -f "$tmp/$name.h5"
-}
 points=(8 64)
 for c in "${points[@]}"; do
-    run "n$c" "$c" none
-    run "p$c" "$c" previous
+    steady_point "n$c" glm_hisparse.lua "$c" "$pre" "$cap" --set cache.layer_prefetch=none
+    steady_point "p$c" glm_hisparse.lua "$c" "$pre" "$cap" --set cache.layer_prefetch=previous
 done
-field() { jq -r ".$2" "$tmp/$1.json"; }
-steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
 {
     echo "# Layer-wise prefetch in HiSparse's throughput, GLM-5.1-FP8, 8xH200, 32K-token prompts"
     echo

@@ -1,5 +1,6 @@
-# results/published/probe.sh - sourced by concurrency.sh and contexts.sh: the
-# probes that size a run to saturation. They use the caller's $ks (kvstrata)
+# results/published/probe.sh - sourced by concurrency.sh, contexts.sh,
+# qwen_contexts.sh and prefetch.sh: the probes that size a run to saturation,
+# the runs, and readers of their figures. They use the caller's $ks (kvstrata)
 # and $tmp (a scratch folder), and $ranks (attention ranks, 8 unless the
 # caller sets it); ARGS are `run` arguments (--set ...).
 #
@@ -57,3 +58,26 @@ saturated_steady() {
     /usr/bin/python3 results/published/steady.py "$tmp/$name.h5" > "$tmp/$name.steady"
     rm -f "$tmp/$name.h5"
 }
+
+# steady_point NAME SCENARIO CONCURRENCY PREFILL CAPACITY ARGS...: SCENARIO
+# at CONCURRENCY clients, lasting until a rank has prefilled the requests it
+# admits (CONCURRENCY / ranks, at most CAPACITY, of PREFILL seconds each) and
+# decoded 8 s more (saturated_duration); $tmp/NAME.json and steady.py's
+# figures in $tmp/NAME.steady
+steady_point() {
+    local name=$1 sc=$2 c=$3 pre=$4 cap=$5
+    shift 5
+    local per=$(((c + ranks - 1) / ranks)) dur
+    [ "$per" -gt "$cap" ] && per=$cap
+    dur=$(saturated_duration "$per" "$pre")
+    echo "$name ($dur simulated)" >&2
+    "$ks" run "results/published/$sc" --set "workload.arrival.concurrency=$c" --set "duration=$dur" "${full[@]}" "$@" \
+        -o "$tmp/$name.h5" --json > "$tmp/$name.json" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
+    /usr/bin/python3 results/published/steady.py "$tmp/$name.h5" > "$tmp/$name.steady"
+    rm -f "$tmp/$name.h5"
+}
+
+# field NAME KEY: a figure of the run's summary ($tmp/NAME.json)
+field() { jq -r ".$2" "$tmp/$1.json"; }
+# steady NAME FIELD: a figure of $tmp/NAME.steady (1 tokens/s, 2 batch, 3 step s)
+steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }

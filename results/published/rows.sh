@@ -1,10 +1,7 @@
 # results/published/rows.sh - sourced by contexts.sh and qwen_contexts.sh:
 # the rows of a table of steady decode throughput by prompt length, baseline
 # against HiSparse, from the files steady.py wrote ($tmp/NAME.steady: tokens/s,
-# mean batch, mean step time).
-
-# steady NAME FIELD: a figure of $tmp/NAME.steady (1 tokens/s, 2 batch, 3 step s)
-steady() { awk -v i="$2" '{ print $i }' "$tmp/$1.steady"; }
+# mean batch, mean step time; read by probe.sh's steady).
 
 # throughput_rows "CTX..." "BASELINE..." "HISPARSE...": per prompt length CTX
 # (runs baselineCTX and hisparseCTX), the two configurations' rows against

@@ -303,7 +303,7 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
                 n_open = 0;
                 group = r->group;
             }
-            uint8_t early = r->early && r->klass == KS_CLASS_MISS;
+            uint8_t early = r->early; // set on misses only (mark_early)
             uint32_t after_slot = r->dep == KS_NONE ? KS_NONE : c->rec[r->dep].batch;
             struct ks_batch_rec *br = NULL;
             uint32_t bs = KS_NONE;
