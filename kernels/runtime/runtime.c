@@ -310,7 +310,7 @@ int ks_runtime_run(const struct ks_scenario *s, const struct ks_runtime_params *
     r->copy_bytes = x->copy_bytes;
     step_speeds(t, x, keep);
     r->tiers = calloc(KS_TIERS, sizeof *r->tiers);
-    ks_run_result_add_tiers(r, t->c, 0, t->z.block_bytes);
+    ks_run_result_add_tiers(r, t->c, 0, t->z.block_bytes, 1);
     r->unplanned += r->cache.unplanned;
     if (st != KS_OK)
         snprintf(err, len, "%s", msg[0] ? msg : t->err[0] ? t->err : ks_status_str(st));

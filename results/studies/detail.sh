@@ -1,51 +1,74 @@
 #!/usr/bin/env bash
-# results/studies/detail.sh [KVSTRATA] - the level of detail `detail.layers`
-# (the cache and selections of 8 or 4 of the 32 layers simulated, each
-# standing for 4 or 8) against full detail, on the shipped scenarios whose
-# layers it divides; writes results/studies/detail.md: per scenario and
-# level, the wall time and the relative error of each figure against full
-# detail. Runs are cut as the comments below say (the clusters to a few
-# nodes at their load per GPU). About 10 minutes of one core here.
+# results/studies/detail.sh [KVSTRATA] - the levels of detail against full
+# detail, on the shipped scenarios: `detail.layers` (the cache and
+# selections of 8 or 4 of the 32 layers simulated, each standing for 4 or
+# 8) where it divides their layers, `detail.gpus` (4 or 2 of the GPUs
+# sampled, the others following them) where they have several GPUs, and
+# both; writes results/studies/detail.md: per scenario and level, the wall
+# time and the relative error of each figure against full detail. Runs are
+# cut as the cases below say (the clusters to a few nodes at their load per
+# GPU). About 15 minutes of one core here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ks=${1:-build/kvstrata}
 out=results/studies/detail.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-levels=(0 8 4)
-# name|scenario|options
+# a level: L (detail.layers=L), gpus=K (detail.gpus=K), or L,gpus=K (both);
+# 0 is full detail
+one=(0 8 4)                       # one GPU
+several=(0 8 4 gpus=4 gpus=2)     # 8 GPUs
+cluster=(0 8 4 gpus=4 4,gpus=4)   # 16 GPUs
+# name|scenario|options|levels (the name of one of the arrays above)
 cases=(
-    "seed_default tiered|tests/fixtures/scenarios/seed_default.lua|--set duration=5s --set workload.arrival.rate=40 --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64"
-    "default|scenarios/default.lua|--set duration=20s"
-    "cluster_64x8 (2 nodes)|scenarios/cluster_64x8.lua|--set platform.nodes=2 --set workload.arrival.rate=6.25 --set duration=20s"
-    "cluster_64x8_loaded (1 node)|scenarios/cluster_64x8_loaded.lua|--set platform.nodes=1 --set workload.arrival.concurrency=320 --set duration=1s"
-    "code_completion_repo|scenarios/code_completion_repo.lua|--set duration=30s"
-    "dialogue_multiturn|scenarios/dialogue_multiturn.lua|--set duration=30s"
-    "doc_qa_128k|scenarios/doc_qa_128k.lua|--set duration=60s"
-    "random_selection|scenarios/random_selection.lua|"
-    "shared_system_prompt|scenarios/shared_system_prompt.lua|"
-    "short_context|scenarios/short_context.lua|"
-    "llama3_8b_h100|scenarios/llama3_8b_h100.lua|"
+    "seed_default tiered|tests/fixtures/scenarios/seed_default.lua|--set duration=5s --set workload.arrival.rate=40 --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64|several"
+    "default|scenarios/default.lua|--set duration=20s|one"
+    "cluster_64x8 (2 nodes)|scenarios/cluster_64x8.lua|--set platform.nodes=2 --set workload.arrival.rate=6.25 --set duration=20s|cluster"
+    "cluster_64x8_loaded (1 node)|scenarios/cluster_64x8_loaded.lua|--set platform.nodes=1 --set workload.arrival.concurrency=320 --set duration=1s|several"
+    "cluster_64x8_loaded (2 nodes, 3 s)|scenarios/cluster_64x8_loaded.lua|--set platform.nodes=2 --set workload.arrival.concurrency=640 --set duration=3s|cluster"
+    "code_completion_repo|scenarios/code_completion_repo.lua|--set duration=30s|several"
+    "dialogue_multiturn|scenarios/dialogue_multiturn.lua|--set duration=30s|several"
+    "doc_qa_128k|scenarios/doc_qa_128k.lua|--set duration=60s|several"
+    "random_selection|scenarios/random_selection.lua||several"
+    "shared_system_prompt|scenarios/shared_system_prompt.lua||several"
+    "short_context|scenarios/short_context.lua||several"
+    "llama3_8b_h100|scenarios/llama3_8b_h100.lua||one"
 )
+# the --set options of a level
+level_opts() {
+    local l=$1 o=""
+    case $l in
+        *gpus=*) o="--set detail.gpus=${l##*gpus=}"; l=${l%gpus=*}; l=${l%,} ;;
+    esac
+    echo "$o${l:+ --set detail.layers=$l}"
+}
+# a level's file name
+level_tag() { echo "$1" | tr ',=' '__'; }
 figures=(output_throughput tpot_p50 tpot_p99 itl_p50 itl_p99 ttft_p50 hit_rate_l1 hit_rate_l2 stall_fraction migrated_bytes_l2_l1 migrated_bytes_l1_l2)
 i=0
 for c in "${cases[@]}"; do
-    IFS='|' read -r name file opts <<< "$c"
+    IFS='|' read -r name file opts set <<< "$c"
+    declare -n levels=$set
     for k in "${levels[@]}"; do
-        # shellcheck disable=SC2086
-        "$ks" run "$file" $opts --set detail.layers=$k -o "$tmp/$i.$k.h5" --json > "$tmp/$i.$k.json" 2> "$tmp/$i.$k.err" ||
-            { cat "$tmp/$i.$k.err" >&2; exit 1; }
-        echo "detail: $name, detail.layers=$k: $(jq .wall_s "$tmp/$i.$k.json") s" >&2
+        t=$(level_tag "$k")
+        # shellcheck disable=SC2086,SC2046
+        "$ks" run "$file" $opts $(level_opts "$k") -o "$tmp/$i.$t.h5" --json > "$tmp/$i.$t.json" 2> "$tmp/$i.$t.err" ||
+            { cat "$tmp/$i.$t.err" >&2; exit 1; }
+        echo "detail: $name, level $k: $(jq .wall_s "$tmp/$i.$t.json") s" >&2
     done
+    unset -n levels
     i=$((i + 1))
 done
 {
-    echo "# Level of detail: layers simulated against full detail"
+    echo "# Levels of detail against full detail"
     echo
     echo "\`results/studies/detail.sh\`, $(date -u +%Y-%m-%d), $(uname -m), kvstrata $(git rev-parse --short HEAD)."
     echo "\`detail.layers = K\` simulates the cache and the selections of K of the model's 32 layers (the"
     echo "middle one of each run of 32/K), each standing for 32/K layers: its blocks carry their KV, so"
     echo "capacities, migrated bytes and times are the model's while the blocks handled shrink 32/K-fold."
+    echo "\`detail.gpus = K\` (gpus=K) simulates the caches of K of the GPUs, evenly spaced, in full; the"
+    echo "others follow them (README, detail.gpus): block_accesses and the cache's counts are the sample's,"
+    echo "scaled by all GPUs' tokens over its own. \`L,gpus=K\` is both."
     echo "Each cell is (figure at K - figure at full detail) / figure at full detail, in %; a figure"
     echo "that is 0 at full detail shows its value at K. wall: seconds of the run, and the speedup."
     echo
@@ -57,10 +80,12 @@ done
     echo
     i=0
     for c in "${cases[@]}"; do
-        IFS='|' read -r name file opts <<< "$c"
+        IFS='|' read -r name file opts set <<< "$c"
+        declare -n levels=$set
         for k in "${levels[@]}"; do
+            t=$(level_tag "$k")
             jq -r -n --arg name "$name" --arg k "$k" --argjson figs "$(printf '%s\n' "${figures[@]}" | jq -R . | jq -s .)" \
-                --slurpfile full "$tmp/$i.0.json" --slurpfile at "$tmp/$i.$k.json" '
+                --slurpfile full "$tmp/$i.0.json" --slurpfile at "$tmp/$i.$t.json" '
                 def r2: . * 100 | round / 100;
                 ($full[0]) as $f | ($at[0]) as $a
                 | ($f.wall_s / $a.wall_s) as $x
@@ -71,6 +96,7 @@ done
                         elif $f[$g] == 0 then " =\($a[$g]) |"
                         else " \((($a[$g] - $f[$g]) / $f[$g] * 100) | r2)% |" end] | join(""))'
         done
+        unset -n levels
         i=$((i + 1))
     done
     echo

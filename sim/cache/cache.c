@@ -5,6 +5,7 @@
 // The step's candidates and prefetch are in prefetch.c, migration planning in
 // migrate.c, victim choice in evict.c, the invariant checker in check.c; they
 // share struct ks_cache through cache_impl.h.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -554,6 +555,15 @@ void ks_cache_stats_add(struct ks_cache_stats *sum, const struct ks_cache_stats 
     sum->warmed += s->warmed;
     sum->rebases += s->rebases;
     sum->aggregated += s->aggregated;
+}
+
+void ks_cache_stats_scale(struct ks_cache_stats *s, double f)
+{
+    // every field is a uint64_t counter (ks_cache_stats_add adds each)
+    _Static_assert(sizeof *s % sizeof(uint64_t) == 0, "struct ks_cache_stats holds uint64_t counters only");
+    uint64_t *x = (uint64_t *)s;
+    for (size_t i = 0; i < sizeof *s / sizeof *x; i++)
+        x[i] = (uint64_t)llround((double)x[i] * f);
 }
 
 void ks_cache_tier_view(const struct ks_cache *c, unsigned tier, struct ks_tier_view *v)

@@ -332,6 +332,9 @@ const struct ks_cache_stats *ks_cache_stats(const struct ks_cache *c);
 
 // Adds every counter of s to sum (statistics of several GPUs).
 void ks_cache_stats_add(struct ks_cache_stats *sum, const struct ks_cache_stats *s);
+// Multiplies every counter of s by f >= 0, rounded to the nearest (a
+// sample's statistics standing for more GPUs: detail.gpus).
+void ks_cache_stats_scale(struct ks_cache_stats *s, double f);
 
 struct ks_tier_view {
     uint32_t cap, used, peak; // pages

@@ -8,6 +8,7 @@
 #include <simgrid/engine.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arch.h"
 #include "engine.h"
@@ -124,6 +125,21 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
         g->jobs[g->n_jobs++] = ks_step_job_of(g->cache, plan->batch[i]);
     }
     if (plan->n)
+        sg_cond_notify_all(g->work);
+    return KS_OK;
+}
+
+// detail.gpus: a follower's jobs, as op_queue queues a plan's.
+static int op_queue_jobs(void *ctx, const struct ks_step_job *jobs, uint32_t n, char *err, size_t len)
+{
+    (void)err, (void)len;
+    struct gpu *g = ctx;
+    g->layer_now = ks_selection_per_layer(g->sim->sparse) ? 0 : KS_NONE;
+    if (ks_grow((void **)&g->jobs, &g->cap_jobs, g->n_jobs + n, sizeof *g->jobs) != KS_OK)
+        return KS_ENOMEM;
+    memcpy(g->jobs + g->n_jobs, jobs, n * sizeof *jobs);
+    g->n_jobs += n;
+    if (n)
         sg_cond_notify_all(g->work);
     return KS_OK;
 }
@@ -280,7 +296,7 @@ struct ks_step_ops ks_engine_step_ops(struct gpu *g)
 {
     return (struct ks_step_ops){
         .ctx = g, .now = op_now, .compute = op_compute, .idle = op_idle, .iteration = op_iteration,
-        .finished = finished, .queue = op_queue, .backup = op_backup, .wait_layer = op_wait_layer, .layers = op_layers,
+        .finished = finished, .queue = op_queue, .queue_jobs = op_queue_jobs, .backup = op_backup, .wait_layer = op_wait_layer, .layers = op_layers,
         .wait_all = op_wait_all};
 }
 

@@ -165,9 +165,13 @@ static int setup_gpu(struct sim *m, uint32_t i, const struct ks_platform_params 
     if (!(g->cache = ks_cache_new(cp, err, len)))
         return KS_EINVAL;
     g->d_ok = 1;
+    // detail.gpus: K of the N GPUs evenly spaced are sampled (i where i K / N steps up)
+    uint32_t k = s->detail.gpus;
+    g->sampled = !m->follow || (uint64_t)(i + 1) * k / m->n_gpu > (uint64_t)i * k / m->n_gpu;
     if (ks_step_init(&g->d, &(struct ks_step_params){
             .s = s, .cache = g->cache, .sparse = m->sparse, .r = m->r, .lua = &m->lua, .z = m->z, .gpu = i,
-            .ops = ks_engine_step_ops(g), .pool = m->workers}) != KS_OK) {
+            .ops = ks_engine_step_ops(g), .pool = g->sampled ? m->workers : NULL, .follow = m->follow,
+            .sampled = g->sampled}) != KS_OK) {
         snprintf(err, len, "out of memory for GPU %u's step buffers", i);
         return KS_ENOMEM;
     }
@@ -207,12 +211,20 @@ static int teardown(struct sim *m, int st)
 {
     struct ks_run_result *r = m->r;
     r->tiers = calloc((size_t)m->n_gpu * KS_TIERS, sizeof *r->tiers);
+    // detail.gpus: the sampled GPUs' cache statistics stand for all GPUs',
+    // scaled by the tokens of all over theirs
+    uint64_t tokens = 0, sampled = 0;
+    for (uint32_t i = 0; m->follow && m->gpu && i < m->n_gpu; i++) {
+        uint64_t t = m->gpu[i].d_ok ? m->gpu[i].d.act.tokens : 0;
+        tokens += t;
+        sampled += m->gpu[i].sampled ? t : 0;
+    }
     for (uint32_t i = 0; m->gpu && i < m->n_gpu; i++) {
         struct gpu *g = &m->gpu[i];
         if (g->failed && st == KS_OK)
             st = KS_EINVAL;
-        if (g->cache)
-            ks_run_result_add_tiers(r, g->cache, i, m->z.block_bytes);
+        if (g->cache) // a follower's cache saw no access: the statistics are the sampled GPUs'
+            ks_run_result_add_tiers(r, g->cache, i, m->z.block_bytes, g->sampled);
         ks_cache_free(g->cache);
         if (g->mu) {
             sg_mutex_destroy(g->mu);
@@ -227,8 +239,13 @@ static int teardown(struct sim *m, int st)
         if (g->d_ok)
             ks_step_fini(&g->d);
     }
+    if (m->follow && sampled > 0)
+        ks_cache_stats_scale(&r->cache, (double)tokens / (double)sampled);
     r->unplanned += r->cache.unplanned;
     ks_pool_free(m->workers); // the drivers waited for their jobs
+    if (m->follow)
+        ks_follow_fini(m->follow);
+    free(m->follow);
     free(m->gpu);
     free(m->flush);
     if (m->mu) {
@@ -376,6 +393,11 @@ int ks_engine_run(const struct ks_scenario *s, unsigned threads, struct ks_run_r
     m.mu = sg_mutex_init();
     m.pool_work = sg_cond_init();
     m.pool_host = pp.prefill_pool ? sg_host_by_name(KS_PLATFORM_PREFILL) : NULL;
+    if (st == KS_OK && s->detail.gpus && s->detail.gpus < m.n_gpu &&
+        (!(m.follow = malloc(sizeof *m.follow)) || ks_follow_init(m.follow, m.z.groups) != KS_OK)) {
+        snprintf(err, len, "out of memory for detail.gpus");
+        st = KS_ENOMEM;
+    }
     for (uint32_t i = 0; st == KS_OK && i < m.n_gpu; i++)
         st = setup_gpu(&m, i, &pp, &cp, err, len);
     double w0 = ks_clock_mono();

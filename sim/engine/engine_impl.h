@@ -52,6 +52,7 @@ struct gpu {
     int queued;                      // requests queued since the last ks_engine_flush
     sg_host_t peer;                  // parallel.tp > 1: the next GPU of its replica's ring (collectives)
     struct route to_peer;
+    int sampled;                     // its cache simulated in full (every GPU, unless detail.gpus)
     int failed;
 };
 
@@ -93,6 +94,7 @@ struct sim {
     struct ks_step_sizing z; // block sizes, admission bound, L1 pages
     struct ks_selection *sparse; // the sparse-attention policy
     struct ks_pool *workers;     // threads drawing selections ahead (the step drivers'); NULL: none
+    struct ks_follow *follow; // detail.gpus below the GPUs: the sampled GPUs' steps (follow.h); NULL: full detail
     struct ks_luapolicy lua; // cache.evict, cache.prefetch_window as Lua functions
     char lua_err[512];       // why lua failed (its reason buffer)
     char err[1024];

@@ -399,8 +399,11 @@ struct ks_scenario {
     // Level of detail: the cache and selections of `layers` evenly spaced
     // layers are simulated, each standing for model.layers / layers layers
     // (0: every layer, full detail). Simulator only.
+    // `gpus` of the decode GPUs (evenly spaced) simulate their caches in
+    // full, the others follow them (sim/step/follow.h; 0: every GPU).
     struct {
         uint32_t layers;
+        uint32_t gpus;
     } detail;
     // Speculative decoding (multi-token prediction): each decode step of a
     // request verifies 1 + draft_tokens tokens (their matrix work, attention

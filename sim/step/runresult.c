@@ -107,7 +107,7 @@ struct ks_step_record *ks_run_result_add_step(struct ks_run_result *r, const str
 }
 
 void ks_run_result_add_tiers(struct ks_run_result *r, const struct ks_cache *c, uint32_t gpu,
-                             const uint64_t block_bytes[KS_TIERS])
+                             const uint64_t block_bytes[KS_TIERS], int stats)
 {
     for (unsigned t = 0; r->tiers && t < KS_TIERS; t++) {
         struct ks_tier_view v;
@@ -117,5 +117,6 @@ void ks_run_result_add_tiers(struct ks_run_result *r, const struct ks_cache *c, 
             .block_bytes = block_bytes[t], .mig_in = v.mig_in, .mig_out = v.mig_out,
             .alloc_fails = v.alloc_fails};
     }
-    ks_cache_stats_add(&r->cache, ks_cache_stats(c));
+    if (stats)
+        ks_cache_stats_add(&r->cache, ks_cache_stats(c));
 }

@@ -150,8 +150,9 @@ void ks_run_result_add_request(struct ks_run_result *r, const struct ks_request_
 struct ks_step_record *ks_run_result_add_step(struct ks_run_result *r, const struct ks_cache *c);
 
 // Appends the tiers of cache c (GPU `gpu`, block sizes block_bytes[tier])
-// to r->tiers, which holds room for them, and adds its statistics to r->cache.
+// to r->tiers, which holds room for them, and with `stats` adds its
+// statistics to r->cache (not a follower's, detail.gpus: it sees no access).
 void ks_run_result_add_tiers(struct ks_run_result *r, const struct ks_cache *c, uint32_t gpu,
-                             const uint64_t block_bytes[KS_TIERS]);
+                             const uint64_t block_bytes[KS_TIERS], int stats);
 
 #endif

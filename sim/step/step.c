@@ -69,6 +69,8 @@ int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
     if (p->pool && ks_selection_ahead(p->sparse) &&
         !(d->ahead = ks_step_ahead_new(p->pool, p->z.groups, p->z.layer_scale, ks_selection_per_layer(p->sparse))))
         return KS_ENOMEM;
+    if (p->follow && !p->sampled && ks_follow_out_init(&d->fo, p->z.groups ? p->z.groups : 1) != KS_OK)
+        return KS_ENOMEM;
     return d->sel && d->dist && d->mass && d->acc && d->where && d->outside ? KS_OK : KS_ENOMEM;
 }
 
@@ -86,6 +88,7 @@ void ks_step_fini(struct ks_step *d)
     free(d->moving);
     free(d->mark);
     free(d->pending);
+    ks_follow_out_fini(&d->fo);
     memset(d, 0, sizeof *d);
 }
 
@@ -406,6 +409,30 @@ static int drop_listed(struct ks_step *d, char *err, size_t len)
     return KS_OK;
 }
 
+// Request a's index scan in every layer: its HBM bytes into *kv_hbm, its
+// flops (for each query token) into *aflops.
+static void index_scan(struct ks_step *d, const struct ks_active *a, double *kv_hbm, double *aflops)
+{
+    const struct ks_arch *arch = &d->p.s->model.arch;
+    uint32_t layers = d->p.s->model.layers, verify = 1 + d->p.s->speculative.draft_tokens;
+    double index = (double)a->ctx * ks_arch_scan_bytes(arch) * layers;
+    *kv_hbm += index;
+    d->p.r->index_read_bytes += index;
+    *aflops += (double)a->ctx * arch->index_pair_flops * layers * verify;
+}
+
+// Request a's tokens of the step: their weights' flops, the tokens verified
+// and kept.
+static void step_tokens(struct ks_step *d, const struct ks_active *a, uint32_t *tokens_out, uint32_t *kept,
+                        double *wflops)
+{
+    const struct ks_arch *arch = &d->p.s->model.arch;
+    uint32_t verify = 1 + d->p.s->speculative.draft_tokens;
+    *wflops += (arch->token_flops + arch->head_flops) * verify;
+    *tokens_out += verify;
+    *kept += ks_active_kept(&d->act, a);
+}
+
 // Selects, and reports the accesses of, every decoding request in every
 // layer; sums what the step's attention costs (kv_bytes, and the modelled
 // *kv_hbm bytes timed at HBM bandwidth and *attn seconds of measured kernel)
@@ -422,6 +449,9 @@ static int drop_listed(struct ks_step *d, char *err, size_t len)
 // others' misses, within the budget), it produces no token, and the step
 // charges its index scan (its selection was computed) but not its attention
 // nor its token's weights; it selects again next step.
+//
+// What the selections read is also summed in d->shape (detail.gpus: a
+// sampled GPU publishes it).
 static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, double *attn, uint32_t *tokens_out,
                       uint32_t *kept, double *wflops, double *aflops, char *err, size_t len)
 {
@@ -448,10 +478,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1;
         uint32_t k = 0, miss_mark = d->n_miss;
         uint64_t selected = 0, missed = 0;
-        double index = (double)a->ctx * ks_arch_scan_bytes(arch) * layers;
-        *kv_hbm += index;
-        d->p.r->index_read_bytes += index;
-        *aflops += (double)a->ctx * arch->index_pair_flops * layers * verify;
+        index_scan(d, a, kv_hbm, aflops);
         // the request's attention and token, added once it is known not to sit out
         double r_hbm = 0, r_attn = 0, r_kv = 0, r_flops = 0;
         for (uint32_t l = 0; l < groups; l++) {
@@ -515,14 +542,74 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
             continue;
         }
         d->kv_bytes += r_kv;
+        d->shape.n_dec++;
+        d->shape.hbm += r_hbm;
+        d->shape.attn += r_attn;
+        d->shape.flops += r_flops;
         *kv_hbm += r_hbm;
         *attn += r_attn;
         *aflops += r_flops * verify;
-        *wflops += (arch->token_flops + arch->head_flops) * verify;
-        *tokens_out += verify;
-        *kept += ks_active_kept(&d->act, a);
+        step_tokens(d, a, tokens_out, kept, wflops);
     }
     return KS_OK;
+}
+
+// detail.gpus, a follower's step (follow.h): every decoding request scans
+// its index and makes its tokens as in access_all; what the selections read
+// is the shape's, `scale` times.
+static void follow_access(struct ks_step *d, const struct ks_follow_shape *sh, double scale, double *kv_hbm,
+                          double *attn, uint32_t *tokens_out, uint32_t *kept, double *wflops, double *aflops)
+{
+    for (uint32_t i = 0; i < d->act.n; i++) {
+        struct ks_active *a = &d->act.a[i];
+        if (!ks_active_decodes(a))
+            continue; // still in prefill
+        index_scan(d, a, kv_hbm, aflops);
+        step_tokens(d, a, tokens_out, kept, wflops);
+    }
+    d->kv_bytes = sh->kv * scale;
+    *kv_hbm += sh->hbm * scale;
+    *attn += sh->attn * scale;
+    *aflops += sh->flops * scale * (1 + d->p.s->speculative.draft_tokens);
+}
+
+// The decoding requests, the young ones of them and their age (follow.h).
+static void count_decoding(const struct ks_step *d, uint32_t *n_dec, uint32_t *n_young, uint32_t *age)
+{
+    uint64_t generated = 0;
+    *n_dec = *n_young = 0;
+    for (uint32_t i = 0; i < d->act.n; i++) {
+        const struct ks_active *a = &d->act.a[i];
+        if (ks_active_decodes(a)) {
+            (*n_dec)++;
+            *n_young += a->generated <= KS_FOLLOW_YOUNG;
+            generated += a->generated;
+        }
+    }
+    uint64_t mean = *n_dec ? generated / *n_dec : 0;
+    *age = mean ? 63 - (uint32_t)__builtin_clzll(mean) : 0;
+}
+
+// detail.gpus, a sampled GPU: its step's shape (d->shape, the plan's jobs,
+// the reads outside L1) into the model. KS_OK or KS_ENOMEM.
+static int publish(struct ks_step *d, const struct ks_plan *plan)
+{
+    if (d->shape.n_dec == 0)
+        return KS_OK;
+    uint32_t decoding; // d->shape.n_dec: those that did not sit out
+    count_decoding(d, &decoding, &d->shape.n_young, &d->shape.age);
+    struct ks_follow_out *o = &d->fo;
+    if (plan->n > o->cap) {
+        struct ks_step_job *j = realloc(o->job, plan->n * sizeof *j);
+        if (!j)
+            return KS_ENOMEM;
+        o->job = j;
+        o->cap = plan->n;
+    }
+    for (uint32_t i = 0; i < plan->n; i++)
+        o->job[i] = ks_step_job_of(d->p.cache, plan->batch[i]);
+    d->shape.kv = d->kv_bytes;
+    return ks_follow_publish(d->p.follow, &d->shape, o->job, plan->n, (const uint32_t (*)[KS_TIERS])d->outside);
 }
 
 // The run's stall and this step's grow by the time since t0.
@@ -583,12 +670,27 @@ static int decode(struct ks_step *d, char *err, size_t len)
     double kv_hbm = 0, attn = 0, wflops = 0, aflops = 0;
     d->kv_bytes = 0;
     d->n_miss = 0;
+    d->shape = (struct ks_follow_shape){0};
     int st = ks_cache_step(c, d->step++);
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
-    if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, err, len)) != KS_OK)
+    // detail.gpus: a follower takes a sampled GPU's step (follow.h), once one was published
+    const struct ks_follow_shape *sh = NULL;
+    double scale = 1;
+    if (d->p.follow && !d->p.sampled) {
+        uint32_t n_dec, n_young, age;
+        count_decoding(d, &n_dec, &n_young, &age);
+        sh = ks_follow_pick(d->p.follow, n_dec, n_young, age, ks_rng_mix((uint64_t)d->p.gpu << 32 ^ now_step));
+        if (sh) {
+            scale = (double)n_dec / sh->n_dec;
+            d->p.follow->followed++;
+        }
+    }
+    if (sh)
+        follow_access(d, sh, scale, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops);
+    else if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, err, len)) != KS_OK)
         return st;
-    if (draw_ahead(d) != KS_OK)
+    if (!sh && draw_ahead(d) != KS_OK)
         return failed(err, len, "listing the next step's selections", KS_ENOMEM);
     r->decode_flops += wflops + aflops;
     // a fused iteration's prefill chunks (set by ks_step_run) join the step's work
@@ -599,8 +701,11 @@ static int decode(struct ks_step *d, char *err, size_t len)
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
     ks_cache_set_reserve(c, ks_step_reserve(s, &d->p.z, d->act.n));
     double step_start = now(d), stall = 0, extra = 0;
+    // a follower's cache plans only the evictions that keep L1's reserve
+    // (it saw no access): they are confirmed without a copy, the shape's
+    // batches carrying the step's traffic
     struct ks_plan plan;
-    st = ks_cache_plan(c, ks_step_budget(s, &d->p.z, d->kv_bytes), &plan);
+    st = ks_cache_plan(c, sh ? 0 : ks_step_budget(s, &d->p.z, d->kv_bytes), &plan);
     if (st == KS_OK && d->p.lua && d->p.lua->failed) {
         snprintf(err, len, "cache.%s (Lua): %s: %s", d->p.lua->failed, d->p.lua->err, ks_status_str(KS_EINVAL));
         return KS_EINVAL;
@@ -617,17 +722,25 @@ static int decode(struct ks_step *d, char *err, size_t len)
     } else {
         d->layer_time = ks_cost_layer(s, weights, kv_hbm, attn);
     }
-    if ((st = o->queue(o->ctx, &plan, err, len)) != KS_OK)
+    if (sh && (st = ks_follow_jobs(&d->fo, sh, scale)) != KS_OK)
+        return failed(err, len, "a followed step's batches", st);
+    st = sh ? o->queue_jobs(o->ctx, d->fo.job, d->fo.n, err, len) : o->queue(o->ctx, &plan, err, len);
+    if (st != KS_OK)
         return failed(err, len, "queueing a migration batch", st);
     // the KV the iteration keeps: the decode tokens kept (speculative: not the rejected drafts) and the prompts'
     if ((st = backup_kv(d, kept + d->prefill_tokens, err, len)) != KS_OK)
         return failed(err, len, "backing up new KV", st);
-    count_outside(d, &plan);
+    if (sh)
+        ks_follow_outside(&d->fo, sh, scale, d->p.z.groups, d->outside);
+    else
+        count_outside(d, &plan);
     // host work while the copies run: scheduling the batch, and rebuilding
     // the resident-block pointer table when L1's mapping changed
-    int rebuild = l1_changed(c, &d->l1_version);
+    int rebuild = l1_changed(c, &d->l1_version) || (sh && sh->promotes);
     if (rebuild)
         r->table_rebuilds++;
+    if (d->p.follow && d->p.sampled && (st = publish(d, &plan)) != KS_OK)
+        return failed(err, len, "publishing a sampled step", st);
     double host = 0;
     if (o->compute) {
         host = s->platform.sched_overhead;

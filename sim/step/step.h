@@ -28,6 +28,7 @@
 #include "active.h"
 #include "ahead.h"
 #include "cache.h"
+#include "follow.h"
 #include "job.h"
 #include "luapolicy.h"
 #include "pool.h"
@@ -71,6 +72,10 @@ struct ks_step_ops {
     // The plan's batches go to the lanes, in plan order, one job each
     // (ks_step_job_of); called every decode step, plan->n may be 0.
     int (*queue)(void *ctx, const struct ks_plan *plan, char *err, size_t len);
+    // Simulator only (detail.gpus, follow.h): a follower's step hands its
+    // lanes these jobs, made from a sampled GPU's step, instead of a plan's
+    // (their batches are the driver's; nothing is confirmed of them).
+    int (*queue_jobs)(void *ctx, const struct ks_step_job *jobs, uint32_t n, char *err, size_t len);
     // Optional (cache.organisation = "per_request"): the KV the iteration
     // writes, `items` token rows of one layer and `bytes` in all, is copied
     // to the host as it is written (HiSparse's eager backup), beside the
@@ -108,6 +113,11 @@ struct ks_step_params {
     // emit each decode step's tokens (ks_active_emit) before the next, as
     // ks_step_run does: the draws are made for the steps that follow.
     struct ks_pool *pool;
+    // borrowed, may be NULL (full detail): detail.gpus (follow.h), the
+    // sampled GPUs' steps; a sampled GPU publishes its steps there, a
+    // follower follows them (it needs ops.queue_jobs)
+    struct ks_follow *follow;
+    int sampled;
 };
 
 // A request queued for admission.
@@ -147,6 +157,10 @@ struct ks_step {
     // layer (group) selected block b in this step
     uint32_t *mark, cap_mark, stamp;
     struct ks_step_ahead *ahead;     // the next step's selections, drawn by p.pool; NULL: none
+    // detail.gpus: the current step's numbers (a sampled GPU's to publish),
+    // and a follower's batches, jobs and carries
+    struct ks_follow_shape shape;
+    struct ks_follow_out fo;
 };
 
 // Initialises a driver in caller storage; *p is copied. KS_OK or KS_ENOMEM.

@@ -22,6 +22,10 @@
 #               --quick: 4 nodes (32 GPUs) at 1/16 of the arrival rate, 3 s
 #   loaded      scenarios/cluster_64x8_loaded.lua, 512 GPUs x 33 requests of
 #               32K tokens; --quick: 1 node (8 GPUs, 320 clients), 0.5 s
+#   cluster_lod the cluster case at the levels of detail detail.gpus = 1/8 of
+#               the GPUs and detail.layers = 4 (their error against full
+#               detail: results/studies/detail.md)
+#   loaded_lod  the loaded case at the same levels
 #   dense       scenarios/llama3_8b_h100.lua, 1000 requests of 2048+256 tokens;
 #               --quick: 200 requests
 #   cache_heat  bench cache --blocks 1000000 --topk 64 --policy heat
@@ -37,7 +41,7 @@ usage() {
 }
 fail() { echo "speed.sh: $*" >&2; exit 1; }
 
-base_rev="" base_bin="" quick=0 cases="cluster,loaded,dense,cache" reps=3 new_bin=""
+base_rev="" base_bin="" quick=0 cases="cluster,loaded,cluster_lod,loaded_lod,dense,cache" reps=3 new_bin=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --base) base_rev=${2:?--base needs a revision}; shift 2 ;;
@@ -56,9 +60,9 @@ list=()
 IFS=',' read -ra asked <<< "$cases"
 for c in "${asked[@]}"; do
     case "$c" in
-        cluster|loaded|dense|cache_heat|cache_lru) list+=("$c") ;;
+        cluster|loaded|cluster_lod|loaded_lod|dense|cache_heat|cache_lru) list+=("$c") ;;
         cache) list+=(cache_heat cache_lru) ;;
-        *) echo "speed.sh: unknown case '$c' (cluster, loaded, dense, cache_heat, cache_lru, cache)" >&2; exit 2 ;;
+        *) echo "speed.sh: unknown case '$c' (cluster, loaded, cluster_lod, loaded_lod, dense, cache_heat, cache_lru, cache)" >&2; exit 2 ;;
     esac
 done
 [ ${#list[@]} -gt 0 ] || { echo "speed.sh: no case to run" >&2; exit 2; }
@@ -122,6 +126,12 @@ case_cmd() {
     local c=$1
     kind=run
     case "$c" in
+        cluster_lod|loaded_lod)
+            case_cmd "${c%_lod}"
+            local g=64
+            [ $quick = 1 ] && { [ "$c" = cluster_lod ] && g=4 || g=1; }
+            args+=(--set "detail.gpus=$g" --set detail.layers=4)
+            what="$what; detail.gpus=$g, detail.layers=4" ;;
         cluster)
             args=(run scenarios/cluster_64x8.lua)
             if [ $quick = 1 ]; then

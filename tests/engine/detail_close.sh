@@ -1,36 +1,44 @@
 #!/usr/bin/env bash
-# tests/engine/detail_close.sh KVSTRATA LAYERS TOLERANCE SCENARIO [ARGS...]
-# Runs the scenario at full detail and at --set detail.layers=LAYERS and
-# checks every figure of the two summaries: each number within TOLERANCE
-# (relative) of its full-detail value (0 stays 0), each other value (null,
-# a string) the same. Left out: wall_s, result (the file's name) and
-# block_accesses, which detail.layers shrinks by design (README, detail.layers:
-# "the blocks handled (`block_accesses`, the cache's block counts) shrink").
+# tests/engine/detail_close.sh KVSTRATA LEVEL TOLERANCE SCENARIO [ARGS...]
+# Runs the scenario at full detail and at the level of detail LEVEL, a
+# number of layers (--set detail.layers=LEVEL) or `gpus=K` (--set
+# detail.gpus=K), and checks every figure of the two summaries: each number
+# within TOLERANCE (relative) of its full-detail value (0 stays 0), each
+# other value (null, a string) the same. Left out: wall_s, result (the
+# file's name) and block_accesses, which detail.layers shrinks by design
+# (README, detail.layers: "the blocks handled (`block_accesses`, the cache's
+# block counts) shrink"); `detail.gpus` estimates it from its sample, as the
+# cache's other counts, and is held to the tolerance.
 set -euo pipefail
-ks=$1 layers=$2 tol=$3
+ks=$1 level=$2 tol=$3
 shift 3
+case $level in
+    gpus=*) set_level=detail.$level skip=none ;;
+    *) set_level=detail.layers=$level skip=block_accesses ;;
+esac
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$ks" run "$@" -o "$dir/full.h5" --json > "$dir/full.json"
-"$ks" run "$@" --set detail.layers="$layers" -o "$dir/part.h5" --json > "$dir/part.json"
-jq -r -n --slurpfile f "$dir/full.json" --slurpfile p "$dir/part.json" --argjson tol "$tol" '
+"$ks" run "$@" --set "$set_level" -o "$dir/part.h5" --json > "$dir/part.json"
+jq -r -n --slurpfile f "$dir/full.json" --slurpfile p "$dir/part.json" --argjson tol "$tol" \
+    --arg at "$set_level" --arg skip "$skip" '
     ($f[0]) as $a | ($p[0]) as $b
     | ($a | keys_unsorted) as $keys
-    | if ($keys | length) != ($b | keys_unsorted | length) then "keys: \($keys | length) at full detail, \($b | keys_unsorted | length) at detail.layers" else empty end,
-      ($keys[] | select(. != "wall_s" and . != "result" and . != "block_accesses") as $k
+    | if ($keys | length) != ($b | keys_unsorted | length) then "keys: \($keys | length) at full detail, \($b | keys_unsorted | length) at \($at)" else empty end,
+      ($keys[] | select(. != "wall_s" and . != "result" and . != $skip) as $k
        | ($a[$k]) as $x | ($b[$k]) as $y
        | if ($x | type) == "number" and ($y | type) == "number" then
              (if $x == 0 then ($y | fabs) else (($y - $x) / $x | fabs) end) as $r
-             | if $r > $tol then "\($k): \($x) at full detail, \($y) at detail.layers (relative \($r))" else empty end
-         elif $x != $y then "\($k): \($x) at full detail, \($y) at detail.layers"
+             | if $r > $tol then "\($k): \($x) at full detail, \($y) at \($at) (relative \($r))" else empty end
+         elif $x != $y then "\($k): \($x) at full detail, \($y) at \($at)"
          else empty end)' > "$dir/bad"
 n=$(jq 'keys | length' "$dir/full.json")
 if [ -s "$dir/bad" ]; then
     sed 's/^/detail_close: /' "$dir/bad" >&2
     exit 1
 fi
-worst=$(jq -n --slurpfile f "$dir/full.json" --slurpfile p "$dir/part.json" '
-    [($f[0] | to_entries[]) as $e | select($e.key != "wall_s" and $e.key != "block_accesses")
+worst=$(jq -n --slurpfile f "$dir/full.json" --slurpfile p "$dir/part.json" --arg skip "$skip" '
+    [($f[0] | to_entries[]) as $e | select($e.key != "wall_s" and $e.key != $skip)
      | select(($e.value | type) == "number" and $e.value != 0)
      | {k: $e.key, r: ((($p[0][$e.key] - $e.value) / $e.value) | fabs)}] | max_by(.r) | "\(.k) \(.r)"')
-echo "detail_close: detail.layers=$layers against full detail, $n keys: every figure within $tol (the farthest: $worst)"
+echo "detail_close: $set_level against full detail, $n keys: every figure within $tol (the farthest: $worst)"

@@ -636,6 +636,39 @@ add_test(NAME run_detail_within COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_close.s
          ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8.lua --set platform.nodes=2 --set workload.arrival.rate=6.25
          --set duration=20s)
 set_tests_properties(run_detail_within PROPERTIES TIMEOUT 300)
+# The level of detail detail.gpus (sim/step/follow.h): a sample of the GPUs simulates its caches in
+# full, the others follow it. Its bounds, and its rule with cold regions:
+ks_cli_test(detail_gpus_too_many --exit 2 --stdout-empty
+            --stderr-has "detail.gpus: 9 GPUs sampled, more than the 8 decode GPUs"
+            -- scenario check ${ks_sc}/cluster_64x8.lua --set platform.nodes=1 --set detail.gpus=9)
+ks_cli_test(detail_gpus_cold_share --exit 2 --stdout-empty
+            --stderr-has "detail.gpus: a follower cannot tell which of its requests would sit out a step"
+            -- scenario check ${ks_sc}/cluster_64x8.lua --set platform.nodes=1 --set detail.gpus=2
+            --set cache.cold_share=0.1)
+# every GPU sampled is full detail: the same run as 0, figure for figure (a tiered node: 8 GPUs of
+# the loaded cluster, 40 requests each, migrating)
+set(ks_detail_loaded ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8_loaded.lua --set platform.nodes=1
+    --set workload.arrival.concurrency=320 --set duration=0.5s)
+string(REPLACE ";" " " ks_detail_loaded_args "${ks_detail_loaded}") # one shell line
+add_test(NAME detail_gpus_all_is_zero COMMAND sh -c
+  "set -e; for k in 0 8; do $<TARGET_FILE:kvstrata> run ${ks_detail_loaded_args} --set detail.gpus=$k -o ${CMAKE_CURRENT_BINARY_DIR}/detail_gpus_$k.h5 --json 2>/dev/null | jq -S 'del(.wall_s, .result)' > ${CMAKE_CURRENT_BINARY_DIR}/detail_gpus_$k.json; done; jq -e '.tokens > 0 and .migrated_bytes_l2_l1 > 0' ${CMAKE_CURRENT_BINARY_DIR}/detail_gpus_0.json > /dev/null; diff ${CMAKE_CURRENT_BINARY_DIR}/detail_gpus_0.json ${CMAKE_CURRENT_BINARY_DIR}/detail_gpus_8.json")
+set_tests_properties(detail_gpus_all_is_zero PROPERTIES TIMEOUT 300)
+# followers give the same results for any thread count (the sampled GPUs draw ahead, they do not)
+add_test(NAME threads_detail_gpus COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${ks_detail_loaded} --set detail.gpus=2)
+set_tests_properties(threads_detail_gpus PROPERTIES TIMEOUT 300)
+# README "detail.gpus": its error against full detail, every summary figure (block_accesses and the
+# cache's counts estimated from the sample included). The 16-GPU slice of cluster_64x8.lua (as
+# run_detail_within, 4 GPUs sampled; all resident): the farthest, table_rebuilds, at 0.0028
+# (2026-12-02). The 16-GPU slice of the loaded cluster, 40 requests of 32K decoding per GPU,
+# migrating, 3 s (4 sampled; about 30 s and 10 s of wall time): the farthest, tpot_p99, at 0.023
+add_test(NAME run_detail_gpus_within COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_close.sh $<TARGET_FILE:kvstrata>
+         gpus=4 0.005 ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8.lua --set platform.nodes=2
+         --set workload.arrival.rate=6.25 --set duration=20s)
+add_test(NAME run_detail_gpus_loaded COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_close.sh $<TARGET_FILE:kvstrata>
+         gpus=4 0.03 ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8_loaded.lua --set platform.nodes=2
+         --set workload.arrival.concurrency=640 --set duration=3s)
+set_tests_properties(run_detail_gpus_within run_detail_gpus_loaded PROPERTIES TIMEOUT 600)
 # under ThreadSanitizer too (.ci/run): the workers against the simulation's thread
 ks_tsan_test(threads_tiered kvstrata)
 ks_tsan_test(threads_lua kvstrata)

@@ -15,3 +15,8 @@ target_link_libraries(step_runresult PRIVATE ks_step)
 # at most a quarter of L1"
 ks_add_test(step.sizing test_sizing.c)
 target_link_libraries(step_sizing PRIVATE ks_step)
+
+# the level of detail detail.gpus (sim/step/follow.h): the shapes kept and drawn, a follower's batches
+# and reads outside L1 scaled with a carry
+ks_add_test(step.follow test_follow.c)
+target_link_libraries(step_follow PRIVATE ks_step)
