@@ -1,12 +1,18 @@
 // job.c - a decode step's migration batches as its lanes see them (see job.h).
 #include "job.h"
 
-// Whether the batch `batch_id` is still on its way.
-static int job_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t batch_id)
+// Whether the batch job i waits for (its `after`) is still on its way. A
+// plan's batches are numbered in plan order and queued in it, so that
+// batch is looked for first where the difference of their ids puts it.
+static int after_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t i)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (jobs[i].b->id == batch_id)
-            return !jobs[i].landed;
+    uint32_t after = jobs[i].b->after, back = jobs[i].b->id - after;
+    uint32_t k = back <= i ? i - back : n;
+    if (k < n && jobs[k].b->id == after)
+        return !jobs[k].landed;
+    for (k = 0; k < n; k++)
+        if (jobs[k].b->id == after)
+            return !jobs[k].landed;
     return 0;
 }
 
@@ -15,11 +21,12 @@ int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_
     int best = -1;
     for (uint32_t i = 0; i < n; i++) {
         const struct ks_step_job *j = &jobs[i];
-        if (j->running || j->landed || (j->b->after != KS_NONE && job_unlanded(jobs, n, j->b->after)) ||
-            (j->needed && layer_now != KS_NONE && j->start > layer_now))
+        if (j->running || j->landed || (j->needed && layer_now != KS_NONE && j->start > layer_now) ||
+            (best >= 0 && j->b->klass >= jobs[best].b->klass) || (j->b->after != KS_NONE && after_unlanded(jobs, n, i)))
             continue;
-        if (best < 0 || j->b->klass < jobs[best].b->klass)
-            best = (int)i;
+        best = (int)i;
+        if (j->b->klass == KS_CLASS_MISS)
+            break; // none comes before a miss's
     }
     return best;
 }
