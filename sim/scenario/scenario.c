@@ -1644,8 +1644,8 @@ static void check_consistency(struct ctx *x)
              "stands for the same number of layers", s->detail.layers, s->model.layers);
     uint32_t units = s->platform.nodes * s->platform.gpus_per_node / (s->model.arch.attn_tp ? s->model.arch.attn_tp : 1);
     if (s->detail.gpus > units)
-        FAIL(x, "detail.gpus", "%" PRIu32 " GPUs sampled, more than the %" PRIu32 " decode GPUs%s", s->detail.gpus,
-             units, s->model.arch.attn_tp > 1 ? " (attention ranks)" : "");
+        FAIL(x, "detail.gpus", "%" PRIu32 " GPUs sampled, more than the %" PRIu32 " decode GPU%s%s", s->detail.gpus,
+             units, units == 1 ? "" : "s", s->model.arch.attn_tp > 1 ? " (attention ranks)" : "");
     else if (s->detail.gpus && s->detail.gpus < units && s->cache.cold_share > 0)
         FAIL(x, "detail.gpus", "a follower cannot tell which of its requests would sit out a step "
              "(cache.cold_share): sample every GPU (detail.gpus = 0) or leave cold_share at 0");
