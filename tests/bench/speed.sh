@@ -30,7 +30,9 @@
 #               --quick: 200 requests
 #   cache_heat  bench cache --blocks 1000000 --topk 64 --policy heat
 #   cache_lru   the same with --policy lru
-# Without --quick the cluster cases take minutes (cluster) and hours (loaded).
+# Without --quick the cluster cases take minutes (cluster) and hours (loaded);
+# the full loaded case needs more than 24 GB of memory at full detail (it was
+# killed at 24 GB on the development machine), loaded_lod about 3.2 GB.
 # Exit: 0, 1 when a build or a run failed (the table shows what ran), 2 on
 # a usage error.
 set -euo pipefail
