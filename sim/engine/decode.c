@@ -296,8 +296,8 @@ struct ks_step_ops ks_engine_step_ops(struct gpu *g)
 {
     return (struct ks_step_ops){
         .ctx = g, .now = op_now, .compute = op_compute, .idle = op_idle, .iteration = op_iteration,
-        .finished = finished, .queue = op_queue, .queue_jobs = op_queue_jobs, .backup = op_backup, .wait_layer = op_wait_layer, .layers = op_layers,
-        .wait_all = op_wait_all};
+        .finished = finished, .queue = op_queue, .queue_jobs = op_queue_jobs, .backup = op_backup,
+        .wait_layer = op_wait_layer, .layers = op_layers, .wait_all = op_wait_all};
 }
 
 void ks_engine_decode(int argc, char **argv)

@@ -284,7 +284,7 @@ static const struct field fields[] = {
     {"cache.host_to_device_ratio", T_REAL, KS_UNIT_NUMBER, OFF(cache.host_to_device_ratio), "0", 0, 0, NULL, 0},
     // cold regions warm up aside (the seed's section 5.5; off by default)
     {"cache.cold_share", T_REAL, KS_UNIT_FRACTION, OFF(cache.cold_share), "0", 0, 1, NULL, 0},
-    // level of detail (issue 19): layers simulated in full, the others following them
+    // levels of detail (issue 19): layers, and GPUs, simulated in full, the others following them
     {"detail.layers", T_U32, CN, OFF(detail.layers), "0", 0, 0, NULL, 0},
     {"detail.gpus", T_U32, CN, OFF(detail.gpus), "0", 0, 0, NULL, 0},
     // the same figures either way; per_block checks aggregate (tests/engine)
@@ -1642,10 +1642,11 @@ static void check_consistency(struct ctx *x)
     if (s->detail.layers > 0 && (s->detail.layers > s->model.layers || s->model.layers % s->detail.layers != 0))
         FAIL(x, "detail.layers", "%" PRIu32 " does not divide model.layers (%" PRIu32 "): each simulated layer "
              "stands for the same number of layers", s->detail.layers, s->model.layers);
-    uint32_t units = s->platform.nodes * s->platform.gpus_per_node / (s->model.arch.attn_tp ? s->model.arch.attn_tp : 1);
+    uint32_t rank = s->model.arch.attn_tp ? s->model.arch.attn_tp : 1; // GPUs of a decode unit
+    uint32_t units = s->platform.nodes * s->platform.gpus_per_node / rank;
     if (s->detail.gpus > units)
         FAIL(x, "detail.gpus", "%" PRIu32 " GPUs sampled, more than the %" PRIu32 " decode GPU%s%s", s->detail.gpus,
-             units, units == 1 ? "" : "s", s->model.arch.attn_tp > 1 ? " (attention ranks)" : "");
+             units, units == 1 ? "" : "s", rank > 1 ? " (attention ranks)" : "");
     else if (s->detail.gpus && s->detail.gpus < units && s->cache.cold_share > 0)
         FAIL(x, "detail.gpus", "a follower cannot tell which of its requests would sit out a step "
              "(cache.cold_share): sample every GPU (detail.gpus = 0) or leave cold_share at 0");
