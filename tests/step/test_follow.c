@@ -1,7 +1,8 @@
 // test_follow.c - the level of detail detail.gpus (sim/step/follow.h): the
 // sampled GPUs' steps kept per number of decoding requests, young requests
 // and age; the shape a follower draws; its batches and reads outside L1
-// scaled to its own number of requests, rounded with a carry.
+// scaled to its own number of requests, rounded with a carry; the sample's
+// cache statistics scaled to all GPUs.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -163,12 +164,34 @@ static void jobs_scaled(void **state)
     ks_follow_fini(&f);
 }
 
+// The sample's cache statistics stand for all GPUs' (sim/engine/engine.c):
+// every counter, the first and the last of the struct included, times the
+// factor, rounded to the nearest.
+static void stats_scaled(void **state)
+{
+    (void)state;
+    struct ks_cache_stats st = {.accesses = 1000, .found = {900, 80, 20}, .mig_bytes = {{0, 0, 0}, {7, 0, 0}, {0, 0, 0}},
+                                .pf_issued = 3, .aggregated = 1};
+    ks_cache_stats_scale(&st, 2.5);
+    assert_int_equal(st.accesses, 2500);
+    assert_int_equal(st.found[KS_L1], 2250);
+    assert_int_equal(st.found[KS_L2], 200);
+    assert_int_equal(st.found[KS_L3], 50);
+    assert_int_equal(st.mig_bytes[KS_L2][KS_L1], 18); // 17.5 rounds away from zero
+    assert_int_equal(st.pf_issued, 8);                // 7.5
+    assert_int_equal(st.aggregated, 3);               // 2.5: the last counter too
+    assert_int_equal(st.evictions[KS_L1], 0);
+    ks_cache_stats_scale(&st, 1.0);
+    assert_int_equal(st.accesses, 2500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pick_nearest),
         cmocka_unit_test(ring_keeps_the_last),
         cmocka_unit_test(jobs_scaled),
+        cmocka_unit_test(stats_scaled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
