@@ -135,12 +135,13 @@ static int op_queue_jobs(void *ctx, const struct ks_step_job *jobs, uint32_t n, 
     (void)err, (void)len;
     struct gpu *g = ctx;
     g->layer_now = ks_selection_per_layer(g->sim->sparse) ? 0 : KS_NONE;
+    if (n == 0)
+        return KS_OK;
     if (ks_grow((void **)&g->jobs, &g->cap_jobs, g->n_jobs + n, sizeof *g->jobs) != KS_OK)
         return KS_ENOMEM;
     memcpy(g->jobs + g->n_jobs, jobs, n * sizeof *jobs);
     g->n_jobs += n;
-    if (n)
-        sg_cond_notify_all(g->work);
+    sg_cond_notify_all(g->work);
     return KS_OK;
 }
 
