@@ -381,7 +381,7 @@ int ks_engine_run(const struct ks_scenario *s, unsigned threads, struct ks_run_r
     m.link_bytes = calloc(m.n_links ? m.n_links : 1, sizeof *m.link_bytes);
     m.link_bins = calloc((m.n_links ? m.n_links : 1) * (KS_RUN_LINK_SAMPLES + 1), sizeof *m.link_bins);
     m.link_every = ks_run_horizon(s, &m.link_grows) / KS_RUN_LINK_SAMPLES;
-    m.n_gpu = s->platform.nodes * s->platform.gpus_per_node / s->model.arch.attn_tp; // attention ranks
+    m.n_gpu = ks_scenario_decode_units(s); // attention ranks
     m.gpu = calloc(m.n_gpu, sizeof *m.gpu);
     m.flush = calloc(m.n_gpu, sizeof *m.flush);
     if (!m.links || !m.link_bytes || !m.link_bins || !m.gpu || !m.flush) {

@@ -1420,6 +1420,12 @@ static double upper(const struct ks_dist *d, double cap)
     return d->max;
 }
 
+uint32_t ks_scenario_decode_units(const struct ks_scenario *s)
+{
+    uint32_t rank = s->model.arch.attn_tp ? s->model.arch.attn_tp : 1;
+    return s->platform.nodes * s->platform.gpus_per_node / rank;
+}
+
 uint64_t ks_scenario_step_blocks(const struct ks_scenario *s)
 {
     uint64_t bs = s->cache.block_size, per_layer;
@@ -1642,11 +1648,10 @@ static void check_consistency(struct ctx *x)
     if (s->detail.layers > 0 && (s->detail.layers > s->model.layers || s->model.layers % s->detail.layers != 0))
         FAIL(x, "detail.layers", "%" PRIu32 " does not divide model.layers (%" PRIu32 "): each simulated layer "
              "stands for the same number of layers", s->detail.layers, s->model.layers);
-    uint32_t rank = s->model.arch.attn_tp ? s->model.arch.attn_tp : 1; // GPUs of a decode unit
-    uint32_t units = s->platform.nodes * s->platform.gpus_per_node / rank;
+    uint32_t units = ks_scenario_decode_units(s);
     if (s->detail.gpus > units)
         FAIL(x, "detail.gpus", "%" PRIu32 " GPUs sampled, more than the %" PRIu32 " decode GPU%s%s", s->detail.gpus,
-             units, units == 1 ? "" : "s", rank > 1 ? " (attention ranks)" : "");
+             units, units == 1 ? "" : "s", s->model.arch.attn_tp > 1 ? " (attention ranks)" : "");
     else if (s->detail.gpus && s->detail.gpus < units && s->cache.cold_share > 0)
         FAIL(x, "detail.gpus", "a follower cannot tell which of its requests would sit out a step "
              "(cache.cold_share): sample every GPU (detail.gpus = 0) or leave cold_share at 0");

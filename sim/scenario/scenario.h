@@ -465,6 +465,9 @@ uint64_t ks_dtype_bytes(enum ks_dtype d);
 // GPU's share of a token's KV (model.arch.gpu_kv_token_bytes).
 uint64_t ks_scenario_block_bytes(const struct ks_scenario *s);
 
+// The decode units: GPUs, or attention ranks of model.arch.attn_tp GPUs each.
+uint32_t ks_scenario_decode_units(const struct ks_scenario *s);
+
 // Bytes of one GPU's HBM the KV cache may use: what scheduler.mem_fraction
 // of it leaves after the GPU's weights when set, else all it leaves (cache.l1
 // as a share is a share of this).

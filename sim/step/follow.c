@@ -69,12 +69,8 @@ int ks_follow_publish(struct ks_follow *f, const struct ks_follow_shape *numbers
     for (uint32_t i = 0; i < n_jobs; i++) {
         const struct ks_step_job *j = &jobs[i];
         const struct ks_batch *b = j->b;
-        uint32_t after = KS_NONE;
-        for (uint32_t k = 0; b->after != KS_NONE && k < i; k++) // plan order: it waits for an earlier one
-            if (jobs[k].b->id == b->after)
-                after = k;
         batch[i] = (struct ks_follow_batch){.bytes = b->bytes, .n = b->n, .most_per_req = b->most_per_req,
-                                            .after = after, .layer = j->layer, .start = j->start, .src = b->src,
+                                            .after = ks_step_job_after(jobs, n_jobs, i), .layer = j->layer, .start = j->start, .src = b->src,
                                             .dst = b->dst, .klass = b->klass, .early = b->early, .needed = j->needed};
         sh->promotes |= b->dst == KS_L1;
     }

@@ -48,7 +48,7 @@
 struct ks_follow_batch {
     uint64_t bytes;
     uint32_t n, most_per_req;
-    uint32_t after;        // index of the batch it waits for in the shape, KS_NONE: none
+    uint32_t after;        // index of the batch it waits for in the shape (an earlier one), KS_NONE: none
     uint32_t layer, start; // as struct ks_step_job
     uint8_t src, dst, klass, early, needed;
 };
@@ -76,7 +76,7 @@ struct ks_follow {
         struct ks_follow_shape *shape; // [KS_FOLLOW_RING], allocated on first use
         uint32_t n, next;
     } ring[KS_FOLLOW_YOUNG_MAX + 1][KS_FOLLOW_AGES][KS_FOLLOW_BUCKETS];
-    uint64_t published, followed; // steps
+    uint64_t published; // steps
 };
 
 // What one follower keeps between steps: its batches (valid until the step's

@@ -1,19 +1,25 @@
 // job.c - a decode step's migration batches as its lanes see them (see job.h).
 #include "job.h"
 
-// Whether the batch job i waits for (its `after`) is still on its way. A
-// plan's batches are numbered in plan order and queued in it, so that
-// batch is looked for first where the difference of their ids puts it.
-static int after_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t i)
+uint32_t ks_step_job_after(const struct ks_step_job *jobs, uint32_t n, uint32_t i)
 {
     uint32_t after = jobs[i].b->after, back = jobs[i].b->id - after;
+    if (after == KS_NONE)
+        return KS_NONE;
     uint32_t k = back <= i ? i - back : n;
     if (k < n && jobs[k].b->id == after)
-        return !jobs[k].landed;
+        return k;
     for (k = 0; k < n; k++)
         if (jobs[k].b->id == after)
-            return !jobs[k].landed;
-    return 0;
+            return k;
+    return KS_NONE;
+}
+
+// Whether the batch job i waits for is still on its way.
+static int after_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t i)
+{
+    uint32_t k = ks_step_job_after(jobs, n, i);
+    return k != KS_NONE && !jobs[k].landed;
 }
 
 int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_now)

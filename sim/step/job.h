@@ -44,6 +44,12 @@ int ks_step_needed_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t
 // rest when no needed job is in flight). Call it once `layer` may run.
 uint32_t ks_step_ready_layers(const struct ks_step_job *jobs, uint32_t n, uint32_t layer, uint32_t layers);
 
+// The index in jobs[0..n) of the job whose batch job i waits for (its
+// batch's `after`), KS_NONE when none. A plan's batches are numbered in plan
+// order and queued in it: that job is looked for first where the difference
+// of their ids puts it.
+uint32_t ks_step_job_after(const struct ks_step_job *jobs, uint32_t n, uint32_t i);
+
 // Whether every job has landed.
 int ks_step_all_landed(const struct ks_step_job *jobs, uint32_t n);
 

@@ -681,10 +681,8 @@ static int decode(struct ks_step *d, char *err, size_t len)
         uint32_t n_dec, n_young, age;
         count_decoding(d, &n_dec, &n_young, &age);
         sh = ks_follow_pick(d->p.follow, n_dec, n_young, age, ks_rng_mix((uint64_t)d->p.gpu << 32 ^ now_step));
-        if (sh) {
+        if (sh)
             scale = (double)n_dec / sh->n_dec;
-            d->p.follow->followed++;
-        }
     }
     if (sh)
         follow_access(d, sh, scale, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops);
