@@ -173,53 +173,58 @@ static void wake_up(struct gpu *g, double since)
         sg_actor_sleep_for(ks_host_wake_time(w, simgrid_get_clock() - since));
 }
 
-// Layer `layer` starts (g->mu held): its selection is made now, so the
-// copies that wait for it may go.
+// Layer `layer` starts: its selection is made now, so the copies that wait
+// for it may go (the lanes are signalled when some are queued).
 static void layer_starts(struct gpu *g, uint32_t layer)
 {
     if (g->layer_now != KS_NONE && layer > g->layer_now) {
         g->layer_now = layer;
-        sg_cond_notify_all(g->work);
+        if (g->n_jobs > 0)
+            sg_cond_notify_all(g->work);
     }
 }
 
-// NOTE: a step that queued no batch (every block in L1) takes its waits
-// without a SimGrid call: actors switch only inside SimGrid calls, so no
-// lane can see the jobs change meanwhile, and with none queued there is no
-// lane to signal nor landing to wait for. Half of a resident step's SimGrid
-// calls were these locks (cluster_64x8.lua).
+// NOTE: the step driver and the lanes share g->jobs and g->layer_now without
+// holding g->mu: SimGrid's actors run one at a time and switch only inside
+// SimGrid calls, so whatever an actor reads and writes between two such calls
+// no other actor sees half done. g->mu is held only around a condition wait,
+// which needs it. Each lock is a SimGrid call: the locks taken around every
+// read were half of a resident step's calls (cluster_64x8.lua).
 static void mark_start(struct gpu *g, uint32_t layer)
 {
-    if (g->n_jobs == 0) {
-        if (g->layer_now != KS_NONE && layer > g->layer_now)
-            g->layer_now = layer;
-        return;
-    }
-    sg_mutex_lock(g->mu);
     layer_starts(g, layer);
+}
+
+// Waits until pred(g) is false (g->mu taken only to wait); whether it waited.
+static int wait_done(struct gpu *g, int (*pred)(const struct gpu *g, uint32_t layer), uint32_t layer)
+{
+    if (!pred(g, layer) || g->failed)
+        return 0;
+    sg_mutex_lock(g->mu);
+    while (pred(g, layer) && !g->failed)
+        sg_cond_wait(g->done, g->mu);
     sg_mutex_unlock(g->mu);
+    return 1;
+}
+
+static int layer_unlanded(const struct gpu *g, uint32_t layer)
+{
+    return ks_step_needed_unlanded(g->jobs, g->n_jobs, layer);
+}
+
+static int any_unlanded(const struct gpu *g, uint32_t layer)
+{
+    (void)layer;
+    return !ks_step_all_landed(g->jobs, g->n_jobs);
 }
 
 static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, size_t len)
 {
     (void)err, (void)len;
     struct gpu *g = ctx;
-    if (g->n_jobs == 0) { // nothing queued (mark_start's NOTE)
-        if (g->layer_now != KS_NONE && layer > g->layer_now)
-            g->layer_now = layer;
-        *ready = ks_step_ready_layers(g->jobs, 0, layer, g->sim->z.groups);
-        return g->failed ? KS_ESTATE : KS_OK;
-    }
     double t0 = simgrid_get_clock();
-    sg_mutex_lock(g->mu);
     layer_starts(g, layer);
-    int waited = 0;
-    while (ks_step_needed_unlanded(g->jobs, g->n_jobs, layer) && !g->failed) {
-        sg_cond_wait(g->done, g->mu);
-        waited = 1;
-    }
-    sg_mutex_unlock(g->mu);
-    if (waited)
+    if (wait_done(g, layer_unlanded, layer))
         wake_up(g, t0);
     // what landed while it woke up counts too (actors switch only inside SimGrid calls)
     *ready = ks_step_ready_layers(g->jobs, g->n_jobs, layer, g->sim->z.groups);
@@ -290,26 +295,16 @@ static int op_wait_all(void *ctx, char *err, size_t len)
 {
     (void)err, (void)len;
     struct gpu *g = ctx;
-    if (g->n_jobs == 0) { // nothing queued (mark_start's NOTE)
-        g->layer_now = KS_NONE;
-        return g->failed ? KS_ESTATE : KS_OK;
-    }
     double t0 = simgrid_get_clock();
-    sg_mutex_lock(g->mu);
     if (g->layer_now != KS_NONE) { // every layer has run: whatever is left may start
         g->layer_now = KS_NONE;
-        sg_cond_notify_all(g->work);
+        if (g->n_jobs > 0)
+            sg_cond_notify_all(g->work);
     }
-    int waited = 0;
-    while (!ks_step_all_landed(g->jobs, g->n_jobs) && !g->failed) {
-        sg_cond_wait(g->done, g->mu);
-        waited = 1;
-    }
+    if (wait_done(g, any_unlanded, 0))
+        wake_up(g, t0);
     if (!g->failed)
         g->n_jobs = 0; // all landed: no lane holds one
-    sg_mutex_unlock(g->mu);
-    if (waited)
-        wake_up(g, t0);
     return g->failed ? KS_ESTATE : KS_OK;
 }
 

@@ -59,27 +59,32 @@ void ks_engine_lane(int argc, char **argv)
     const struct ks_scenario *s = g->sim->s;
     const struct ks_host_wake *wake = &s->platform.host_wake;
     for (;;) {
-        sg_mutex_lock(g->mu);
+        // g->jobs without g->mu but for the wait (decode.c, mark_start's NOTE)
         double idle_from = simgrid_get_clock();
-        int k, waited = 0;
-        while ((k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now)) < 0) {
-            sg_cond_wait(g->work, g->mu);
-            waited = 1;
-        }
-        if (waited && wake->n) {
-            // a lane that slept takes this long to run once signalled; a
-            // lane already awake may take the job meanwhile
-            sg_mutex_unlock(g->mu);
-            sg_actor_sleep_for(ks_host_wake_time(wake, simgrid_get_clock() - idle_from));
+        int k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now);
+        if (k < 0) {
+            int waited = 0;
             sg_mutex_lock(g->mu);
-            if ((k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now)) < 0) {
-                sg_mutex_unlock(g->mu);
-                continue;
+            while ((k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now)) < 0) {
+                sg_cond_wait(g->work, g->mu);
+                waited = 1;
             }
+            int nap = waited && wake->n;
+            if (!nap)
+                g->jobs[k].running = 1; // taken before the unlock, where the other actors run
+            sg_mutex_unlock(g->mu);
+            if (nap) {
+                // a lane that slept takes this long to run once signalled; a
+                // lane already awake may take the job meanwhile
+                sg_actor_sleep_for(ks_host_wake_time(wake, simgrid_get_clock() - idle_from));
+                if ((k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now)) < 0)
+                    continue;
+                g->jobs[k].running = 1;
+            }
+        } else {
+            g->jobs[k].running = 1;
         }
-        g->jobs[k].running = 1;
         struct ks_batch *b = g->jobs[k].b;
-        sg_mutex_unlock(g->mu);
 
         // one batched copy: its fixed cost, then the bytes over the route;
         // between HBM and host DRAM, as cache.copy says (copy_start)
@@ -100,7 +105,6 @@ void ks_engine_lane(int argc, char **argv)
         if (floor > simgrid_get_clock()) // a gather kernel slower than the link's share
             sg_actor_sleep_until(floor);
 
-        sg_mutex_lock(g->mu);
         g->sim->r->copy_seconds += simgrid_get_clock() - t_copy;
         g->sim->r->copy_bytes += b->bytes;
         for (uint32_t i = 0; i < g->n_jobs; i++)
@@ -108,6 +112,5 @@ void ks_engine_lane(int argc, char **argv)
                 g->jobs[i].landed = 1; // the step driver confirms it at the step's end
         sg_cond_notify_all(g->done);
         sg_cond_notify_all(g->work);
-        sg_mutex_unlock(g->mu);
     }
 }
