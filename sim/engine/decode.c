@@ -184,12 +184,11 @@ static void layer_starts(struct gpu *g, uint32_t layer)
     }
 }
 
-// NOTE: the step driver and the lanes share g->jobs and g->layer_now without
-// holding g->mu: SimGrid's actors run one at a time and switch only inside
-// SimGrid calls, so whatever an actor reads and writes between two such calls
-// no other actor sees half done. g->mu is held only around a condition wait,
-// which needs it. Each lock is a SimGrid call: the locks taken around every
-// read were half of a resident step's calls (cluster_64x8.lua).
+// NOTE: the step driver and the lanes read and write g->jobs and
+// g->layer_now without g->mu (engine_impl.h: actors switch only inside
+// SimGrid calls); it is held only around a condition wait, which needs it.
+// Each lock is a SimGrid call: the locks taken around every look at the jobs
+// were half of a resident step's calls (cluster_64x8.lua).
 static void mark_start(struct gpu *g, uint32_t layer)
 {
     layer_starts(g, layer);

@@ -3,7 +3,9 @@
 // The step driver (step.h) turns each batch of a plan into a job; the lanes
 // of a backend (SimGrid actors in the simulator, threads in the runtime)
 // take jobs in priority order and mark them landed; the driver's waits ask
-// these predicates. A backend guards its job list with its own lock.
+// these predicates. A backend keeps its job list whole for its lanes: the
+// runtime with a lock, the simulator by its actors switching only inside
+// SimGrid calls (sim/engine/engine_impl.h).
 #ifndef KS_JOB_H
 #define KS_JOB_H
 
