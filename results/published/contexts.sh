@@ -30,9 +30,9 @@ source results/published/rows.sh
 # misses: what the table's misses come from, in the runs' own figures (the
 # paper gives tokens/s only: not its batches, nor its step times)
 misses() {
-    local sc="results/published/glm_baseline.lua" over layers
-    over=$("$ks" scenario check "$sc" --json | jq -r '."scheduler.layer_overhead"')
-    layers=$("$ks" scenario check "$sc" --json | jq -r '."model.layers"')
+    local over layers
+    read -r over layers < <("$ks" scenario check results/published/glm_baseline.lua --json |
+        jq -r '"\(."scheduler.layer_overhead") \(."model.layers")"')
     awk -v o="$over" -v l="$layers" -v s="$(steady baseline163840 3)" -v b="$(steady baseline163840 2)" \
         -v r="$ranks" -v b32="$(steady baseline32768 2)" -v b4="$(steady baseline4096 2)" 'BEGIN {
         printf "Where the figures miss (the runs'"'"' own figures; the paper gives tokens/s, not its batches or step times):\n"

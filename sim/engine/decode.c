@@ -173,6 +173,12 @@ static void wake_up(struct gpu *g, double since)
         sg_actor_sleep_for(ks_host_wake_time(w, simgrid_get_clock() - since));
 }
 
+// NOTE: the step driver and the lanes read and write g->jobs and
+// g->layer_now without g->mu (engine_impl.h: actors switch only inside
+// SimGrid calls); it is held only around a condition wait, which needs it.
+// Each lock is a SimGrid call: the locks taken around every look at the jobs
+// were half of a resident step's calls (cluster_64x8.lua).
+
 // Layer `layer` starts: its selection is made now, so the copies that wait
 // for it may go (the lanes are signalled when some are queued).
 static void layer_starts(struct gpu *g, uint32_t layer)
@@ -182,16 +188,6 @@ static void layer_starts(struct gpu *g, uint32_t layer)
         if (g->n_jobs > 0)
             sg_cond_notify_all(g->work);
     }
-}
-
-// NOTE: the step driver and the lanes read and write g->jobs and
-// g->layer_now without g->mu (engine_impl.h: actors switch only inside
-// SimGrid calls); it is held only around a condition wait, which needs it.
-// Each lock is a SimGrid call: the locks taken around every look at the jobs
-// were half of a resident step's calls (cluster_64x8.lua).
-static void mark_start(struct gpu *g, uint32_t layer)
-{
-    layer_starts(g, layer);
 }
 
 // Waits until pred(g) is false (g->mu taken only to wait); whether it waited.
@@ -266,7 +262,7 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
         }
         for (uint32_t l = from; l < from + n; l++) {
             if (l > from)
-                mark_start(g, l);
+                layer_starts(g, l);
             sg_actor_sleep_for(g->d.layer_time * scale);
         }
         return KS_OK;
@@ -276,7 +272,7 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
     double compute = 0;
     for (uint32_t l = from * scale; l < (from + n) * scale; l++) {
         if (mark && l % scale == 0 && l > from * scale)
-            mark_start(g, l / scale);
+            layer_starts(g, l / scale);
         sg_actor_sleep_for(g->d.layer_time);
         compute += g->d.layer_time;
         double bytes = ks_arch_comm_bytes(&s->model, l, g->d.comm_tokens);

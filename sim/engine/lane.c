@@ -59,7 +59,7 @@ void ks_engine_lane(int argc, char **argv)
     const struct ks_scenario *s = g->sim->s;
     const struct ks_host_wake *wake = &s->platform.host_wake;
     for (;;) {
-        // g->jobs without g->mu but for the wait (decode.c, mark_start's NOTE)
+        // g->jobs without g->mu but for the wait (decode.c, the NOTE above layer_starts)
         double idle_from = simgrid_get_clock();
         int k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now);
         if (k < 0) {
