@@ -268,19 +268,30 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
         return KS_OK;
     }
     // a replica over several GPUs: each layer's compute, then its collectives
-    // over NVLink to the next GPU of the ring (counted busy, as the reads)
+    // over NVLink to the next GPU of the ring (counted busy, as the reads);
+    // an expert group's share on other nodes first, over the network to the
+    // GPU in its place on the next node. With two-batch overlap the
+    // collectives run beside the compute: the layer takes the longer of the
+    // two (the compute is a sleep, so sleeping what is left of it after the
+    // transfers times the same as sleeping beside them)
     double compute = 0;
+    int overlap = s->parallel.overlap == KS_OVERLAP_TWO_BATCH;
     for (uint32_t l = from * scale; l < (from + n) * scale; l++) {
         if (mark && l % scale == 0 && l > from * scale)
             layer_starts(g, l / scale);
-        sg_actor_sleep_for(g->d.layer_time);
+        if (!overlap)
+            sg_actor_sleep_for(g->d.layer_time);
         compute += g->d.layer_time;
-        double bytes = ks_arch_comm_bytes(&s->model, l, g->d.comm_tokens);
-        if (bytes > 0) {
-            double c0 = simgrid_get_clock();
-            ks_engine_transfer(m, &g->to_peer, g->host, g->peer, bytes, 0);
-            m->r->comm_time += simgrid_get_clock() - c0;
-        }
+        double bytes = ks_arch_comm_bytes(&s->model, l, g->d.comm_tokens), c0 = simgrid_get_clock();
+        double remote = g->xpeer ? ks_arch_comm_remote_bytes(&s->model, l, g->d.comm_tokens) : 0;
+        if (remote > 0)
+            ks_engine_transfer(m, &g->to_xpeer, g->host, g->xpeer, remote, 0);
+        if (bytes - remote > 0)
+            ks_engine_transfer(m, &g->to_peer, g->host, g->peer, bytes - remote, 0);
+        double comm = simgrid_get_clock() - c0;
+        m->r->comm_time += comm;
+        if (overlap && g->d.layer_time > comm)
+            sg_actor_sleep_for(g->d.layer_time - comm);
     }
     *extra = simgrid_get_clock() - t0 - compute;
     return KS_OK;

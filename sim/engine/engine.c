@@ -117,6 +117,7 @@ static void platform_of(const struct ks_scenario *s, struct ks_platform_params *
         .prefill_pool = pool_nodes(s) > 0,
         .prefill_bw = pl->network.bw * pool_nodes(s), // one NIC per node of the pool
         .prefill_lat = pl->network.lat,
+        .gpudirect = pl->gpudirect,
     };
 }
 
@@ -152,6 +153,12 @@ static int setup_gpu(struct sim *m, uint32_t i, const struct ks_platform_params 
     if (tp > 1) { // the ring of its replica's GPUs
         ks_platform_gpu(name, sizeof name, g->node, local / tp * tp + (local % tp + 1) % tp);
         g->peer = sg_host_by_name(name);
+    }
+    uint32_t group = s->parallel.ep / gpn; // nodes of an expert group that spans nodes
+    if (s->parallel.ep > tp && group > 1) { // its GPU of the same place on the group's next node
+        uint32_t base = g->node / group * group;
+        ks_platform_gpu(name, sizeof name, base + (g->node - base + 1) % group, local);
+        g->xpeer = sg_host_by_name(name);
     }
     ks_platform_cpu(name, sizeof name, g->node);
     g->cpu = sg_host_by_name(name);
@@ -235,6 +242,8 @@ static int teardown(struct sim *m, int st)
         for (unsigned a = 0; a <= KS_TIERS; a++)
             for (unsigned b = 0; b < KS_TIERS; b++)
                 free(g->routes[a][b].link);
+        free(g->to_peer.link);
+        free(g->to_xpeer.link);
         free(g->jobs);
         if (g->d_ok)
             ks_step_fini(&g->d);

@@ -52,6 +52,8 @@ struct gpu {
     int queued;                      // requests queued since the last ks_engine_flush
     sg_host_t peer;                  // parallel.tp > 1: the next GPU of its replica's ring (collectives)
     struct route to_peer;
+    sg_host_t xpeer;                 // parallel.ep over nodes: the GPU in its place on the group's next node
+    struct route to_xpeer;
     int sampled;                     // its cache simulated in full (every GPU, unless detail.gpus)
     int failed;
 };

@@ -21,6 +21,11 @@ void ks_platform_cpu(char *buf, size_t len, uint32_t node)
     snprintf(buf, len, "n%u-cpu", node);
 }
 
+void ks_platform_rdma(char *buf, size_t len, uint32_t node)
+{
+    snprintf(buf, len, "n%u-rdma", node);
+}
+
 void ks_platform_ssd(char *buf, size_t len, uint32_t node, uint32_t ssd)
 {
     snprintf(buf, len, "n%u-ssd%u", node, ssd);
@@ -86,6 +91,39 @@ static void ctn(FILE *f, const char *id, const char *dir)
         fprintf(f, "<link_ctn id=\"%s\"/>", id);
 }
 
+// platform.gpudirect: the node's network endpoint, the gateway of its routes to
+// other nodes. A GPU reaches it over its own PCIe link (GPUDirect RDMA: the
+// NIC sits behind the GPU's switch), the CPU through host memory, an SSD
+// through a bounce buffer in host memory.
+static void rdma_routes(FILE *f, const struct ks_platform_params *p, uint32_t n, const char *mem)
+{
+    char rdma[32], a[32], l[48];
+    ks_platform_rdma(rdma, sizeof rdma, n);
+    ks_platform_cpu(a, sizeof a, n);
+    fprintf(f, "    <route src=\"%s\" dst=\"%s\">", a, rdma);
+    ctn(f, mem, NULL);
+    fprintf(f, "</route>\n");
+    for (uint32_t g = 0; g < p->gpus_per_node; g++) {
+        ks_platform_gpu(a, sizeof a, n, g);
+        snprintf(l, sizeof l, "n%u-gpu%u-pcie", n, g);
+        fprintf(f, "    <route src=\"%s\" dst=\"%s\">", a, rdma);
+        ctn(f, l, "UP");
+        fprintf(f, "</route>\n");
+    }
+    for (uint32_t s = 0; s < p->ssds_per_node; s++) {
+        ks_platform_ssd(a, sizeof a, n, s);
+        snprintf(l, sizeof l, "n%u-ssd%u-rd", n, s);
+        fprintf(f, "    <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", a, rdma);
+        ctn(f, l, NULL);
+        ctn(f, mem, NULL);
+        snprintf(l, sizeof l, "n%u-ssd%u-wr", n, s);
+        fprintf(f, "</route>\n    <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", rdma, a);
+        ctn(f, mem, NULL);
+        ctn(f, l, NULL);
+        fprintf(f, "</route>\n");
+    }
+}
+
 static void node_zone(FILE *f, const struct ks_platform_params *p, uint32_t n)
 {
     char cpu[32], a[32], b[32], l1[48], l2[48], l3[48], l4[48], mem[48];
@@ -93,6 +131,10 @@ static void node_zone(FILE *f, const struct ks_platform_params *p, uint32_t n)
     snprintf(mem, sizeof mem, "n%u-dram", n);
     fprintf(f, "  <zone id=\"n%u\" routing=\"Full\">\n", n);
     fprintf(f, "    <host id=\"%s\" speed=\"%.17gf\"/>\n", cpu, p->cpu_flops);
+    if (p->gpudirect) {
+        ks_platform_rdma(a, sizeof a, n);
+        fprintf(f, "    <host id=\"%s\" speed=\"1f\"/>\n", a);
+    }
     for (uint32_t g = 0; g < p->gpus_per_node; g++) {
         ks_platform_gpu(a, sizeof a, n, g);
         fprintf(f, "    <host id=\"%s\" speed=\"%.17gf\"/>\n", a, p->gpu_flops);
@@ -184,7 +226,18 @@ static void node_zone(FILE *f, const struct ks_platform_params *p, uint32_t n)
             fprintf(f, "</route>\n");
         }
     }
+    if (p->gpudirect)
+        rdma_routes(f, p, n, mem);
     fprintf(f, "  </zone>\n");
+}
+
+// Node n's gateway to other nodes and pools: its CPU, or with gpudirect its network endpoint.
+static void gateway(char *buf, size_t len, const struct ks_platform_params *p, uint32_t n)
+{
+    if (p->gpudirect)
+        ks_platform_rdma(buf, len, n);
+    else
+        ks_platform_cpu(buf, len, n);
 }
 
 int ks_platform_write(const struct ks_platform_params *p, FILE *f, char *err, size_t len)
@@ -217,26 +270,33 @@ int ks_platform_write(const struct ks_platform_params *p, FILE *f, char *err, si
         put_link(f, "remote-link", p->remote_bw, p->remote_lat, 1);
     if (p->prefill_pool)
         put_link(f, "prefill-link", p->prefill_bw, p->prefill_lat, 1);
+    // between nodes through their gateways: each node's CPU (host memory on
+    // both ends of the route), or with gpudirect its network endpoint
+    // (rdma_routes: host memory, when it is on the path, is there)
     for (uint32_t a = 0; a < p->nodes; a++) {
         snprintf(l1, sizeof l1, "n%u-nic", a);
         snprintf(ma, sizeof ma, "n%u-dram", a);
-        ks_platform_cpu(ga, sizeof ga, a);
+        gateway(ga, sizeof ga, p, a);
+        const char *mem_a = p->gpudirect ? NULL : ma;
         for (uint32_t b = a + 1; b < p->nodes; b++) {
             snprintf(l2, sizeof l2, "n%u-nic", b);
             snprintf(mb, sizeof mb, "n%u-dram", b);
-            ks_platform_cpu(gb, sizeof gb, b);
+            gateway(gb, sizeof gb, p, b);
             fprintf(f, "  <zoneRoute src=\"n%u\" dst=\"n%u\" gw_src=\"%s\" gw_dst=\"%s\">", a, b, ga, gb);
-            ctn(f, ma, NULL);
+            if (mem_a)
+                ctn(f, ma, NULL);
             ctn(f, l1, "UP");
             ctn(f, "core", "UP");
             ctn(f, l2, "DOWN");
-            ctn(f, mb, NULL);
+            if (mem_a)
+                ctn(f, mb, NULL);
             fprintf(f, "</zoneRoute>\n");
         }
         if (p->remote) {
             fprintf(f, "  <zoneRoute src=\"n%u\" dst=\"remote-pool\" gw_src=\"%s\" gw_dst=\"%s\">", a, ga,
                     KS_PLATFORM_REMOTE);
-            ctn(f, ma, NULL);
+            if (mem_a)
+                ctn(f, ma, NULL);
             ctn(f, l1, "UP");
             ctn(f, "core", "UP");
             ctn(f, "remote-link", "DOWN");
@@ -248,7 +308,8 @@ int ks_platform_write(const struct ks_platform_params *p, FILE *f, char *err, si
             ctn(f, "prefill-link", "UP");
             ctn(f, "core", "UP");
             ctn(f, l1, "DOWN");
-            ctn(f, ma, NULL);
+            if (mem_a)
+                ctn(f, ma, NULL);
             fprintf(f, "</zoneRoute>\n");
         }
     }

@@ -63,12 +63,14 @@ struct ks_platform_params {
     double remote_bw, remote_lat; // bytes/s per direction, seconds
     int prefill_pool;          // a disaggregated prefill pool is attached
     double prefill_bw, prefill_lat; // bytes/s per direction, seconds: the pool's attachment
+    int gpudirect;             // GPU memory reaches the NIC over the GPU's PCIe link, not through host memory
 };
 
 // Host names, written into buf (at least 32 bytes).
 void ks_platform_gpu(char *buf, size_t len, uint32_t node, uint32_t gpu);
 void ks_platform_cpu(char *buf, size_t len, uint32_t node);
 void ks_platform_ssd(char *buf, size_t len, uint32_t node, uint32_t ssd);
+void ks_platform_rdma(char *buf, size_t len, uint32_t node); // gpudirect: the node's network endpoint
 #define KS_PLATFORM_REMOTE "remote"
 #define KS_PLATFORM_PREFILL "prefill"
 

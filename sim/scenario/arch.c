@@ -25,25 +25,33 @@ static double indexer_params(const struct ks_scenario_model *m)
     return from * m->indexer.heads * m->indexer.dim + h * m->indexer.dim + h * m->indexer.heads;
 }
 
-// One GPU's share (arch.h, parallelism): weights split over the replica's tp
-// GPUs, attention's over its rank's attn_tp; the KV of its rank's requests;
-// the bytes its collectives send per layer and token.
-static void per_gpu(struct ks_scenario_model *m, const struct ks_scenario_parallel *par, double attn_params)
+// One GPU's share (arch.h, parallelism): attention's weights split over its
+// rank's attn_tp GPUs, the routed experts over moe_gpus, the rest over
+// dense_tp; the KV of its rank's requests; the bytes its collectives send per
+// layer and token. `routed`: the routed experts' parameters.
+static void per_gpu(struct ks_scenario_model *m, const struct ks_scenario_parallel *par, double attn_params,
+                    double routed, uint32_t gpus_per_node)
 {
     struct ks_arch *a = &m->arch;
     a->tp = par && par->tp ? par->tp : 1;
     a->dp = par && par->dp_attention ? par->dp_attention : 1;
     a->attn_tp = a->tp / a->dp ? a->tp / a->dp : 1;
+    a->dense_tp = par && par->dense_tp ? par->dense_tp : a->tp;
+    uint32_t ep = par && par->ep ? par->ep : 1;
+    a->moe_gpus = ep > a->tp ? ep : a->tp;
+    a->moe_ranks = a->dp * (a->moe_gpus / a->tp);
     double wb = (double)ks_dtype_bytes(m->weight_dtype);
     if (m->weights_given || a->tp == 1) {
         a->gpu_weight_bytes = a->weight_bytes / a->tp;
         a->gpu_fixed_read_bytes = a->fixed_read_bytes / a->tp;
     } else {
-        // attention (and the indexer, the norms) on the rank's attn_tp GPUs, the rest over tp
-        double rest = a->weight_bytes - attn_params * wb;
-        a->gpu_weight_bytes = attn_params * wb / a->attn_tp + rest / a->tp;
-        double fixed_rest = a->fixed_read_bytes - attn_params * wb;
-        a->gpu_fixed_read_bytes = attn_params * wb / a->attn_tp + fixed_rest / a->tp;
+        // attention (and the indexer, the norms) on the rank's attn_tp GPUs,
+        // the routed experts over moe_gpus, the rest over dense_tp
+        double attn = attn_params * wb, experts = routed * wb, rest = a->weight_bytes - attn;
+        a->gpu_weight_bytes = a->moe_gpus == a->dense_tp
+                                  ? attn / a->attn_tp + rest / a->dense_tp
+                                  : attn / a->attn_tp + experts / a->moe_gpus + (rest - experts) / a->dense_tp;
+        a->gpu_fixed_read_bytes = attn / a->attn_tp + (a->fixed_read_bytes - attn) / a->dense_tp;
     }
         if (m->attention == KS_ATTENTION_GQA && !m->kv_token_bytes && m->kv_heads) {
         uint32_t heads = m->kv_heads / a->attn_tp ? m->kv_heads / a->attn_tp : 1; // past kv_heads: replicated
@@ -52,20 +60,30 @@ static void per_gpu(struct ks_scenario_model *m, const struct ks_scenario_parall
         a->gpu_kv_token_bytes = a->kv_token_bytes; // the latent (or a given layout) is not split by heads
     }
     // ring collectives of one token's activations (hidden values): an
-    // all-reduce over n GPUs sends 2 (n - 1) / n of them from each GPU; the
-    // FFN's all-gather and reduce-scatter over tp carry the dp ranks' tokens;
-    // an all-to-all sends each token to its `active` experts, (ep - 1) / ep
-    // of them elsewhere, and back, the token split over its rank's GPUs
+    // all-reduce over n GPUs sends 2 (n - 1) / n of them from each GPU; an
+    // FFN's all-gather and reduce-scatter over its t GPUs carry the tokens of
+    // the t / attn_tp ranks on them; an all-to-all sends each token to its
+    // `active` experts, (ep - 1) / ep of them elsewhere, and back, the token
+    // split over its rank's GPUs; of those, the experts on other nodes take
+    // (ep - g) / (ep - 1), g of the group's GPUs being on one node
     double act = (double)m->hidden * (double)ks_dtype_bytes(par ? par->comm_dtype : KS_DTYPE_BF16);
-    double n = a->attn_tp, t = a->tp;
+    double n = a->attn_tp, t = a->tp, d = a->dense_tp;
     a->comm_attn_bytes = n > 1 ? 2.0 * (n - 1) / n * act : 0;
-    a->comm_ffn_bytes = t > 1 ? 2.0 * (t - 1) / t * a->dp * act : 0;
-    a->comm_moe_bytes = a->comm_ffn_bytes;
-    if (par && par->ep > 1)
-        a->comm_moe_bytes = 2.0 * m->moe.active * (par->ep - 1) / par->ep * act / a->attn_tp;
+    a->comm_ffn_bytes = d > 1 ? 2.0 * (d - 1) / d * (d / n) * act : 0;
+    a->comm_moe_bytes = t > 1 ? 2.0 * (t - 1) / t * a->dp * act : 0; // experts split like any weight
+    a->moe_remote_share = 0;
+    if (ep > 1) { // the dispatch may carry another type than the combine (FP8 out, BF16 back)
+        a->comm_moe_bytes = 2.0 * m->moe.active * (ep - 1) / ep * act / a->attn_tp;
+        if (par->dispatch_dtype) {
+            double out = (double)m->hidden * (double)ks_dtype_bytes((enum ks_dtype)(par->dispatch_dtype - 1));
+            a->comm_moe_bytes = (double)m->moe.active * (ep - 1) / ep * (out + act) / a->attn_tp;
+        }
+        uint32_t g = gpus_per_node && gpus_per_node < ep ? gpus_per_node : ep;
+        a->moe_remote_share = (double)(ep - g) / (ep - 1);
+    }
 }
 
-void ks_arch_derive(struct ks_scenario_model *m, const struct ks_scenario_parallel *par)
+void ks_arch_derive(struct ks_scenario_model *m, const struct ks_scenario_parallel *par, uint32_t gpus_per_node)
 {
     struct ks_arch *a = &m->arch;
     *a = (struct ks_arch){0};
@@ -89,7 +107,7 @@ void ks_arch_derive(struct ks_scenario_model *m, const struct ks_scenario_parall
         a->weight_bytes = a->fixed_read_bytes = (double)m->weight_bytes;
         a->params = a->active_params = a->weight_bytes / wb;
         a->token_flops = 2.0 * a->params;
-        per_gpu(m, par, 0);
+        per_gpu(m, par, 0, 0, gpus_per_node);
         return;
     }
     double h = m->hidden, embed = (double)m->vocab * h, head = m->tied_embeddings ? 0 : embed;
@@ -106,7 +124,7 @@ void ks_arch_derive(struct ks_scenario_model *m, const struct ks_scenario_parall
     a->expert_bytes = expert * wb;
     a->token_flops = 2.0 * (a->active_params - embed - head);
     a->head_flops = 2.0 * embed; // the head's matrix, tied or not, is vocab x hidden
-    per_gpu(m, par, m->layers * per_layer);
+    per_gpu(m, par, m->layers * per_layer, routed, gpus_per_node);
 }
 
 double ks_arch_experts_touched(const struct ks_scenario_model *m, double tokens)
@@ -120,8 +138,8 @@ double ks_arch_experts_touched(const struct ks_scenario_model *m, double tokens)
 double ks_arch_gpu_read_bytes(const struct ks_scenario_model *m, double tokens)
 {
     const struct ks_arch *a = &m->arch;
-    return a->gpu_fixed_read_bytes +
-           a->moe_layers * ks_arch_experts_touched(m, tokens * a->dp) * a->expert_bytes / a->tp;
+    return a->gpu_fixed_read_bytes + a->moe_layers * ks_arch_experts_touched(m, tokens * a->moe_ranks) *
+                                         a->expert_bytes / a->moe_gpus;
 }
 
 double ks_arch_comm_bytes(const struct ks_scenario_model *m, uint32_t layer, double tokens)
@@ -129,4 +147,11 @@ double ks_arch_comm_bytes(const struct ks_scenario_model *m, uint32_t layer, dou
     const struct ks_arch *a = &m->arch;
     int moe = m->moe.experts && !m->weights_given && layer >= m->moe.first_dense;
     return tokens * (a->comm_attn_bytes + (moe ? a->comm_moe_bytes : a->comm_ffn_bytes));
+}
+
+double ks_arch_comm_remote_bytes(const struct ks_scenario_model *m, uint32_t layer, double tokens)
+{
+    const struct ks_arch *a = &m->arch;
+    int moe = m->moe.experts && !m->weights_given && layer >= m->moe.first_dense;
+    return moe ? tokens * a->comm_moe_bytes * a->moe_remote_share : 0;
 }

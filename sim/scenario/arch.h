@@ -31,14 +31,19 @@
 // (model.kv_token_bytes, indexer.token_bytes) for a kernel's packed layout.
 // Parallelism (struct ks_scenario_parallel): the attention weights (and the
 // indexer's, the norms) split over a rank's attn_tp = tp / dp_attention
-// GPUs, every other weight over the replica's tp; a rank's KV over its GPUs
-// by KV heads (GQA; a head is replicated past kv_heads GPUs), whole on each
-// GPU for MLA's latent, which has no heads. The collectives: attention's
-// all-reduce over attn_tp after each layer's attention, the FFN's
-// all-gather and reduce-scatter over tp (ring: 2 (n - 1) / n of the tokens'
-// activations from each GPU, dp ranks' tokens together), or with ep = tp an
-// MoE layer's all-to-all dispatch and combine of each token to its `active`
-// experts. Small collectives' latency is the NVLink's (platform figures).
+// GPUs; the routed experts over the replica's tp GPUs, or with ep > tp whole
+// experts over the ep GPUs of an expert group of ep / tp replicas (whole
+// nodes); every other weight (dense FFNs, shared experts, embedding, head)
+// over dense_tp GPUs (tp unless parallel.dense_tp: 1 replicates them); a
+// rank's KV over its GPUs by KV heads (GQA; a head is replicated past
+// kv_heads GPUs), whole on each GPU for MLA's latent, which has no heads. The
+// collectives: attention's all-reduce over attn_tp after each layer's
+// attention, a dense FFN's all-gather and reduce-scatter over dense_tp (ring:
+// 2 (n - 1) / n of the tokens' activations from each GPU, the tokens of the
+// ranks on those GPUs together), an MoE layer's the same over tp, or with ep
+// > 1 an all-to-all dispatch and combine of each token to its `active`
+// experts, of which the share on other nodes crosses the network. Small
+// collectives' latency is the NVLink's (platform figures).
 //
 // When the scenario gives model.weight_bytes, the weights are those bytes,
 // parameters = bytes / weight dtype, and each iteration reads them all (the
@@ -50,8 +55,9 @@
 
 // Fills m->arch from m's fields (m->weights_given, kv_token_bytes and
 // indexer.token_bytes included) and, for one GPU's share, from the
-// parallelism (NULL: one GPU holds the replica).
-void ks_arch_derive(struct ks_scenario_model *m, const struct ks_scenario_parallel *par);
+// parallelism (NULL: one GPU holds the replica) and the GPUs of a node
+// (which of an expert group's all-to-all crosses the network; 0: none).
+void ks_arch_derive(struct ks_scenario_model *m, const struct ks_scenario_parallel *par, uint32_t gpus_per_node);
 
 // Expected distinct routed experts that `tokens` tokens use in one MoE layer
 // when each picks moe.active of moe.experts uniformly: experts x (1 - (1 -
@@ -60,15 +66,20 @@ void ks_arch_derive(struct ks_scenario_model *m, const struct ks_scenario_parall
 double ks_arch_experts_touched(const struct ks_scenario_model *m, double tokens);
 
 // What one GPU reads in a decode iteration of its rank's `tokens` tokens:
-// its share of the fixed weights, and of the experts that the replica's
-// tokens use (its dp ranks' batches taken as equal: tokens x dp_attention);
+// its share of the fixed weights, and of the experts that the tokens of the
+// ranks they serve use (their batches taken as equal: tokens x moe_ranks);
 // with ep = tp a GPU holds experts / tp whole experts, with ep = 1 a slice
-// of each: either way 1 / tp of the used experts' bytes.
+// of each, with ep > tp experts / ep whole ones: 1 / moe_gpus of the used
+// experts' bytes.
 double ks_arch_gpu_read_bytes(const struct ks_scenario_model *m, double tokens);
 
 // Bytes one GPU sends in the collectives of layer `layer` (0-based) for its
 // rank's `tokens` tokens: attention's all-reduce, then the FFN's collective
 // (the MoE one in a layer of experts). 0 when one GPU holds the replica.
 double ks_arch_comm_bytes(const struct ks_scenario_model *m, uint32_t layer, double tokens);
+
+// Of those, the bytes bound for GPUs on other nodes (an MoE layer's
+// all-to-all when its expert group spans nodes; 0 otherwise).
+double ks_arch_comm_remote_bytes(const struct ks_scenario_model *m, uint32_t layer, double tokens);
 
 #endif

@@ -106,6 +106,8 @@ static const struct bound bounds[] = {
 // dragonfly) are not modelled, so they are not offered.
 static const char *const topologies[] = {"star", "fat_tree", NULL};
 static const char *const dtypes[] = {"fp16", "bf16", "fp8", "int8", "fp32", NULL};
+// parallel.dispatch_dtype: 0 as comm_dtype, else dtypes[i - 1]
+static const char *const dispatch_dtypes[] = {"comm_dtype", "fp16", "bf16", "fp8", "int8", "fp32", NULL};
 static const char *const attentions[] = {"gqa", "mla", NULL};            // enum ks_attention
 static const char *const embeddings[] = {"untied", "tied", NULL};        // model.tied_embeddings
 static const char *const sched_kinds[] = {"fused", "serial", NULL};      // enum ks_sched_kind
@@ -126,6 +128,8 @@ static const char *const compressions[] = {"none", "int8", NULL};
 static const char *const copies[] = {"batch", "per_item", "gather", NULL}; // enum ks_copy
 static const char *const layer_prefetches[] = {"none", "previous", NULL};  // enum ks_layer_prefetch
 static const char *const routers[] = {"round_robin", "least_loaded", "prefix_affinity", NULL}; // enum ks_router
+static const char *const rdmas[] = {"host", "gpudirect", NULL};            // platform.rdma (gpudirect)
+static const char *const overlaps[] = {"none", "two_batch", NULL};        // enum ks_overlap
 static const char *const prefill_modes[] = {"colocated", "disaggregated", NULL}; // enum ks_prefill_mode
 static const char *const dist_kinds[] = {"constant", "uniform", "lognormal", "normal", "trace", NULL};
 // The fields each distribution takes, by kind, and the ones it needs.
@@ -262,7 +266,11 @@ static const struct field fields[] = {
     {"parallel.tp", T_U32, CN, OFF(parallel.tp), "1", 1, 0, NULL, 0},
     {"parallel.dp_attention", T_U32, CN, OFF(parallel.dp_attention), "1", 1, 0, NULL, 0},
     {"parallel.ep", T_U32, CN, OFF(parallel.ep), "1", 1, 0, NULL, 0},
+    {"parallel.dense_tp", T_U32, CN, OFF(parallel.dense_tp), "0", 0, 0, NULL, 0},
+    {"parallel.overlap", T_CHOICE, CN, OFF(parallel.overlap), "none", 0, 0, overlaps, 0},
+    {"platform.rdma", T_CHOICE, CN, OFF(platform.gpudirect), "host", 0, 0, rdmas, 0},
     {"parallel.comm_dtype", T_CHOICE, CN, OFF(parallel.comm_dtype), "bf16", 0, 0, dtypes, 0},
+    {"parallel.dispatch_dtype", T_CHOICE, CN, OFF(parallel.dispatch_dtype), "comm_dtype", 0, 0, dispatch_dtypes, 0},
     {"platform.flops_fp8", T_REAL, KS_UNIT_FLOPS, OFF(platform.flops_fp8), "", 1, 0, NULL, 1},
     {"platform.copy_item_h2d", T_REAL, TM, OFF(platform.copy_item_h2d), "", 1, 0, NULL, 1},
     {"platform.copy_item_d2h", T_REAL, TM, OFF(platform.copy_item_d2h), "", 1, 0, NULL, 1},
@@ -1589,12 +1597,18 @@ static void check_model(struct ctx *x)
     if (par->tp % par->dp_attention != 0)
         FAIL(x, "parallel.dp_attention", "%" PRIu32 " attention ranks do not divide the replica's %" PRIu32
              " GPUs (parallel.tp)", par->dp_attention, par->tp);
-    if (par->ep != 1 && par->ep != par->tp)
-        FAIL(x, "parallel.ep", "%" PRIu32 ": expert parallelism is 1 or the replica's %" PRIu32 " GPUs (parallel.tp)",
-             par->ep, par->tp);
+    uint32_t gpn = x->s->platform.gpus_per_node, gpus = x->s->platform.nodes * gpn;
+    if (par->ep != 1 && par->ep != par->tp && (par->ep < par->tp || par->ep % gpn != 0 || gpus % par->ep != 0))
+        FAIL(x, "parallel.ep", "%" PRIu32 ": expert parallelism is 1, the replica's %" PRIu32 " GPUs (parallel.tp), "
+             "or an expert group of whole nodes (a multiple of platform.gpus_per_node, %" PRIu32 ") that divides the "
+             "cluster's %" PRIu32 " GPUs", par->ep, par->tp, gpn, gpus);
     else if (par->ep > 1 && (!m->moe.experts || m->moe.experts % par->ep != 0))
         FAIL(x, "parallel.ep", "%" PRIu32 " ranks need experts they divide (model.moe.experts is %" PRIu32 ")",
              par->ep, m->moe.experts);
+    uint32_t attn_tp = par->tp / par->dp_attention ? par->tp / par->dp_attention : 1;
+    if (par->dense_tp && (par->tp % par->dense_tp != 0 || par->dense_tp % attn_tp != 0))
+        FAIL(x, "parallel.dense_tp", "%" PRIu32 " GPUs must divide the replica's %" PRIu32 " (parallel.tp) and be a "
+             "multiple of an attention rank's %" PRIu32, par->dense_tp, par->tp, attn_tp);
     if (!m->moe.experts)
         return;
     if (m->moe.active > m->moe.experts)
@@ -1879,7 +1893,7 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
     // left 0 (a division by model.kv_heads = 0 once killed the loader)
     x.s->model.weights_given = x.is_set[field_index("model.weight_bytes")];
     if (x.n_errors == 0 && !x.oom) {
-        ks_arch_derive(&x.s->model, &x.s->parallel);
+        ks_arch_derive(&x.s->model, &x.s->parallel, x.s->platform.gpus_per_node);
         // Quest's page summaries: a block's min and max key per channel of
         // each KV head, as many bytes as one token's K and V on the GPU
         if (x.s->sparse.summaries == KS_SUMMARIES_MINMAX)

@@ -138,6 +138,7 @@ struct ks_host_wake {
 struct ks_scenario_platform {
     uint32_t nodes;          // nodes in the cluster
     uint32_t gpus_per_node;  // GPUs per node
+    int gpudirect;           // platform.rdma = "gpudirect": GPU memory reaches the NIC over the GPU's own PCIe link
     char *profile;           // profile name, or "inline"
     char *profile_file;      // the profile's file; NULL when inline
     uint64_t hbm_bytes;      // bytes of HBM per GPU
@@ -196,15 +197,19 @@ struct ks_arch {
     uint32_t moe_layers;     // layers whose FFN is routed experts
     // One GPU's share under parallelism (parallel.*): a replica spans tp GPUs,
     // its dp_attention ranks each batch their own requests on attn_tp = tp /
-    // dp_attention GPUs; the FFNs and experts span all tp GPUs.
-    uint32_t tp, dp, attn_tp;
+    // dp_attention GPUs; the other weights span dense_tp GPUs (tp unless
+    // parallel.dense_tp), the routed experts moe_gpus: tp, or ep when an
+    // expert group spans moe_gpus / tp replicas, whose moe_ranks attention
+    // ranks' tokens reach them.
+    uint32_t tp, dp, attn_tp, dense_tp, moe_gpus, moe_ranks;
     double gpu_weight_bytes;       // weights one GPU holds
     double gpu_fixed_read_bytes;   // of them, read by every decode iteration (fixed_read_bytes' share)
     uint64_t gpu_kv_token_bytes;   // KV of one token in one layer on one GPU of its rank (GQA: its heads;
                                    // MLA: the whole latent, on each GPU of the rank)
     double comm_attn_bytes;        // bytes one GPU sends per layer per token of its rank: attention's
     double comm_ffn_bytes;         // all-reduce (attn_tp > 1); a dense FFN's all-gather and reduce-scatter
-    double comm_moe_bytes;         // over tp; an MoE layer's (all-to-all dispatch and combine with ep = tp)
+    double comm_moe_bytes;         // over dense_tp; an MoE layer's (all-to-all dispatch and combine with ep > 1)
+    double moe_remote_share;       // of an MoE layer's all-to-all, the share bound for other nodes
 };
 
 // Bytes of one token in one layer that stay in HBM beside its KV and that
@@ -274,11 +279,20 @@ struct ks_scenario_scheduler {
 };
 
 // How one model replica spans GPUs within a node (README "Scenarios", parallel).
+enum ks_overlap {
+    KS_OVERLAP_NONE,      // a layer's collectives after its compute
+    KS_OVERLAP_TWO_BATCH, // two micro-batches: one's collectives beside the other's compute
+};
+
 struct ks_scenario_parallel {
     uint32_t tp;           // GPUs per replica: weights split across them
     uint32_t dp_attention; // attention ranks per replica, each with its own batch (divides tp)
-    uint32_t ep;           // expert parallelism: 1 (experts split like any weight) or tp (whole experts per GPU)
+    uint32_t ep;           // expert parallelism: 1 (experts split like any weight), or whole experts per GPU
+                           // over tp GPUs or over ep / tp replicas (an expert group of whole nodes)
+    uint32_t dense_tp;     // GPUs the weights outside attention and the routed experts split over; 0: tp
+    enum ks_overlap overlap; // the collectives beside the compute (two-batch overlap) or after it
     enum ks_dtype comm_dtype; // activations' type in the collectives
+    int dispatch_dtype;    // an all-to-all dispatch's activations: 0 as comm_dtype, else enum ks_dtype + 1
 };
 
 struct ks_scenario_arrival {

@@ -3,6 +3,8 @@
 # golden summaries, and the shipped scenarios.
 ks_add_test(engine.platform test_platform.c)
 target_link_libraries(engine_platform PRIVATE ks_engine)
+ks_add_test(engine.platform_gpudirect test_platform_gpudirect.c)
+target_link_libraries(engine_platform_gpudirect PRIVATE ks_engine)
 # the simulated SSD experiment (simssd.h) against its closed form
 ks_add_test(engine.simssd test_simssd.c)
 target_link_libraries(engine_simssd PRIVATE ks_engine)

@@ -205,6 +205,60 @@ static void parallel(void **state)
     ks_scenario_free(s);
 }
 
+// An expert group over nodes, as ESS deploys DeepSeek-V3.2's decode: 4 nodes
+// of 8 GPUs, each GPU an attention rank, 32-way expert parallelism, the dense
+// layers, shared experts, embedding and head replicated (dense_tp = 1).
+static void expert_groups(void **state)
+{
+    (void)state;
+    char path[256];
+    snprintf(path, sizeof path, "%s/ep32.lua", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("local ks = require 'kvstrata'\n"
+          "return {platform = {profile = 'h200_sxm_pcie5', nodes = 4, rdma = 'gpudirect'},\n"
+          "        model = ks.models.deepseek_v3_2,\n"
+          "        parallel = {tp = 8, dp_attention = 8, ep = 32, dense_tp = 1}}\n", f);
+    fclose(f);
+    struct ks_scenario *s = NULL;
+    if (ks_scenario_load(path, NULL, &s, err, sizeof err) != KS_OK)
+        fail_msg("ep32 refused:\n%s", err);
+    const struct ks_arch *a = &s->model.arch;
+    assert_int_equal(a->moe_gpus, 32);
+    assert_int_equal(a->moe_ranks, 32); // 4 replicas of 8 ranks
+    assert_int_equal(a->dense_tp, 1);
+    assert_int_equal(a->moe_layers, 58);
+    double routed = 58.0 * 256 * a->expert_bytes;
+    near(a->gpu_weight_bytes, a->weight_bytes - routed + routed / 32, 1, "weights per GPU: all but 31/32 of the experts");
+    assert_true(a->gpu_fixed_read_bytes == a->fixed_read_bytes); // every fixed weight on every GPU
+    assert_true(a->comm_ffn_bytes == 0);                          // a replicated dense layer: no collective
+    assert_true(a->comm_moe_bytes == 2.0 * 8 * 31 / 32 * 7168 * 2); // dispatch + combine to 8 experts, bf16
+    // of the 31 other GPUs of the group, 24 are on other nodes
+    assert_true(a->moe_remote_share == 24.0 / 31);
+    near(ks_arch_comm_remote_bytes(&s->model, 5, 3), 3 * a->comm_moe_bytes * 24 / 31, 1e-6, "remote bytes");
+    assert_true(ks_arch_comm_remote_bytes(&s->model, 2, 3) == 0); // layer 2 is dense
+    assert_true(ks_arch_comm_bytes(&s->model, 2, 3) == 0);
+    // a GPU reads 1/32 of the experts the group's 32 ranks' tokens use
+    near(ks_arch_gpu_read_bytes(&s->model, 4),
+         a->fixed_read_bytes + 58 * ks_arch_experts_touched(&s->model, 128) * a->expert_bytes / 32, 1,
+         "read per GPU");
+    ks_scenario_free(s);
+    // DeepEP's decode kernels dispatch FP8 and combine BF16
+    snprintf(path, sizeof path, "%s/ep32_fp8.lua", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("local ks = require 'kvstrata'\n"
+          "return {platform = {profile = 'h200_sxm_pcie5', nodes = 4},\n"
+          "        model = ks.models.deepseek_v3_2,\n"
+          "        parallel = {tp = 8, dp_attention = 8, ep = 32, dispatch_dtype = 'fp8'}}\n", f);
+    fclose(f);
+    if (ks_scenario_load(path, NULL, &s, err, sizeof err) != KS_OK)
+        fail_msg("ep32 fp8 refused:\n%s", err);
+    assert_true(s->model.arch.comm_moe_bytes == 8.0 * 31 / 32 * (7168 + 7168 * 2));
+    assert_int_equal(s->model.arch.dense_tp, 8); // dense weights split over tp by default
+    ks_scenario_free(s);
+}
+
 // scheduler.mem_fraction: the KV pool is that share of HBM (the H100's
 // 81559 MiB) less one GPU's weights (Llama-3-8B in bf16: 16,060,522,496 B;
 // on 2 GPUs of TP, half).
@@ -246,7 +300,13 @@ static void refused_models(void **state)
         {"attention = 'mla', qk_nope_dim = 0, qk_rope_dim = 0", "", "MLA needs a query/key head"},
         {"", "tp = 3", "parallel.tp: 3 GPUs per replica do not divide the node's 8"},
         {"", "tp = 8, dp_attention = 3", "parallel.dp_attention: 3 attention ranks do not divide"},
-        {"", "tp = 8, ep = 4", "parallel.ep: 4: expert parallelism is 1 or the replica's 8 GPUs"},
+        {"", "tp = 8, ep = 4", "parallel.ep: 4: expert parallelism is 1, the replica's 8 GPUs (parallel.tp), or an "
+                               "expert group of whole nodes (a multiple of platform.gpus_per_node, 8) that divides the "
+                               "cluster's 8 GPUs"},
+        {"", "tp = 8, ep = 16", "parallel.ep: 16: expert parallelism is 1, the replica's 8 GPUs"},
+        {"", "tp = 8, dp_attention = 4, dense_tp = 1", "parallel.dense_tp: 1 GPUs must divide the replica's 8 "
+                                                       "(parallel.tp) and be a multiple of an attention rank's 2"},
+        {"", "tp = 8, dense_tp = 3", "parallel.dense_tp: 3 GPUs must divide the replica's 8"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[256];
@@ -295,7 +355,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llama3),          cmocka_unit_test(moe_totals),     cmocka_unit_test(latent_cache),
         cmocka_unit_test(experts_touched), cmocka_unit_test(parallel),   cmocka_unit_test(pool),
-        cmocka_unit_test(refused_models),  cmocka_unit_test(readme_totals),
+        cmocka_unit_test(refused_models),  cmocka_unit_test(readme_totals),  cmocka_unit_test(expert_groups),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

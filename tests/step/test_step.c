@@ -264,7 +264,7 @@ static struct fixture *setup(uint32_t l1, uint32_t l2, int modelled)
     s->model.weight_bytes = (uint64_t)WEIGHTS;
     s->model.weights_given = 1;
     s->model.max_context = 1u << 12;
-    ks_arch_derive(&s->model, NULL); // as the loader does
+    ks_arch_derive(&s->model, NULL, 0); // as the loader does
     s->cache.block_size = BS;
     s->cache.migration_batch = BATCH;
     s->sparse.policy = KS_SPARSE_DENSE;

@@ -1,0 +1,137 @@
+// test_platform_gpudirect.c - the platform with platform.rdma = "gpudirect":
+// between nodes, GPU memory reaches the NIC over the GPU's own PCIe link and
+// host memory through the node's memory link; routes and transfer times in
+// closed form under the pinned network model (its own process: SimGrid
+// initialises once per process, test_platform.c holds the other platform).
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <simgrid/mailbox.h>
+#include <xbt/dynar.h>
+
+#include "platform.h"
+#include "status.h"
+
+#define B 4194304.0 // bytes per transfer
+
+struct xfer {
+    const char *src, *dst;
+    double start, expect; // seconds
+    double took;          // measured
+};
+
+// latencies: pcie 2 us, NIC 5 us, core 2 us
+static struct xfer xfers[] = {
+    // GPU to a GPU of the other node: its PCIe link, both NICs, the core, the other's PCIe link
+    {"n1-gpu2", "n0-gpu1", 0, 2e-6 + 5e-6 + 2e-6 + 5e-6 + 2e-6 + B / 50e9, 0},
+    // four GPUs of one node to the other at once share its NIC (50 GB/s): 12.5 each
+    {"n0-gpu0", "n1-gpu0", 1, 16e-6 + B / 12.5e9, 0},
+    {"n0-gpu1", "n1-gpu1", 1, 16e-6 + B / 12.5e9, 0},
+    {"n0-gpu2", "n1-gpu2", 1, 16e-6 + B / 12.5e9, 0},
+    {"n0-gpu3", "n1-gpu3", 1, 16e-6 + B / 12.5e9, 0},
+    // host memory to host memory: as without gpudirect
+    {"n0-cpu", "n1-cpu", 2, 5e-6 + 2e-6 + 5e-6 + B / 50e9, 0},
+};
+enum { N_XFERS = sizeof xfers / sizeof xfers[0] };
+static char payload = 'x';
+
+static void sender(int argc, char **argv)
+{
+    (void)argc;
+    struct xfer *x = &xfers[atoi(argv[1])];
+    sg_actor_sleep_until(x->start);
+    sg_mailbox_put(sg_mailbox_by_name(argv[1]), &payload, (uint64_t)B);
+}
+
+static void receiver(int argc, char **argv)
+{
+    (void)argc;
+    struct xfer *x = &xfers[atoi(argv[1])];
+    sg_mailbox_get(sg_mailbox_by_name(argv[1]));
+    x->took = simgrid_get_clock() - x->start;
+}
+
+static void route_is(const char *a, const char *b, const char *expect)
+{
+    xbt_dynar_t l = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    sg_host_get_route(sg_host_by_name(a), sg_host_by_name(b), l);
+    char got[512] = "";
+    unsigned i;
+    sg_link_t lk;
+    xbt_dynar_foreach (l, i, lk) {
+        strcat(got, i ? " " : "");
+        strcat(got, sg_link_get_name(lk));
+    }
+    xbt_dynar_free(&l);
+    if (strcmp(got, expect) != 0)
+        fail_msg("route %s -> %s: got '%s', expected '%s'", a, b, got, expect);
+}
+
+static void gpudirect(void **state)
+{
+    (void)state;
+    char *argv[] = {"test_platform_gpudirect", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS,
+                    "--log=root.thres:critical", NULL};
+    int argc = 4;
+    simgrid_init(&argc, argv);
+    struct ks_platform_params p = {
+        .nodes = 2, .gpus_per_node = 4, .gpus_per_switch = 2,
+        .gpu_flops = 1e15, .cpu_flops = 1e12,
+        .pcie_bw = 50e9, .pcie_lat = 2e-6, .uplink_bw = 50e9, .uplink_lat = 1e-6,
+        .nvlink_bw = 450e9, .nvlink_lat = 1e-6, .dram_bw = 120e9,
+        .ssds_per_node = 2, .ssd_read_bw = 7e9, .ssd_write_bw = 5e9, .ssd_lat = 80e-6,
+        .nic_bw = 50e9, .nic_lat = 5e-6, .core_bw = 400e9, .core_lat = 2e-6,
+        .remote = 1, .remote_bw = 25e9, .remote_lat = 10e-6,
+        .gpudirect = 1,
+    };
+    char err[256];
+    assert_int_equal(ks_platform_load(&p, err, sizeof err), KS_OK);
+    assert_int_equal(sg_host_count(), 2 * (1 + 4 + 2 + 1) + 1); // a network endpoint per node
+
+    // within a node, nothing changes
+    route_is("n0-gpu1", "n0-cpu", "n0-gpu1-pcie_UP n0-sw0_UP n0-dram");
+    route_is("n0-gpu3", "n0-gpu0", "n0-gpu3-nvl_UP n0-gpu0-nvl_DOWN");
+    // GPU to GPU between nodes: no switch uplink, no host memory
+    route_is("n1-gpu2", "n0-gpu1", "n1-gpu2-pcie_UP n1-nic_UP core_DOWN n0-nic_DOWN n0-gpu1-pcie_DOWN");
+    route_is("n0-gpu1", "n1-gpu2", "n0-gpu1-pcie_UP n0-nic_UP core_UP n1-nic_DOWN n1-gpu2-pcie_DOWN");
+    // host memory between nodes: the links it took through the CPU gateways
+    route_is("n0-cpu", "n1-cpu", "n0-dram n0-nic_UP core_UP n1-nic_DOWN n1-dram");
+    route_is("n1-gpu0", "n0-cpu", "n1-gpu0-pcie_UP n1-nic_UP core_DOWN n0-nic_DOWN n0-dram");
+    // an SSD of another node: its bounce buffer in its node's host memory
+    route_is("n0-ssd1", "n1-cpu", "n0-ssd1-rd n0-dram n0-nic_UP core_UP n1-nic_DOWN n1-dram");
+    route_is("n1-cpu", "n0-ssd1", "n1-dram n1-nic_UP core_DOWN n0-nic_DOWN n0-dram n0-ssd1-wr");
+    // the remote pool straight into GPU memory
+    route_is(KS_PLATFORM_REMOTE, "n0-gpu0", "remote-link_UP core_DOWN n0-nic_DOWN n0-gpu0-pcie_DOWN");
+
+    char names[N_XFERS][8];
+    for (int i = 0; i < N_XFERS; i++) {
+        snprintf(names[i], sizeof names[i], "%d", i);
+        const char *args[] = {"x", names[i]};
+        sg_actor_create("send", sg_host_by_name(xfers[i].src), sender, 2, (char **)args);
+        sg_actor_create("recv", sg_host_by_name(xfers[i].dst), receiver, 2, (char **)args);
+    }
+    simgrid_run();
+    for (int i = 0; i < N_XFERS; i++) {
+        double rel = fabs(xfers[i].took - xfers[i].expect) / xfers[i].expect;
+        if (!(rel < 1e-9))
+            fail_msg("transfer %d %s -> %s: took %.12g s, closed form %.12g s", i, xfers[i].src, xfers[i].dst,
+                     xfers[i].took, xfers[i].expect);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(gpudirect)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
