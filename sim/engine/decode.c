@@ -254,7 +254,7 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
             }
     uint32_t scale = m->z.layer_scale;
     int mark = s->cache.layer_prefetch != KS_LAYER_PREFETCH_NONE && g->layer_now != KS_NONE;
-    if (!g->peer) {
+    if (!g->peer && !g->xpeer) {
         *extra = simgrid_get_clock() - t0;
         if (!mark) {
             sg_actor_sleep_for(g->d.layer_time * n * scale);
@@ -267,7 +267,7 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
         }
         return KS_OK;
     }
-    // a replica over several GPUs: each layer's compute, then its collectives
+    // a replica over several GPUs (or an expert group over nodes): each layer's compute, then its collectives
     // over NVLink to the next GPU of the ring (counted busy, as the reads);
     // an expert group's share on other nodes first, over the network to the
     // GPU in its place on the next node. With two-batch overlap the
@@ -286,7 +286,7 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
         double remote = g->xpeer ? ks_arch_comm_remote_bytes(&s->model, l, g->d.comm_tokens) : 0;
         if (remote > 0)
             ks_engine_transfer(m, &g->to_xpeer, g->host, g->xpeer, remote, 0);
-        if (bytes - remote > 0)
+        if (g->peer && bytes - remote > 0)
             ks_engine_transfer(m, &g->to_peer, g->host, g->peer, bytes - remote, 0);
         double comm = simgrid_get_clock() - c0;
         m->r->comm_time += comm;

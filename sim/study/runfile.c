@@ -313,7 +313,8 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     num(s, "compute_bound_fraction", ratio(r->compute_bound_time, r->busy),
         "busy GPU time in fused iterations (prefill or decode) whose compute outlasted their memory traffic");
     num(s, "comm_fraction", ratio(r->comm_time, r->stall + r->busy),
-        "GPU time in collectives over NVLink (parallel.tp > 1)");
+        "GPU time in collectives, over NVLink and between nodes (parallel.tp > 1, an expert group over nodes); "
+        "with two-batch overlap their whole time, hidden or not");
     num(s, "draft_fraction", ratio(r->draft_time, r->stall + r->busy),
         "GPU time the draft model's passes took (speculative decoding)");
     slo_verdict(s, sc, r);
