@@ -1453,15 +1453,19 @@ uint64_t ks_scenario_step_blocks(const struct ks_scenario *s)
 // after one GPU's weights, as SGLang's mem_fraction_static and vLLM's
 // gpu_memory_utilization size it (the rest is for activations), and the
 // batch is what it holds (ks_scenario_kv_room; L1 = 100% of it); it takes
-// the place of cache.l1, which may then not be given.
+// the place of cache.l1 in bytes. cache.l1 as a share may be given beside
+// it: the share of the admitted requests' KV the pool holds (the batch may
+// then outgrow the pool, its other blocks in L2, ESS's "sparse memory ratio").
 static void pool_from_fraction(struct ctx *x)
 {
     struct ks_scenario *s = x->s;
     if (!x->is_set[field_index("scheduler.mem_fraction")])
         return;
     int l1 = field_index("cache.l1");
-    if (x->is_set[l1] && !x->from_default[l1]) {
-        FAIL(x, "cache.l1", "scheduler.mem_fraction sizes L1 (the KV pool): give one of them");
+    int l1_given = x->is_set[l1] && !x->from_default[l1];
+    if (l1_given && !s->cache.l1.is_share) {
+        FAIL(x, "cache.l1", "scheduler.mem_fraction sizes L1 (the KV pool): give one of them, or cache.l1 as a "
+                            "share of the batch's KV");
         return;
     }
     if (ks_scenario_kv_room(s) <= 0) {
@@ -1471,6 +1475,8 @@ static void pool_from_fraction(struct ctx *x)
              s->scheduler.mem_fraction, a);
         return;
     }
+    if (l1_given)
+        return; // the pool, holding that share of the batch's KV
     // all of the pool, and no more requests admitted than their KV fills
     s->cache.l1 = (struct ks_scenario_amount){.is_share = 1, .value = 1};
     free(s->origin[l1].from);

@@ -127,8 +127,11 @@ ks_cli_test(run_max_running --json --eq peak_batch 2 --eq requests_finished 4
 ks_cli_test(scheduler_mem_fraction --json --eq cache.l1 1
             -- scenario check ${ks_ts}/base.lua --set scheduler.mem_fraction=0.5 --json)
 ks_cli_test(scheduler_mem_fraction_and_l1 --exit 2 --stdout-empty
-            --stderr-has "closed_form.lua:22: cache.l1: scheduler.mem_fraction sizes L1 (the KV pool): give one of them"
-            -- scenario check ${ks_ts}/closed_form.lua --set scheduler.mem_fraction=0.5)
+            --stderr-has "cache.l1: scheduler.mem_fraction sizes L1 (the KV pool): give one of them, or cache.l1 as a share"
+            -- scenario check ${ks_ts}/closed_form.lua --set scheduler.mem_fraction=0.5 --set cache.l1=10GB)
+# ... a share beside it: the pool holds that share of the admitted requests' KV (ESS's sparse memory ratio)
+ks_cli_test(scheduler_mem_fraction_l1_share --json --eq cache.l1 0.25
+            -- scenario check ${ks_ts}/base.lua --set scheduler.mem_fraction=0.5 --set cache.l1=25% --json)
 # FP8 weights compute at the profile's FP8 rate, attention at the BF16 rate: the MoE model's prompt,
 # 2 x 25,703,424 parameters x 4095 tokens at 1980 TFLOP/s plus 4 x 8 x 128 x 2 x 4095 x 4096 / 2 at
 # 990: 106.318 + 69.397 = 175.715 us; at one rate (BF16 weights) 282.034 us
