@@ -3,8 +3,9 @@
 # golden summaries, and the shipped scenarios.
 ks_add_test(engine.platform test_platform.c)
 target_link_libraries(engine_platform PRIVATE ks_engine)
-ks_add_test(engine.platform_gpudirect test_platform_gpudirect.c)
-target_link_libraries(engine_platform_gpudirect PRIVATE ks_engine)
+add_test(NAME engine.platform_gpudirect COMMAND engine_platform gpudirect) # its own process: SimGrid starts once
+set_tests_properties(engine.platform_gpudirect PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 600)
+ks_kind(unit engine.platform_gpudirect)
 # the simulated SSD experiment (simssd.h) against its closed form
 ks_add_test(engine.simssd test_simssd.c)
 target_link_libraries(engine_simssd PRIVATE ks_engine)

@@ -1,8 +1,10 @@
 // test_platform.c - the generated SimGrid platform: routes, and transfer times
 // that equal their closed forms exactly under the pinned network model.
 //
-// One SimGrid run (SimGrid initialises once per process): transfers start
-// one second apart so that only those meant to overlap do.
+// One SimGrid run per process (SimGrid initialises once per process):
+// transfers start one second apart so that only those meant to overlap do.
+// With the argument `gpudirect` the process checks the platform with
+// platform.rdma = "gpudirect" instead (CTest engine.platform_gpudirect).
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -74,12 +76,27 @@ static struct xfer xfers[] = {
     {"n0-cpu", "n0-gpu1", 10, 3e-6 + B / 40e9, 0},
 };
 enum { N_XFERS = sizeof xfers / sizeof xfers[0] };
+// latencies: pcie 2 us, NIC 5 us, core 2 us; with gpudirect, between nodes
+// GPU memory reaches the NIC over its own PCIe link, host memory through the
+// node's memory link
+static struct xfer gpudirect_xfers[] = {
+    // GPU to a GPU of the other node: its PCIe link, both NICs, the core, the other's PCIe link
+    {"n1-gpu2", "n0-gpu1", 0, 2e-6 + 5e-6 + 2e-6 + 5e-6 + 2e-6 + B / 50e9, 0},
+    // four GPUs of one node to the other at once share its NIC (50 GB/s): 12.5 each
+    {"n0-gpu0", "n1-gpu0", 1, 16e-6 + B / 12.5e9, 0},
+    {"n0-gpu1", "n1-gpu1", 1, 16e-6 + B / 12.5e9, 0},
+    {"n0-gpu2", "n1-gpu2", 1, 16e-6 + B / 12.5e9, 0},
+    {"n0-gpu3", "n1-gpu3", 1, 16e-6 + B / 12.5e9, 0},
+    // host memory to host memory: as without gpudirect
+    {"n0-cpu", "n1-cpu", 2, 5e-6 + 2e-6 + 5e-6 + B / 50e9, 0},
+};
+static struct xfer *run_xfers; // the table the actors read
 static char payload = 'x';
 
 static void sender(int argc, char **argv)
 {
     (void)argc;
-    struct xfer *x = &xfers[atoi(argv[1])];
+    struct xfer *x = &run_xfers[atoi(argv[1])];
     sg_actor_sleep_until(x->start);
     sg_mailbox_put(sg_mailbox_by_name(argv[1]), &payload, (uint64_t)B);
 }
@@ -87,7 +104,7 @@ static void sender(int argc, char **argv)
 static void receiver(int argc, char **argv)
 {
     (void)argc;
-    struct xfer *x = &xfers[atoi(argv[1])];
+    struct xfer *x = &run_xfers[atoi(argv[1])];
     sg_mailbox_get(sg_mailbox_by_name(argv[1]));
     x->took = simgrid_get_clock() - x->start;
 }
@@ -108,16 +125,42 @@ static void route_is(const char *a, const char *b, const char *expect)
         fail_msg("route %s -> %s: got '%s', expected '%s'", a, b, got, expect);
 }
 
+// Starts SimGrid and loads p.
+static void load(struct ks_platform_params *p)
+{
+    char *argv[] = {"test_platform", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS, "--log=root.thres:critical", NULL};
+    int argc = 4;
+    simgrid_init(&argc, argv);
+    char err[256];
+    assert_int_equal(ks_platform_load(p, err, sizeof err), KS_OK);
+}
+
+// Runs the n transfers of x, each checked against its closed form.
+static void transfers(struct xfer *x, int n)
+{
+    char names[64][8];
+    assert_true(n <= 64);
+    run_xfers = x;
+    for (int i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "%d", i);
+        const char *args[] = {"x", names[i]};
+        sg_actor_create("send", sg_host_by_name(x[i].src), sender, 2, (char **)args);
+        sg_actor_create("recv", sg_host_by_name(x[i].dst), receiver, 2, (char **)args);
+    }
+    simgrid_run();
+    for (int i = 0; i < n; i++) {
+        double rel = fabs(x[i].took - x[i].expect) / x[i].expect;
+        if (!(rel < 1e-9))
+            fail_msg("transfer %d %s -> %s: took %.12g s, closed form %.12g s", i, x[i].src, x[i].dst, x[i].took,
+                     x[i].expect);
+    }
+}
+
 static void closed_forms(void **state)
 {
     (void)state;
-    int argc = 3;
-    char *argv[] = {"test_platform", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS, "--log=root.thres:critical", NULL};
-    argc = 4;
-    simgrid_init(&argc, argv);
     struct ks_platform_params p = params();
-    char err[256];
-    assert_int_equal(ks_platform_load(&p, err, sizeof err), KS_OK);
+    load(&p);
     assert_int_equal(sg_host_count(), 2 * (1 + 4 + 2) + 1);
 
     route_is("n0-gpu1", "n0-cpu", "n0-gpu1-pcie_UP n0-sw0_UP n0-dram");
@@ -133,20 +176,33 @@ static void closed_forms(void **state)
     route_is(KS_PLATFORM_REMOTE, "n0-gpu0",
              "remote-link_UP core_DOWN n0-nic_DOWN n0-dram n0-dram n0-sw0_DOWN n0-gpu0-pcie_DOWN");
 
-    char names[N_XFERS][8];
-    for (int i = 0; i < N_XFERS; i++) {
-        snprintf(names[i], sizeof names[i], "%d", i);
-        const char *args[] = {"x", names[i]};
-        sg_actor_create("send", sg_host_by_name(xfers[i].src), sender, 2, (char **)args);
-        sg_actor_create("recv", sg_host_by_name(xfers[i].dst), receiver, 2, (char **)args);
-    }
-    simgrid_run();
-    for (int i = 0; i < N_XFERS; i++) {
-        double rel = fabs(xfers[i].took - xfers[i].expect) / xfers[i].expect;
-        if (!(rel < 1e-9))
-            fail_msg("transfer %d %s -> %s: took %.12g s, closed form %.12g s", i, xfers[i].src, xfers[i].dst,
-                     xfers[i].took, xfers[i].expect);
-    }
+    transfers(xfers, N_XFERS);
+}
+
+static void gpudirect(void **state)
+{
+    (void)state;
+    struct ks_platform_params p = params();
+    p.core_bw = 400e9;
+    p.gpudirect = 1;
+    load(&p);
+    assert_int_equal(sg_host_count(), 2 * (1 + 4 + 2 + 1) + 1); // a network endpoint per node
+
+    // within a node, nothing changes
+    route_is("n0-gpu1", "n0-cpu", "n0-gpu1-pcie_UP n0-sw0_UP n0-dram");
+    route_is("n0-gpu3", "n0-gpu0", "n0-gpu3-nvl_UP n0-gpu0-nvl_DOWN");
+    // GPU to GPU between nodes: no switch uplink, no host memory
+    route_is("n1-gpu2", "n0-gpu1", "n1-gpu2-pcie_UP n1-nic_UP core_DOWN n0-nic_DOWN n0-gpu1-pcie_DOWN");
+    route_is("n0-gpu1", "n1-gpu2", "n0-gpu1-pcie_UP n0-nic_UP core_UP n1-nic_DOWN n1-gpu2-pcie_DOWN");
+    // host memory between nodes: the links it took through the CPU gateways
+    route_is("n0-cpu", "n1-cpu", "n0-dram n0-nic_UP core_UP n1-nic_DOWN n1-dram");
+    route_is("n1-gpu0", "n0-cpu", "n1-gpu0-pcie_UP n1-nic_UP core_DOWN n0-nic_DOWN n0-dram");
+    // an SSD of another node: its bounce buffer in its node's host memory
+    route_is("n0-ssd1", "n1-cpu", "n0-ssd1-rd n0-dram n0-nic_UP core_UP n1-nic_DOWN n1-dram");
+    route_is("n1-cpu", "n0-ssd1", "n1-dram n1-nic_UP core_DOWN n0-nic_DOWN n0-dram n0-ssd1-wr");
+    // the remote pool straight into GPU memory
+    route_is(KS_PLATFORM_REMOTE, "n0-gpu0", "remote-link_UP core_DOWN n0-nic_DOWN n0-gpu0-pcie_DOWN");
+    transfers(gpudirect_xfers, sizeof gpudirect_xfers / sizeof gpudirect_xfers[0]);
 }
 
 static void bad_parameters(void **state)
@@ -174,8 +230,12 @@ static void bad_parameters(void **state)
     assert_non_null(strstr(err, "host memory"));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "gpudirect") == 0) {
+        const struct CMUnitTest tests[] = {cmocka_unit_test(gpudirect)};
+        return cmocka_run_group_tests(tests, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_parameters),
         cmocka_unit_test(closed_forms),

@@ -51,6 +51,20 @@ static struct ks_scenario *preset(const char *name, const char *more)
     return preset_on(name, more, "");
 }
 
+// Loads the scenario `lua`, written to DIR/NAME.lua: KS_OK and *s, or the
+// loader's status with its errors in err.
+static int load_text(const char *name, const char *lua, struct ks_scenario **s)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s.lua", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(lua, f);
+    fclose(f);
+    *s = NULL;
+    return ks_scenario_load(path, NULL, s, err, sizeof err);
+}
+
 // |got - want| <= tol.
 static void near(double got, double want, double tol, const char *what)
 {
@@ -211,17 +225,13 @@ static void parallel(void **state)
 static void expert_groups(void **state)
 {
     (void)state;
-    char path[256];
-    snprintf(path, sizeof path, "%s/ep32.lua", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("local ks = require 'kvstrata'\n"
-          "return {platform = {profile = 'h200_sxm_pcie5', nodes = 4, rdma = 'gpudirect'},\n"
-          "        model = ks.models.deepseek_v3_2,\n"
-          "        parallel = {tp = 8, dp_attention = 8, ep = 32, dense_tp = 1}}\n", f);
-    fclose(f);
-    struct ks_scenario *s = NULL;
-    if (ks_scenario_load(path, NULL, &s, err, sizeof err) != KS_OK)
+    struct ks_scenario *s;
+    if (load_text("ep32",
+                  "local ks = require 'kvstrata'\n"
+                  "return {platform = {profile = 'h200_sxm_pcie5', nodes = 4, rdma = 'gpudirect'},\n"
+                  "        model = ks.models.deepseek_v3_2,\n"
+                  "        parallel = {tp = 8, dp_attention = 8, ep = 32, dense_tp = 1}}\n",
+                  &s) != KS_OK)
         fail_msg("ep32 refused:\n%s", err);
     const struct ks_arch *a = &s->model.arch;
     assert_int_equal(a->moe_gpus, 32);
@@ -244,15 +254,12 @@ static void expert_groups(void **state)
          "read per GPU");
     ks_scenario_free(s);
     // DeepEP's decode kernels dispatch FP8 and combine BF16
-    snprintf(path, sizeof path, "%s/ep32_fp8.lua", dir);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("local ks = require 'kvstrata'\n"
-          "return {platform = {profile = 'h200_sxm_pcie5', nodes = 4},\n"
-          "        model = ks.models.deepseek_v3_2,\n"
-          "        parallel = {tp = 8, dp_attention = 8, ep = 32, dispatch_dtype = 'fp8'}}\n", f);
-    fclose(f);
-    if (ks_scenario_load(path, NULL, &s, err, sizeof err) != KS_OK)
+    if (load_text("ep32_fp8",
+                  "local ks = require 'kvstrata'\n"
+                  "return {platform = {profile = 'h200_sxm_pcie5', nodes = 4},\n"
+                  "        model = ks.models.deepseek_v3_2,\n"
+                  "        parallel = {tp = 8, dp_attention = 8, ep = 32, dispatch_dtype = 'fp8'}}\n",
+                  &s) != KS_OK)
         fail_msg("ep32 fp8 refused:\n%s", err);
     assert_true(s->model.arch.comm_moe_bytes == 8.0 * 31 / 32 * (7168 + 7168 * 2));
     assert_int_equal(s->model.arch.dense_tp, 8); // dense weights split over tp by default
@@ -325,16 +332,13 @@ static void refused_models(void **state)
             fail_msg("case %zu: the errors lack '%s':\n%s", i, cases[i].want, err);
     }
     // experts split 8 ways need experts: Llama has none
-    struct ks_scenario *s = NULL;
-    char path[256];
-    snprintf(path, sizeof path, "%s/bad_ep.lua", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("local ks = require 'kvstrata'\n"
-          "return {platform = {profile = 'h200_sxm_pcie5'}, model = ks.models.llama3_8b,\n"
-          "        parallel = {tp = 8, ep = 8}}\n", f);
-    fclose(f);
-    assert_int_equal(ks_scenario_load(path, NULL, &s, err, sizeof err), KS_EINVAL);
+    struct ks_scenario *s;
+    assert_int_equal(load_text("bad_ep",
+                               "local ks = require 'kvstrata'\n"
+                               "return {platform = {profile = 'h200_sxm_pcie5'}, model = ks.models.llama3_8b,\n"
+                               "        parallel = {tp = 8, ep = 8}}\n",
+                               &s),
+                     KS_EINVAL);
     assert_non_null(strstr(err, "parallel.ep: 8 ranks need experts they divide (model.moe.experts is 0)"));
 }
 
