@@ -119,10 +119,9 @@ miss() { awk -v h="$(get "$1" hit_rate_l1)" 'BEGIN { printf "%.4f", 1 - h }'; }
     echo "- the GH200 / Qwen3-30B figures (4K: 2430 -> 2668, 32K: 511 -> 1824, 200K: 111 -> 520 tok/s): in"
     echo "  \`qwen_contexts.md\` (\`qwen_contexts.sh\`), as \`contexts.md\` for GLM-5.1; their scenarios assume what the summary"
     echo "  we hold does not give (the GH200's memory, the harness, HiSparse's configuration, Quest's locality)."
-    echo "- ESS's throughput by batch and device ratio (Table 2): kvstrata now models its multi-token prediction"
-    echo "  (\`speculative\`: 2 draft tokens, acceptance 1.7), but not its deployment: expert parallelism over 32 GPUs of"
-    echo "  4 nodes (kvstrata's parallel model spans one node) and a GPU that the figures we hold do not name; the"
-    echo "  throughput of a decode GPU depends on both (its expert share decides its weights and its KV room)."
+    echo "- ESS's throughput by batch and device ratio (Table 2): not in this table but in \`ess.md\` (\`ess.sh\`, about"
+    echo "  80 minutes): its deployment (expert parallelism 32 over 4 nodes, two-batch overlap, multi-token prediction),"
+    echo "  with what the summary we hold does not give assumed in \`ess.lua\` (the GPU, what \"MTP 2\" verifies)."
     echo
     echo "Checks beside the table: LRU on the replayed trace gives miss rate $(miss b4_lru_replay) (the dsa run: $(miss b4_lru); they must agree);"
     echo "one request's TPOT: baseline $(awk -v a="$(get base_one tpot_mean)" 'BEGIN { printf "%.3f", a * 1000 }') ms, HiSparse $(awk -v a="$(get hs_one tpot_mean)" 'BEGIN { printf "%.3f", a * 1000 }') ms;"
