@@ -267,10 +267,10 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
         }
         return KS_OK;
     }
-    // a replica over several GPUs (or an expert group over nodes): each layer's compute, then its collectives
-    // over NVLink to the next GPU of the ring (counted busy, as the reads);
-    // an expert group's share on other nodes first, over the network to the
-    // GPU in its place on the next node. With two-batch overlap the
+    // a replica over several GPUs (or an expert group over nodes): each
+    // layer's compute, then its collectives over NVLink to the next GPU of
+    // the ring (counted busy, as the reads); an expert group's share on other
+    // nodes first, over the network to the GPU in its place on the next node. With two-batch overlap the
     // collectives run beside the compute: the layer takes the longer of the
     // two (the compute is a sleep, so sleeping what is left of it after the
     // transfers times the same as sleeping beside them)

@@ -73,10 +73,11 @@ static void per_gpu(struct ks_scenario_model *m, const struct ks_scenario_parall
     a->comm_moe_bytes = t > 1 ? 2.0 * (t - 1) / t * a->dp * act : 0; // experts split like any weight
     a->moe_remote_share = 0;
     if (ep > 1) { // the dispatch may carry another type than the combine (FP8 out, BF16 back)
-        a->comm_moe_bytes = 2.0 * m->moe.active * (ep - 1) / ep * act / a->attn_tp;
         if (par->dispatch_dtype) {
             double out = (double)m->hidden * (double)ks_dtype_bytes((enum ks_dtype)(par->dispatch_dtype - 1));
             a->comm_moe_bytes = (double)m->moe.active * (ep - 1) / ep * (out + act) / a->attn_tp;
+        } else {
+            a->comm_moe_bytes = 2.0 * m->moe.active * (ep - 1) / ep * act / a->attn_tp;
         }
         uint32_t g = gpus_per_node && gpus_per_node < ep ? gpus_per_node : ep;
         a->moe_remote_share = (double)(ep - g) / (ep - 1);
@@ -142,16 +143,19 @@ double ks_arch_gpu_read_bytes(const struct ks_scenario_model *m, double tokens)
                                          a->expert_bytes / a->moe_gpus;
 }
 
+// Whether layer (0-based) is one of routed experts.
+static int moe_layer(const struct ks_scenario_model *m, uint32_t layer)
+{
+    return m->moe.experts && !m->weights_given && layer >= m->moe.first_dense;
+}
+
 double ks_arch_comm_bytes(const struct ks_scenario_model *m, uint32_t layer, double tokens)
 {
     const struct ks_arch *a = &m->arch;
-    int moe = m->moe.experts && !m->weights_given && layer >= m->moe.first_dense;
-    return tokens * (a->comm_attn_bytes + (moe ? a->comm_moe_bytes : a->comm_ffn_bytes));
+    return tokens * (a->comm_attn_bytes + (moe_layer(m, layer) ? a->comm_moe_bytes : a->comm_ffn_bytes));
 }
 
 double ks_arch_comm_remote_bytes(const struct ks_scenario_model *m, uint32_t layer, double tokens)
 {
-    const struct ks_arch *a = &m->arch;
-    int moe = m->moe.experts && !m->weights_given && layer >= m->moe.first_dense;
-    return moe ? tokens * a->comm_moe_bytes * a->moe_remote_share : 0;
+    return moe_layer(m, layer) ? tokens * m->arch.comm_moe_bytes * m->arch.moe_remote_share : 0;
 }
