@@ -220,6 +220,8 @@ uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err)
     uint32_t n_touched = 0;
     // 1. what each buffer must take in
     for (uint32_t k = 0; k < n; k++) {
+        if (k + KS_AHEAD < n)
+            __builtin_prefetch(&c->tab.chunk[c->adm_id[k + KS_AHEAD] / KS_CHUNK]);
         struct ks_buf *b = &c->bufs[buf_of(c, c->adm_id[k])];
         if (b->need++ == 0)
             c->touched[n_touched++] = (uint32_t)(b - c->bufs);
@@ -249,6 +251,8 @@ uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err)
     // 3. pages in admission order; the ones placed move to the front
     uint32_t placed = 0;
     for (uint32_t k = 0; k < n; k++) {
+        if (k + KS_AHEAD < n)
+            __builtin_prefetch(ks_blocktab_get(&c->tab, c->adm_id[k + KS_AHEAD]));
         uint32_t id = c->adm_id[k];
         const struct ks_block *blk = ks_blocktab_get(&c->tab, id);
         uint32_t page = take_free(c, buf_of(c, id), id);

@@ -389,8 +389,12 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
     for (uint32_t i = 0; i < n && i < AHEAD; i++)
         __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i].block)));
     for (uint32_t i = 0; i < n; i++) {
-        if (i + AHEAD < n)
-            __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i + AHEAD].block)));
+        if (i + AHEAD < n) {
+            uint32_t ahead = ks_seq_lookup(s, acc[i + AHEAD].block);
+            __builtin_prefetch(ks_blocktab_get(&c->tab, ahead));
+            if (c->hcap) // where its candidate is looked for, should it miss
+                __builtin_prefetch(&c->hstamp[ks_cand_hash(ahead) & (c->hcap - 1)]);
+        }
         uint32_t j = acc[i].block;
         uint32_t id = ks_seq_lookup(s, j);
         struct ks_block *b = ks_blocktab_get(&c->tab, id);
@@ -478,6 +482,13 @@ int ks_cache_locate(const struct ks_cache *c, uint32_t req, uint32_t group, uint
                            .state = (uint8_t)ks_blk_state(b),
                            .gen = (uint16_t)ks_blk_gen(b)};
     return KS_OK;
+}
+
+void ks_cache_locate_ahead(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block)
+{
+    const struct ks_req *q = get_req(c, req);
+    if (q && group < c->p.groups && block < q->seq[group].n)
+        __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(&q->seq[group], block)));
 }
 
 int ks_cache_current(const struct ks_cache *c, const struct ks_loc *loc)

@@ -293,6 +293,11 @@ struct ks_loc {
 int ks_cache_locate(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block,
                     struct ks_loc *loc);
 
+// A hint that ks_cache_locate will be asked for this block soon: its entry
+// is fetched meanwhile (a loop over many blocks calls it some blocks ahead).
+// Nothing for a block it would refuse.
+void ks_cache_locate_ahead(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block);
+
 // KS_OK while the page the reader located still holds the block (no
 // migration of it has been confirmed since), KS_ESTALE otherwise (counted).
 int ks_cache_validate(struct ks_cache *c, const struct ks_loc *loc);

@@ -101,6 +101,13 @@ struct kv {
 
 #define KS_EVICT_POOL 16 // runners-up kept per tier between eviction rounds
 
+// Loops over lists of blocks (candidates, records, victims, a batch's
+// blocks) read each block's entry, which lies anywhere in the block table:
+// they fetch the entry KS_AHEAD items before its use, so that the misses
+// overlap. NOTE: written in the loops, not in a helper: GCC takes a function
+// that only prefetches for one without effect and drops its calls (GCC 12).
+#define KS_AHEAD 16
+
 struct ks_evict_pool {
     struct kv e[KS_EVICT_POOL];
     uint32_t n;
@@ -267,6 +274,11 @@ static inline uint32_t ks_blk_last(const struct ks_cache *c, uint32_t id)
 }
 
 // prefetch.c
+// The slot where the candidate hash's probe for block id starts (mod hcap).
+static inline uint32_t ks_cand_hash(uint32_t id)
+{
+    return id * UINT32_C(0x9e3779b1);
+}
 // The candidate index of block id in this step, or KS_NONE.
 uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id);
 // Re-indexes the candidate array (after it was emptied, compacted or grew).

@@ -109,9 +109,8 @@ static void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t key, u
 
 // A scan reads the pages in order (their owners stream in) but the owners'
 // entries lie anywhere in the block table: each is fetched SCAN_AHEAD pages
-// before the scan judges it, so that the misses overlap.
-// NOTE: a macro, not a function: GCC takes a function that only prefetches
-// for one without side effects and drops its calls (seen with GCC 12 -O2).
+// before the scan judges it, so that the misses overlap (a macro: KS_AHEAD's
+// NOTE, cache_impl.h).
 enum { SCAN_AHEAD = 32 };
 #define PREFETCH_OWNER_ENTRY(c, tr, p, end)                                                                       \
     do {                                                                                                         \

@@ -393,6 +393,8 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
     // 1. keep what still needs moving; order by class and turn
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->n_cand; i++) {
+        if (i + KS_AHEAD < c->n_cand)
+            __builtin_prefetch(ks_blocktab_get(&c->tab, c->cand[i + KS_AHEAD].id));
         struct ks_cand cd = c->cand[i];
         if (cd.dead)
             continue;
@@ -473,6 +475,8 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
 
     // every record's block is now in flight
     for (uint32_t r = 0; r < c->n_rec; r++) {
+        if (r + KS_AHEAD < c->n_rec)
+            __builtin_prefetch(ks_blocktab_get(&c->tab, c->rec[r + KS_AHEAD].id), 1);
         struct ks_block *b = ks_blocktab_get(&c->tab, c->rec[r].id);
         ks_blk_set_state(b, c->rec[r].dst < c->rec[r].src ? KS_BLK_MIG_UP : KS_BLK_MIG_DOWN);
     }
@@ -539,6 +543,10 @@ int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b)
     unsigned src = b->src, dst = b->dst;
     uint64_t per = move_bytes(c, src, dst);
     for (uint32_t i = 0; i < b->n; i++) {
+        if (i + KS_AHEAD < b->n) {
+            __builtin_prefetch(ks_blocktab_get(&c->tab, b->blocks[i + KS_AHEAD]), 1);
+            __builtin_prefetch(&c->tier[src].owner[b->src_pages[i + KS_AHEAD]], 1);
+        }
         uint32_t id = b->blocks[i];
         struct ks_block *blk = ks_blocktab_get(&c->tab, id);
         KS_ASSERT(ks_blk_state(blk) == KS_BLK_MIG_UP || ks_blk_state(blk) == KS_BLK_MIG_DOWN);

@@ -16,17 +16,12 @@
 
 #include "cache_impl.h"
 
-static uint32_t hash_id(uint32_t id)
-{
-    return id * UINT32_C(0x9e3779b1);
-}
-
 uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id)
 {
     if (c->hcap == 0)
         return KS_NONE;
     uint32_t mask = c->hcap - 1;
-    for (uint32_t h = hash_id(id) & mask;; h = (h + 1) & mask) {
+    for (uint32_t h = ks_cand_hash(id) & mask;; h = (h + 1) & mask) {
         if (c->hstamp[h] != c->stamp)
             return KS_NONE;
         if (c->hkey[h] == id)
@@ -37,7 +32,7 @@ uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id)
 static void hash_put(struct ks_cache *c, uint32_t id, uint32_t idx)
 {
     uint32_t mask = c->hcap - 1;
-    uint32_t h = hash_id(id) & mask;
+    uint32_t h = ks_cand_hash(id) & mask;
     while (c->hstamp[h] == c->stamp && c->hkey[h] != id)
         h = (h + 1) & mask;
     c->hstamp[h] = c->stamp;

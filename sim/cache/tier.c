@@ -61,6 +61,8 @@ uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id)
         KS_ASSERT(p < t->hwm && (t->owner[p] & KS_PAGE_FREE));
         uint32_t next = t->owner[p] & ~KS_PAGE_FREE;
         t->free_head = next == KS_PAGE_MAX ? KS_PAGE_FREE : next;
+        if (next != KS_PAGE_MAX) // the next allocation reads it: fetched while this one's caller works
+            __builtin_prefetch(&t->owner[next], 1);
     }
     t->owner[p] = id;
     count_use(t);

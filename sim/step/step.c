@@ -273,7 +273,10 @@ static void count_outside(struct ks_step *d, const struct ks_plan *plan)
     struct ks_cache *c = d->p.cache;
     memset(d->outside, 0, d->p.z.groups * sizeof *d->outside);
     d->n_moving = 0;
+    enum { AHEAD = 16 }; // misses located ahead of their turn: their entries' misses overlap
     for (uint32_t i = 0; i < d->n_miss; i++) {
+        if (i + AHEAD < d->n_miss)
+            ks_cache_locate_ahead(c, d->miss[i + AHEAD].req, d->miss[i + AHEAD].layer, d->miss[i + AHEAD].block);
         const struct ks_step_miss *x = &d->miss[i];
         struct ks_loc loc;
         if (ks_cache_locate(c, x->req, x->layer, x->block, &loc) != KS_OK)
