@@ -378,13 +378,23 @@ int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t 
             above += s[i] > thr;
         ties = want - above;
     }
+    // the units above the threshold, and the first `ties` at it, in order;
+    // no branch but for a tie (scores are random floats: ties are rare, and
+    // a branch taken for about one unit in sixteen mispredicts often)
     uint32_t m = 0;
-    float top = -INFINITY;
-    for (uint32_t i = 0; i < n && m < want; i++)
-        if (s[i] > thr || (s[i] == thr && ties > 0 && ties--)) {
-            out[m++] = i;
-            top = s[i] > top ? s[i] : top;
+    for (uint32_t i = 0; i < n && m < want; i++) {
+        float v = s[i];
+        uint32_t take = v > thr;
+        if (__builtin_expect(v == thr, 0) && ties > 0) {
+            ties--;
+            take = 1;
         }
+        out[m] = i; // m < want: within out, kept only when taken
+        m += take;
+    }
+    float top = -INFINITY;
+    for (uint32_t i = 0; i < m; i++)
+        top = s[out[i]] > top ? s[out[i]] : top;
     double sum = 0;
     for (uint32_t i = 0; i < m; i++)
         sum += (mass[i] = expf(s[out[i]] - top));
