@@ -26,9 +26,15 @@ static int check_tiers(const struct ks_cache *c, char *msg, size_t len)
         for (uint32_t p = tr->free_head; p != KS_PAGE_FREE; free_len++) {
             if (p >= tr->hwm || ks_tier_page_used(tr, p) || free_len > tr->hwm)
                 return ks_corrupt(msg, len, "L%d: free list broken at page %u", t + 1, p);
+            if (free_len < tr->n_recent && tr->recent[tr->n_recent - 1 - free_len] != p)
+                return ks_corrupt(msg, len, "L%d: free page %u of the list is %u, the recent pages say %u", t + 1,
+                                  free_len, p, tr->recent[tr->n_recent - 1 - free_len]);
             uint32_t next = tr->owner[p] & ~KS_PAGE_FREE;
             p = next == KS_PAGE_MAX ? KS_PAGE_FREE : next;
         }
+        if (tr->n_recent > free_len)
+            return ks_corrupt(msg, len, "L%d: %u recent free pages kept, %u on the free list", t + 1, tr->n_recent,
+                              free_len);
         if (free_len + used != tr->hwm)
             return ks_corrupt(msg, len, "L%d: %u free + %u used != %u pages ever used", t + 1, free_len, used, tr->hwm);
     }

@@ -25,6 +25,7 @@ int ks_tier_init(struct ks_tier *t, uint32_t cap, uint32_t block_bytes)
 void ks_tier_fini(struct ks_tier *t)
 {
     ks_bigmem_free(t->owner, (size_t)t->cap * sizeof *t->owner);
+    free(t->recent);
     memset(t, 0, sizeof *t);
 }
 
@@ -57,12 +58,14 @@ uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id)
         KS_ASSERT(t->hwm < t->cap);
         reach(t, t->hwm + 1);
         p = t->hwm++;
+    } else if (t->n_recent > 1) { // the next head is the one kept before it
+        KS_ASSERT(t->recent[t->n_recent - 1] == p);
+        t->free_head = t->recent[--t->n_recent - 1];
     } else {
         KS_ASSERT(p < t->hwm && (t->owner[p] & KS_PAGE_FREE));
         uint32_t next = t->owner[p] & ~KS_PAGE_FREE;
         t->free_head = next == KS_PAGE_MAX ? KS_PAGE_FREE : next;
-        if (next != KS_PAGE_MAX) // the next allocation reads it: fetched while this one's caller works
-            __builtin_prefetch(&t->owner[next], 1);
+        t->n_recent = 0;
     }
     t->owner[p] = id;
     count_use(t);
@@ -85,6 +88,29 @@ void ks_tier_take(struct ks_tier *t, uint32_t page, uint32_t id)
     count_use(t);
 }
 
+// page became the free list's head: the top of `recent`. Full at
+// KS_TIER_RECENT, it keeps its newer half; where it cannot grow, it starts
+// over (empty, it mirrors nothing wrong).
+static void keep_recent(struct ks_tier *t, uint32_t page)
+{
+    if (t->n_recent == t->cap_recent) {
+        uint32_t cap = t->cap_recent ? 2 * t->cap_recent : 64;
+        uint32_t *r = cap <= KS_TIER_RECENT ? realloc(t->recent, cap * sizeof *r) : NULL;
+        if (r) {
+            t->recent = r;
+            t->cap_recent = cap;
+        } else if (t->n_recent >= 2) {
+            uint32_t half = t->n_recent / 2;
+            memmove(t->recent, t->recent + t->n_recent - half, half * sizeof *t->recent);
+            t->n_recent = half;
+        } else {
+            t->n_recent = 0;
+            return;
+        }
+    }
+    t->recent[t->n_recent++] = page;
+}
+
 void ks_tier_free(struct ks_tier *t, uint32_t page)
 {
     KS_ASSERT(page < t->cap && ks_tier_page_used(t, page));
@@ -97,11 +123,12 @@ void ks_tier_free(struct ks_tier *t, uint32_t page)
     uint32_t next = t->free_head == KS_PAGE_FREE ? KS_PAGE_MAX : t->free_head;
     t->owner[page] = KS_PAGE_FREE | next;
     t->free_head = page;
+    keep_recent(t, page);
     t->used--;
     t->st.frees++;
 }
 
 uint64_t ks_tier_bytes(const struct ks_tier *t)
 {
-    return (uint64_t)t->cap * sizeof *t->owner;
+    return (uint64_t)t->cap * sizeof *t->owner + (uint64_t)t->cap_recent * sizeof *t->recent;
 }

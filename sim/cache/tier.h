@@ -9,12 +9,20 @@
 // when the free list is empty, so the array is only written (and its memory
 // only committed, bigmem.h) as far as the tier has ever been filled.
 //
+// The free list's first pages are also kept in order in a small array of
+// their own (`recent`, at most KS_TIER_RECENT of them): handing out the head
+// then reads the next head there, not in the head's slot of the page array,
+// which lies anywhere in it. Pages are freed and taken in bursts (a step's
+// batches), and following the list slot by slot made every allocation wait
+// for memory.
+//
 // An addressed tier (ks_tier_addressed: the device buffers' L1, cache.h)
 // hands pages out by number instead (ks_tier_take): its free pages below
 // hwm are marked free but never linked, and hwm passes the highest page
 // ever taken.
 //
-// Invariants: used + length of the free list == hwm <= cap (addressed:
+// Invariants: recent[n_recent - 1 - i] is the free list's page i for
+// i < n_recent; used + length of the free list == hwm <= cap (addressed:
 // used + free pages below hwm == hwm <= cap, the free list empty); owner[p] of a
 // used page is a block whose entry names (this tier, p), or a block
 // migrating into p; pages from hwm on are free and never used.
@@ -25,6 +33,7 @@
 #include <stdint.h>
 
 #define KS_PAGE_FREE (UINT32_C(1) << 31)
+#define KS_TIER_RECENT 65536 // the most free-list pages kept in `recent`
 
 struct ks_tier_stats {
     uint64_t allocs;      // pages handed out
@@ -43,6 +52,8 @@ struct ks_tier {
     uint32_t block_bytes; // bytes one block occupies in this tier
     uint8_t addressed;   // pages taken by number (ks_tier_take), never from the free list
     uint32_t *owner;     // [cap]: owning block id, or KS_PAGE_FREE | next free; written below hwm only
+    uint32_t *recent;    // [cap_recent]: the free list's first n_recent pages, the head last
+    uint32_t n_recent, cap_recent;
     size_t mark;         // bytes of owner below which ks_bigmem_use has been told
     struct ks_tier_stats st;
 };

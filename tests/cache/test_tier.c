@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -105,12 +106,71 @@ static void absent_and_invalid(void **state)
     ks_tier_fini(&t);
 }
 
+// The free list's first pages kept in `recent` (tier.h): what the list
+// says, however it grows (past KS_TIER_RECENT it keeps its newer half) and
+// whether allocations or frees come in bursts. A reference stack says which
+// page each allocation must return (last freed, first reused).
+static void mirrors(const struct ks_tier *t)
+{
+    uint32_t p = t->free_head;
+    for (uint32_t i = 0; i < t->n_recent; i++) {
+        assert_int_not_equal(p, KS_PAGE_FREE);
+        assert_int_equal(t->recent[t->n_recent - 1 - i], p);
+        uint32_t next = t->owner[p] & ~KS_PAGE_FREE;
+        p = next == KS_PAGE_MAX ? KS_PAGE_FREE : next;
+    }
+}
+
+static void recent_follows_the_list(void **state)
+{
+    (void)state;
+    enum { N = KS_TIER_RECENT + KS_TIER_RECENT / 2 };
+    struct ks_tier t;
+    assert_int_equal(ks_tier_init(&t, N, 4096), KS_OK);
+    uint32_t *stack = malloc(N * sizeof *stack), n = 0; // the free pages below hwm, the next to reuse last
+    assert_non_null(stack);
+    for (uint32_t i = 0; i < N; i++)
+        assert_int_equal(ks_tier_alloc(&t, i), i);
+    uint64_t x = 88172645463325252ull; // xorshift: the order of frees
+    uint32_t used = N, *live = malloc(N * sizeof *live);
+    assert_non_null(live);
+    for (uint32_t i = 0; i < N; i++)
+        live[i] = i;
+    for (int round = 0; round < 6; round++) {
+        // a burst of frees (the first rounds past KS_TIER_RECENT), then a burst of allocations
+        uint32_t frees = round < 2 ? used - 10 : used / 3, allocs = round % 2 ? frees : frees / 2;
+        for (uint32_t k = 0; k < frees; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint32_t j = (uint32_t)(x % used), p = live[j];
+            live[j] = live[--used];
+            ks_tier_free(&t, p);
+            stack[n++] = p;
+        }
+        assert_true(t.n_recent <= KS_TIER_RECENT);
+        mirrors(&t);
+        for (uint32_t k = 0; k < allocs; k++) {
+            uint32_t p = ks_tier_alloc(&t, 7);
+            assert_int_equal(p, stack[--n]);
+            live[used++] = p;
+            if (k % 997 == 0)
+                mirrors(&t);
+        }
+        mirrors(&t);
+    }
+    assert_int_equal(t.used, used);
+    assert_true(ks_tier_bytes(&t) <= (uint64_t)N * sizeof(uint32_t) + KS_TIER_RECENT * sizeof(uint32_t));
+    free(live);
+    free(stack);
+    ks_tier_fini(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fill_free_reuse),
         cmocka_unit_test(peak_tracks_maximum),
         cmocka_unit_test(absent_and_invalid),
+        cmocka_unit_test(recent_follows_the_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
