@@ -109,7 +109,7 @@ miss() { awk -v h="$(get "$1" hit_rate_l1)" 'BEGIN { printf "%.4f", 1 - h }'; }
         "$(awk -v a="$(get hs_one_prefetch tpot_mean)" -v b="$(get base_one tpot_mean)" 'BEGIN { print (a - b) * 1000 }')" 0.25 \
         "arXiv 2608.07009 (secondary), \"about 3 ms\""
     echo
-    echo "Not simulated (kvstrata has no figure for them yet):"
+    echo "Not in this table (each has its own command, file and figures):"
     echo
     echo "- throughput of baseline and HiSparse by prompt length (4K: 2288 -> 2280, 32K: 624 -> 1919, 160K: 232 -> 680"
     echo "  tok/s) and by concurrency (the blog's shape): not in this table but in \`contexts.md\` and \`concurrency.md\`"
