@@ -88,9 +88,9 @@ void ks_tier_take(struct ks_tier *t, uint32_t page, uint32_t id)
     count_use(t);
 }
 
-// page became the free list's head: the top of `recent`. Full at
-// KS_TIER_RECENT, it keeps its newer half; where it cannot grow, it starts
-// over (empty, it mirrors nothing wrong).
+// page became the free list's head: the top of `recent`. Full, `recent`
+// doubles up to KS_TIER_RECENT; beyond it, or where it cannot grow, it keeps
+// its newer half (with fewer than two, none: empty, it mirrors nothing wrong).
 static void keep_recent(struct ks_tier *t, uint32_t page)
 {
     if (t->n_recent == t->cap_recent) {
