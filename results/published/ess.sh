@@ -12,7 +12,8 @@
 # decode (ess_steady.py: the last 20 steps per rank before its first request
 # finishes). One sampled GPU simulates its cache in full, the 31 others follow
 # it (detail.gpus = 1). Every row again with SGLang's fixed time per layer
-# (overhead.md), and two runs at 52 and 160 with the network out of the way
+# (overhead.md), two runs at 52 and 160 with the network out of the way, and
+# two with the network and the GPUs' PCIe links out of the way
 # (100 TB/s a node): how much of the step the all-to-all sets. JOBS=N runs N
 # configurations at once (default 1). About 80 minutes here at JOBS=2.
 set -euo pipefail
@@ -36,7 +37,9 @@ table2="32k-52 32768 52 1.0 9647.71
 # SGLang v0.4.1 at batch 1, a calibration input), and two runs with the network out of the way
 ovh=$(echo "$table2" | awk '{ print "o" $0, "--set scheduler.layer_overhead=0.4325ms" }')
 diag="net-52 32768 52 1.0 9647.71 --set platform.network.bw=100TBps
-net-160 32768 160 0.21 16347.88 --set platform.network.bw=100TBps"
+net-160 32768 160 0.21 16347.88 --set platform.network.bw=100TBps
+io-52 32768 52 1.0 9647.71 --set platform.network.bw=100TBps --set platform.pcie_bw=100TBps
+io-160 32768 160 0.21 16347.88 --set platform.network.bw=100TBps --set platform.pcie_bw=100TBps"
 
 one() { # NAME CONTEXT BATCH RATIO PUBLISHED ARGS...: a run and its steady figures in $tmp/NAME.steady
     local n=$1 ctx=$2 b=$3 r=$4 dur
@@ -95,7 +98,8 @@ rows() {
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     rows "$ovh"
     echo
-    echo "With the network out of the way (\`--set platform.network.bw=100TBps\`, a diagnosis, not a configuration):"
+    echo "With the network out of the way (\`--set platform.network.bw=100TBps\`, a diagnosis, not a configuration),"
+    echo "and with the GPUs' PCIe links too (io: \`--set platform.pcie_bw=100TBps\` besides):"
     echo
     echo "| run | batch | HBM share: ESS | kvstrata | ESS tok/s | kvstrata per GPU | per node | all 32 | ESS gain | kvstrata gain | error | step (ms) | L1 hit rate | stall |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
