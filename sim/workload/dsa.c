@@ -236,7 +236,22 @@ static float rank_value(float *a, uint32_t n, uint32_t m)
 // all, a tenth of the work). Where the bound keeps fewer than want, or the
 // context is short, among all.
 #define SAMPLE 1024u
-float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want)
+// The value of rank c - want of tmp[0 .. c), which holds every score at or
+// above it, and how many are strictly larger: after the selection they all
+// lie in the want - 1 places above that rank.
+static float top_of(float *tmp, uint32_t c, uint32_t want, uint32_t *above)
+{
+    float thr = rank_value(tmp, c, c - want);
+    if (above) {
+        uint32_t k = 0;
+        for (uint32_t i = c - want + 1; i < c; i++)
+            k += tmp[i] > thr;
+        *above = k;
+    }
+    return thr;
+}
+
+float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want, uint32_t *above)
 {
     if (n >= 8 * SAMPLE) {
         for (uint32_t j = 0; j < SAMPLE; j++)
@@ -250,11 +265,11 @@ float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want)
                 c += s[i] >= low;
             }
             if (c >= want)
-                return rank_value(tmp, c, c - want);
+                return top_of(tmp, c, want, above);
         }
     }
     memcpy(tmp, s, n * sizeof *s);
-    return rank_value(tmp, n, n - want);
+    return top_of(tmp, n, want, above);
 }
 
 // How a layer's fresh normals lean on the layer below's: w_i = a w_below_i +
@@ -372,10 +387,8 @@ int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t 
     float thr = -INFINITY;
     uint32_t ties = want; // units equal to thr that may still join
     if (want < n) {
-        thr = ks_dsa_top_value(r->tmp, s, n, want);
-        uint32_t above = 0;
-        for (uint32_t i = 0; i < n; i++)
-            above += s[i] > thr;
+        uint32_t above;
+        thr = ks_dsa_top_value(r->tmp, s, n, want, &above);
         ties = want - above;
     }
     // the units above the threshold, and the first `ties` at it, in order;

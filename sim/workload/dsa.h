@@ -132,7 +132,8 @@ int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t 
                   uint32_t *k);
 
 // The want-th largest of s[0 .. n) (0 < want < n), with tmp (n entries) as
-// scratch: what a selection keeps scores from (ks_dsa_select's threshold).
-float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want);
+// scratch: what a selection keeps scores from (ks_dsa_select's threshold);
+// *above (unless NULL): how many scores are strictly larger.
+float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want, uint32_t *above);
 
 #endif

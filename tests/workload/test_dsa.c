@@ -331,7 +331,8 @@ static int by_value_desc(const void *a, const void *b)
 }
 
 // A selection's threshold is the want-th largest score, by the sampled bound
-// or without it: against a sort, on random scores, ties, sorted and reversed
+// or without it, and the count of scores above it is theirs: against a sort
+// and a count, on random scores, ties, sorted and reversed
 // orders, a few large outliers, the sampled scores the largest (the bound
 // keeps fewer than want: the whole set is searched), long and short contexts.
 static void threshold_is_the_kth_largest(void **state)
@@ -359,9 +360,14 @@ static void threshold_is_the_kth_largest(void **state)
             memcpy(ref, s, n * sizeof *s);
             qsort(ref, n, sizeof *ref, by_value_desc);
             for (uint32_t want = 1; want < n; want = want * 3 + 7) {
-                float got = ks_dsa_top_value(tmp, s, n, want);
+                uint32_t above = UINT32_MAX, larger = 0;
+                float got = ks_dsa_top_value(tmp, s, n, want, &above);
                 if (got != ref[want - 1])
                     fail_msg("shape %d, n %u, want %u: %g, the sort's %g", shape, n, want, got, ref[want - 1]);
+                for (uint32_t i = 0; i < n; i++)
+                    larger += s[i] > got;
+                if (above != larger)
+                    fail_msg("shape %d, n %u, want %u: %u above %g, the count's %u", shape, n, want, above, got, larger);
             }
         }
     free(s);
