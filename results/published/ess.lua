@@ -19,6 +19,17 @@
 --   operator times; which fixed costs it keeps is not said);
 -- - 32K-token prompts and 1024-token outputs; the steady decode steps are
 --   measured (ess.sh).
+-- NOTE: a unit of the cache is a block of 64 tokens (cache.block_size), not
+-- ESS's one token (its copies are 656 B items): the `dsa` model then picks
+-- 32 of a 32K context's 512 blocks where DSA picks 2048 of its tokens, with
+-- the per-layer overlap fitted to tokens. That costs misses: on
+-- hisparse_missrate.lua (one 32K request, LRU, 2026-12-03) the L1 hit rate
+-- is 0.773 at a block per token, 0.778 at 4, 0.764 at 16 and 0.721 at 64
+-- (a buffer of 4096 tokens), 0.550 against 0.471 at a buffer of the top-k:
+-- at 64 the miss rate is about 1.2 times the token-granular one. Smaller
+-- blocks do not fit here: at 16 the 160 row passed 18.6 GB (this machine
+-- has 24) in its 17th minute and was stopped, each of the 32 GPUs' block
+-- tables holding its batch's blocks of every layer.
 -- The all-to-all is DeepEP's low-latency decode kernels' (DeepSeek's, pure
 -- RDMA, each token sent to each of its experts): FP8 dispatch and BF16
 -- combine, at 41 GB/s per GPU over the network, DeepEP's measured RDMA
