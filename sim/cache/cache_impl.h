@@ -170,6 +170,9 @@ struct ks_cache {
     struct ks_batch_rec **slot;
     uint32_t n_slot, cap_slot;
     uint32_t *free_slot;
+    // [cap_slot] the slots' records in address order: a batch handed back
+    // is found among them by bisection (migrate.c, rec_of)
+    struct ks_batch_rec **slot_by_addr;
     uint32_t n_free_slot;
     uint32_t n_live_batches;
     uint32_t next_batch_id;

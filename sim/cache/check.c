@@ -80,6 +80,15 @@ static int check_maps(const struct ks_cache *c, struct tally *x, char *msg, size
 // hands over to it.
 static int check_batches(const struct ks_cache *c, struct tally *x, char *msg, size_t len)
 {
+    for (uint32_t s = 0; s < c->n_slot; s++) { // the address index: every slot's record once, in order
+        if (c->slot[s]->slot != s)
+            return ks_corrupt(msg, len, "slot %u holds the record of slot %u", s, c->slot[s]->slot);
+        const struct ks_batch_rec *a = c->slot_by_addr[s];
+        if (s > 0 && (uintptr_t)c->slot_by_addr[s - 1] >= (uintptr_t)a)
+            return ks_corrupt(msg, len, "the slots' address index is out of order at %u", s);
+        if (a->slot >= c->n_slot || c->slot[a->slot] != a)
+            return ks_corrupt(msg, len, "the slots' address index holds a record of no slot at %u", s);
+    }
     for (uint32_t s = 0; s < c->n_slot; s++) {
         const struct ks_batch_rec *br = c->slot[s];
         if (!br->live)

@@ -238,6 +238,21 @@ void ks_batch_rec_free(struct ks_batch_rec *br)
     free(br);
 }
 
+// How many slots' records lie below br's address (uintptr_t: records of
+// separate allocations are compared as numbers, never as pointers).
+static uint32_t addr_rank(const struct ks_cache *c, const struct ks_batch_rec *br)
+{
+    uint32_t lo = 0, hi = c->n_slot;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)c->slot_by_addr[mid] < (uintptr_t)br)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static struct ks_batch_rec *new_batch(struct ks_cache *c)
 {
     uint32_t s;
@@ -252,6 +267,10 @@ static struct ks_batch_rec *new_batch(struct ks_cache *c)
             if (!f)
                 return NULL;
             c->free_slot = f;
+            struct ks_batch_rec **a = realloc(c->slot_by_addr, (size_t)c->cap_slot * sizeof *a);
+            if (!a)
+                return NULL;
+            c->slot_by_addr = a;
         }
         uint32_t B = c->p.migration_batch;
         struct ks_batch_rec *br = calloc(1, sizeof *br);
@@ -268,7 +287,11 @@ static struct ks_batch_rec *new_batch(struct ks_cache *c)
             ks_batch_rec_free(br);
             return NULL;
         }
-        s = c->n_slot++;
+        s = c->n_slot;
+        uint32_t at = addr_rank(c, br);
+        memmove(c->slot_by_addr + at + 1, c->slot_by_addr + at, (s - at) * sizeof *c->slot_by_addr);
+        c->slot_by_addr[at] = br;
+        c->n_slot++;
         c->slot[s] = br;
         br->slot = s;
     }
@@ -507,14 +530,11 @@ static struct ks_batch_rec *rec_of(struct ks_cache *c, const struct ks_batch *b,
         return NULL;
     const struct ks_batch_rec *br = (const struct ks_batch_rec *)((const char *)b - offsetof(struct ks_batch_rec, b));
     // find it among our slots before trusting the pointer
-    for (uint32_t s = 0; s < c->n_slot; s++)
-        if (c->slot[s] == br) {
-            if (!br->live)
-                return NULL;
-            *slot = s;
-            return c->slot[s];
-        }
-    return NULL;
+    uint32_t at = addr_rank(c, br);
+    if (at == c->n_slot || c->slot_by_addr[at] != br || !br->live)
+        return NULL;
+    *slot = br->slot;
+    return c->slot[br->slot];
 }
 
 static int after_pending(const struct ks_cache *c, const struct ks_batch_rec *br)
@@ -542,11 +562,20 @@ int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b)
         return KS_ESTATE;
     unsigned src = b->src, dst = b->dst;
     uint64_t per = move_bytes(c, src, dst);
+    // what block k's move reads and writes: its entry and both its pages'
+    // owners, fetched KS_AHEAD blocks before its turn, the first KS_AHEAD
+    // all at once before it (most batches are shorter than KS_AHEAD)
+#define CONFIRM_FETCH(k)                                                                                        \
+    do {                                                                                                        \
+        __builtin_prefetch(ks_blocktab_get(&c->tab, b->blocks[k]), 1);                                          \
+        __builtin_prefetch(&c->tier[src].owner[b->src_pages[k]], 1);                                            \
+        __builtin_prefetch(&c->tier[dst].owner[b->dst_pages[k]]);                                               \
+    } while (0)
+    for (uint32_t k = 0; k < b->n && k < KS_AHEAD; k++)
+        CONFIRM_FETCH(k);
     for (uint32_t i = 0; i < b->n; i++) {
-        if (i + KS_AHEAD < b->n) {
-            __builtin_prefetch(ks_blocktab_get(&c->tab, b->blocks[i + KS_AHEAD]), 1);
-            __builtin_prefetch(&c->tier[src].owner[b->src_pages[i + KS_AHEAD]], 1);
-        }
+        if (i + KS_AHEAD < b->n)
+            CONFIRM_FETCH(i + KS_AHEAD);
         uint32_t id = b->blocks[i];
         struct ks_block *blk = ks_blocktab_get(&c->tab, id);
         KS_ASSERT(ks_blk_state(blk) == KS_BLK_MIG_UP || ks_blk_state(blk) == KS_BLK_MIG_DOWN);
@@ -575,6 +604,7 @@ int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b)
         if (ks_blk_refs(blk) == 0) // its last request went while it moved
             ks_cache_release_block(c, id);
     }
+#undef CONFIRM_FETCH
     c->st.batches++;
     retire(c, br, slot);
     debug_check(c, "ks_cache_confirm");

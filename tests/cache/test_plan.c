@@ -541,10 +541,53 @@ static void early_misses_apart(void **state)
     ks_cache_free(c);
 }
 
+// A batch handed back is looked for among the cache's own: with hundreds in
+// flight, confirmed in an order unlike the plan's (every seventh, wrapping),
+// each is found; one confirmed already, a copy of one that lives elsewhere
+// and NULL are refused (KS_EINVAL) without changing anything.
+static void confirm_finds_its_own(void **state)
+{
+    (void)state;
+    struct ks_cache_params p = ks_test_params(1024, 2048, 0);
+    p.migration_batch = 1;
+    struct ks_cache *c = ks_test_new(&p);
+    uint32_t r = ks_test_req(c);
+    enum { N = 250 }; // ks_test_access takes at most 256
+    ks_test_grow(c, r, N, KS_L2);
+    ks_cache_step(c, 1);
+    uint32_t idx[N];
+    for (uint32_t j = 0; j < N; j++)
+        idx[j] = j;
+    ks_test_access(c, r, 0, idx, N, 1.0f);
+    struct ks_plan plan;
+    assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
+    assert_int_equal(plan.n, N);
+    struct ks_batch *order[N];
+    for (uint32_t i = 0; i < N; i++)
+        order[i] = plan.batch[(7u * i) % N]; // 7 and 250 are coprime: each once
+    struct ks_batch copy = *order[0];
+    assert_int_equal(ks_cache_confirm(c, &copy), KS_EINVAL);
+    assert_int_equal(ks_cache_abort(c, &copy), KS_EINVAL);
+    assert_int_equal(ks_cache_confirm(c, NULL), KS_EINVAL);
+    assert_int_equal(ks_cache_inflight_batches(c), N);
+    for (uint32_t i = 0; i < N; i++) {
+        assert_int_equal(ks_cache_confirm(c, order[i]), KS_OK);
+        assert_int_equal(ks_cache_confirm(c, order[i]), KS_EINVAL); // confirmed: no longer live
+        if (i % 50 == 0)
+            ks_test_check(c);
+    }
+    assert_int_equal(ks_cache_inflight_batches(c), 0);
+    assert_int_equal(ks_cache_stats(c)->batches, N);
+    assert_int_equal(ks_test_used(c, KS_L1), N);
+    ks_test_check(c);
+    ks_cache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(batches_bounded),
+        cmocka_unit_test(confirm_finds_its_own),
         cmocka_unit_test(early_misses_apart),
         cmocka_unit_test(cascade_and_compressed_bytes),
         cmocka_unit_test(budget_in_compressed_bytes),
