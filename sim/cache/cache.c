@@ -618,7 +618,7 @@ uint64_t ks_cache_bytes(const struct ks_cache *c)
         n += (uint64_t)c->cap_vict[t] * sizeof *c->vict[t] + (uint64_t)c->cap_bel[t] * sizeof *c->bel[t];
     n += (uint64_t)c->cap_samp * sizeof *c->samp + (uint64_t)c->cap_heap * sizeof *c->heap;
     n += (uint64_t)c->cap_early * sizeof *c->early;
-    n += (uint64_t)c->cap_slot * (sizeof *c->slot + sizeof *c->free_slot + sizeof *c->slot_by_addr);
+    n += (uint64_t)c->cap_slot * sizeof *c->slot + (uint64_t)c->cap_side * (sizeof *c->free_slot + sizeof *c->slot_by_addr);
     for (uint32_t s = 0; s < c->n_slot; s++)
         n += sizeof *c->slot[s] + (uint64_t)c->slot[s]->cap * (3 * sizeof(uint32_t) + sizeof(uint32_t) + 1);
     n += (uint64_t)c->cap_plan_out * sizeof *c->plan_out;

@@ -173,6 +173,7 @@ struct ks_cache {
     // [cap_slot] the slots' records in address order: a batch handed back
     // is found among them by bisection (migrate.c, rec_of)
     struct ks_batch_rec **slot_by_addr;
+    uint32_t cap_side; // entries free_slot and slot_by_addr have room for (cap_slot once grown)
     uint32_t n_free_slot;
     uint32_t n_live_batches;
     uint32_t next_batch_id;

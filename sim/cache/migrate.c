@@ -259,10 +259,9 @@ static struct ks_batch_rec *new_batch(struct ks_cache *c)
     if (c->n_free_slot) {
         s = c->free_slot[--c->n_free_slot];
     } else {
-        uint32_t cap = c->cap_slot;
         if (ks_grow((void **)&c->slot, &c->cap_slot, c->n_slot + 1, sizeof *c->slot) != KS_OK)
             return NULL;
-        if (c->cap_slot != cap) {
+        if (c->cap_side < c->cap_slot) { // one that failed is grown again at the next call
             uint32_t *f = realloc(c->free_slot, (size_t)c->cap_slot * sizeof *f);
             if (!f)
                 return NULL;
@@ -271,6 +270,7 @@ static struct ks_batch_rec *new_batch(struct ks_cache *c)
             if (!a)
                 return NULL;
             c->slot_by_addr = a;
+            c->cap_side = c->cap_slot;
         }
         uint32_t B = c->p.migration_batch;
         struct ks_batch_rec *br = calloc(1, sizeof *br);
