@@ -3,22 +3,24 @@
 # detail, on the shipped scenarios: `detail.layers` (the cache and
 # selections of 8 or 4 of the 32 layers simulated, each standing for 4 or
 # 8) where it divides their layers, `detail.gpus` (4 or 2 of the GPUs
-# sampled, the others following them) where they have several GPUs, and
-# both; writes results/studies/detail.md: per scenario and level, the wall
+# sampled, the others following them) where they have several GPUs,
+# `detail.nodes` (4, 2 or 1 of 8 nodes simulated, each standing for the
+# others) on the clusters, and combinations; writes results/studies/detail.md: per scenario and level, the wall
 # time and the relative error of each figure against full detail. Runs are
 # cut as the cases below say (the clusters to a few nodes at their load per
-# GPU). About 15 minutes of one core here.
+# GPU). About 35 minutes of one core here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ks=${1:-build/kvstrata}
 out=results/studies/detail.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# a level: L (detail.layers=L), gpus=K (detail.gpus=K), or L,gpus=K (both);
-# 0 is full detail
+# a level: comma-separated L (detail.layers=L), gpus=K (detail.gpus=K),
+# nodes=K (detail.nodes=K); 0 is full detail
 one=(0 8 4)                       # one GPU
 several=(0 8 4 gpus=4 gpus=2)     # 8 GPUs
 cluster=(0 8 4 gpus=4 4,gpus=4)   # 16 GPUs
+nodes=(0 nodes=4 nodes=2 nodes=1 4,gpus=2,nodes=1) # 8 nodes
 # name|scenario|options|levels (the name of one of the arrays above)
 cases=(
     "seed_default tiered|tests/fixtures/scenarios/seed_default.lua|--set duration=5s --set workload.arrival.rate=40 --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64|several"
@@ -26,6 +28,8 @@ cases=(
     "cluster_64x8 (2 nodes)|scenarios/cluster_64x8.lua|--set platform.nodes=2 --set workload.arrival.rate=6.25 --set duration=20s|cluster"
     "cluster_64x8_loaded (1 node)|scenarios/cluster_64x8_loaded.lua|--set platform.nodes=1 --set workload.arrival.concurrency=320 --set duration=1s|several"
     "cluster_64x8_loaded (2 nodes, 3 s)|scenarios/cluster_64x8_loaded.lua|--set platform.nodes=2 --set workload.arrival.concurrency=640 --set duration=3s|cluster"
+    "cluster_64x8 (8 nodes)|scenarios/cluster_64x8.lua|--set platform.nodes=8 --set workload.arrival.rate=25 --set duration=20s|nodes"
+    "cluster_64x8_loaded (8 nodes, 2 s)|scenarios/cluster_64x8_loaded.lua|--set platform.nodes=8 --set workload.arrival.concurrency=2560 --set duration=2s|nodes"
     "code_completion_repo|scenarios/code_completion_repo.lua|--set duration=30s|several"
     "dialogue_multiturn|scenarios/dialogue_multiturn.lua|--set duration=30s|several"
     "doc_qa_128k|scenarios/doc_qa_128k.lua|--set duration=60s|several"
@@ -36,11 +40,16 @@ cases=(
 )
 # the --set options of a level
 level_opts() {
-    local l=$1 o=""
-    case $l in
-        *gpus=*) o="--set detail.gpus=${l##*gpus=}"; l=${l%gpus=*}; l=${l%,} ;;
-    esac
-    echo "$o${l:+ --set detail.layers=$l}"
+    local t o=""
+    local -a parts
+    IFS=, read -ra parts <<< "$1"
+    for t in "${parts[@]}"; do
+        case $t in
+            gpus=* | nodes=*) o+=" --set detail.$t" ;;
+            *) o+=" --set detail.layers=$t" ;;
+        esac
+    done
+    echo "$o"
 }
 # a level's file name
 level_tag() { echo "$1" | tr ',=' '__'; }
@@ -68,7 +77,10 @@ done
     echo "capacities, migrated bytes and times are the model's while the blocks handled shrink 32/K-fold."
     echo "\`detail.gpus = K\` (gpus=K) simulates the caches of K of the GPUs, evenly spaced, in full; the"
     echo "others follow them (README, detail.gpus): block_accesses and the cache's counts are the sample's,"
-    echo "scaled by all GPUs' tokens over its own. \`L,gpus=K\` is both."
+    echo "scaled by all GPUs' tokens over its own. \`detail.nodes = K\` (nodes=K) simulates K of the nodes with"
+    echo "their share of the workload, each standing for the others (README, detail.nodes): the sums"
+    echo "(throughput, bytes, counts) are the sample's times nodes/K, the distributions the sample's."
+    echo "A level with commas combines them (\`4,gpus=2,nodes=1\`: 4 layers, 2 of one node's GPUs)."
     echo "Each cell is (figure at K - figure at full detail) / figure at full detail, in %; a figure"
     echo "that is 0 at full detail shows its value at K. wall: seconds of the run, and the speedup."
     echo

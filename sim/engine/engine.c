@@ -272,8 +272,11 @@ static int teardown(struct sim *m, int st)
     return st;
 }
 
-int ks_engine_check(const struct ks_scenario *s, char *err, size_t len)
+int ks_engine_check(const struct ks_scenario *whole, char *err, size_t len)
 {
+    struct ks_scenario sampled; // what the run simulates (detail.nodes)
+    ks_scenario_sampled(whole, &sampled);
+    const struct ks_scenario *s = &sampled;
     if (s->cache.evict == KS_EVICT_BELADY && s->sparse.policy != KS_SPARSE_TRACE) {
         snprintf(err, len, "cache.evict: belady needs the future accesses, which only a replayed trace knows "
                            "(sparse.policy = \"trace\")");
@@ -317,9 +320,14 @@ unsigned ks_engine_threads_default(void)
     return cpus < 1 ? 1 : cpus > KS_ENGINE_THREADS ? KS_ENGINE_THREADS : (unsigned)cpus;
 }
 
-int ks_engine_run(const struct ks_scenario *s, unsigned threads, struct ks_run_result *r, char *err, size_t len)
+int ks_engine_run(const struct ks_scenario *whole, unsigned threads, struct ks_run_result *r, char *err,
+                  size_t len)
 {
     memset(r, 0, sizeof *r);
+    // detail.nodes: a sample of the nodes is simulated, its sums made the cluster's at the end
+    struct ks_scenario sampled;
+    uint32_t stands_for = ks_scenario_sampled(whole, &sampled);
+    const struct ks_scenario *s = &sampled;
     if (initialised) {
         snprintf(err, len, "one simulation per process");
         return KS_ESTATE;
@@ -428,5 +436,7 @@ int ks_engine_run(const struct ks_scenario *s, unsigned threads, struct ks_run_r
     }
     if (st != KS_OK && err[0] == '\0')
         snprintf(err, len, "%s", m.err[0] ? m.err : ks_status_str(st));
+    if (st == KS_OK && stands_for > 1)
+        ks_run_result_scale(r, stands_for);
     return st;
 }

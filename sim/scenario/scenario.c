@@ -295,6 +295,7 @@ static const struct field fields[] = {
     // levels of detail (issue 19): layers, and GPUs, simulated in full, the others following them
     {"detail.layers", T_U32, CN, OFF(detail.layers), "0", 0, 0, NULL, 0},
     {"detail.gpus", T_U32, CN, OFF(detail.gpus), "0", 0, 0, NULL, 0},
+    {"detail.nodes", T_U32, CN, OFF(detail.nodes), "0", 0, 0, NULL, 0},
     // the same figures either way; per_block checks aggregate (tests/engine)
     {"cache.accounting", T_CHOICE, CN, OFF(cache.accounting), "aggregate", 0, 0, accountings, 0},
     // speculative decoding (multi-token prediction): tokens verified and kept per step
@@ -1428,6 +1429,23 @@ static double upper(const struct ks_dist *d, double cap)
     return d->max;
 }
 
+uint32_t ks_scenario_sampled(const struct ks_scenario *s, struct ks_scenario *out)
+{
+    *out = *s;
+    uint32_t k = s->detail.nodes, n = s->platform.nodes;
+    if (k == 0 || k >= n || n % k != 0)
+        return 1;
+    uint32_t f = n / k;
+    out->detail.nodes = 0;
+    out->platform.nodes = k;
+    out->platform.remote.bytes = s->platform.remote.bytes / f;
+    out->workload.arrival.rate = s->workload.arrival.rate / f;
+    out->workload.arrival.concurrency = s->workload.arrival.concurrency / f;
+    out->workload.requests = s->workload.requests / f;
+    out->prefill.gpus = s->prefill.gpus / f;
+    return f;
+}
+
 uint32_t ks_scenario_decode_units(const struct ks_scenario *s)
 {
     uint32_t rank = s->model.arch.attn_tp ? s->model.arch.attn_tp : 1;
@@ -1628,6 +1646,55 @@ static void check_model(struct ctx *x)
              "leave model.weight_bytes out");
 }
 
+// The levels of detail (README, detail.*): detail.layers divides
+// model.layers; detail.nodes divides platform.nodes, and the workload and
+// the pools shared by the nodes share out evenly over the sampled ones
+// (ks_scenario_sampled), which a trace of arrivals, and prefix groups homed
+// on the GPUs, do not; detail.gpus is at most the sampled nodes' decode GPUs
+// and, below them, refused with cold regions.
+static void check_detail(struct ctx *x)
+{
+    const struct ks_scenario *s = x->s;
+    if (s->detail.layers > 0 && (s->detail.layers > s->model.layers || s->model.layers % s->detail.layers != 0))
+        FAIL(x, "detail.layers", "%" PRIu32 " does not divide model.layers (%" PRIu32 "): each simulated layer "
+             "stands for the same number of layers", s->detail.layers, s->model.layers);
+    uint32_t k = s->detail.nodes, n = s->platform.nodes, gpn = s->platform.gpus_per_node;
+    if (k > n || (k && n % k != 0))
+        FAIL(x, "detail.nodes", "%" PRIu32 " does not divide platform.nodes (%" PRIu32 "): each simulated node stands "
+             "for the same number of nodes", k, n);
+    else if (k && k < n) {
+        uint32_t f = n / k;
+        const struct ks_scenario_workload *w = &s->workload;
+        const char *why = "detail.nodes: each sampled node takes 1/%" PRIu32 " of the workload (platform.nodes / "
+                          "detail.nodes), so %s";
+        if (w->arrival.kind == KS_ARRIVAL_TRACE)
+            FAIL(x, "workload.arrival.kind", why, f, "a trace's arrivals (whose requests would the sample take?) cannot "
+                 "be shared out: poisson or closed arrivals");
+        if (w->arrival.kind == KS_ARRIVAL_CLOSED && w->arrival.concurrency % f != 0)
+            FAIL(x, "workload.arrival.concurrency", why, f, "the requests in flight must be a multiple of it");
+        if (w->requests % f != 0)
+            FAIL(x, "workload.requests", why, f, "the requests to run must be a multiple of it");
+        if (s->prefill.mode == KS_PREFILL_DISAGGREGATED && s->prefill.gpus % f != 0)
+            FAIL(x, "prefill.gpus", why, f, "the prefill pool's GPUs must be a multiple of it");
+        if (s->parallel.ep > gpn && (k * gpn) % s->parallel.ep != 0)
+            FAIL(x, "detail.nodes", "%" PRIu32 " nodes do not hold whole expert groups of %" PRIu32 " GPUs "
+                 "(parallel.ep)", k, s->parallel.ep);
+        if (s->router == KS_ROUTER_PREFIX_AFFINITY && w->shared_prefix.tokens > 0 && w->shared_prefix.fraction > 0)
+            FAIL(x, "router", "prefix_affinity gives each prefix group a home GPU; with detail.nodes every group "
+                 "would make its home on the sampled nodes: another router, or every node (detail.nodes = 0)");
+    }
+    struct ks_scenario sub;
+    ks_scenario_sampled(s, &sub);
+    uint32_t units = ks_scenario_decode_units(&sub);
+    if (s->detail.gpus > units)
+        FAIL(x, "detail.gpus", "%" PRIu32 " GPUs sampled, more than the %" PRIu32 " decode GPU%s%s%s", s->detail.gpus,
+             units, units == 1 ? "" : "s", s->model.arch.attn_tp > 1 ? " (attention ranks)" : "",
+             sub.platform.nodes < n ? " of the sampled nodes (detail.nodes)" : "");
+    else if (s->detail.gpus && s->detail.gpus < units && s->cache.cold_share > 0)
+        FAIL(x, "detail.gpus", "a follower cannot tell which of its requests would sit out a step "
+             "(cache.cold_share): sample every GPU (detail.gpus = 0) or leave cold_share at 0");
+}
+
 // The rules between fields, run when every field converted:
 // - the model's own rules (check_model);
 // - the weights fit in HBM: model.weight_bytes (given, or counted from the
@@ -1665,16 +1732,7 @@ static void check_consistency(struct ctx *x)
     if (s->scheduler.reserve == KS_RESERVE_ESTIMATE && s->cache.evict == KS_EVICT_BELADY)
         FAIL(x, "scheduler.reserve", "cache.evict = \"belady\" places next uses at admission, which a retracted "
              "request leaves: it needs scheduler.reserve = \"full\"");
-    if (s->detail.layers > 0 && (s->detail.layers > s->model.layers || s->model.layers % s->detail.layers != 0))
-        FAIL(x, "detail.layers", "%" PRIu32 " does not divide model.layers (%" PRIu32 "): each simulated layer "
-             "stands for the same number of layers", s->detail.layers, s->model.layers);
-    uint32_t units = ks_scenario_decode_units(s);
-    if (s->detail.gpus > units)
-        FAIL(x, "detail.gpus", "%" PRIu32 " GPUs sampled, more than the %" PRIu32 " decode GPU%s%s", s->detail.gpus,
-             units, units == 1 ? "" : "s", s->model.arch.attn_tp > 1 ? " (attention ranks)" : "");
-    else if (s->detail.gpus && s->detail.gpus < units && s->cache.cold_share > 0)
-        FAIL(x, "detail.gpus", "a follower cannot tell which of its requests would sit out a step "
-             "(cache.cold_share): sample every GPU (detail.gpus = 0) or leave cold_share at 0");
+    check_detail(x);
     if (weights >= hbm) {
         ks_units_format(weights, KS_UNIT_BYTES, a, sizeof a);
         ks_units_format(hbm, KS_UNIT_BYTES, b, sizeof b);
@@ -1719,8 +1777,10 @@ static void check_consistency(struct ctx *x)
     if (s->cache.l3 == KS_L3_SSD && s->platform.ssd.count > PLATFORM_MAX_SSDS)
         FAIL(x, "platform.ssd.count", "%" PRIu32 " drives per node with L3 on SSD: %s", s->platform.ssd.count,
              PLATFORM_WHY);
-    double actors = (double)s->platform.nodes * s->platform.gpus_per_node * ACTORS_PER_GPU +
-                    (s->prefill.mode == KS_PREFILL_DISAGGREGATED ? (double)s->prefill.gpus : 0);
+    struct ks_scenario sub; // what is simulated (detail.nodes)
+    ks_scenario_sampled(s, &sub);
+    double actors = (double)sub.platform.nodes * s->platform.gpus_per_node * ACTORS_PER_GPU +
+                    (s->prefill.mode == KS_PREFILL_DISAGGREGATED ? (double)sub.prefill.gpus : 0);
     if (actors > ACTORS_MAX)
         FAIL(x, s->prefill.mode == KS_PREFILL_DISAGGREGATED && s->prefill.gpus > ACTORS_MAX / 2 ? "prefill.gpus"
                                                                                             : "platform.nodes",

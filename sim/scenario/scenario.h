@@ -415,9 +415,13 @@ struct ks_scenario {
     // (0: every layer, full detail). Simulator only.
     // `gpus` of the decode GPUs (evenly spaced) simulate their caches in
     // full, the others follow them (sim/step/follow.h; 0: every GPU).
+    // `nodes` of platform.nodes (a divisor) are simulated with their share
+    // of the workload, each standing for platform.nodes / nodes nodes
+    // (ks_scenario_sampled; 0: every node). gpus counts GPUs of those.
     struct {
         uint32_t layers;
         uint32_t gpus;
+        uint32_t nodes;
     } detail;
     // Speculative decoding (multi-token prediction): each decode step of a
     // request verifies 1 + draft_tokens tokens (their matrix work, attention
@@ -478,6 +482,16 @@ uint64_t ks_dtype_bytes(enum ks_dtype d);
 // Bytes of one block of one layer on one GPU: block_size tokens of the
 // GPU's share of a token's KV (model.arch.gpu_kv_token_bytes).
 uint64_t ks_scenario_block_bytes(const struct ks_scenario *s);
+
+// detail.nodes: the scenario the simulation runs, detail.nodes of the
+// cluster's nodes with their share of the workload (the arrival rate, the
+// closed loop's requests in flight, workload.requests, the prefill pool's
+// GPUs and the remote pool's bytes, each times detail.nodes /
+// platform.nodes; the loader checks that they divide), into *out, which
+// shares s's strings and tables (s outlives it; never freed on its own).
+// Returns the nodes each simulated node stands for (1: every node
+// simulated, *out a copy of s).
+uint32_t ks_scenario_sampled(const struct ks_scenario *s, struct ks_scenario *out);
 
 // The decode units: GPUs, or attention ranks of model.arch.attn_tp GPUs each.
 uint32_t ks_scenario_decode_units(const struct ks_scenario *s);

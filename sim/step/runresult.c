@@ -33,6 +33,21 @@ void ks_run_result_fini(struct ks_run_result *r)
     memset(r, 0, sizeof *r);
 }
 
+void ks_run_result_scale(struct ks_run_result *r, uint32_t f)
+{
+    uint64_t *count[] = {&r->arrived, &r->admitted, &r->finished, &r->tokens, &r->steps, &r->unplanned,
+                         &r->outside_reads, &r->prompt_tokens, &r->good, &r->table_rebuilds, &r->kv_sent,
+                         &r->copy_bytes, &r->sat_out, &r->retracted};
+    double *sum[] = {&r->busy, &r->stall, &r->host_time, &r->prefill_time, &r->copy_seconds, &r->backup_bytes,
+                     &r->weight_read_bytes, &r->index_read_bytes, &r->decode_flops, &r->compute_bound_time,
+                     &r->comm_time, &r->draft_time};
+    for (size_t i = 0; i < sizeof count / sizeof count[0]; i++)
+        *count[i] *= f;
+    for (size_t i = 0; i < sizeof sum / sizeof sum[0]; i++)
+        *sum[i] *= f;
+    ks_cache_stats_scale(&r->cache, f);
+}
+
 void ks_run_result_add_request(struct ks_run_result *r, const struct ks_request_record *rec)
 {
     if (r->n_rec == r->cap_rec) {

@@ -141,6 +141,14 @@ int ks_run_result_init(struct ks_run_result *r);
 // Releases everything r holds and zeroes it (r itself is the caller's).
 void ks_run_result_fini(struct ks_run_result *r);
 
+// detail.nodes: the figures of a sample of the cluster's nodes made the
+// whole cluster's, each sum over the GPUs (counts, seconds, bytes, flops,
+// the cache's counters) multiplied by f, the nodes each simulated node stands
+// for; the distributions (TTFT, ITL, TPOT, E2EL), peak_batch and the records
+// (/requests, /steps, /tiers, /links) stay the sample's. A new sum over GPUs
+// in struct ks_run_result belongs here.
+void ks_run_result_scale(struct ks_run_result *r, uint32_t f);
+
 // Appends one request record to r.
 void ks_run_result_add_request(struct ks_run_result *r, const struct ks_request_record *rec);
 
