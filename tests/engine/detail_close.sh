@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # tests/engine/detail_close.sh KVSTRATA LEVEL TOLERANCE SCENARIO [ARGS...]
 # Runs the scenario at full detail and at the level of detail LEVEL, a
-# number of layers (--set detail.layers=LEVEL) or `gpus=K` (--set
-# detail.gpus=K), and checks every figure of the two summaries: each number
+# number of layers (--set detail.layers=LEVEL), `gpus=K` (--set
+# detail.gpus=K) or `nodes=K` (--set detail.nodes=K), and checks every figure of the two summaries: each number
 # within TOLERANCE (relative) of its full-detail value (0 stays 0), each
 # other value (null, a string) the same. Left out: wall_s, result (the
 # file's name) and block_accesses, which detail.layers shrinks by design
 # (README, detail.layers: "the blocks handled (`block_accesses`, the cache's
 # block counts) shrink"); `detail.gpus` estimates it from its sample, as the
-# cache's other counts, and is held to the tolerance.
+# cache's other counts, and is held to the tolerance; `detail.nodes` scales
+# the sample's.
 set -euo pipefail
 ks=$1 level=$2 tol=$3
 shift 3
 case $level in
-    gpus=*) set_level=detail.$level skip=none ;;
+    gpus=* | nodes=*) set_level=detail.$level skip=none ;;
     *) set_level=detail.layers=$level skip=block_accesses ;;
 esac
 dir=$(mktemp -d)

@@ -697,6 +697,60 @@ add_test(NAME run_detail_gpus_loaded COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_cl
          gpus=4 0.03 ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8_loaded.lua --set platform.nodes=2
          --set workload.arrival.concurrency=640 --set duration=3s)
 set_tests_properties(run_detail_gpus_within run_detail_gpus_loaded PROPERTIES TIMEOUT 600)
+# The level of detail detail.nodes (README): K of the nodes simulated with their share of the
+# workload, the sums over GPUs made the cluster's. Its bounds, and the workloads that do not share
+# out (a trace of arrivals; counts that are not a multiple of platform.nodes / K; prefix groups
+# homed by prefix_affinity):
+ks_cli_test(detail_nodes_divides --exit 2 --stdout-empty
+            --stderr-has "detail.nodes: 3 does not divide platform.nodes (64)"
+            -- scenario check ${ks_sc}/cluster_64x8.lua --set detail.nodes=3)
+ks_cli_test(detail_nodes_concurrency --exit 2 --stdout-empty
+            --stderr-has "workload.arrival.concurrency: detail.nodes: each sampled node takes 1/32 of the workload"
+            -- scenario check ${ks_sc}/cluster_64x8_loaded.lua --set detail.nodes=2
+            --set workload.arrival.concurrency=20481)
+ks_cli_test(detail_nodes_requests --exit 2 --stdout-empty
+            --stderr-has "workload.requests: detail.nodes: each sampled node takes 1/2 of the workload"
+            -- scenario check ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua
+            --set platform.nodes=2 --set detail.nodes=1 --set workload.requests=2001)
+ks_cli_test(detail_nodes_trace --exit 2 --stdout-empty
+            --stderr-has "workload.arrival.kind: detail.nodes: each sampled node takes 1/2 of the workload"
+            -- scenario check ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/merge_trace.lua
+            --set platform.nodes=2 --set detail.nodes=1)
+ks_cli_test(detail_nodes_prefix_affinity --exit 2 --stdout-empty
+            --stderr-has "router: prefix_affinity gives each prefix group a home GPU"
+            -- scenario check ${ks_sc}/shared_system_prompt.lua --set platform.nodes=2 --set detail.nodes=1)
+ks_cli_test(detail_nodes_gpus --exit 2 --stdout-empty
+            --stderr-has "detail.gpus: 17 GPUs sampled, more than the 16 decode GPUs of the sampled nodes"
+            -- scenario check ${ks_sc}/cluster_64x8.lua --set detail.nodes=2 --set detail.gpus=17)
+# Its closed form (detail_nodes_scale.sh): a cluster at detail.nodes = K runs what K nodes with
+# the workload divided by platform.nodes / K run, every sum over the GPUs that many times theirs,
+# every other figure theirs: the loaded cluster's tiered node (its closed loop halved), and four
+# nodes of the seed's default with a disaggregated prefill pool (its GPUs, the arrival rate and
+# workload.requests divided by 4) and with L3 in a remote pool (its bytes divided by 4)
+add_test(NAME run_closed_form_detail_nodes_loaded COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_nodes_scale.sh
+         $<TARGET_FILE:kvstrata> 2 ${ks_detail_loaded} --set platform.nodes=2
+         --set workload.arrival.concurrency=640 --set detail.nodes=1 -- ${ks_detail_loaded})
+set(ks_nodes_seed ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua --set duration=3s
+    --set cache.l1=20GB)
+add_test(NAME run_closed_form_detail_nodes_pool COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_nodes_scale.sh
+         $<TARGET_FILE:kvstrata> 4 ${ks_nodes_seed} --set platform.nodes=4 --set workload.arrival.rate=160
+         --set workload.requests=2000 --set prefill.mode=disaggregated --set prefill.gpus=64 --set detail.nodes=1
+         -- ${ks_nodes_seed} --set workload.arrival.rate=40 --set workload.requests=500
+         --set prefill.mode=disaggregated --set prefill.gpus=16)
+set(ks_nodes_remote --set cache.l3=remote --set platform.remote.bw=50GBps --set platform.remote.lat=10us)
+add_test(NAME run_closed_form_detail_nodes_remote COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_nodes_scale.sh
+         $<TARGET_FILE:kvstrata> 4 ${ks_nodes_seed} ${ks_nodes_remote} --set platform.remote.bytes=8TiB
+         --set platform.nodes=4 --set workload.arrival.rate=160 --set workload.requests=2000 --set detail.nodes=1
+         -- ${ks_nodes_seed} ${ks_nodes_remote} --set platform.remote.bytes=2TiB --set workload.arrival.rate=40
+         --set workload.requests=500)
+# Its error against full detail (README, detail.nodes): the 16-GPU slice of the loaded cluster
+# run_detail_gpus_loaded runs (2 nodes, 3 s), one node simulated: the farthest figure, ttft_p90,
+# at 0.065 (2026-12-03; the sample draws other requests' outputs, and TTFT is the admission wait)
+add_test(NAME run_detail_nodes_loaded COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_close.sh $<TARGET_FILE:kvstrata>
+         nodes=1 0.08 ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8_loaded.lua --set platform.nodes=2
+         --set workload.arrival.concurrency=640 --set duration=3s)
+set_tests_properties(run_closed_form_detail_nodes_loaded run_closed_form_detail_nodes_pool
+                     run_closed_form_detail_nodes_remote run_detail_nodes_loaded PROPERTIES TIMEOUT 300)
 # under ThreadSanitizer too (.ci/run): the workers against the simulation's thread
 ks_tsan_test(threads_tiered kvstrata)
 ks_tsan_test(threads_lua kvstrata)
