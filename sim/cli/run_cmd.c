@@ -5,6 +5,7 @@
 
 #include "run_cmd.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -111,6 +112,10 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (r.truncated)
         fprintf(stderr, "run: %s: the duration limit (%g s) ended the run: %llu of %llu requests finished\n", file,
                 sc->duration, (unsigned long long)r.finished, (unsigned long long)sc->workload.requests);
+    if (sc->detail.nodes && sc->detail.nodes < sc->platform.nodes)
+        fprintf(stderr, "run: %s: detail.nodes: %" PRIu32 " of the %" PRIu32 " nodes simulated; the sums over the "
+                "GPUs are theirs times %" PRIu32 ", the distributions theirs\n", file, sc->detail.nodes,
+                sc->platform.nodes, sc->platform.nodes / sc->detail.nodes);
     struct ks_run_summary s = {.fig = json_object(), .notes = json_object()};
     int rc = -1;
     if (s.fig && s.notes) {
