@@ -116,6 +116,11 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
         fprintf(stderr, "run: %s: detail.nodes: %" PRIu32 " of the %" PRIu32 " nodes simulated; the sums over the "
                 "GPUs are theirs times %" PRIu32 ", the distributions theirs\n", file, sc->detail.nodes,
                 sc->platform.nodes, sc->platform.nodes / sc->detail.nodes);
+    if (sc->detail.nodes && sc->detail.nodes < sc->platform.nodes && sc->router == KS_ROUTER_LEAST_LOADED &&
+        sc->workload.arrival.kind == KS_ARRIVAL_POISSON)
+        fprintf(stderr, "run: %s: detail.nodes: the least-loaded router balanced random arrivals over the sampled "
+                "nodes' GPUs only, so TTFT and TPOT may come out above the whole cluster's (README, detail.nodes)\n",
+                file);
     struct ks_run_summary s = {.fig = json_object(), .notes = json_object()};
     int rc = -1;
     if (s.fig && s.notes) {
