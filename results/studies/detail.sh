@@ -114,7 +114,8 @@ done
     echo
     echo "The rows \"all\" give each figure at full detail; the others its error there."
     echo "The clusters' nodes=K rows are a sample's: on the light cluster_64x8 (Poisson arrivals, a few"
-    echo "requests per GPU in 20 s) the sampled nodes draw other arrivals, and their figures move with"
+    echo "requests per GPU in 20 s) the sampled nodes draw other arrivals, the least-loaded router balances"
+    echo "over fewer GPUs, and their figures move with"
     echo "that draw (README, \"The simulator's speed\": over 16 seeds the mean throughput is within its"
     echo "standard error, the P99s of few requests are biased low); on the loaded one (a closed loop,"
     echo "33 requests decoding per GPU) nodes=4, 2 and 1 keep every figure within 2%."
