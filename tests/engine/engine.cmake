@@ -722,9 +722,10 @@ ks_cli_test(detail_nodes_prefix_affinity --exit 2 --stdout-empty
 ks_cli_test(detail_nodes_gpus --exit 2 --stdout-empty
             --stderr-has "detail.gpus: 17 GPUs sampled, more than the 16 decode GPUs of the sampled nodes"
             -- scenario check ${ks_sc}/cluster_64x8.lua --set detail.nodes=2 --set detail.gpus=17)
-# a run says what it simulated
-ks_cli_test(detail_nodes_note --stderr-has
-            "detail.nodes: 2 of the 64 nodes simulated; the sums over the GPUs are theirs times 32"
+# a run says what it simulated, and (least_loaded, poisson arrivals) what its router could not balance
+ks_cli_test(detail_nodes_note --stderr-has "detail.nodes: 2 of the 64 nodes simulated"
+            --stderr-has "the sums over the GPUs are theirs times 32"
+            --stderr-has "the least-loaded router balanced random arrivals over the sampled nodes' GPUs only"
             -- run ${ks_sc}/cluster_64x8.lua --set detail.nodes=2 --set detail.layers=4 --set duration=1s
             -o ${CMAKE_CURRENT_BINARY_DIR}/detail_nodes_note.h5)
 # Its closed form (detail_nodes_scale.sh): a cluster at detail.nodes = K runs what K nodes with
