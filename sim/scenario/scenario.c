@@ -1677,8 +1677,9 @@ static void check_detail(struct ctx *x)
         if (s->prefill.mode == KS_PREFILL_DISAGGREGATED && s->prefill.gpus % f != 0)
             FAIL(x, "prefill.gpus", why, f, "the prefill pool's GPUs must be a multiple of it");
         if (s->parallel.ep > gpn && (k * gpn) % s->parallel.ep != 0)
-            FAIL(x, "detail.nodes", "%" PRIu32 " nodes do not hold whole expert groups of %" PRIu32 " GPUs "
-                 "(parallel.ep)", k, s->parallel.ep);
+            FAIL(x, "detail.nodes", "%" PRIu32 " node%s cannot hold whole expert groups of %" PRIu32 " GPUs "
+                 "(parallel.ep): a multiple of %" PRIu32 " nodes", k, k == 1 ? "" : "s", s->parallel.ep,
+                 s->parallel.ep / gpn);
         if (s->router == KS_ROUTER_PREFIX_AFFINITY && w->shared_prefix.tokens > 0 && w->shared_prefix.fraction > 0)
             FAIL(x, "router", "prefix_affinity gives each prefix group a home GPU; with detail.nodes every group "
                  "would make its home on the sampled nodes: another router, or every node (detail.nodes = 0)");

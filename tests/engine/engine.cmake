@@ -722,6 +722,9 @@ ks_cli_test(detail_nodes_prefix_affinity --exit 2 --stdout-empty
 ks_cli_test(detail_nodes_gpus --exit 2 --stdout-empty
             --stderr-has "detail.gpus: 17 GPUs sampled, more than the 16 decode GPUs of the sampled nodes"
             -- scenario check ${ks_sc}/cluster_64x8.lua --set detail.nodes=2 --set detail.gpus=17)
+ks_cli_test(detail_nodes_expert_group --exit 2 --stdout-empty
+            --stderr-has "detail.nodes: 2 nodes cannot hold whole expert groups of 32 GPUs (parallel.ep): a multiple of 4 nodes"
+            -- scenario check ${PROJECT_SOURCE_DIR}/results/published/ess.lua --set detail.nodes=2)
 # a run says what it simulated, and (least_loaded, poisson arrivals) what its router could not balance
 ks_cli_test(detail_nodes_note --stderr-has "detail.nodes: 2 of the 64 nodes simulated"
             --stderr-has "the sums over the GPUs are theirs times 32"
