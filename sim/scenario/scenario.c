@@ -1443,6 +1443,7 @@ uint32_t ks_scenario_sampled(const struct ks_scenario *s, struct ks_scenario *ou
     out->workload.arrival.concurrency = s->workload.arrival.concurrency / f;
     out->workload.requests = s->workload.requests / f;
     out->prefill.gpus = s->prefill.gpus / f;
+    out->workload.keep_one_in = f;
     return f;
 }
 
@@ -1649,8 +1650,8 @@ static void check_model(struct ctx *x)
 // The levels of detail (README, detail.*): detail.layers divides
 // model.layers; detail.nodes divides platform.nodes, and the workload and
 // the pools shared by the nodes share out evenly over the sampled ones
-// (ks_scenario_sampled), which a trace of arrivals, and prefix groups homed
-// on the GPUs, do not; detail.gpus is at most the sampled nodes' decode GPUs
+// (ks_scenario_sampled; a trace's rows are thinned at random), which prefix
+// groups homed on the GPUs do not; detail.gpus is at most the sampled nodes' decode GPUs
 // and, below them, refused with cold regions.
 static void check_detail(struct ctx *x)
 {
@@ -1667,9 +1668,6 @@ static void check_detail(struct ctx *x)
         const struct ks_scenario_workload *w = &s->workload;
         const char *why = "detail.nodes: each sampled node takes 1/%" PRIu32 " of the workload (platform.nodes / "
                           "detail.nodes), so %s";
-        if (w->arrival.kind == KS_ARRIVAL_TRACE)
-            FAIL(x, "workload.arrival.kind", why, f, "a trace's arrivals (whose requests would the sample take?) cannot "
-                 "be shared out: poisson or closed arrivals");
         if (w->arrival.kind == KS_ARRIVAL_CLOSED && w->arrival.concurrency % f != 0)
             FAIL(x, "workload.arrival.concurrency", why, f, "the requests in flight must be a multiple of it");
         if (w->requests % f != 0)

@@ -320,6 +320,8 @@ struct ks_scenario_workload {
     struct ks_scenario_prefix shared_prefix;
     struct ks_scenario_sessions sessions;
     uint64_t requests; // requests to run until they finish, duration a limit (0 = until duration)
+    uint32_t keep_one_in; // derived, not a field (ks_scenario_sampled): a trace's arrival rows and its
+                          // counts in file order are kept one in this many, at random (0 or 1: all)
 };
 
 struct ks_scenario_sparse {
@@ -487,7 +489,9 @@ uint64_t ks_scenario_block_bytes(const struct ks_scenario *s);
 // cluster's nodes with their share of the workload (the arrival rate, the
 // closed loop's requests in flight, workload.requests, the prefill pool's
 // GPUs and the remote pool's bytes, each times detail.nodes /
-// platform.nodes; the loader checks that they divide), into *out, which
+// platform.nodes, the loader checking that they divide; a trace's arrivals
+// and its counts handed out in file order thinned at random to that share,
+// workload.keep_one_in), into *out, which
 // shares s's strings and tables (s outlives it; never freed on its own).
 // Returns the nodes each simulated node stands for (1: every node
 // simulated, *out a copy of s).

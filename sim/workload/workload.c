@@ -32,6 +32,7 @@ struct sampler {
     double lo, hi;   // tokens, the clamp
     double *vals;    // trace: the counts in file order
     size_t n, pos;   // trace: count of vals; the next one to hand out
+    uint32_t thin;   // trace, in file order: each count is handed out with chance 1 / thin (rng), else skipped
     int has_spare;   // normal: Box-Muller gave two, one is left
     double spare;
     struct ks_rng rng;
@@ -57,7 +58,8 @@ struct ks_workload {
     int trace_prompt, trace_output; // the arrival trace's row gives turn 0's count
     double *times;            // trace arrivals, seconds
     size_t n_rows, next_row;
-    struct ks_rng arrival_rng, prefix_rng;
+    uint32_t thin;            // trace arrivals: each request is kept with chance 1 / thin (thin_rng), else dropped
+    struct ks_rng arrival_rng, prefix_rng, thin_rng;
     double clock;             // poisson: the last fresh arrival
     uint64_t sessions;        // opened so far
     uint64_t handed;          // requests handed out
@@ -277,6 +279,8 @@ static uint32_t draw(struct sampler *sm, size_t row)
         break;
     case KS_DIST_TRACE:
         if (row == NO_ROW) {
+            while (sm->thin > 1 && ks_rng_below(&sm->rng, sm->thin) != 0) // skipped: another node's request
+                sm->pos = (sm->pos + 1) % sm->n;
             row = sm->pos;
             sm->pos = (sm->pos + 1) % sm->n;
         }
@@ -339,31 +343,35 @@ static int push_fresh(struct ks_workload *w)
 {
     if (w->limit && w->sessions >= w->limit) // every session hands out at least one request
         return KS_OK;
-    if (w->kind == KS_ARRIVAL_TRACE && w->next_row >= w->n_rows)
-        return KS_OK;
-    struct ks_request_spec r = {.session = w->sessions, .prev_id = KS_WORKLOAD_NO_ID, .prefix_group = KS_NONE};
-    double key = 0;
-    size_t row = NO_ROW;
-    switch (w->kind) {
-    case KS_ARRIVAL_POISSON:
-        w->clock += -log(1.0 - ks_rng_unit(&w->arrival_rng)) / w->rate;
-        r.arrival = key = w->clock;
-        break;
-    case KS_ARRIVAL_TRACE:
-        row = w->next_row++;
-        r.arrival = key = w->times[row];
-        break;
-    case KS_ARRIVAL_CLOSED:
-        key = (double)(w->sessions / w->concurrency) * w->turns;
-        break;
-    }
-    r.prompt_tokens = draw(&w->prompt, w->trace_prompt ? row : NO_ROW);
-    r.output_tokens = draw(&w->output, w->trace_output ? row : NO_ROW);
-    fit_context(&r, w->max_context);
-    if (w->prefix_tokens > 0 && ks_rng_unit(&w->prefix_rng) < w->fraction) {
-        r.prefix_group = ks_rng_below(&w->prefix_rng, w->groups);
-        r.prefix_tokens = w->prefix_tokens < r.prompt_tokens ? w->prefix_tokens : r.prompt_tokens;
-    }
+    struct ks_request_spec r;
+    double key;
+    do { // a trace thinned (detail.nodes): the whole trace's requests, one kept in `thin` at random
+        if (w->kind == KS_ARRIVAL_TRACE && w->next_row >= w->n_rows)
+            return KS_OK;
+        r = (struct ks_request_spec){.session = w->sessions, .prev_id = KS_WORKLOAD_NO_ID, .prefix_group = KS_NONE};
+        key = 0;
+        size_t row = NO_ROW;
+        switch (w->kind) {
+        case KS_ARRIVAL_POISSON:
+            w->clock += -log(1.0 - ks_rng_unit(&w->arrival_rng)) / w->rate;
+            r.arrival = key = w->clock;
+            break;
+        case KS_ARRIVAL_TRACE:
+            row = w->next_row++;
+            r.arrival = key = w->times[row];
+            break;
+        case KS_ARRIVAL_CLOSED:
+            key = (double)(w->sessions / w->concurrency) * w->turns;
+            break;
+        }
+        r.prompt_tokens = draw(&w->prompt, w->trace_prompt ? row : NO_ROW);
+        r.output_tokens = draw(&w->output, w->trace_output ? row : NO_ROW);
+        fit_context(&r, w->max_context);
+        if (w->prefix_tokens > 0 && ks_rng_unit(&w->prefix_rng) < w->fraction) {
+            r.prefix_group = ks_rng_below(&w->prefix_rng, w->groups);
+            r.prefix_tokens = w->prefix_tokens < r.prompt_tokens ? w->prefix_tokens : r.prompt_tokens;
+        }
+    } while (w->kind == KS_ARRIVAL_TRACE && w->thin > 1 && ks_rng_below(&w->thin_rng, w->thin) != 0);
     w->sessions++;
     return heap_push(w, key, &r);
 }
@@ -427,7 +435,7 @@ static int load_dist(struct sampler *sm, const struct ks_dist *d, const char *la
 }
 
 // Seeds of the generators: one stream per purpose, from the scenario's seed.
-enum { STREAM_ARRIVAL = 1, STREAM_PROMPT, STREAM_OUTPUT, STREAM_PREFIX };
+enum { STREAM_ARRIVAL = 1, STREAM_PROMPT, STREAM_OUTPUT, STREAM_PREFIX, STREAM_THIN };
 
 static uint64_t stream_seed(uint64_t seed, int stream)
 {
@@ -506,6 +514,14 @@ struct ks_workload *ks_workload_new(const struct ks_scenario *s, char *err, size
     if (w->output.kind == KS_DIST_TRACE && !w->output.vals &&
         load_dist(&w->output, &wl->output_tokens, "workload.output_tokens", "num_decode_tokens", err, len) != 0)
         goto fail;
+    // detail.nodes: the sampled nodes' share of a trace. Trace arrivals keep
+    // whole requests, their counts drawn whatever happens to them; under
+    // other arrivals a trace's counts in file order are thinned (a trace
+    // count's own generator is otherwise unused).
+    w->thin = wl->keep_one_in;
+    if (ar->kind != KS_ARRIVAL_TRACE)
+        w->prompt.thin = w->output.thin = wl->keep_one_in;
+    ks_rng_seed(&w->thin_rng, stream_seed(s->seed, STREAM_THIN));
     if (push_fresh(w) != KS_OK) {
         snprintf(err, len, "out of memory");
         goto fail;

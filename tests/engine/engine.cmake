@@ -699,8 +699,7 @@ add_test(NAME run_detail_gpus_loaded COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_cl
 set_tests_properties(run_detail_gpus_within run_detail_gpus_loaded PROPERTIES TIMEOUT 600)
 # The level of detail detail.nodes (README): K of the nodes simulated with their share of the
 # workload, the sums over GPUs made the cluster's. Its bounds, and the workloads that do not share
-# out (a trace of arrivals; counts that are not a multiple of platform.nodes / K; prefix groups
-# homed by prefix_affinity):
+# out (counts that are not a multiple of platform.nodes / K; prefix groups homed by prefix_affinity):
 ks_cli_test(detail_nodes_divides --exit 2 --stdout-empty
             --stderr-has "detail.nodes: 3 does not divide platform.nodes (64)"
             -- scenario check ${ks_sc}/cluster_64x8.lua --set detail.nodes=3)
@@ -712,10 +711,12 @@ ks_cli_test(detail_nodes_requests --exit 2 --stdout-empty
             --stderr-has "workload.requests: detail.nodes: each sampled node takes 1/2 of the workload"
             -- scenario check ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua
             --set platform.nodes=2 --set detail.nodes=1 --set workload.requests=2001)
-ks_cli_test(detail_nodes_trace --exit 2 --stdout-empty
-            --stderr-has "workload.arrival.kind: detail.nodes: each sampled node takes 1/2 of the workload"
-            -- scenario check ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/merge_trace.lua
-            --set platform.nodes=2 --set detail.nodes=1)
+# a trace of arrivals is thinned: of its 199 requests the sampled node keeps each with chance 1/2,
+# and the run counts them twice: 2 x binomial(199, 1/2), within 5 standard deviations (14 each) of 199
+ks_cli_test(detail_nodes_trace --json --ge requests_arrived 129 --le requests_arrived 269
+            --ge requests_finished 129
+            -- run ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/merge_trace.lua --set platform.nodes=2
+            --set detail.nodes=1 --set duration=70s -o ${CMAKE_CURRENT_BINARY_DIR}/detail_nodes_trace.h5 --json)
 ks_cli_test(detail_nodes_prefix_affinity --exit 2 --stdout-empty
             --stderr-has "router: prefix_affinity gives each prefix group a home GPU"
             -- scenario check ${ks_sc}/shared_system_prompt.lua --set platform.nodes=2 --set detail.nodes=1)

@@ -384,6 +384,64 @@ static void trace_excerpt(void **state)
     ks_workload_free(w);
 }
 
+// detail.nodes thins a trace to the sampled nodes' share (keep_one_in):
+// trace arrivals keep whole requests at random, each with the lengths it
+// has in the whole run (here the same file's, in file order), in the
+// file's order; under poisson arrivals a trace distribution's counts in
+// file order are skipped the same way; one in 1 keeps every row.
+static void trace_thinned(void **state)
+{
+    (void)state;
+    struct ks_scenario s = base();
+    s.workload.arrival = (struct ks_scenario_arrival){.kind = KS_ARRIVAL_TRACE, .file = EXCERPT};
+    s.workload.prompt_tokens = (struct ks_dist){.kind = KS_DIST_TRACE, .min = 1, .file = EXCERPT};
+    s.workload.output_tokens = (struct ks_dist){.kind = KS_DIST_TRACE, .min = 1, .file = EXCERPT};
+    enum { ROWS = 199 };
+    struct ks_request_spec row[ROWS], r;
+    struct ks_workload *w = make(&s);
+    for (int i = 0; i < ROWS; i++)
+        row[i] = next(w);
+    assert_int_equal(ks_workload_next(w, &r), 0);
+    ks_workload_free(w);
+    s.workload.keep_one_in = 1; // every row, as 0
+    w = make(&s);
+    for (int i = 0; i < ROWS; i++)
+        assert_true(next(w).arrival == row[i].arrival);
+    ks_workload_free(w);
+
+    s.workload.keep_one_in = 4;
+    w = make(&s);
+    int kept = 0, at = 0;
+    while (ks_workload_next(w, &r) == 1) {
+        while (at < ROWS && row[at].arrival != r.arrival) // the rows skipped
+            at++;
+        assert_true(at < ROWS); // a row of the file, after the previous one
+        assert_int_equal(r.prompt_tokens, row[at].prompt_tokens);
+        assert_int_equal(r.output_tokens, row[at].output_tokens);
+        at++;
+        kept++;
+    }
+    ks_workload_free(w);
+    // binomial(199, 1/4): mean 49.75, sd 6.1; within 5 sd
+    assert_in_range(kept, 19, 80);
+
+    // counts in file order under poisson arrivals: a subsequence of the file's
+    s = base();
+    s.workload.prompt_tokens = (struct ks_dist){.kind = KS_DIST_TRACE, .min = 1, .file = EXCERPT};
+    s.workload.keep_one_in = 3;
+    w = make(&s);
+    at = 0;
+    for (int i = 0; i < 40; i++) {
+        r = next(w);
+        while (at < ROWS && row[at].prompt_tokens != r.prompt_tokens)
+            at++;
+        assert_true(at < ROWS);
+        at++;
+    }
+    ks_workload_free(w);
+    assert_true(at > 40); // some were skipped: 40 of about 120
+}
+
 // A scenario file around a trace arrival; workload_extra is Lua table fields.
 static struct ks_scenario *load(const char *workload_extra)
 {
@@ -568,6 +626,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(constant_and_uniform), cmocka_unit_test(poisson),       cmocka_unit_test(lognormal_and_normal),
         cmocka_unit_test(prefix),               cmocka_unit_test(sessions),      cmocka_unit_test(max_context),
         cmocka_unit_test(trace_excerpt),        cmocka_unit_test(trace_lengths), cmocka_unit_test(count_files),
+        cmocka_unit_test(trace_thinned),
         cmocka_unit_test(bad_files),            cmocka_unit_test(determinism),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
