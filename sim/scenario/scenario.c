@@ -1651,8 +1651,8 @@ static void check_model(struct ctx *x)
 // model.layers; detail.nodes divides platform.nodes, and the workload and
 // the pools shared by the nodes share out evenly over the sampled ones
 // (ks_scenario_sampled; a trace's rows are thinned at random), which prefix
-// groups homed on the GPUs do not; detail.gpus is at most the sampled nodes' decode GPUs
-// and, below them, refused with cold regions.
+// groups homed on the GPUs do not; detail.gpus is at most the sampled
+// nodes' decode GPUs and, below them, refused with cold regions.
 static void check_detail(struct ctx *x)
 {
     const struct ks_scenario *s = x->s;

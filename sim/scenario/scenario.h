@@ -491,10 +491,9 @@ uint64_t ks_scenario_block_bytes(const struct ks_scenario *s);
 // GPUs and the remote pool's bytes, each times detail.nodes /
 // platform.nodes, the loader checking that they divide; a trace's arrivals
 // and its counts handed out in file order thinned at random to that share,
-// workload.keep_one_in), into *out, which
-// shares s's strings and tables (s outlives it; never freed on its own).
-// Returns the nodes each simulated node stands for (1: every node
-// simulated, *out a copy of s).
+// workload.keep_one_in), into *out, which shares s's strings and tables (s
+// outlives it; never freed on its own). Returns the nodes each simulated
+// node stands for (1: every node simulated, *out a copy of s).
 uint32_t ks_scenario_sampled(const struct ks_scenario *s, struct ks_scenario *out);
 
 // The decode units: GPUs, or attention ranks of model.arch.attn_tp GPUs each.
