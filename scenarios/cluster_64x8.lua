@@ -5,6 +5,9 @@
 -- load spread by the least-loaded router keep every GPU's ITL within the
 -- SLO? The run is short (10 s simulated) to finish in a few minutes here.
 -- `--set sparse.policy=window` gives the same run with position-rule selection.
+-- Faster, at a level of detail: `--set detail.nodes=8` simulates 8 of the 64
+-- nodes with their share of the arrivals (README, detail.nodes: its error,
+-- most of it the least-loaded router balancing over fewer GPUs).
 --   /usr/bin/time -v build/kvstrata run scenarios/cluster_64x8.lua -o /tmp/cluster.h5
 -- How to read: wall_s (and the peak memory /usr/bin/time reports) for the
 -- simulator's cost; itl_p99 against slo_itl_p99 (slo_met), output_throughput
