@@ -112,12 +112,13 @@ static int run(const struct ks_cli_cmd *cmd, int argc, char **argv)
     if (r.truncated)
         fprintf(stderr, "run: %s: the duration limit (%g s) ended the run: %llu of %llu requests finished\n", file,
                 sc->duration, (unsigned long long)r.finished, (unsigned long long)sc->workload.requests);
-    if (sc->detail.nodes && sc->detail.nodes < sc->platform.nodes)
+    struct ks_scenario sampled;
+    uint32_t stands_for = ks_scenario_sampled(sc, &sampled);
+    if (stands_for > 1)
         fprintf(stderr, "run: %s: detail.nodes: %" PRIu32 " of the %" PRIu32 " nodes simulated; the sums over the "
-                "GPUs are theirs times %" PRIu32 ", the distributions theirs\n", file, sc->detail.nodes,
-                sc->platform.nodes, sc->platform.nodes / sc->detail.nodes);
-    if (sc->detail.nodes && sc->detail.nodes < sc->platform.nodes && sc->router == KS_ROUTER_LEAST_LOADED &&
-        sc->workload.arrival.kind == KS_ARRIVAL_POISSON)
+                "GPUs are theirs times %" PRIu32 ", the distributions theirs\n", file, sampled.platform.nodes,
+                sc->platform.nodes, stands_for);
+    if (stands_for > 1 && sc->router == KS_ROUTER_LEAST_LOADED && sc->workload.arrival.kind == KS_ARRIVAL_POISSON)
         fprintf(stderr, "run: %s: detail.nodes: the least-loaded router balanced random arrivals over the sampled "
                 "nodes' GPUs only, so TTFT and TPOT may come out above the whole cluster's (README, detail.nodes)\n",
                 file);

@@ -1652,8 +1652,9 @@ static void check_model(struct ctx *x)
 // the pools shared by the nodes share out evenly over the sampled ones
 // (ks_scenario_sampled; a trace's rows are thinned at random), which prefix
 // groups homed on the GPUs do not; detail.gpus is at most the sampled
-// nodes' decode GPUs and, below them, refused with cold regions.
-static void check_detail(struct ctx *x)
+// nodes' decode GPUs (sub: the scenario they run, ks_scenario_sampled) and,
+// below them, refused with cold regions.
+static void check_detail(struct ctx *x, const struct ks_scenario *sub)
 {
     const struct ks_scenario *s = x->s;
     if (s->detail.layers > 0 && (s->detail.layers > s->model.layers || s->model.layers % s->detail.layers != 0))
@@ -1682,13 +1683,11 @@ static void check_detail(struct ctx *x)
             FAIL(x, "router", "prefix_affinity gives each prefix group a home GPU; with detail.nodes every group "
                  "would make its home on the sampled nodes: another router, or every node (detail.nodes = 0)");
     }
-    struct ks_scenario sub;
-    ks_scenario_sampled(s, &sub);
-    uint32_t units = ks_scenario_decode_units(&sub);
+    uint32_t units = ks_scenario_decode_units(sub);
     if (s->detail.gpus > units)
         FAIL(x, "detail.gpus", "%" PRIu32 " GPUs sampled, more than the %" PRIu32 " decode GPU%s%s%s", s->detail.gpus,
              units, units == 1 ? "" : "s", s->model.arch.attn_tp > 1 ? " (attention ranks)" : "",
-             sub.platform.nodes < n ? " of the sampled nodes (detail.nodes)" : "");
+             sub->platform.nodes < n ? " of the sampled nodes (detail.nodes)" : "");
     else if (s->detail.gpus && s->detail.gpus < units && s->cache.cold_share > 0)
         FAIL(x, "detail.gpus", "a follower cannot tell which of its requests would sit out a step "
              "(cache.cold_share): sample every GPU (detail.gpus = 0) or leave cold_share at 0");
@@ -1731,7 +1730,9 @@ static void check_consistency(struct ctx *x)
     if (s->scheduler.reserve == KS_RESERVE_ESTIMATE && s->cache.evict == KS_EVICT_BELADY)
         FAIL(x, "scheduler.reserve", "cache.evict = \"belady\" places next uses at admission, which a retracted "
              "request leaves: it needs scheduler.reserve = \"full\"");
-    check_detail(x);
+    struct ks_scenario sub; // what is simulated (detail.nodes)
+    ks_scenario_sampled(s, &sub);
+    check_detail(x, &sub);
     if (weights >= hbm) {
         ks_units_format(weights, KS_UNIT_BYTES, a, sizeof a);
         ks_units_format(hbm, KS_UNIT_BYTES, b, sizeof b);
@@ -1776,8 +1777,6 @@ static void check_consistency(struct ctx *x)
     if (s->cache.l3 == KS_L3_SSD && s->platform.ssd.count > PLATFORM_MAX_SSDS)
         FAIL(x, "platform.ssd.count", "%" PRIu32 " drives per node with L3 on SSD: %s", s->platform.ssd.count,
              PLATFORM_WHY);
-    struct ks_scenario sub; // what is simulated (detail.nodes)
-    ks_scenario_sampled(s, &sub);
     double actors = (double)sub.platform.nodes * s->platform.gpus_per_node * ACTORS_PER_GPU +
                     (s->prefill.mode == KS_PREFILL_DISAGGREGATED ? (double)sub.prefill.gpus : 0);
     if (actors > ACTORS_MAX)
