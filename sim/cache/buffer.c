@@ -40,8 +40,6 @@ int ks_buffer_init(struct ks_cache *c)
 
 void ks_buffer_fini(struct ks_cache *c)
 {
-    free(c->rec_tmp);
-    free(c->group_count);
     free(c->bufs);
     free(c->free_bufs);
     free(c->touched);
@@ -50,10 +48,7 @@ void ks_buffer_fini(struct ks_cache *c)
 
 uint64_t ks_buffer_bytes(const struct ks_cache *c)
 {
-    uint64_t n = (uint64_t)c->n_bufs * (sizeof *c->bufs + sizeof *c->free_bufs + sizeof *c->touched) +
-                 (uint64_t)c->cap_rec_tmp * sizeof *c->rec_tmp;
-    if (c->group_count)
-        n += (c->p.groups + 1) * sizeof *c->group_count;
+    uint64_t n = (uint64_t)c->n_bufs * (sizeof *c->bufs + sizeof *c->free_bufs + sizeof *c->touched);
     if (c->arrival)
         n += (uint64_t)c->p.tier_blocks[KS_L1] * sizeof *c->arrival;
     return n;
@@ -192,27 +187,6 @@ uint32_t ks_buffer_place(struct ks_cache *c, uint32_t id)
     if (found && drop(c, v))
         page = take_free(c, i, id);
     return page;
-}
-
-int ks_buffer_order_records(struct ks_cache *c)
-{
-    uint32_t G = c->p.groups, n = c->n_rec;
-    if (n < 2)
-        return KS_OK;
-    if (ks_grow((void **)&c->rec_tmp, &c->cap_rec_tmp, n, sizeof *c->rec_tmp) != KS_OK)
-        return KS_ENOMEM;
-    if (!c->group_count && !(c->group_count = malloc((G + 1) * sizeof *c->group_count)))
-        return KS_ENOMEM;
-    uint32_t *at = c->group_count;
-    memset(at, 0, (G + 1) * sizeof *at);
-    for (uint32_t r = 0; r < n; r++)
-        at[c->rec[r].group + 1]++;
-    for (uint32_t g = 0; g < G; g++)
-        at[g + 1] += at[g];
-    for (uint32_t r = 0; r < n; r++)
-        c->rec_tmp[at[c->rec[r].group]++] = c->rec[r];
-    memcpy(c->rec, c->rec_tmp, n * sizeof *c->rec);
-    return KS_OK;
 }
 
 uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err)

@@ -120,6 +120,8 @@ void ks_cache_free(struct ks_cache *c)
     }
     free(c->req);
     ks_buffer_fini(c);
+    free(c->rec_tmp);
+    free(c->group_count);
     free(c->free_req);
     for (uint32_t s = 0; s < c->n_slot; s++)
         ks_batch_rec_free(c->slot[s]);
@@ -611,7 +613,9 @@ uint64_t ks_cache_bytes(const struct ks_cache *c)
                 n += ks_seq_bytes(&c->req[r].seq[g]) + (g == 0 ? ks_agg_bytes(c, &c->req[r]) : 0);
     n += (uint64_t)c->cap_cand * sizeof *c->cand;
     n += (uint64_t)c->hcap * (sizeof *c->hkey + sizeof *c->hval + sizeof *c->hstamp);
-    n += (uint64_t)c->cap_rec * sizeof *c->rec;
+    n += (uint64_t)c->cap_rec * sizeof *c->rec + (uint64_t)c->cap_rec_tmp * sizeof *c->rec_tmp;
+    if (c->group_count)
+        n += (c->p.groups + 2) * sizeof *c->group_count;
     n += (uint64_t)c->cap_adm * (sizeof *c->adm + sizeof *c->adm_id + 2);
     n += (uint64_t)c->cap_turn * sizeof *c->turn;
     for (int t = 0; t < KS_TIERS; t++)

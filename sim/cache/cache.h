@@ -114,6 +114,8 @@ struct ks_cache_params {
     uint32_t heat_half_life;         // steps (default 256)
     uint32_t prefetch_window;        // blocks ahead of an accessed block (default 4; 0 = none)
     uint32_t migration_batch;        // blocks per batch (default 32)
+    uint32_t warm_floor;             // blocks of warm-ups a plan admits whatever its budget
+                                     // (0: migration_batch)
     uint32_t protect_steps;          // heat policy: blocks used this recently are evicted last (default 4)
     uint32_t evict_samples;          // blocks sampled per victim; 0 = exact scan (default 5;
                                      // belady is always exact)

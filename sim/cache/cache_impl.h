@@ -77,7 +77,7 @@ struct ks_rec {
     uint32_t dep;     // record that vacates dst_page, or KS_NONE
     uint32_t handoff; // block that takes src_page when this move lands, or KS_NONE
     uint32_t batch;   // batch slot it went to
-    uint16_t group;   // device buffers: the block's group (a batch carries one group's blocks)
+    uint16_t group;   // the layer group whose batch carries it (migrate.c, order_records)
     uint8_t src, dst, klass, depth;
     uint8_t early;    // a miss planned from an `early` candidate (batches keep them apart)
 };
@@ -141,9 +141,9 @@ struct ks_cache {
     // planning scratch
     struct ks_rec *rec;
     uint32_t n_rec, cap_rec;
-    struct ks_rec *rec_tmp; // device buffers: records ordered by group
+    struct ks_rec *rec_tmp; // records ordered by layer group (migrate.c)
     uint32_t cap_rec_tmp;
-    uint32_t *group_count;  // [groups + 1] counting sort of the records by group
+    uint32_t *group_count;  // [groups + 2] counting sort of the records by group
     struct ks_cand *adm; // admitted candidates of the plan in progress
     uint32_t *adm_id;
     uint8_t *adm_src, *adm_klass;
@@ -217,9 +217,6 @@ uint32_t ks_buffer_place(struct ks_cache *c, uint32_t id);
 // their moves at depth 0, evicting in their buffers. Reorders the admitted
 // arrays so that the ones placed come first; returns how many.
 uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err);
-// Orders the plan's records by group, stably (a batch carries one group's
-// blocks: one gather per layer). KS_OK or KS_ENOMEM.
-int ks_buffer_order_records(struct ks_cache *c);
 // The buffers' invariants (check.c). KS_OK or KS_ECORRUPT with msg.
 int ks_buffer_check(const struct ks_cache *c, char *msg, size_t len);
 

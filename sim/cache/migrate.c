@@ -12,9 +12,10 @@
 //     victim, which is demoted to the next tier down (taking a free page
 //     there or, recursively, a victim's page there). A victim that cannot be
 //     placed below stays; the candidate waiting for its page stays pending;
-//  4. batches: moves grouped by (source, destination, the batch that vacates
-//     their destination pages), at most migration_batch blocks each, deepest
-//     demotions first so that every batch's `after` precedes it.
+//  4. batches: moves grouped by (layer group, source, destination, the batch
+//     that vacates their destination pages), at most migration_batch blocks
+//     each, deepest demotions first so that every batch's `after` precedes
+//     it, and within a depth group by group, the first layer's first.
 // A page handed from a victim to an incoming block changes owner when the
 // victim's batch is confirmed, so no page is ever owned by two blocks.
 #include <stddef.h>
@@ -160,7 +161,7 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
         const struct ks_block *b = ks_blocktab_get(&c->tab, id);
         uint32_t page = ks_tier_alloc(tr, id);
         struct ks_rec r = {.id = id, .src_page = ks_blk_page(b), .dst_page = page, .dep = KS_NONE,
-                           .handoff = KS_NONE, .batch = KS_NONE,
+                           .handoff = KS_NONE, .batch = KS_NONE, .group = c->tab.chunk[id / KS_CHUNK].group,
                            .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
                            .klass = klass ? klass[got] : KS_CLASS_EVICT, .depth = depth};
         if (ks_plan_push_rec(c, r) != KS_OK) {
@@ -186,7 +187,7 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
         const struct ks_block *v = ks_blocktab_get(&c->tab, vict[vi]);
         c->rec[r].handoff = id;
         struct ks_rec m = {.id = id, .src_page = ks_blk_page(b), .dst_page = ks_blk_page(v), .dep = r,
-                           .handoff = KS_NONE, .batch = KS_NONE,
+                           .handoff = KS_NONE, .batch = KS_NONE, .group = c->tab.chunk[id / KS_CHUNK].group,
                            .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
                            .klass = klass ? klass[got] : KS_CLASS_EVICT, .depth = depth};
         if (ks_plan_push_rec(c, m) != KS_OK) {
@@ -308,21 +309,66 @@ static struct ks_batch_rec *new_batch(struct ks_cache *c)
     return br;
 }
 
+// Orders the records by layer group, stably, so that every batch carries one
+// layer's blocks (as an engine that copies layer by layer, and as a device
+// buffer, one request's layer, must): a block moving up to L1 is keyed by its
+// own group, a demotion by the group of the move that takes the page it
+// vacates (so that a batch's moves and the demotions they wait for pair
+// batch to batch), and a demotion that only keeps L1's reserve goes after
+// all. The records' `dep` follow them.
+static int order_records(struct ks_cache *c)
+{
+    uint32_t G = c->p.groups, n = c->n_rec;
+    if (n < 2)
+        return KS_OK;
+    if (ks_grow((void **)&c->rec_tmp, &c->cap_rec_tmp, n, sizeof *c->rec_tmp) != KS_OK)
+        return KS_ENOMEM;
+    if (!c->group_count && !(c->group_count = malloc((G + 2) * sizeof *c->group_count)))
+        return KS_ENOMEM;
+    // a consumer is pushed after the demotion it depends on (make_room):
+    // walking back, its key is final before it is passed on
+    for (uint32_t r = n; r-- > 0;) {
+        struct ks_rec *x = &c->rec[r];
+        if (x->depth > 0 && x->handoff == KS_NONE)
+            x->group = (uint16_t)G;
+        if (x->dep != KS_NONE)
+            c->rec[x->dep].group = x->group;
+    }
+    uint32_t *at = c->group_count;
+    memset(at, 0, (G + 2) * sizeof *at);
+    for (uint32_t r = 0; r < n; r++)
+        at[c->rec[r].group + 1]++;
+    for (uint32_t g = 0; g <= G; g++)
+        at[g + 1] += at[g];
+    // each record's new index, kept in its `batch` (unused until assemble)
+    for (uint32_t r = 0; r < n; r++)
+        c->rec[r].batch = at[c->rec[r].group]++;
+    for (uint32_t r = 0; r < n; r++) {
+        struct ks_rec x = c->rec[r];
+        if (x.dep != KS_NONE)
+            x.dep = c->rec[x.dep].batch;
+        x.batch = KS_NONE;
+        c->rec_tmp[c->rec[r].batch] = x;
+    }
+    memcpy(c->rec, c->rec_tmp, n * sizeof *c->rec);
+    return KS_OK;
+}
+
 // Groups the records into batches, deepest first.
 static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
 {
     enum { OPEN = 16 };
     for (int d = max_depth; d >= 0; d--) {
         struct ks_batch_rec *open[OPEN];
-        uint32_t open_slot[OPEN], open_first[OPEN]; // the batch, its slot, its first record
+        uint32_t open_slot[OPEN]; // the batch, its slot
         uint32_t n_open = 0, group = UINT32_MAX;
         for (uint32_t i = 0; i < c->n_rec; i++) {
             struct ks_rec *r = &c->rec[i];
             if (r->depth != d)
                 continue;
-            // device buffers: the records come group by group (ks_buffer_order_records)
-            // and a batch carries one group's: a new group closes the open batches
-            if (c->p.buffer_blocks && r->group != group) {
+            // the records come group by group (order_records) and a batch
+            // carries one group's: a new group closes the open batches
+            if (r->group != group) {
                 n_open = 0;
                 group = r->group;
             }
@@ -333,7 +379,7 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
             for (uint32_t k = 0; k < n_open; k++) {
                 struct ks_batch_rec *o = open[k];
                 if (o->b.src == r->src && o->b.dst == r->dst && o->after_slot == after_slot && o->b.n < o->cap &&
-                    o->b.early == early && (!c->p.buffer_blocks || c->rec[open_first[k]].group == r->group)) {
+                    o->b.early == early) {
                     br = o;
                     bs = open_slot[k];
                     break;
@@ -355,7 +401,6 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
                 if (n_open == OPEN) // too many keys at once: stop filling the newest
                     n_open--;
                 open[n_open] = br;
-                open_first[n_open] = i;
                 open_slot[n_open++] = bs;
             }
             uint32_t k = br->b.n++;
@@ -443,7 +488,8 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
     uint64_t left = budget > miss_bytes ? budget - miss_bytes : 0;
     // warm-ups move at least one full batch a step, so a request that sits
     // out gets its blocks even when the misses take the whole budget
-    uint64_t warm_floor = (uint64_t)c->p.migration_batch * c->tier[KS_L1].block_bytes;
+    uint32_t floor_blocks = c->p.warm_floor ? c->p.warm_floor : c->p.migration_batch;
+    uint64_t warm_floor = (uint64_t)floor_blocks * c->tier[KS_L1].block_bytes;
     uint64_t warm_left = left > warm_floor ? left : warm_floor;
     if (grow_adm(c, c->n_cand) != KS_OK)
         return KS_ENOMEM;
@@ -508,8 +554,8 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
     if (err != KS_OK || st != KS_OK)
         return KS_ENOMEM;
 
-    // 4. batches (device buffers: one group's blocks each)
-    if (c->p.buffer_blocks && ks_buffer_order_records(c) != KS_OK)
+    // 4. batches, one layer group's blocks each
+    if (order_records(c) != KS_OK)
         return KS_ENOMEM;
     uint8_t max_depth = 0;
     for (uint32_t r = 0; r < c->n_rec; r++)

@@ -112,6 +112,18 @@ static int op_iteration(void *ctx, char *err, size_t len)
     return ((struct gpu *)ctx)->failed ? KS_ESTATE : KS_OK;
 }
 
+// Appends job j, split into the layers its batch stands for (detail.layers:
+// ks_step_job_split). KS_OK or KS_ENOMEM.
+static int add_job(struct gpu *g, const struct ks_step_job *j)
+{
+    uint32_t parts = g->sim->z.layer_scale;
+    if (ks_grow((void **)&g->jobs, &g->cap_jobs, g->n_jobs + parts, sizeof *g->jobs) != KS_OK)
+        return KS_ENOMEM;
+    ks_step_job_split(j, parts, g->jobs + g->n_jobs);
+    g->n_jobs += parts;
+    return KS_OK;
+}
+
 static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len)
 {
     (void)err, (void)len;
@@ -120,9 +132,9 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
     // the copies of a layer's misses start when its layer does
     g->layer_now = ks_selection_per_layer(g->sim->sparse) ? 0 : KS_NONE;
     for (uint32_t i = 0; i < plan->n; i++) {
-        if (ks_grow((void **)&g->jobs, &g->cap_jobs, g->n_jobs + 1, sizeof *g->jobs) != KS_OK)
+        struct ks_step_job j = ks_step_job_of(g->cache, plan->batch[i]);
+        if (add_job(g, &j) != KS_OK)
             return KS_ENOMEM;
-        g->jobs[g->n_jobs++] = ks_step_job_of(g->cache, plan->batch[i]);
     }
     if (plan->n)
         sg_cond_notify_all(g->work);
@@ -135,13 +147,11 @@ static int op_queue_jobs(void *ctx, const struct ks_step_job *jobs, uint32_t n, 
     (void)err, (void)len;
     struct gpu *g = ctx;
     g->layer_now = ks_selection_per_layer(g->sim->sparse) ? 0 : KS_NONE;
-    if (n == 0)
-        return KS_OK;
-    if (ks_grow((void **)&g->jobs, &g->cap_jobs, g->n_jobs + n, sizeof *g->jobs) != KS_OK)
-        return KS_ENOMEM;
-    memcpy(g->jobs + g->n_jobs, jobs, n * sizeof *jobs);
-    g->n_jobs += n;
-    sg_cond_notify_all(g->work);
+    for (uint32_t i = 0; i < n; i++)
+        if (add_job(g, &jobs[i]) != KS_OK)
+            return KS_ENOMEM;
+    if (n)
+        sg_cond_notify_all(g->work);
     return KS_OK;
 }
 
@@ -159,7 +169,7 @@ static int op_backup(void *ctx, uint64_t items, double bytes, char *err, size_t 
     g->backup = (struct ks_batch){.id = KS_NONE - 1, .after = KS_NONE, .src = KS_L1, .dst = KS_L2,
                                   .klass = KS_CLASS_EVICT, .n = (uint32_t)(items < UINT32_MAX ? items : UINT32_MAX),
                                   .bytes = (uint64_t)bytes};
-    g->jobs[g->n_jobs++] = (struct ks_step_job){.b = &g->backup};
+    g->jobs[g->n_jobs++] = (struct ks_step_job){.b = &g->backup, .bytes = g->backup.bytes};
     sg_cond_notify_all(g->work);
     return KS_OK;
 }
@@ -222,48 +232,50 @@ static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, 
     if (wait_done(g, layer_unlanded, layer))
         wake_up(g, t0);
     // what landed while it woke up counts too (actors switch only inside SimGrid calls)
-    *ready = ks_step_ready_layers(g->jobs, g->n_jobs, layer, g->sim->z.groups);
+    *ready = ks_step_ready_layers(g->jobs, g->n_jobs, layer, g->sim->s->model.layers);
     return g->failed ? KS_ESTATE : KS_OK;
 }
 
 // Reads layers [from, from + n)'s blocks outside L1, one after the other,
 // each over its tier's route to the GPU (a copy's overhead, and an SSD
 // request's op time as in a batch), then computes the layers. Layers here
-// are the simulated ones (detail.layers), each the model's layer_scale.
-// With cache.layer_prefetch each layer's start is marked as it comes (the
-// copies its selection predicts for the next layer may go); without it no
-// job waits for a layer these run through, and one sleep computes them all.
+// are the model's; at detail.layers each reads its simulated layer's blocks
+// outside L1, each block its share of their bytes (a simulated block holds
+// layer_scale layers'). With cache.layer_prefetch each layer's start is
+// marked as it comes (the copies its selection predicts for the next layer
+// may go); without it no job waits for a layer these run through, and one
+// sleep computes them all.
 static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *err, size_t len)
 {
     (void)err, (void)len;
     struct gpu *g = ctx;
     struct sim *m = g->sim;
     const struct ks_scenario *s = m->s;
+    uint32_t scale = m->z.layer_scale;
     double t0 = simgrid_get_clock();
     for (uint32_t l = from; l < from + n; l++)
         for (unsigned tier = KS_L2; tier < KS_TIERS; tier++)
-            for (uint32_t i = 0; i < g->d.outside[l][tier]; i++) {
+            for (uint32_t i = 0; i < g->d.outside[l / scale][tier]; i++) {
                 m->r->outside_reads++;
                 if (s->platform.copy_overhead > 0)
                     sg_actor_sleep_for(s->platform.copy_overhead);
                 double ssd = tier == KS_L3 && s->cache.l3 == KS_L3_SSD
                                  ? s->platform.ssd.read_op_time * s->platform.ssd.read_bw
                                  : 0;
-                ks_engine_transfer(m, &g->routes[tier][KS_L1], ks_engine_tier_host(g, tier), g->host, (double)m->z.block_bytes[tier],
-                         ssd);
+                ks_engine_transfer(m, &g->routes[tier][KS_L1], ks_engine_tier_host(g, tier), g->host,
+                                   (double)m->z.block_bytes[tier] / scale, ssd);
             }
-    uint32_t scale = m->z.layer_scale;
     int mark = s->cache.layer_prefetch != KS_LAYER_PREFETCH_NONE && g->layer_now != KS_NONE;
     if (!g->peer && !g->xpeer) {
         *extra = simgrid_get_clock() - t0;
         if (!mark) {
-            sg_actor_sleep_for(g->d.layer_time * n * scale);
+            sg_actor_sleep_for(g->d.layer_time * n);
             return KS_OK;
         }
         for (uint32_t l = from; l < from + n; l++) {
             if (l > from)
                 layer_starts(g, l);
-            sg_actor_sleep_for(g->d.layer_time * scale);
+            sg_actor_sleep_for(g->d.layer_time);
         }
         return KS_OK;
     }
@@ -276,9 +288,9 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
     // transfers times the same as sleeping beside them)
     double compute = 0;
     int overlap = s->parallel.overlap == KS_OVERLAP_TWO_BATCH;
-    for (uint32_t l = from * scale; l < (from + n) * scale; l++) {
-        if (mark && l % scale == 0 && l > from * scale)
-            layer_starts(g, l / scale);
+    for (uint32_t l = from; l < from + n; l++) {
+        if (mark && l > from)
+            layer_starts(g, l);
         if (!overlap)
             sg_actor_sleep_for(g->d.layer_time);
         compute += g->d.layer_time;

@@ -19,23 +19,25 @@ sg_host_t ks_engine_tier_host(const struct gpu *g, unsigned tier)
 // the next load waits for the last one's data (SGLang's HiSparse swap-in
 // kernel: one 256-thread block per request, 8-byte loads). The request with
 // the most blocks decides; 0 when not limited (gather_warps 0).
-static double gather_read_floor(const struct ks_scenario *s, const struct ks_batch *b)
+static double gather_read_floor(const struct ks_scenario *s, const struct ks_batch *b, uint64_t bytes)
 {
     if (s->cache.gather_warps == 0 || b->n == 0)
         return 0;
-    uint64_t item = b->bytes / b->n, per_trip = 32ull * s->cache.gather_load_bytes;
+    uint64_t item = bytes / b->n, per_trip = 32ull * s->cache.gather_load_bytes;
     uint64_t trips = (item + per_trip - 1) / per_trip;
     uint64_t turns = (b->most_per_req + s->cache.gather_warps - 1) / s->cache.gather_warps;
     return (double)(turns * trips) * s->platform.host_read_lat;
 }
 
-// Sleeps a batch's fixed costs before its bytes move (cache.copy): one
+// Sleeps a job's fixed costs before its bytes move (cache.copy): one
 // copy_overhead for a batched copy or a gather kernel's launch, a per-item
 // cost per block for copies one by one (batches between HBM and host DRAM;
-// others are batched copies). Returns the time before which a gather's bytes
-// cannot have landed (bytes at the kernel's rate from now, or the round trips
-// of its busiest request's warps when longer), else 0.
-static double copy_start(const struct ks_scenario *s, const struct ks_batch *b)
+// others are batched copies). A job moves `bytes`, its batch's or, at
+// detail.layers, one layer's share (job.h): its batch's blocks each. Returns
+// the time before which a gather's bytes cannot have landed (bytes at the
+// kernel's rate from now, or the round trips of its busiest request's warps
+// when longer), else 0.
+static double copy_start(const struct ks_scenario *s, const struct ks_batch *b, uint64_t bytes)
 {
     int h2d = b->src == KS_L2 && b->dst == KS_L1, d2h = b->src == KS_L1 && b->dst == KS_L2;
     enum ks_copy how = h2d || d2h ? s->cache.copy : KS_COPY_BATCH;
@@ -47,8 +49,8 @@ static double copy_start(const struct ks_scenario *s, const struct ks_batch *b)
         sg_actor_sleep_for(s->platform.copy_overhead);
     if (how != KS_COPY_GATHER)
         return 0;
-    double rate = (double)b->bytes / (h2d ? s->platform.gather_h2d_bw : s->platform.gather_d2h_bw);
-    double trips = h2d ? gather_read_floor(s, b) : 0; // writes to host memory are posted: no round trip
+    double rate = (double)bytes / (h2d ? s->platform.gather_h2d_bw : s->platform.gather_d2h_bw);
+    double trips = h2d ? gather_read_floor(s, b, bytes) : 0; // writes to host memory are posted: no round trip
     return simgrid_get_clock() + (rate > trips ? rate : trips);
 }
 
@@ -85,11 +87,12 @@ void ks_engine_lane(int argc, char **argv)
             g->jobs[k].running = 1;
         }
         struct ks_batch *b = g->jobs[k].b;
+        uint64_t bytes = g->jobs[k].bytes;
 
         // one batched copy: its fixed cost, then the bytes over the route;
         // between HBM and host DRAM, as cache.copy says (copy_start)
         double t_copy = simgrid_get_clock();
-        double floor = copy_start(s, b);
+        double floor = copy_start(s, b, bytes);
         // each block of a batch is its own SSD request (its page sits
         // anywhere in the file), and a request holds the drive for its
         // per-request time (the profile's op_time, calib/fit.h) besides its
@@ -100,16 +103,14 @@ void ks_engine_lane(int argc, char **argv)
             extra = b->n * s->platform.ssd.read_op_time * s->platform.ssd.read_bw;
         else if (s->cache.l3 == KS_L3_SSD && b->dst == KS_L3)
             extra = b->n * s->platform.ssd.write_op_time * s->platform.ssd.write_bw;
-        ks_engine_transfer(g->sim, &g->routes[b->src][b->dst], ks_engine_tier_host(g, b->src), ks_engine_tier_host(g, b->dst), (double)b->bytes,
+        ks_engine_transfer(g->sim, &g->routes[b->src][b->dst], ks_engine_tier_host(g, b->src), ks_engine_tier_host(g, b->dst), (double)bytes,
                  extra);
         if (floor > simgrid_get_clock()) // a gather kernel slower than the link's share
             sg_actor_sleep_until(floor);
 
         g->sim->r->copy_seconds += simgrid_get_clock() - t_copy;
-        g->sim->r->copy_bytes += b->bytes;
-        for (uint32_t i = 0; i < g->n_jobs; i++)
-            if (g->jobs[i].b == b)
-                g->jobs[i].landed = 1; // the step driver confirms it at the step's end
+        g->sim->r->copy_bytes += bytes;
+        g->jobs[k].landed = 1; // the step driver confirms its batch at the step's end
         sg_cond_notify_all(g->done);
         sg_cond_notify_all(g->work);
     }

@@ -29,7 +29,7 @@ struct ks_step_ahead;
 
 // For a driver whose selections differ by layer (per_layer: one draw per
 // request, step and group, group g drawing the model's layer
-// ks_step_layer_of(scale, g), sizing.h) or not (one draw). NULL when
+// ks_step_layer_of(scale, g, request id), sizing.h) or not (one draw). NULL when
 // out of memory. Free with ks_step_ahead_free (NULL: no-op), which waits for
 // a job in flight.
 struct ks_step_ahead *ks_step_ahead_new(struct ks_pool *pool, uint32_t groups, uint32_t scale, int per_layer);

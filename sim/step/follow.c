@@ -164,7 +164,7 @@ int ks_follow_jobs(struct ks_follow_out *o, const struct ks_follow_shape *sh, do
         o->batch[i] = (struct ks_batch){.id = (first + i) % (KS_NONE - 1), .after = after, .src = x->src,
                                         .dst = x->dst, .klass = x->klass, .early = x->early, .n = x->n,
                                         .most_per_req = x->most_per_req, .bytes = x->bytes};
-        o->job[i] = (struct ks_step_job){.b = &o->batch[i], .layer = x->layer, .start = x->start,
+        o->job[i] = (struct ks_step_job){.b = &o->batch[i], .bytes = x->bytes, .layer = x->layer, .start = x->start,
                                          .needed = x->needed};
     }
     o->next_id = (first + n) % (KS_NONE - 1);

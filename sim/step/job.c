@@ -3,14 +3,14 @@
 
 uint32_t ks_step_job_after(const struct ks_step_job *jobs, uint32_t n, uint32_t i)
 {
-    uint32_t after = jobs[i].b->after, back = jobs[i].b->id - after;
+    uint32_t after = jobs[i].b->after, back = jobs[i].b->id - after, part = jobs[i].part;
     if (after == KS_NONE)
         return KS_NONE;
     uint32_t k = back <= i ? i - back : n;
-    if (k < n && jobs[k].b->id == after)
+    if (k < n && jobs[k].b->id == after && jobs[k].part == part)
         return k;
     for (k = 0; k < n; k++)
-        if (jobs[k].b->id == after)
+        if (jobs[k].b->id == after && jobs[k].part == part)
             return k;
     return KS_NONE;
 }
@@ -24,10 +24,14 @@ static int after_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t i
 
 int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_now)
 {
+    uint32_t bulk = 0; // lanes holding a job no layer waits for
+    for (uint32_t i = 0; i < n; i++)
+        bulk += jobs[i].running && !jobs[i].landed && !jobs[i].needed;
     int best = -1;
     for (uint32_t i = 0; i < n; i++) {
         const struct ks_step_job *j = &jobs[i];
         if (j->running || j->landed || (j->needed && layer_now != KS_NONE && j->start > layer_now) ||
+            (!j->needed && bulk >= KS_STEP_LANES - 1) ||
             (best >= 0 && j->b->klass >= jobs[best].b->klass) || (j->b->after != KS_NONE && after_unlanded(jobs, n, i)))
             continue;
         best = (int)i;
@@ -75,6 +79,21 @@ struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b)
             l = g;
     }
     uint32_t layer = needed ? l : 0;
-    return (struct ks_step_job){.b = b, .needed = (uint8_t)needed, .layer = layer,
+    return (struct ks_step_job){.b = b, .bytes = b->bytes, .needed = (uint8_t)needed, .layer = layer,
                                 .start = b->early && layer > 0 ? layer - 1 : layer};
+}
+
+void ks_step_job_split(const struct ks_step_job *j, uint32_t parts, struct ks_step_job *out)
+{
+    uint64_t share = j->bytes / parts;
+    for (uint32_t p = 0; p < parts; p++) {
+        out[p] = *j;
+        out[p].part = (uint16_t)p;
+        out[p].bytes = p + 1 < parts ? share : j->bytes - share * (parts - 1);
+        if (j->needed) {
+            uint32_t layer = j->layer * parts + p;
+            out[p].layer = layer;
+            out[p].start = j->b->early && layer > 0 ? layer - 1 : layer;
+        }
+    }
 }

@@ -17,8 +17,10 @@
 
 struct ks_step_job {
     struct ks_batch *b;
+    uint64_t bytes;  // what it moves: its batch's bytes, or its layer's share of them (ks_step_job_split)
     uint32_t layer;  // needed: the first layer whose compute waits for it
     uint32_t start;  // needed: the layer whose selection lets it start (layer, or layer - 1 when early)
+    uint16_t part;   // which layer's share of its batch it moves (0: the whole batch)
     uint8_t needed;  // decode waits for it
     uint8_t running; // a lane has it
     uint8_t landed;  // its bytes have arrived (confirmed at the step's end)
@@ -31,11 +33,24 @@ struct ks_step_job {
 // with layer l - 1: the previous layer's selection chose its blocks too.
 struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b);
 
+// detail.layers: a batch of one simulated layer (migrate.c: a batch carries
+// one group's blocks) stands for `parts` batches, one per model layer of the
+// group, each with as many blocks (a simulated block holds `parts` layers'
+// bytes). Writes them to out[0 .. parts): part p moves j's bytes / parts and
+// is needed from model layer j.layer x parts + p (starting a layer earlier
+// when early), so that layers wait for their own copies as at full detail;
+// a job no layer waits for is split alike. parts = 1: j itself.
+void ks_step_job_split(const struct ks_step_job *j, uint32_t parts, struct ks_step_job *out);
+
 // The most urgent job that is neither running nor landed and whose `after`
 // batch has landed, or -1. A needed job whose start layer is past
 // `layer_now` is not started yet: where a layer's selection is made when the
 // layer runs (a query-dependent policy: its top-k needs the layer's query),
 // the copies of its misses cannot start earlier. KS_NONE: every job may start.
+// Jobs no layer waits for (demotions, prefetches, backups) hold at most
+// KS_STEP_LANES - 1 lanes at once: one lane is kept for the copies a layer
+// waits for, which a step's bulk demotions would otherwise hold up for as
+// long as they take (as an engine loads on a stream of its own).
 int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_now);
 
 // Whether a needed job for a layer up to `layer` has not landed yet.
@@ -47,9 +62,9 @@ int ks_step_needed_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t
 uint32_t ks_step_ready_layers(const struct ks_step_job *jobs, uint32_t n, uint32_t layer, uint32_t layers);
 
 // The index in jobs[0..n) of the job whose batch job i waits for (its
-// batch's `after`), KS_NONE when none. A plan's batches are numbered in plan
-// order and queued in it: that job is looked for first where the difference
-// of their ids puts it.
+// batch's `after`, the same part of it), KS_NONE when none. A plan's batches
+// are numbered in plan order and queued in it: that job is looked for first
+// where the difference of their ids puts it.
 uint32_t ks_step_job_after(const struct ks_step_job *jobs, uint32_t n, uint32_t i);
 
 // Whether every job has landed.

@@ -18,7 +18,7 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
     z->token_bytes = tb * s->model.layers;
     z->groups = s->detail.layers ? s->detail.layers : s->model.layers;
     z->layer_scale = s->model.layers / z->groups;
-    z->batch_blocks = s->cache.migration_batch > z->layer_scale ? s->cache.migration_batch / z->layer_scale : 1;
+    z->floor_blocks = s->cache.migration_batch > z->layer_scale ? s->cache.migration_batch / z->layer_scale : 1;
     z->block_bytes[KS_L1] = tb * s->cache.block_size * z->layer_scale;
     uint64_t low = s->cache.compression == KS_COMPRESSION_INT8 ? (z->block_bytes[KS_L1] + 1) / 2 : z->block_bytes[KS_L1];
     z->block_bytes[KS_L2] = z->block_bytes[KS_L3] = low;
@@ -93,9 +93,12 @@ int ks_step_size(const struct ks_scenario *s, struct ks_cache_params *cp, struct
     cp->groups = z->groups;
     cp->heat_half_life = s->cache.heat_half_life;
     cp->prefetch_window = s->cache.prefetch_window;
-    // a batch carries the bytes it would at full detail (layer_scale layers a
-    // block): as many copies, each as long, so layers wait as long for theirs
-    cp->migration_batch = z->batch_blocks;
+    // a batch carries one layer group's blocks (migrate.c), as many as at full
+    // detail: it stands for layer_scale batches, one per layer of the group
+    // (a block holds layer_scale layers' bytes), and the lanes copy it as
+    // those (ks_step_job_split); the least a step moves stays full detail's bytes
+    cp->migration_batch = s->cache.migration_batch;
+    cp->warm_floor = z->floor_blocks;
     cp->evict = s->cache.evict;
     cp->seed = s->seed;
     return KS_OK;
@@ -114,5 +117,5 @@ uint32_t ks_step_reserve(const struct ks_scenario *s, const struct ks_step_sizin
 uint64_t ks_step_budget(const struct ks_scenario *s, const struct ks_step_sizing *z, double kv_bytes)
 {
     double link_step = (double)s->platform.pcie_bw * (s->platform.hbm_bw > 0 ? kv_bytes / s->platform.hbm_bw : 0);
-    return (uint64_t)fmax(link_step, (double)z->block_bytes[KS_L1] * z->batch_blocks);
+    return (uint64_t)fmax(link_step, (double)z->block_bytes[KS_L1] * z->floor_blocks);
 }

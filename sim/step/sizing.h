@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "rng.h"
 #include "scenario.h"
 
 // Level of detail (detail.layers): the cache manager's groups are the
@@ -25,15 +26,20 @@ struct ks_step_sizing {
     uint64_t l1_pages;              // L1 pages per GPU
     uint32_t groups;                // layers simulated: the cache manager's groups
     uint32_t layer_scale;           // model layers each simulated layer stands for
-    uint32_t batch_blocks;          // blocks of a migration batch: cache.migration_batch / layer_scale, at
-                                    // least 1 (a batch carries the bytes it would at full detail)
+    uint32_t floor_blocks;          // blocks that carry a full-detail batch's bytes: cache.migration_batch /
+                                    // layer_scale, at least 1 (the least a step's budget moves)
 };
 
-// The model layer whose selections group g simulates when each group stands
-// for `scale` layers (ks_step_sizing.layer_scale): the middle one of them.
-static inline uint32_t ks_step_layer_of(uint32_t scale, uint32_t g)
+// The model layer whose selections group g simulates for request `id` when
+// each group stands for `scale` layers (ks_step_sizing.layer_scale): one of
+// them, drawn by a hash of the request and the group, so that over a batch
+// every layer of a group is drawn alike and a group's misses are, in
+// expectation, the mean of its layers' (one layer for all would carry that
+// layer's locality: the loaded cluster's group of layers 24-31 missed half
+// as much at its middle layer as at full detail).
+static inline uint32_t ks_step_layer_of(uint32_t scale, uint32_t g, uint64_t id)
 {
-    return g * scale + scale / 2;
+    return g * scale + (scale > 1 ? (uint32_t)(ks_rng_mix(id * 0x10001u + g) % scale) : 0);
 }
 
 // Blocks of one layer that `tokens` tokens fill: ceil(tokens / block_size).

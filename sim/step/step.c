@@ -115,7 +115,7 @@ static void first_uses(struct ks_step *d, struct ks_active *a)
 {
     uint32_t nb = ks_cache_req_len(d->p.cache, a->req), steps = a->spec.output_tokens - 1;
     for (uint32_t g = 0; g < d->p.z.groups; g++) {
-        uint32_t layer = ks_step_layer_of(d->p.z.layer_scale, g);
+        uint32_t layer = ks_step_layer_of(d->p.z.layer_scale, g, a->spec.id);
         for (uint32_t b = 0; b < nb; b++) {
             uint32_t f;
             if (ks_selection_first_use(a->sr, layer, b, &f) == 0 && f != KS_SELECTION_NEVER && f < steps)
@@ -402,7 +402,7 @@ static int drop_listed(struct ks_step *d, char *err, size_t len)
         int st = KS_OK;
         hold(d, 1);
         for (uint32_t g = 0; st == KS_OK && g < (per_layer ? d->p.z.groups : 1); g++) {
-            uint32_t layer = per_layer ? ks_step_layer_of(d->p.z.layer_scale, g) : 0;
+            uint32_t layer = per_layer ? ks_step_layer_of(d->p.z.layer_scale, g, a->spec.id) : 0;
             st = ks_selection_get(a->sr, a->generated - 1, layer, nb, NULL, d->sel, d->mass, &k, err, len);
         }
         hold(d, 0);
@@ -486,7 +486,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         double r_hbm = 0, r_attn = 0, r_kv = 0, r_flops = 0;
         for (uint32_t l = 0; l < groups; l++) {
             if (l == 0 || per_layer) {
-                uint32_t layer = per_layer ? ks_step_layer_of(d->p.z.layer_scale, l) : 0;
+                uint32_t layer = per_layer ? ks_step_layer_of(d->p.z.layer_scale, l, a->spec.id) : 0;
                 hold(d, 1);
                 int st = select_blocks(d, a, step, l, layer, nb, &k, err, len);
                 if (st != KS_OK) {
@@ -629,7 +629,7 @@ static void stalled(struct ks_step *d, double t0, double *stall)
 static int run_layers(struct ks_step *d, double *stall, double *extra, char *err, size_t len)
 {
     const struct ks_step_ops *o = &d->p.ops;
-    uint32_t layers = d->p.z.groups, done = 0; // the layers simulated (sizing.h)
+    uint32_t layers = d->p.s->model.layers, done = 0; // the model's (a simulated layer's copies are split: job.h)
     while (done < layers) {
         double t0 = now(d);
         uint32_t ready = 1;

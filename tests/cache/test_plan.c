@@ -1,4 +1,4 @@
-// test_plan.c - migration planning: batch sizes and tiers, bytes with
+// test_plan.c - migration planning: batch sizes and tiers, batches layer by layer, bytes with
 // compressed tiers, `after` ordering and its enforcement, fairness between
 // requests, abort, the L1 -> L2 -> L3 demotion cascade, pending misses.
 #include <stdarg.h>
@@ -71,6 +71,76 @@ static void batches_bounded(void **state)
     assert_int_equal(st->mig_bytes[KS_L2][KS_L1], 10 * 4096);
     assert_int_equal(ks_test_used(c, KS_L1), 10);
     assert_int_equal(ks_test_used(c, KS_L2), 10);
+    ks_test_check(c);
+    ks_cache_free(c);
+}
+
+// Batches carry one layer group's blocks, in group order, whatever the order
+// of the accesses; each demotion batch vacates exactly the pages of the
+// promotion batch of its group that waits for it (batch to batch).
+static void batches_layer_by_layer(void **state)
+{
+    (void)state;
+    struct ks_cache_params p = ks_test_params(8, 64, 0);
+    p.groups = 2;
+    p.migration_batch = 4;
+    p.prefetch_window = 0;
+    struct ks_cache *c = ks_test_new(&p);
+    uint32_t r = ks_test_req(c);
+    ks_test_grow(c, r, 4, KS_L1);  // blocks 0..3 of both groups: L1 full
+    ks_test_grow(c, r, 16, KS_L2); // 4..19
+    ks_cache_step(c, 1);
+    // group 1 first, its misses interleaved with group 0's by turn
+    ks_test_access(c, r, 1, (uint32_t[]){4, 5, 6, 7, 8}, 5, 1.0f);
+    ks_test_access(c, r, 0, (uint32_t[]){4, 5, 6}, 3, 1.0f);
+    struct ks_plan plan;
+    assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
+    ks_test_plan_sane(&p, &plan);
+    // demotions 3 | 4 + 1, then promotions 3 | 4 + 1
+    assert_int_equal(plan.n, 6);
+    uint32_t last_group = 0, promotions = 0;
+    for (uint32_t i = 0; i < plan.n; i++) {
+        const struct ks_batch *b = plan.batch[i];
+        int up = b->dst == KS_L1;
+        assert_true(up == (i >= 3)); // every demotion first
+        uint32_t g = KS_NONE;
+        for (uint32_t k = 0; k < b->n; k++) {
+            // a demotion's group is the group of the promotion that takes its page
+            uint32_t gk = up ? ks_cache_block_group(c, b->blocks[k]) : KS_NONE;
+            if (!up)
+                for (uint32_t j = 3; j < plan.n; j++)
+                    for (uint32_t q = 0; q < plan.batch[j]->n; q++)
+                        if (plan.batch[j]->dst_pages[q] == b->src_pages[k])
+                            gk = ks_cache_block_group(c, plan.batch[j]->blocks[q]);
+            assert_int_not_equal(gk, KS_NONE);
+            if (k == 0)
+                g = gk;
+            assert_int_equal(gk, g);
+        }
+        if (up) {
+            assert_true(g >= last_group); // group 0's copies before group 1's
+            last_group = g;
+            promotions += b->n;
+            // its `after` vacates exactly its pages
+            assert_int_not_equal(b->after, KS_NONE);
+            const struct ks_batch *a = NULL;
+            for (uint32_t j = 0; j < 3; j++)
+                if (plan.batch[j]->id == b->after)
+                    a = plan.batch[j];
+            assert_non_null(a);
+            assert_int_equal(a->n, b->n);
+            for (uint32_t k = 0; k < b->n; k++) {
+                uint32_t q = 0;
+                while (q < a->n && a->src_pages[q] != b->dst_pages[k])
+                    q++;
+                assert_true(q < a->n);
+            }
+        }
+    }
+    assert_int_equal(promotions, 8);
+    assert_int_equal(ks_cache_block_group(c, plan.batch[3]->blocks[0]), 0);
+    assert_int_equal(plan.batch[3]->n, 3);
+    ks_test_confirm_all(c, &plan);
     ks_test_check(c);
     ks_cache_free(c);
 }
@@ -587,6 +657,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(batches_bounded),
+        cmocka_unit_test(batches_layer_by_layer),
         cmocka_unit_test(confirm_finds_its_own),
         cmocka_unit_test(early_misses_apart),
         cmocka_unit_test(cascade_and_compressed_bytes),

@@ -331,10 +331,10 @@ static void wasted_by_eviction(void **state)
     ks_cache_free(c);
 }
 
-// A batch that carries a miss may carry prefetches too (same tiers). The
-// engine's job for it waits from the first layer with a *missed* block: a
-// prefetch of layer 0 riding with a miss of layer 1 must not stall layer 0,
-// which this step does not read it in.
+// A batch carries one layer's blocks, a miss and that layer's prefetches
+// (same tiers): a prefetch of layer 0 planned with a miss of layer 1 goes in
+// a batch of its own, which no layer waits for (this step does not read it),
+// and the miss's batch waits from layer 1.
 static void prefetch_sets_no_waiting_layer(void **state)
 {
     (void)state;
@@ -357,17 +357,19 @@ static void prefetch_sets_no_waiting_layer(void **state)
     ks_test_access1(c, r, 1, 20, 1.0f); // layer 1: a miss
     assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
     ks_test_plan_sane(&p, &plan);
-    assert_int_equal(plan.n, 1);
-    const struct ks_batch *b = plan.batch[0];
-    assert_int_equal(b->klass, KS_CLASS_MISS);
-    int miss = ks_test_in_batch(b, ks_test_id(c, r, 1, 20)), heat = ks_test_in_batch(b, ks_test_id(c, r, 0, 11));
-    assert_true(miss >= 0);
+    assert_int_equal(plan.n, 2);
+    const struct ks_batch *b0 = plan.batch[0], *b1 = plan.batch[1]; // layer by layer
+    int heat = ks_test_in_batch(b0, ks_test_id(c, r, 0, 11)), miss = ks_test_in_batch(b1, ks_test_id(c, r, 1, 20));
     assert_true(heat >= 0);
-    assert_int_equal(b->block_klass[miss], KS_CLASS_MISS);
-    assert_int_equal(b->block_klass[heat], KS_CLASS_HEAT);
-    struct ks_step_job j = ks_step_job_of(c, plan.batch[0]);
-    assert_true(j.needed);
-    assert_int_equal(j.layer, 1);
+    assert_true(miss >= 0);
+    assert_int_equal(ks_test_in_batch(b1, ks_test_id(c, r, 0, 11)), -1);
+    assert_int_equal(b0->klass, KS_CLASS_HEAT);
+    assert_int_equal(b1->klass, KS_CLASS_MISS);
+    assert_int_equal(b1->block_klass[miss], KS_CLASS_MISS);
+    struct ks_step_job j0 = ks_step_job_of(c, plan.batch[0]), j1 = ks_step_job_of(c, plan.batch[1]);
+    assert_false(j0.needed);
+    assert_true(j1.needed);
+    assert_int_equal(j1.layer, 1);
     ks_test_confirm_all(c, &plan);
     ks_test_check(c);
     ks_cache_free(c);

@@ -292,7 +292,7 @@ static struct fixture *setup(uint32_t l1, uint32_t l2, int modelled)
     struct ks_step_params sp = {
         .s = s, .cache = f->c, .sparse = f->sp, .r = &f->r, .gpu = 0, .ops = ops,
         .z = {.block_bytes = {BLOCK_BYTES, BLOCK_BYTES, BLOCK_BYTES}, .token_bytes = TB, .admit_blocks = 1u << 20,
-              .l1_pages = l1, .groups = LAYERS, .layer_scale = 1, .batch_blocks = BATCH}};
+              .l1_pages = l1, .groups = LAYERS, .layer_scale = 1, .floor_blocks = BATCH}};
     assert_int_equal(ks_step_init(&f->d, &sp), KS_OK);
     return f;
 }
@@ -743,6 +743,78 @@ static void job_start_layer(void **state)
     ks_cache_free(c);
 }
 
+// Jobs no layer waits for hold 3 lanes at most: a fourth bulk job waits
+// while a needed one may still go (job.h).
+static void jobs_keep_a_lane(void **state)
+{
+    (void)state;
+    struct ks_batch b[6];
+    struct ks_step_job j[6];
+    for (uint32_t i = 0; i < 6; i++) {
+        b[i] = (struct ks_batch){.id = i, .after = KS_NONE, .klass = i < 5 ? KS_CLASS_EVICT : KS_CLASS_MISS};
+        j[i] = (struct ks_step_job){.b = &b[i], .needed = i == 5, .layer = i == 5 ? 1 : 0, .start = i == 5 ? 1 : 0};
+    }
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(ks_step_next_job(j, 6, 0), (int)i); // layer 1's copy cannot start yet
+        j[i].running = 1;
+    }
+    assert_int_equal(ks_step_next_job(j, 6, 0), -1); // the fourth lane is kept
+    assert_int_equal(ks_step_next_job(j, 6, 1), 5);  // for this one
+    j[0].landed = 1;
+    assert_int_equal(ks_step_next_job(j, 6, 0), 3); // a bulk job's lane came free
+}
+
+// detail.layers: a simulated layer's job as the model layers' copies: group
+// 1 of layers of 4 is layers 4-7, each its share of the bytes (the rest on
+// the last), an early one starting a layer before its own; a job no layer
+// waits for stays at layer 0; `after` finds the same part of its batch.
+static void job_split_by_layer(void **state)
+{
+    (void)state;
+    struct ks_batch miss = {.id = 7, .after = 6, .klass = KS_CLASS_MISS, .early = 1, .n = 3, .bytes = 1003};
+    struct ks_batch evict = {.id = 6, .after = KS_NONE, .klass = KS_CLASS_EVICT, .n = 3, .bytes = 1003};
+    struct ks_step_job m = {.b = &miss, .bytes = 1003, .needed = 1, .layer = 1, .start = 0};
+    struct ks_step_job e = {.b = &evict, .bytes = 1003};
+    struct ks_step_job j[8];
+    ks_step_job_split(&e, 4, j);
+    ks_step_job_split(&m, 4, j + 4);
+    uint64_t bytes[4] = {250, 250, 250, 253};
+    for (uint32_t p = 0; p < 4; p++) {
+        assert_int_equal(j[p].bytes, bytes[p]);
+        assert_int_equal(j[4 + p].bytes, bytes[p]);
+        assert_int_equal(j[p].part, p);
+        assert_false(j[p].needed);
+        assert_int_equal(j[p].layer, 0);
+        assert_true(j[4 + p].needed);
+        assert_int_equal(j[4 + p].layer, 4 + p);
+        assert_int_equal(j[4 + p].start, 3 + p);
+        assert_int_equal(ks_step_job_after(j, 8, 4 + p), p);
+    }
+    ks_step_job_split(&m, 1, j); // full detail: the job itself
+    assert_int_equal(j[0].bytes, 1003);
+    assert_int_equal(j[0].layer, 1);
+    assert_int_equal(j[0].start, 0);
+}
+
+// detail.layers: the model layer a request's selections of group g come
+// from lies in the group and, over requests, each of its layers is drawn
+// alike (8000 requests, 4 layers: 2000 each within 10%); at full detail g.
+static void layer_drawn_per_request(void **state)
+{
+    (void)state;
+    for (uint32_t g = 0; g < 3; g++) {
+        uint32_t count[4] = {0};
+        for (uint64_t id = 0; id < 8000; id++) {
+            uint32_t l = ks_step_layer_of(4, g, id);
+            assert_true(l >= 4 * g && l < 4 * g + 4);
+            count[l - 4 * g]++;
+            assert_int_equal(ks_step_layer_of(1, g, id), g);
+        }
+        for (uint32_t k = 0; k < 4; k++)
+            assert_true(count[k] > 1800 && count[k] < 2200);
+    }
+}
+
 // Prefill's attention pairs when each query token reads at most k earlier
 // tokens (a DSA model's prefill; cost.h), counted by hand.
 static void prefill_pairs_closed_form(void **state)
@@ -772,6 +844,9 @@ int main(void)
         cmocka_unit_test(failing_wait_all),
         cmocka_unit_test(jobs_wait_their_layer),
         cmocka_unit_test(job_start_layer),
+        cmocka_unit_test(jobs_keep_a_lane),
+        cmocka_unit_test(job_split_by_layer),
+        cmocka_unit_test(layer_drawn_per_request),
         cmocka_unit_test(prefill_pairs_closed_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
