@@ -37,11 +37,11 @@ bug heat_ignored sim/cache/evict.c \
     "        return (protect << 63) | (heat << 25) | (last & 0x1ffffffu);" \
     "        return (protect << 63) | (last & 0x1ffffffu) | (0 * heat);"
 bug wait_skipped sim/engine/decode.c \
-    "    while (ks_step_needed_unlanded(g->jobs, g->n_jobs, layer) && !g->failed) {" \
-    "    while (0 && ks_step_needed_unlanded(g->jobs, g->n_jobs, layer) && !g->failed) {"
+    "    return ks_step_needed_unlanded(g->jobs, g->n_jobs, layer);" \
+    "    return 0 && ks_step_needed_unlanded(g->jobs, g->n_jobs, layer);"
 bug hbm_one_percent sim/step/cost.c \
-    "    return ((weights + kv_hbm) / s->platform.hbm_bw + attn) / s->model.layers;" \
-    "    return ((weights + kv_hbm) / (1.01 * s->platform.hbm_bw) + attn) / s->model.layers;"
+    "    return ((weights + kv_hbm) / s->platform.hbm_bw + attn) / s->model.layers + s->scheduler.layer_overhead;" \
+    "    return ((weights + kv_hbm) / (1.01 * s->platform.hbm_bw) + attn) / s->model.layers + s->scheduler.layer_overhead;"
 bug summaries_unread sim/scenario/scenario.h \
     "    return (double)a->index_token_bytes + a->summary_token_bytes;" \
     "    return (double)a->index_token_bytes;"

@@ -45,8 +45,9 @@ struct gpu {
     struct ks_step_job *jobs;        // this step's batches, for the lanes
     uint32_t n_jobs, cap_jobs;
     struct ks_batch backup;          // this step's backup of new KV to the host (device buffers)
-    uint32_t layer_now;              // needed batches of later layers wait (their selection is made when
-                                     // their layer runs: ks_selection_per_layer); KS_NONE: none waits
+    uint32_t layer_now;              // the model's layer running: needed batches of later layers wait (their
+                                     // selection is made when their layer runs: ks_selection_per_layer);
+                                     // KS_NONE: none waits
     uint32_t incoming;               // routed here, still in the prefill pool
     struct route routes[KS_TIERS + 1][KS_TIERS]; // [source tier or POOL][destination tier]
     int queued;                      // requests queued since the last ks_engine_flush

@@ -70,7 +70,8 @@ struct ks_step_ops {
     int (*fill)(void *ctx, uint32_t req, uint32_t from, uint32_t to, char *err, size_t len);
     void (*finished)(void *ctx, struct ks_active *a);
     // The plan's batches go to the lanes, in plan order, one job each
-    // (ks_step_job_of); called every decode step, plan->n may be 0.
+    // (ks_step_job_of; at detail.layers one per model layer of its simulated
+    // layer, ks_step_job_split); called every decode step, plan->n may be 0.
     int (*queue)(void *ctx, const struct ks_plan *plan, char *err, size_t len);
     // Simulator only (detail.gpus, follow.h): a follower's step hands its
     // lanes these jobs, made from a sampled GPU's step, instead of a plan's
@@ -81,9 +82,9 @@ struct ks_step_ops {
     // to the host as it is written (HiSparse's eager backup), beside the
     // batches; wait_all waits for it too.
     int (*backup)(void *ctx, uint64_t items, double bytes, char *err, size_t len);
-    // Returns once layer `layer` may run (no needed batch of it or of an
-    // earlier layer is in flight), with *ready the layers from it on that may
-    // run without another wait (>= 1; ks_step_ready_layers).
+    // Returns once the model's layer `layer` may run (no needed batch of it
+    // or of an earlier layer is in flight), with *ready the layers from it on
+    // that may run without another wait (>= 1; ks_step_ready_layers).
     int (*wait_layer)(void *ctx, uint32_t layer, uint32_t *ready, char *err, size_t len);
     // Attention of layers [from, from + n) for every decoding request. The
     // simulator reads ks_step.outside first, then charges ks_step.layer_time
