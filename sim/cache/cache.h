@@ -252,6 +252,8 @@ struct ks_batch {
     uint8_t early;     // 1: misses only, each accessed `ahead` (struct ks_access) by every request that missed it
     uint32_t n;        // blocks
     uint32_t most_per_req; // the most blocks one request has in it (params count_per_req; else 0)
+    uint32_t group;    // the layer group whose blocks it carries (a demotion: the group of the moves that
+                       // take its pages; groups: a demotion that keeps L1's reserve)
     uint64_t bytes;    // bytes moved: n * the smaller of the two tiers' block bytes
     uint32_t *blocks;  // [n] virtual ids
     uint32_t *src_pages; // [n] pages read in src

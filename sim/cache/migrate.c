@@ -392,6 +392,7 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
                 bs = br->slot;
                 br->b.src = r->src;
                 br->b.dst = r->dst;
+                br->b.group = r->group;
                 br->b.early = early;
                 br->after_slot = after_slot;
                 br->b.after = after_slot == KS_NONE ? KS_NONE : c->slot[after_slot]->b.id;

@@ -112,15 +112,18 @@ static int op_iteration(void *ctx, char *err, size_t len)
     return ((struct gpu *)ctx)->failed ? KS_ESTATE : KS_OK;
 }
 
-// Appends job j, split into the layers its batch stands for (detail.layers:
-// ks_step_job_split). KS_OK or KS_ENOMEM.
-static int add_job(struct gpu *g, const struct ks_step_job *j)
+// Appends jobs[0 .. n), split into the layers their batches stand for
+// (detail.layers: ks_step_job_split), and wakes the lanes. KS_OK or KS_ENOMEM.
+static int add_jobs(struct gpu *g, const struct ks_step_job *jobs, uint32_t n)
 {
     uint32_t parts = g->sim->z.layer_scale;
-    if (ks_grow((void **)&g->jobs, &g->cap_jobs, g->n_jobs + parts, sizeof *g->jobs) != KS_OK)
+    if (n == 0)
+        return KS_OK;
+    if (ks_grow((void **)&g->jobs, &g->cap_jobs, g->n_jobs + n * parts, sizeof *g->jobs) != KS_OK)
         return KS_ENOMEM;
-    ks_step_job_split(j, parts, g->jobs + g->n_jobs);
-    g->n_jobs += parts;
+    ks_step_job_split(jobs, n, parts, g->jobs + g->n_jobs);
+    g->n_jobs += n * parts;
+    sg_cond_notify_all(g->work);
     return KS_OK;
 }
 
@@ -131,14 +134,11 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
     // a query-dependent selection is made layer by layer, as the step runs:
     // the copies of a layer's misses start when its layer does
     g->layer_now = ks_selection_per_layer(g->sim->sparse) ? 0 : KS_NONE;
-    for (uint32_t i = 0; i < plan->n; i++) {
-        struct ks_step_job j = ks_step_job_of(g->cache, plan->batch[i]);
-        if (add_job(g, &j) != KS_OK)
-            return KS_ENOMEM;
-    }
-    if (plan->n)
-        sg_cond_notify_all(g->work);
-    return KS_OK;
+    if (ks_grow((void **)&g->whole, &g->cap_whole, plan->n, sizeof *g->whole) != KS_OK)
+        return KS_ENOMEM;
+    for (uint32_t i = 0; i < plan->n; i++)
+        g->whole[i] = ks_step_job_of(g->cache, plan->batch[i]);
+    return add_jobs(g, g->whole, plan->n);
 }
 
 // detail.gpus: a follower's jobs, as op_queue queues a plan's.
@@ -147,12 +147,7 @@ static int op_queue_jobs(void *ctx, const struct ks_step_job *jobs, uint32_t n, 
     (void)err, (void)len;
     struct gpu *g = ctx;
     g->layer_now = ks_selection_per_layer(g->sim->sparse) ? 0 : KS_NONE;
-    for (uint32_t i = 0; i < n; i++)
-        if (add_job(g, &jobs[i]) != KS_OK)
-            return KS_ENOMEM;
-    if (n)
-        sg_cond_notify_all(g->work);
-    return KS_OK;
+    return add_jobs(g, jobs, n);
 }
 
 // The iteration's new KV goes to the host beside the batches, as one copy

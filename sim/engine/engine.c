@@ -245,6 +245,7 @@ static int teardown(struct sim *m, int st)
         free(g->to_peer.link);
         free(g->to_xpeer.link);
         free(g->jobs);
+        free(g->whole);
         if (g->d_ok)
             ks_step_fini(&g->d);
     }

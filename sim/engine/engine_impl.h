@@ -44,6 +44,8 @@ struct gpu {
     sg_cond_t work, done, arrive;
     struct ks_step_job *jobs;        // this step's batches, for the lanes
     uint32_t n_jobs, cap_jobs;
+    struct ks_step_job *whole;       // a plan's jobs before ks_step_job_split
+    uint32_t cap_whole;
     struct ks_batch backup;          // this step's backup of new KV to the host (device buffers)
     uint32_t layer_now;              // the model's layer running: needed batches of later layers wait (their
                                      // selection is made when their layer runs: ks_selection_per_layer);

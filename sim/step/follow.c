@@ -69,7 +69,7 @@ int ks_follow_publish(struct ks_follow *f, const struct ks_follow_shape *numbers
     for (uint32_t i = 0; i < n_jobs; i++) {
         const struct ks_step_job *j = &jobs[i];
         const struct ks_batch *b = j->b;
-        batch[i] = (struct ks_follow_batch){.bytes = b->bytes, .n = b->n, .most_per_req = b->most_per_req,
+        batch[i] = (struct ks_follow_batch){.bytes = b->bytes, .n = b->n, .most_per_req = b->most_per_req, .group = b->group,
                                             .after = ks_step_job_after(jobs, n_jobs, i), .layer = j->layer, .start = j->start, .src = b->src,
                                             .dst = b->dst, .klass = b->klass, .early = b->early, .needed = j->needed};
         sh->promotes |= b->dst == KS_L1;
@@ -163,7 +163,7 @@ int ks_follow_jobs(struct ks_follow_out *o, const struct ks_follow_shape *sh, do
         uint32_t after = x->after == KS_NONE ? KS_NONE : (first + round * sh->n_batch + x->after) % (KS_NONE - 1);
         o->batch[i] = (struct ks_batch){.id = (first + i) % (KS_NONE - 1), .after = after, .src = x->src,
                                         .dst = x->dst, .klass = x->klass, .early = x->early, .n = x->n,
-                                        .most_per_req = x->most_per_req, .bytes = x->bytes};
+                                        .most_per_req = x->most_per_req, .group = x->group, .bytes = x->bytes};
         o->job[i] = (struct ks_step_job){.b = &o->batch[i], .bytes = x->bytes, .layer = x->layer, .start = x->start,
                                          .needed = x->needed};
     }

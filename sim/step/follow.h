@@ -47,7 +47,7 @@
 // A batch of a sampled step, as its lanes saw it.
 struct ks_follow_batch {
     uint64_t bytes;
-    uint32_t n, most_per_req;
+    uint32_t n, most_per_req, group;
     uint32_t after;        // index of the batch it waits for in the shape (an earlier one), KS_NONE: none
     uint32_t layer, start; // as struct ks_step_job
     uint8_t src, dst, klass, early, needed;

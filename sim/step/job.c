@@ -83,17 +83,23 @@ struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b)
                                 .start = b->early && layer > 0 ? layer - 1 : layer};
 }
 
-void ks_step_job_split(const struct ks_step_job *j, uint32_t parts, struct ks_step_job *out)
+void ks_step_job_split(const struct ks_step_job *jobs, uint32_t n, uint32_t parts, struct ks_step_job *out)
 {
-    uint64_t share = j->bytes / parts;
-    for (uint32_t p = 0; p < parts; p++) {
-        out[p] = *j;
-        out[p].part = (uint16_t)p;
-        out[p].bytes = p + 1 < parts ? share : j->bytes - share * (parts - 1);
-        if (j->needed) {
-            uint32_t layer = j->layer * parts + p;
-            out[p].layer = layer;
-            out[p].start = j->b->early && layer > 0 ? layer - 1 : layer;
-        }
+    for (uint32_t i = 0, run; i < n; i += run) {
+        for (run = 1; i + run < n && jobs[i + run].b->group == jobs[i].b->group; run++)
+            ;
+        for (uint32_t p = 0; p < parts; p++)
+            for (uint32_t k = i; k < i + run; k++) {
+                const struct ks_step_job *j = &jobs[k];
+                struct ks_step_job *o = out++;
+                uint64_t share = j->bytes / parts;
+                *o = *j;
+                o->part = (uint16_t)p;
+                o->bytes = p + 1 < parts ? share : j->bytes - share * (parts - 1);
+                if (j->needed) {
+                    o->layer = j->layer * parts + p;
+                    o->start = j->b->early && o->layer > 0 ? o->layer - 1 : o->layer;
+                }
+            }
     }
 }

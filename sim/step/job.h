@@ -36,11 +36,14 @@ struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b);
 // detail.layers: a batch of one simulated layer (migrate.c: a batch carries
 // one group's blocks) stands for `parts` batches, one per model layer of the
 // group, each with as many blocks (a simulated block holds `parts` layers'
-// bytes). Writes them to out[0 .. parts): part p moves j's bytes / parts and
-// is needed from model layer j.layer x parts + p (starting a layer earlier
-// when early), so that layers wait for their own copies as at full detail;
-// a job no layer waits for is split alike. parts = 1: j itself.
-void ks_step_job_split(const struct ks_step_job *j, uint32_t parts, struct ks_step_job *out);
+// bytes). Writes jobs[0 .. n)'s to out[0 .. n x parts): part p of a job
+// moves its bytes / parts and is needed from model layer layer x parts + p
+// (starting a layer earlier when early), so that layers wait for their own
+// copies as at full detail; a job no layer waits for is split alike. The
+// jobs of consecutive batches of one group go part by part (every batch's
+// part 0, then every batch's part 1, ...), so that the lanes take them in a
+// full-detail plan's order: layer by layer. parts = 1: the jobs as they are.
+void ks_step_job_split(const struct ks_step_job *jobs, uint32_t n, uint32_t parts, struct ks_step_job *out);
 
 // The most urgent job that is neither running nor landed and whose `after`
 // batch has landed, or -1. A needed job whose start layer is past

@@ -764,33 +764,46 @@ static void jobs_keep_a_lane(void **state)
     assert_int_equal(ks_step_next_job(j, 6, 0), 3); // a bulk job's lane came free
 }
 
-// detail.layers: a simulated layer's job as the model layers' copies: group
-// 1 of layers of 4 is layers 4-7, each its share of the bytes (the rest on
-// the last), an early one starting a layer before its own; a job no layer
-// waits for stays at layer 0; `after` finds the same part of its batch.
+// detail.layers: a simulated layer's jobs as the model layers' copies:
+// group 1 of layers of 4 is layers 4-7, each its share of the bytes (the
+// rest on the last), an early one starting a layer before its own; a job no
+// layer waits for stays at layer 0; `after` finds the same part of its
+// batch. Batches of one group go part by part, a new group after them.
 static void job_split_by_layer(void **state)
 {
     (void)state;
-    struct ks_batch miss = {.id = 7, .after = 6, .klass = KS_CLASS_MISS, .early = 1, .n = 3, .bytes = 1003};
-    struct ks_batch evict = {.id = 6, .after = KS_NONE, .klass = KS_CLASS_EVICT, .n = 3, .bytes = 1003};
-    struct ks_step_job m = {.b = &miss, .bytes = 1003, .needed = 1, .layer = 1, .start = 0};
-    struct ks_step_job e = {.b = &evict, .bytes = 1003};
-    struct ks_step_job j[8];
-    ks_step_job_split(&e, 4, j);
-    ks_step_job_split(&m, 4, j + 4);
+    struct ks_batch b[3] = {
+        {.id = 6, .after = KS_NONE, .klass = KS_CLASS_EVICT, .group = 1, .n = 3, .bytes = 1003},
+        {.id = 7, .after = 6, .klass = KS_CLASS_MISS, .early = 1, .group = 1, .n = 3, .bytes = 1003},
+        {.id = 8, .after = KS_NONE, .klass = KS_CLASS_MISS, .group = 2, .n = 1, .bytes = 8},
+    };
+    struct ks_step_job in[3] = {
+        {.b = &b[0], .bytes = 1003},
+        {.b = &b[1], .bytes = 1003, .needed = 1, .layer = 1, .start = 0},
+        {.b = &b[2], .bytes = 8, .needed = 1, .layer = 2, .start = 2},
+    };
+    struct ks_step_job j[12];
+    ks_step_job_split(in, 3, 4, j);
     uint64_t bytes[4] = {250, 250, 250, 253};
     for (uint32_t p = 0; p < 4; p++) {
-        assert_int_equal(j[p].bytes, bytes[p]);
-        assert_int_equal(j[4 + p].bytes, bytes[p]);
-        assert_int_equal(j[p].part, p);
-        assert_false(j[p].needed);
-        assert_int_equal(j[p].layer, 0);
-        assert_true(j[4 + p].needed);
-        assert_int_equal(j[4 + p].layer, 4 + p);
-        assert_int_equal(j[4 + p].start, 3 + p);
-        assert_int_equal(ks_step_job_after(j, 8, 4 + p), p);
+        const struct ks_step_job *e = &j[2 * p], *m = &j[2 * p + 1], *x = &j[8 + p];
+        assert_ptr_equal(e->b, &b[0]); // group 1: the demotion's part p, then the miss's
+        assert_ptr_equal(m->b, &b[1]);
+        assert_int_equal(e->bytes, bytes[p]);
+        assert_int_equal(m->bytes, bytes[p]);
+        assert_int_equal(e->part, p);
+        assert_int_equal(m->part, p);
+        assert_false(e->needed);
+        assert_int_equal(e->layer, 0);
+        assert_true(m->needed);
+        assert_int_equal(m->layer, 4 + p);
+        assert_int_equal(m->start, 3 + p);
+        assert_int_equal(ks_step_job_after(j, 12, 2 * p + 1), 2 * p);
+        assert_ptr_equal(x->b, &b[2]); // group 2 after
+        assert_int_equal(x->layer, 8 + p);
+        assert_int_equal(x->bytes, 2);
     }
-    ks_step_job_split(&m, 1, j); // full detail: the job itself
+    ks_step_job_split(in + 1, 1, 1, j); // full detail: the job itself
     assert_int_equal(j[0].bytes, 1003);
     assert_int_equal(j[0].layer, 1);
     assert_int_equal(j[0].start, 0);
