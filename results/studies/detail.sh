@@ -8,7 +8,7 @@
 # others) on the clusters, and combinations; writes results/studies/detail.md: per scenario and level, the wall
 # time and the relative error of each figure against full detail. Runs are
 # cut as the cases below say (the clusters to a few nodes at their load per
-# GPU). About 35 minutes of one core here.
+# GPU). About 7 to 15 minutes here (2026-12-03).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ks=${1:-build/kvstrata}
@@ -72,8 +72,9 @@ done
     echo "# Levels of detail against full detail"
     echo
     echo "\`results/studies/detail.sh\`, $(date -u +%Y-%m-%d), $(uname -m), kvstrata $(git rev-parse --short HEAD)."
-    echo "\`detail.layers = K\` simulates the cache and the selections of K of the model's 32 layers (the"
-    echo "middle one of each run of 32/K), each standing for 32/K layers: its blocks carry their KV, so"
+    echo "\`detail.layers = K\` simulates the cache and the selections of K of the model's 32 layers (a"
+    echo "request's those of one layer of each run of 32/K, drawn per request), each standing for 32/K"
+    echo "layers: its blocks carry their KV, and its batches are copied as one per model layer, so"
     echo "capacities, migrated bytes and times are the model's while the blocks handled shrink 32/K-fold."
     echo "\`detail.gpus = K\` (gpus=K) simulates the caches of K of the GPUs, evenly spaced, in full; the"
     echo "others follow them (README, detail.gpus): block_accesses and the cache's counts are the sample's,"
@@ -118,6 +119,6 @@ done
     echo "over fewer GPUs, and their figures move with"
     echo "that draw (README, \"The simulator's speed\": over 16 seeds the mean throughput is within its"
     echo "standard error, the P99s of few requests are biased low); on the loaded one (a closed loop,"
-    echo "33 requests decoding per GPU) nodes=4, 2 and 1 keep every figure within 2%."
+    echo "33 requests decoding per GPU) the draw is the same on every node and the rows give the levels' own error."
 } > "$out"
 echo "detail: wrote $out" >&2
