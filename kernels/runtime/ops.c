@@ -190,7 +190,7 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
     t->n_pend = 0;
     for (uint32_t i = 0; i < plan->n; i++) {
         struct ks_batch *b = plan->batch[i];
-        t->jobs[i] = ks_step_job_of(t->c, b);
+        t->jobs[i] = ks_step_job_of(b);
         if (t->gpu)
             t->jev[i] = (struct job_event){.ev = t->jev[i].ev};
         for (uint32_t j = 0; j < b->n; j++)

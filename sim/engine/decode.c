@@ -137,7 +137,7 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
     if (ks_grow((void **)&g->whole, &g->cap_whole, plan->n, sizeof *g->whole) != KS_OK)
         return KS_ENOMEM;
     for (uint32_t i = 0; i < plan->n; i++)
-        g->whole[i] = ks_step_job_of(g->cache, plan->batch[i]);
+        g->whole[i] = ks_step_job_of(plan->batch[i]);
     return add_jobs(g, g->whole, plan->n);
 }
 

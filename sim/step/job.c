@@ -67,18 +67,10 @@ int ks_step_all_landed(const struct ks_step_job *jobs, uint32_t n)
     return 1;
 }
 
-struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b)
+struct ks_step_job ks_step_job_of(struct ks_batch *b)
 {
     int needed = b->klass == KS_CLASS_MISS;
-    uint32_t l = UINT32_MAX;
-    for (uint32_t i = 0; needed && i < b->n; i++) {
-        if (b->block_klass[i] != KS_CLASS_MISS)
-            continue; // a prefetch riding along: this step reads it in no layer
-        uint32_t g = ks_cache_block_group(c, b->blocks[i]);
-        if (g < l)
-            l = g;
-    }
-    uint32_t layer = needed ? l : 0;
+    uint32_t layer = needed ? b->group : 0;
     return (struct ks_step_job){.b = b, .bytes = b->bytes, .needed = (uint8_t)needed, .layer = layer,
                                 .start = b->early && layer > 0 ? layer - 1 : layer};
 }

@@ -27,11 +27,11 @@ struct ks_step_job {
 };
 
 // The job for batch b of a plan: needed when it carries misses, then from
-// the first layer (group) any of its missed blocks belongs to. Prefetches
-// that share the batch do not make an earlier layer wait: this step does
-// not read them. An early batch (struct ks_batch) of layer l > 0 may start
-// with layer l - 1: the previous layer's selection chose its blocks too.
-struct ks_step_job ks_step_job_of(const struct ks_cache *c, struct ks_batch *b);
+// its layer (group: a batch carries one group's blocks, ks_batch.group;
+// prefetches sharing it are of that layer too). An early batch (struct
+// ks_batch) of layer l > 0 may start with layer l - 1: the previous layer's
+// selection chose its blocks too.
+struct ks_step_job ks_step_job_of(struct ks_batch *b);
 
 // detail.layers: a batch of one simulated layer (migrate.c: a batch carries
 // one group's blocks) stands for `parts` batches, one per model layer of the

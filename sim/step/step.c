@@ -610,7 +610,7 @@ static int publish(struct ks_step *d, const struct ks_plan *plan)
         o->cap = plan->n;
     }
     for (uint32_t i = 0; i < plan->n; i++)
-        o->job[i] = ks_step_job_of(d->p.cache, plan->batch[i]);
+        o->job[i] = ks_step_job_of(plan->batch[i]);
     d->shape.kv = d->kv_bytes;
     return ks_follow_publish(d->p.follow, &d->shape, o->job, plan->n, (const uint32_t (*)[KS_TIERS])d->outside);
 }

@@ -366,7 +366,7 @@ static void prefetch_sets_no_waiting_layer(void **state)
     assert_int_equal(b0->klass, KS_CLASS_HEAT);
     assert_int_equal(b1->klass, KS_CLASS_MISS);
     assert_int_equal(b1->block_klass[miss], KS_CLASS_MISS);
-    struct ks_step_job j0 = ks_step_job_of(c, plan.batch[0]), j1 = ks_step_job_of(c, plan.batch[1]);
+    struct ks_step_job j0 = ks_step_job_of(plan.batch[0]), j1 = ks_step_job_of(plan.batch[1]);
     assert_false(j0.needed);
     assert_true(j1.needed);
     assert_int_equal(j1.layer, 1);

@@ -153,7 +153,7 @@ static int f_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len)
             waited_for[k] |= plan->batch[k]->id == plan->batch[i]->after;
     for (uint32_t i = 0; i < plan->n; i++) {
         struct ks_batch *b = plan->batch[i];
-        f->jobs[i] = ks_step_job_of(f->c, b);
+        f->jobs[i] = ks_step_job_of(b);
         int lone = !f->jobs[i].needed && !waited_for[i];
         double start = f->clock;
         if (b->after != KS_NONE) {
@@ -732,7 +732,7 @@ static void job_start_layer(void **state)
     assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
     uint32_t seen = 0;
     for (uint32_t i = 0; i < plan.n; i++) {
-        struct ks_step_job j = ks_step_job_of(c, plan.batch[i]);
+        struct ks_step_job j = ks_step_job_of(plan.batch[i]);
         assert_true(j.needed);
         assert_int_equal(j.start, j.layer > 0 ? j.layer - 1 : 0);
         seen |= 1u << j.layer;
