@@ -13,9 +13,12 @@
 //     there or, recursively, a victim's page there). A victim that cannot be
 //     placed below stays; the candidate waiting for its page stays pending;
 //  4. batches: moves grouped by (layer group, source, destination, the batch
-//     that vacates their destination pages), at most migration_batch blocks
-//     each, deepest demotions first so that every batch's `after` precedes
-//     it, and within a depth group by group, the first layer's first.
+//     that vacates their destination pages, whether they are misses), at
+//     most migration_batch blocks each, deepest demotions first so that
+//     every batch's `after` precedes it, and within a depth group by group,
+//     the first layer's first. A batch of misses carries no warm-up or
+//     prefetch: the layer that waits for it waits for no block it does not
+//     read, and the lanes take the others after the misses (their class).
 // A page handed from a victim to an incoming block changes owner when the
 // victim's batch is confirmed, so no page is ever owned by two blocks.
 #include <stddef.h>
@@ -379,7 +382,7 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
             for (uint32_t k = 0; k < n_open; k++) {
                 struct ks_batch_rec *o = open[k];
                 if (o->b.src == r->src && o->b.dst == r->dst && o->after_slot == after_slot && o->b.n < o->cap &&
-                    o->b.early == early) {
+                    o->b.early == early && (o->b.klass == KS_CLASS_MISS) == (r->klass == KS_CLASS_MISS)) {
                     br = o;
                     bs = open_slot[k];
                     break;

@@ -78,7 +78,13 @@ int ks_follow_publish(struct ks_follow *f, const struct ks_follow_shape *numbers
     if (r->n < KS_FOLLOW_RING)
         r->n++;
     f->published++;
+    f->published_young += numbers->n_young > 0;
     return KS_OK;
+}
+
+int ks_follow_ready(const struct ks_follow *f)
+{
+    return f->published_young > 0 && f->published > f->published_young;
 }
 
 // The nearest ring to `at` with a shape among rings[], NULL: none.

@@ -16,9 +16,11 @@
 // recent steps: the last KS_FOLLOW_RING shapes published per key (the
 // number of decoding requests, how many are at their first decode step,
 // their age); a follower draws one with its own key (or the nearest
-// published) and scales it to its own number of requests. Until the first
-// sampled step is published (the run's first instants), a follower steps
-// in full detail.
+// published) and scales it to its own number of requests. Until steps both
+// with and without young requests have been published (the run's first
+// sampled steps: the first is all young), a follower steps in full detail:
+// a follower's step after its first would otherwise take the only shape
+// published, the sampled GPUs' first, their cold start, again.
 //
 // The follower's own cache manager still places its requests' blocks
 // (admission and the L1 reserve's evictions stay its own) but sees no
@@ -38,11 +40,22 @@
 // Steps are told apart by their requests' ages too: the requests at their
 // first decode step (the young ones: a new request's first selections find
 // its blocks elsewhere, its misses come in a burst), 0 to
-// KS_FOLLOW_YOUNG_MAX (or more), and the mean tokens generated, by powers of
-// two up to 2^(KS_FOLLOW_AGES - 1) (L1 warms up as requests age).
+// KS_FOLLOW_YOUNG_MAX (or more), and the mean tokens generated
+// (ks_follow_age: one by one below KS_FOLLOW_AGE_EXACT, where L1 warms up
+// step by step, then by powers of two up to 2^13).
 #define KS_FOLLOW_YOUNG 1
 #define KS_FOLLOW_YOUNG_MAX 3
-#define KS_FOLLOW_AGES 14
+#define KS_FOLLOW_AGE_EXACT 16
+#define KS_FOLLOW_AGES (KS_FOLLOW_AGE_EXACT + 10)
+
+// The age key of a step whose requests generated `mean` tokens on average.
+static inline uint32_t ks_follow_age(uint64_t mean)
+{
+    if (mean < KS_FOLLOW_AGE_EXACT)
+        return (uint32_t)mean;
+    uint32_t age = KS_FOLLOW_AGE_EXACT + (63 - (uint32_t)__builtin_clzll(mean)) - 4; // 2^4 = KS_FOLLOW_AGE_EXACT
+    return age < KS_FOLLOW_AGES ? age : KS_FOLLOW_AGES - 1;
+}
 
 // A batch of a sampled step, as its lanes saw it.
 struct ks_follow_batch {
@@ -57,7 +70,7 @@ struct ks_follow_batch {
 struct ks_follow_shape {
     uint32_t n_dec;   // decoding requests (each one's token)
     uint32_t n_young; // of them, young ones
-    uint32_t age;     // log2 of their mean tokens generated (at most KS_FOLLOW_AGES - 1)
+    uint32_t age;     // their mean tokens generated, as ks_follow_age keys it
     double kv;        // KV bytes its selections read
     double hbm;       // of them, the bytes timed at HBM bandwidth (no kernel time)
     double attn;      // seconds of measured attention kernel
@@ -76,7 +89,8 @@ struct ks_follow {
         struct ks_follow_shape *shape; // [KS_FOLLOW_RING], allocated on first use
         uint32_t n, next;
     } ring[KS_FOLLOW_YOUNG_MAX + 1][KS_FOLLOW_AGES][KS_FOLLOW_BUCKETS];
-    uint64_t published; // steps
+    uint64_t published;       // steps
+    uint64_t published_young; // of them, steps with a young request
 };
 
 // What one follower keeps between steps: its batches (valid until the step's
@@ -99,6 +113,10 @@ void ks_follow_fini(struct ks_follow *f);
 // shape it replaces in its ring is reused. KS_OK or KS_ENOMEM.
 int ks_follow_publish(struct ks_follow *f, const struct ks_follow_shape *numbers, const struct ks_step_job *jobs,
                       uint32_t n_jobs, const uint32_t (*outside)[KS_TIERS]);
+
+// Whether followers follow: steps both with and without young requests
+// were published (before, a follower steps in full detail).
+int ks_follow_ready(const struct ks_follow *f);
 
 // A shape for a step of n_dec decoding requests (> 0), n_young of them
 // young, of age `age`: one of the ring with as many young ones

@@ -590,7 +590,7 @@ static void count_decoding(const struct ks_step *d, uint32_t *n_dec, uint32_t *n
         }
     }
     uint64_t mean = *n_dec ? generated / *n_dec : 0;
-    *age = mean ? 63 - (uint32_t)__builtin_clzll(mean) : 0;
+    *age = ks_follow_age(mean);
 }
 
 // detail.gpus, a sampled GPU: its step's shape (d->shape, the plan's jobs,
@@ -677,10 +677,10 @@ static int decode(struct ks_step *d, char *err, size_t len)
     int st = ks_cache_step(c, d->step++);
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
-    // detail.gpus: a follower takes a sampled GPU's step (follow.h), once one was published
+    // detail.gpus: a follower takes a sampled GPU's step (follow.h), once they are published
     const struct ks_follow_shape *sh = NULL;
     double scale = 1;
-    if (d->p.follow && !d->p.sampled) {
+    if (d->p.follow && !d->p.sampled && ks_follow_ready(d->p.follow)) {
         uint32_t n_dec, n_young, age;
         count_decoding(d, &n_dec, &n_young, &age);
         sh = ks_follow_pick(d->p.follow, n_dec, n_young, age, ks_rng_mix((uint64_t)d->p.gpu << 32 ^ now_step));

@@ -34,16 +34,11 @@ static struct ks_cache *setup(struct ks_cache_params *p, uint32_t *r)
     return c;
 }
 
-// The plan must be one batch L2 -> L1 of class `klass` moving exactly the
-// request's blocks want[0..n) (in any order); it is confirmed.
-static void expect_one_batch(struct ks_cache *c, const struct ks_cache_params *p, uint32_t r, uint64_t budget,
-                             unsigned klass, const uint32_t *want, uint32_t n)
+// One batch L2 -> L1 of the plan, of class `klass`, moving exactly the
+// request's blocks want[0..n) (in any order).
+static void expect_batch(struct ks_cache *c, uint32_t r, const struct ks_batch *b, unsigned klass,
+                         const uint32_t *want, uint32_t n)
 {
-    struct ks_plan plan;
-    assert_int_equal(ks_cache_plan(c, budget, &plan), KS_OK);
-    ks_test_plan_sane(p, &plan);
-    assert_int_equal(plan.n, 1);
-    const struct ks_batch *b = plan.batch[0];
     assert_int_equal(b->src, KS_L2);
     assert_int_equal(b->dst, KS_L1);
     assert_int_equal(b->after, KS_NONE);
@@ -52,6 +47,24 @@ static void expect_one_batch(struct ks_cache *c, const struct ks_cache_params *p
     for (uint32_t i = 0; i < n; i++)
         if (ks_test_in_batch(b, ks_test_id(c, r, 0, want[i])) < 0)
             fail_msg("block %u is not in the batch", want[i]);
+}
+
+// The plan must move exactly the request's blocks want[0..n): the misses
+// want[0..misses) in a batch of their own, of class MISS, first; the others
+// in one batch of class `klass` (a batch of misses carries no prefetch: the
+// layer that waits for it would wait for blocks it does not read). It is
+// confirmed.
+static void expect_moves(struct ks_cache *c, const struct ks_cache_params *p, uint32_t r, uint64_t budget,
+                         const uint32_t *want, uint32_t misses, uint32_t n, unsigned klass)
+{
+    struct ks_plan plan;
+    assert_int_equal(ks_cache_plan(c, budget, &plan), KS_OK);
+    ks_test_plan_sane(p, &plan);
+    assert_int_equal(plan.n, (misses > 0) + (n > misses));
+    if (misses > 0)
+        expect_batch(c, r, plan.batch[0], KS_CLASS_MISS, want, misses);
+    if (n > misses)
+        expect_batch(c, r, plan.batch[misses > 0], klass, want + misses, n - misses);
     ks_test_confirm_all(c, &plan);
     ks_test_check(c);
 }
@@ -70,7 +83,7 @@ static void classes_and_budget(void **state)
     struct ks_access a = {.block = 10, .mass = 1.0f, .next = KS_NONE};
     assert_int_equal(ks_cache_access(c, r, 0, &a, 1, &where, NULL), KS_OK);
     assert_int_equal(where, KS_AT_L2);
-    expect_one_batch(c, &p, r, 0, KS_CLASS_MISS, (uint32_t[]){10}, 1);
+    expect_moves(c, &p, r, 0, (uint32_t[]){10}, 1, 1, KS_CLASS_MISS);
     assert_int_equal(st->pf_issued, 0);
     assert_int_equal(st->pf_dropped, 4);
 
@@ -79,7 +92,7 @@ static void classes_and_budget(void **state)
     ks_cache_step(c, 2);
     ks_test_access1(c, r, 0, 10, 1.0f);
     ks_test_access1(c, r, 0, 15, 1.0f);
-    expect_one_batch(c, &p, r, 5 * BB, KS_CLASS_MISS, (uint32_t[]){15, 16, 17, 18, 19}, 5);
+    expect_moves(c, &p, r, 5 * BB, (uint32_t[]){15, 16, 17, 18, 19}, 1, 5, KS_CLASS_NEIGHBOR);
     assert_int_equal(st->pf_issued, 4);
     assert_int_equal(st->pf_dropped, 8);
 
@@ -87,7 +100,7 @@ static void classes_and_budget(void **state)
     // HEAT 11..14, all planned
     ks_cache_step(c, 3);
     ks_test_access1(c, r, 0, 10, 5.0f);
-    expect_one_batch(c, &p, r, UINT64_MAX, KS_CLASS_HEAT, (uint32_t[]){11, 12, 13, 14}, 4);
+    expect_moves(c, &p, r, UINT64_MAX, (uint32_t[]){11, 12, 13, 14}, 0, 4, KS_CLASS_HEAT);
     assert_int_equal(st->pf_issued, 8);
     assert_int_equal(st->pf_dropped, 8);
 
@@ -97,14 +110,14 @@ static void classes_and_budget(void **state)
     struct ks_plan plan;
     assert_int_equal(ks_cache_plan(c, 4 * BB + BB / 2, &plan), KS_OK);
     ks_test_plan_sane(&p, &plan);
-    assert_int_equal(plan.n, 1);
-    assert_int_equal(plan.batch[0]->n, 4);
-    assert_int_equal(plan.batch[0]->klass, KS_CLASS_MISS);
-    assert_true(ks_test_in_batch(plan.batch[0], ks_test_id(c, r, 0, 30)) >= 0);
-    for (uint32_t i = 0; i < 4; i++) {
+    assert_int_equal(plan.n, 2);
+    expect_batch(c, r, plan.batch[0], KS_CLASS_MISS, (uint32_t[]){30}, 1);
+    assert_int_equal(plan.batch[1]->n, 3);
+    assert_int_equal(plan.batch[1]->klass, KS_CLASS_NEIGHBOR);
+    for (uint32_t i = 0; i < 3; i++) {
         int in = 0;
-        for (uint32_t j = 30; j <= 34; j++)
-            in |= plan.batch[0]->blocks[i] == ks_test_id(c, r, 0, j);
+        for (uint32_t j = 31; j <= 34; j++)
+            in |= plan.batch[1]->blocks[i] == ks_test_id(c, r, 0, j);
         assert_true(in);
     }
     ks_test_confirm_all(c, &plan);
@@ -131,14 +144,13 @@ static void misses_always_planned(void **state)
     // 2 misses + 1 prefetch fit
     assert_int_equal(ks_cache_plan(c, 3 * BB, &plan), KS_OK);
     ks_test_plan_sane(&p, &plan);
-    assert_int_equal(plan.n, 1);
-    assert_int_equal(plan.batch[0]->n, 3);
-    assert_int_equal(plan.batch[0]->klass, KS_CLASS_MISS);
-    assert_true(ks_test_in_batch(plan.batch[0], ks_test_id(c, r, 0, 5)) >= 0);
-    assert_true(ks_test_in_batch(plan.batch[0], ks_test_id(c, r, 0, 7)) >= 0);
+    assert_int_equal(plan.n, 2);
+    expect_batch(c, r, plan.batch[0], KS_CLASS_MISS, (uint32_t[]){5, 7}, 2);
+    assert_int_equal(plan.batch[1]->n, 1);
+    assert_int_equal(plan.batch[1]->klass, KS_CLASS_NEIGHBOR);
     int neighbor = 0;
     for (uint32_t j = 6; j <= 11; j++)
-        if (j != 7 && ks_test_in_batch(plan.batch[0], ks_test_id(c, r, 0, j)) >= 0)
+        if (j != 7 && ks_test_in_batch(plan.batch[1], ks_test_id(c, r, 0, j)) >= 0)
             neighbor++;
     assert_int_equal(neighbor, 1);
     assert_int_equal(st->pf_issued, 1);
@@ -183,7 +195,7 @@ static void shared_before_neighbor(void **state)
     // Budget: both misses and 3 blocks.
     ks_cache_step(c, 1);
     ks_test_access(c, b, 0, (uint32_t[]){9, 4}, 2, 1.0f);
-    expect_one_batch(c, &p, b, 5 * BB, KS_CLASS_MISS, (uint32_t[]){9, 4, 5, 6, 7}, 5);
+    expect_moves(c, &p, b, 5 * BB, (uint32_t[]){9, 4, 5, 6, 7}, 2, 5, KS_CLASS_SHARED);
     assert_int_equal(st->pf_issued, 3);
     assert_int_equal(st->pf_dropped, 5);
     assert_int_equal(ks_test_tier(c, a, 0, 6), KS_L1); // the same blocks for a
@@ -191,7 +203,7 @@ static void shared_before_neighbor(void **state)
     // for the miss and 3 blocks: the neighbours, not the heat class
     ks_cache_step(c, 2);
     ks_test_access(c, b, 0, (uint32_t[]){4, 14}, 2, 1.0f);
-    expect_one_batch(c, &p, b, 4 * BB, KS_CLASS_MISS, (uint32_t[]){14, 15, 16, 17}, 4);
+    expect_moves(c, &p, b, 4 * BB, (uint32_t[]){14, 15, 16, 17}, 1, 4, KS_CLASS_NEIGHBOR);
     assert_int_equal(st->pf_issued, 6);
     assert_int_equal(st->pf_dropped, 6);
     assert_int_equal(ks_test_tier(c, b, 0, 8), KS_L2);
@@ -232,7 +244,7 @@ static void heat_class_needs_rising(void **state)
     // a burst: rising again
     ks_cache_step(c, 102);
     ks_test_access1(c, r, 0, 0, 1000.0f);
-    expect_one_batch(c, &p, r, UINT64_MAX, KS_CLASS_HEAT, (uint32_t[]){1, 2, 3, 4}, 4);
+    expect_moves(c, &p, r, UINT64_MAX, (uint32_t[]){1, 2, 3, 4}, 0, 4, KS_CLASS_HEAT);
     assert_int_equal(st->pf_issued, 4);
     ks_cache_free(c);
 }
@@ -248,7 +260,7 @@ static void used_and_wasted_by_free(void **state)
     const struct ks_cache_stats *st = ks_cache_stats(c);
     ks_cache_step(c, 1);
     ks_test_access1(c, r, 0, 10, 1.0f); // MISS 10, NEIGHBOR 11..14
-    expect_one_batch(c, &p, r, UINT64_MAX, KS_CLASS_MISS, (uint32_t[]){10, 11, 12, 13, 14}, 5);
+    expect_moves(c, &p, r, UINT64_MAX, (uint32_t[]){10, 11, 12, 13, 14}, 1, 5, KS_CLASS_NEIGHBOR);
     assert_int_equal(st->pf_issued, 4);
     assert_int_equal(st->pf_used, 0);
     ks_cache_step(c, 2);
@@ -261,7 +273,7 @@ static void used_and_wasted_by_free(void **state)
     assert_int_equal(where[1], KS_AT_L1);
     assert_int_equal(st->pf_used, 2);
     // at NEIGHBOR priority (their heat rises too, but entering comes first)
-    expect_one_batch(c, &p, r, UINT64_MAX, KS_CLASS_NEIGHBOR, (uint32_t[]){15, 16}, 2);
+    expect_moves(c, &p, r, UINT64_MAX, (uint32_t[]){15, 16}, 0, 2, KS_CLASS_NEIGHBOR);
     assert_int_equal(st->pf_issued, 6);
     assert_int_equal(st->pf_dropped, 0);
     // a second access of a used block does not count again
@@ -292,7 +304,7 @@ static void wasted_by_eviction(void **state)
     ks_test_grow(c, r, 7, KS_L2); // 3..9
     ks_cache_step(c, 1);
     ks_test_access1(c, r, 0, 3, 1.0f); // MISS 3, NEIGHBOR 4
-    expect_one_batch(c, &p, r, UINT64_MAX, KS_CLASS_MISS, (uint32_t[]){3, 4}, 2);
+    expect_moves(c, &p, r, UINT64_MAX, (uint32_t[]){3, 4}, 1, 2, KS_CLASS_NEIGHBOR);
     assert_int_equal(st->pf_issued, 1);
     assert_int_equal(ks_test_used(c, KS_L1), 5);
     for (uint32_t t = 2; t <= 5; t++) { // 0..3 used at 2..5; windows all in L1
@@ -331,10 +343,10 @@ static void wasted_by_eviction(void **state)
     ks_cache_free(c);
 }
 
-// A batch carries one layer's blocks, a miss and that layer's prefetches
-// (same tiers): a prefetch of layer 0 planned with a miss of layer 1 goes in
-// a batch of its own, which no layer waits for (this step does not read it),
-// and the miss's batch waits from layer 1.
+// A batch carries one layer's blocks, and a batch of misses no prefetch: a
+// prefetch of layer 0 planned with a miss of layer 1 goes in a batch of its
+// own, as do the miss's neighbours in layer 1; no layer waits for either
+// (this step does not read them), and the miss's batch waits from layer 1.
 static void prefetch_sets_no_waiting_layer(void **state)
 {
     (void)state;
@@ -357,21 +369,71 @@ static void prefetch_sets_no_waiting_layer(void **state)
     ks_test_access1(c, r, 1, 20, 1.0f); // layer 1: a miss
     assert_int_equal(ks_cache_plan(c, UINT64_MAX, &plan), KS_OK);
     ks_test_plan_sane(&p, &plan);
-    assert_int_equal(plan.n, 2);
-    const struct ks_batch *b0 = plan.batch[0], *b1 = plan.batch[1]; // layer by layer
-    int heat = ks_test_in_batch(b0, ks_test_id(c, r, 0, 11)), miss = ks_test_in_batch(b1, ks_test_id(c, r, 1, 20));
-    assert_true(heat >= 0);
-    assert_true(miss >= 0);
-    assert_int_equal(ks_test_in_batch(b1, ks_test_id(c, r, 0, 11)), -1);
+    assert_int_equal(plan.n, 3);
+    // layer by layer: layer 0's HEAT 11..14, layer 1's miss, its NEIGHBOR 21..24
+    const struct ks_batch *b0 = plan.batch[0], *b1 = plan.batch[1], *b2 = plan.batch[2];
+    assert_int_equal(b0->n, 4);
+    assert_int_equal(b1->n, 1);
+    assert_int_equal(b2->n, 4);
+    assert_true(ks_test_in_batch(b0, ks_test_id(c, r, 0, 11)) >= 0);
+    assert_int_equal(b1->blocks[0], ks_test_id(c, r, 1, 20));
+    for (uint32_t j = 21; j <= 24; j++)
+        assert_true(ks_test_in_batch(b2, ks_test_id(c, r, 1, j)) >= 0);
     assert_int_equal(b0->klass, KS_CLASS_HEAT);
     assert_int_equal(b1->klass, KS_CLASS_MISS);
-    assert_int_equal(b1->block_klass[miss], KS_CLASS_MISS);
-    struct ks_step_job j0 = ks_step_job_of(plan.batch[0]), j1 = ks_step_job_of(plan.batch[1]);
+    assert_int_equal(b2->klass, KS_CLASS_NEIGHBOR);
+    struct ks_step_job j0 = ks_step_job_of(plan.batch[0]), j1 = ks_step_job_of(plan.batch[1]),
+                       j2 = ks_step_job_of(plan.batch[2]);
     assert_false(j0.needed);
     assert_true(j1.needed);
     assert_int_equal(j1.layer, 1);
+    assert_false(j2.needed);
     ks_test_confirm_all(c, &plan);
     ks_test_check(c);
+    ks_cache_free(c);
+}
+
+// A request that sits a step out (ks_cache_defer) has its misses warm up
+// aside: in a batch of their own, of class WARM, after the other requests'
+// misses, which no layer waits for; a warm-up floor of one full batch goes
+// even when the budget is spent.
+static void warm_ups_ride_apart(void **state)
+{
+    (void)state;
+    struct ks_cache_params p = ks_test_params(64, 64, 0);
+    assert_true(p.migration_batch >= 3); // room for the three moves in one batch
+    struct ks_cache *c = ks_test_new(&p);
+    const struct ks_cache_stats *st = ks_cache_stats(c);
+    uint32_t a = ks_test_req(c), b = ks_test_req(c);
+    ks_test_grow(c, a, 5, KS_L1);  // a: 0..4
+    ks_test_grow(c, a, 10, KS_L2); // 5..14
+    ks_test_grow(c, b, 5, KS_L1);
+    ks_test_grow(c, b, 10, KS_L2);
+    for (uint32_t t = 1; t <= 2; t++) {
+        ks_cache_step(c, t);
+        ks_test_access1(c, a, 0, 5 + t, 1.0f);                        // a: a miss
+        ks_test_access(c, b, 0, (uint32_t[]){7 + 2 * t, 8 + 2 * t}, 2, 1.0f); // b: two
+        assert_int_equal(ks_cache_defer(c, b), 2);
+        struct ks_plan plan;
+        assert_int_equal(ks_cache_plan(c, t == 1 ? UINT64_MAX : 0, &plan), KS_OK); // 0: the floor only
+        ks_test_plan_sane(&p, &plan);
+        assert_int_equal(plan.n, 2);
+        const struct ks_batch *m = plan.batch[0], *w = plan.batch[1];
+        assert_int_equal(m->klass, KS_CLASS_MISS);
+        assert_int_equal(m->n, 1);
+        assert_int_equal(m->blocks[0], ks_test_id(c, a, 0, 5 + t));
+        assert_int_equal(w->klass, KS_CLASS_WARM);
+        assert_int_equal(w->n, 2);
+        assert_true(ks_test_in_batch(w, ks_test_id(c, b, 0, 7 + 2 * t)) >= 0);
+        assert_true(ks_test_in_batch(w, ks_test_id(c, b, 0, 8 + 2 * t)) >= 0);
+        struct ks_step_job jm = ks_step_job_of(plan.batch[0]), jw = ks_step_job_of(plan.batch[1]);
+        assert_true(jm.needed);
+        assert_false(jw.needed);
+        ks_test_confirm_all(c, &plan);
+        ks_test_check(c);
+        assert_int_equal(st->deferred, 2 * t);
+        assert_int_equal(st->warmed, 2 * t);
+    }
     ks_cache_free(c);
 }
 
@@ -385,6 +447,7 @@ int main(void)
         cmocka_unit_test(used_and_wasted_by_free),
         cmocka_unit_test(wasted_by_eviction),
         cmocka_unit_test(prefetch_sets_no_waiting_layer),
+        cmocka_unit_test(warm_ups_ride_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

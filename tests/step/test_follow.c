@@ -79,6 +79,33 @@ static void pick_nearest(void **state)
     ks_follow_fini(&f);
 }
 
+// Followers follow once steps with and without young requests are both
+// published: the sampled GPUs' first steps are all young, their cold start,
+// which a follower's later steps must not take as theirs.
+static void ready_after_both_kinds(void **state)
+{
+    (void)state;
+    struct ks_follow f;
+    make_plan();
+    assert_int_equal(ks_follow_init(&f, GROUPS), KS_OK);
+    assert_false(ks_follow_ready(&f));
+    publish(&f, 8, 8, 0, 100, 3); // a first step: every request young
+    publish(&f, 9, 3, 0, 100, 3);
+    assert_false(ks_follow_ready(&f));
+    publish(&f, 8, 0, 1, 50, 3); // a step without young requests
+    assert_true(ks_follow_ready(&f));
+    assert_int_equal(f.published, 3);
+    assert_int_equal(f.published_young, 2);
+    ks_follow_fini(&f);
+    // the other order
+    assert_int_equal(ks_follow_init(&f, GROUPS), KS_OK);
+    publish(&f, 8, 0, 1, 50, 3);
+    assert_false(ks_follow_ready(&f));
+    publish(&f, 8, 1, 1, 50, 3);
+    assert_true(ks_follow_ready(&f));
+    ks_follow_fini(&f);
+}
+
 // A ring keeps the last KS_FOLLOW_RING shapes; draws spread over them.
 static void ring_keeps_the_last(void **state)
 {
@@ -189,6 +216,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pick_nearest),
+        cmocka_unit_test(ready_after_both_kinds),
         cmocka_unit_test(ring_keeps_the_last),
         cmocka_unit_test(jobs_scaled),
         cmocka_unit_test(stats_scaled),
