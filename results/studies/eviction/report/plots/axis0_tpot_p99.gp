@@ -3,7 +3,7 @@ set xlabel "sparse.file"
 set ylabel "P99 TPOT (s)"
 set grid
 set key outside right
-set xtics ("../../results/studies/traces/stable.h5" 0, "../../results/studies/traces/drifting.h5" 1, "../../results/studies/traces/noisy.h5" 2)
+set xtics ("../../../results/studies/traces/stable.h5" 0, "../../../results/studies/traces/drifting.h5" 1, "../../../results/studies/traces/noisy.h5" 2)
 set offsets 0.5, 0.5, 0, 0
 set terminal pngcairo size 960,540 noenhanced
 set output 'axis0_tpot_p99.png'

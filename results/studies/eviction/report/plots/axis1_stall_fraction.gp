@@ -7,8 +7,8 @@ set xtics ("heat" 0, "lru" 1, "lfu" 2, "belady" 3)
 set offsets 0.5, 0.5, 0, 0
 set terminal pngcairo size 960,540 noenhanced
 set output 'axis1_stall_fraction.png'
-plot 'data/axis1_stall_fraction.dat' index 0 using 1:2 with linespoints lw 2 title 'sparse.file=../../results/studies/traces/stable.h5', 'data/axis1_stall_fraction.dat' index 1 using 1:2 with linespoints lw 2 title 'sparse.file=../../results/studies/traces/drifting.h5', 'data/axis1_stall_fraction.dat' index 2 using 1:2 with linespoints lw 2 title 'sparse.file=../../results/studies/traces/noisy.h5'
+plot 'data/axis1_stall_fraction.dat' index 0 using 1:2 with linespoints lw 2 title 'sparse.file=../../../results/studies/traces/stable.h5', 'data/axis1_stall_fraction.dat' index 1 using 1:2 with linespoints lw 2 title 'sparse.file=../../../results/studies/traces/drifting.h5', 'data/axis1_stall_fraction.dat' index 2 using 1:2 with linespoints lw 2 title 'sparse.file=../../../results/studies/traces/noisy.h5'
 set terminal svg size 960,540 noenhanced
 set output 'axis1_stall_fraction.svg'
-plot 'data/axis1_stall_fraction.dat' index 0 using 1:2 with linespoints lw 2 title 'sparse.file=../../results/studies/traces/stable.h5', 'data/axis1_stall_fraction.dat' index 1 using 1:2 with linespoints lw 2 title 'sparse.file=../../results/studies/traces/drifting.h5', 'data/axis1_stall_fraction.dat' index 2 using 1:2 with linespoints lw 2 title 'sparse.file=../../results/studies/traces/noisy.h5'
+plot 'data/axis1_stall_fraction.dat' index 0 using 1:2 with linespoints lw 2 title 'sparse.file=../../../results/studies/traces/stable.h5', 'data/axis1_stall_fraction.dat' index 1 using 1:2 with linespoints lw 2 title 'sparse.file=../../../results/studies/traces/drifting.h5', 'data/axis1_stall_fraction.dat' index 2 using 1:2 with linespoints lw 2 title 'sparse.file=../../../results/studies/traces/noisy.h5'
 unset output

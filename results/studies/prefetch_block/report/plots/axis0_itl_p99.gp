@@ -1,0 +1,12 @@
+set title "itl_p99"
+set xlabel "cache.prefetch_window"
+set ylabel "P99 ITL (s)"
+set grid
+set key outside right
+set terminal pngcairo size 960,540 noenhanced
+set output 'axis0_itl_p99.png'
+plot 'data/axis0_itl_p99.dat' index 0 using 1:2 with linespoints lw 2 title 'cache.block_size=16', 'data/axis0_itl_p99.dat' index 1 using 1:2 with linespoints lw 2 title 'cache.block_size=32', 'data/axis0_itl_p99.dat' index 2 using 1:2 with linespoints lw 2 title 'cache.block_size=64'
+set terminal svg size 960,540 noenhanced
+set output 'axis0_itl_p99.svg'
+plot 'data/axis0_itl_p99.dat' index 0 using 1:2 with linespoints lw 2 title 'cache.block_size=16', 'data/axis0_itl_p99.dat' index 1 using 1:2 with linespoints lw 2 title 'cache.block_size=32', 'data/axis0_itl_p99.dat' index 2 using 1:2 with linespoints lw 2 title 'cache.block_size=64'
+unset output
