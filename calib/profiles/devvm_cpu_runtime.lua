@@ -37,12 +37,12 @@ return {
   table_rebuild = {value = "0s", source = "the CPU runtime mends its resident-pointer table entry by entry (a block that moved is located afresh before its read, kernels/runtime/runtime.h); that work is inside its measured step time, under 1% of it in results/fidelity, and not charged as a rebuild", kind = "assumed"},
   prefill_efficiency = {value = 1, source = "prefill is free here (see flops)", kind = "assumed"},
   kernel_time = {
-    source = "kvstrata bench kernels --backend ref --kernels sparse --kv-heads 2 --q-heads 8 --head-dim 64 --block-size 16 --context 4096 --blocks 4,8,16,32,64,128,256 --batch 8 --repeat 15 on vm (AMD EPYC), 2026-11-29T15:29:03Z",
+    source = "kvstrata bench kernels --backend ref --kernels sparse --kv-heads 2 --q-heads 8 --head-dim 64 --block-size 16 --context 4096 --blocks 4,8,16,32,64,128,256 --batch 8 --repeat 15 on vm (AMD EPYC), 2026-12-03T18:15:45Z (medians; the reference kernel of 2026-11-29, 15:29, took 4.3 times as long)",
     kind = "measured",
     backend = "ref",
     batch = 8, kv_heads = 2, q_heads = 8, head_dim = 64, block_size = 16, dtype = "fp16",
     blocks = {4, 8, 16, 32, 64, 128, 256},
-    seconds = {0.00125862, 0.00262094, 0.00573451, 0.0107803, 0.0235672, 0.0461969, 0.0961848},
+    seconds = {0.00034801, 0.00067885, 0.00136020, 0.00273708, 0.00548042, 0.01100348, 0.02266382},
   },
   -- the runtime's lanes and decode thread sleep on condition variables (kernels/runtime/runtime.c)
   host_wake = {idle = {0.0001, 0.001, 0.01, 0.1}, seconds = {7.259e-06, 2.741e-05, 7.952e-05, 6.484e-05}, source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua --json` on vm (AMD EPYC, 2 cores), 2026-11-29T19:17:20Z (devvm_epyc_host.lua): a thread waiting in pthread_cond_wait for the idle time, then signalled (pthread_cond_broadcast under the mutex, right after storing the time) by a thread that spins meanwhile; seconds from the signal to the waiter's first clock read after the wait returns (CLOCK_MONOTONIC), median per idle time (calib/wake.h); per point, idle: samples, P10-P90: 0.0001 s: 200, 6.8-8.2 us; 0.001 s: 200, 21.5-38.9 us; 0.01 s: 60, 49.1-102.0 us; 0.1 s: 20, 43.9-125.0 us", kind = "measured"},

@@ -198,9 +198,22 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
                 t->job_of[b->blocks[j]] = i + 1;
     }
     t->n_jobs = plan->n;
+    // a query-dependent selection is made layer by layer, as the step runs:
+    // the copies of a layer's misses start when its layer does (as the simulator's)
+    t->layer_now = ks_selection_per_layer(t->sp) ? 0 : KS_NONE;
     pthread_cond_broadcast(&t->work);
     pthread_mutex_unlock(&t->mu);
     return KS_OK;
+}
+
+// Layer `layer` starts: its selection is made now, so the copies that wait
+// for it may go. Called with t->mu held.
+static void layer_starts(struct rt *t, uint32_t layer)
+{
+    if (t->layer_now != KS_NONE && layer > t->layer_now) {
+        t->layer_now = layer;
+        pthread_cond_broadcast(&t->work);
+    }
 }
 
 static int lane_failure(struct rt *t, char *err, size_t len)
@@ -216,6 +229,7 @@ static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, 
 {
     struct rt *t = ctx;
     pthread_mutex_lock(&t->mu);
+    layer_starts(t, layer);
     int st = t->gpu ? ks_rt_wait_enqueued(t, layer, -1) : ks_rt_wait_landed(t, layer, -1);
     *ready = t->gpu || st != KS_OK ? 1 : ks_step_ready_layers(t->jobs, t->n_jobs, layer, t->s->model.layers);
     pthread_mutex_unlock(&t->mu);
@@ -227,7 +241,13 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
     struct rt *t = ctx;
     *extra = 0; // the step's busy time is measured whole
     int per_layer = ks_selection_per_layer(t->sp);
+    int mark = t->s->cache.layer_prefetch != KS_LAYER_PREFETCH_NONE; // a layer's start lets the next one's copies go
     for (uint32_t l = from; l < from + n; l++) {
+        if (mark && l > from) {
+            pthread_mutex_lock(&t->mu);
+            layer_starts(t, l);
+            pthread_mutex_unlock(&t->mu);
+        }
         int st = ks_rt_attend(t, l, per_layer);
         if (st != KS_OK) {
             snprintf(err, len, "%s", t->err);
@@ -242,6 +262,10 @@ static int op_wait_all(void *ctx, char *err, size_t len)
 {
     struct rt *t = ctx;
     pthread_mutex_lock(&t->mu);
+    if (t->layer_now != KS_NONE) { // every layer has run: whatever is left may start
+        t->layer_now = KS_NONE;
+        pthread_cond_broadcast(&t->work);
+    }
     while (!ks_step_all_landed(t->jobs, t->n_jobs) && !t->lane_failed)
         pthread_cond_wait(&t->done, &t->mu);
     int lane_failed = t->lane_failed;
