@@ -26,9 +26,9 @@ struct ks_step_job {
     uint8_t landed;  // its bytes have arrived (confirmed at the step's end)
 };
 
-// The job for batch b of a plan: needed when it carries misses, then from
-// its layer (group: a batch carries one group's blocks, ks_batch.group;
-// prefetches sharing it are of that layer too). An early batch (struct
+// The job for batch b of a plan: needed when it carries misses (then only
+// misses: migrate.c), from its layer (group: a batch carries one group's
+// blocks, ks_batch.group). An early batch (struct
 // ks_batch) of layer l > 0 may start with layer l - 1: the previous layer's
 // selection chose its blocks too.
 struct ks_step_job ks_step_job_of(struct ks_batch *b);
