@@ -106,6 +106,21 @@ static void ready_after_both_kinds(void **state)
     ks_follow_fini(&f);
 }
 
+// Ages one by one below KS_FOLLOW_AGE_EXACT tokens, then by powers of two,
+// the last key holding every older step.
+static void age_keys(void **state)
+{
+    (void)state;
+    for (uint64_t m = 0; m < KS_FOLLOW_AGE_EXACT; m++)
+        assert_int_equal(ks_follow_age(m), m);
+    assert_int_equal(ks_follow_age(16), KS_FOLLOW_AGE_EXACT);
+    assert_int_equal(ks_follow_age(31), KS_FOLLOW_AGE_EXACT);
+    assert_int_equal(ks_follow_age(32), KS_FOLLOW_AGE_EXACT + 1);
+    assert_int_equal(ks_follow_age(8191), KS_FOLLOW_AGES - 2);
+    assert_int_equal(ks_follow_age(8192), KS_FOLLOW_AGES - 1);
+    assert_int_equal(ks_follow_age(UINT64_MAX), KS_FOLLOW_AGES - 1);
+}
+
 // A ring keeps the last KS_FOLLOW_RING shapes; draws spread over them.
 static void ring_keeps_the_last(void **state)
 {
@@ -217,6 +232,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pick_nearest),
         cmocka_unit_test(ready_after_both_kinds),
+        cmocka_unit_test(age_keys),
         cmocka_unit_test(ring_keeps_the_last),
         cmocka_unit_test(jobs_scaled),
         cmocka_unit_test(stats_scaled),
