@@ -48,7 +48,10 @@
 // the selection), plans, confirms in plan order once every batch has landed
 // and emits tokens. The runtime gives it time: its operations are the
 // lanes' threads and condition variables (CUDA streams and events in GPU
-// mode) and the kernel launches of a layer. So a run of the simulator and a
+// mode) and the kernel launches of a layer. The lanes take the step's jobs
+// by the simulator's rule (ks_step_next_job), a layer's misses only once the
+// step has reached that layer where its selection depends on the layer's
+// query (ops.c, layer_starts). So a run of the simulator and a
 // run of the runtime on the same scenario and seed see the same accesses and
 // the same hit rates, and a change of the step is made once.
 // Reading rule (the safety argument): a batch may write into the pages of a
