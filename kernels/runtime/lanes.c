@@ -239,6 +239,7 @@ static void *lane_main(void *arg)
         if (t->quit)
             break;
         t->jobs[k].running = 1;
+        t->x->copies_ahead += t->jobs[k].needed && t->jobs[k].start > t->layer_reached;
         const struct ks_batch *b = t->jobs[k].b;
         struct CUevent_st *ev = t->gpu ? t->jev[k].ev : NULL;
         pthread_mutex_unlock(&t->mu);

@@ -201,6 +201,7 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
     // a query-dependent selection is made layer by layer, as the step runs:
     // the copies of a layer's misses start when its layer does (as the simulator's)
     t->layer_now = ks_selection_per_layer(t->sp) ? 0 : KS_NONE;
+    t->layer_reached = 0;
     pthread_cond_broadcast(&t->work);
     pthread_mutex_unlock(&t->mu);
     return KS_OK;
@@ -210,6 +211,8 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
 // for it may go. Called with t->mu held.
 static void layer_starts(struct rt *t, uint32_t layer)
 {
+    if (layer > t->layer_reached)
+        t->layer_reached = layer;
     if (t->layer_now != KS_NONE && layer > t->layer_now) {
         t->layer_now = layer;
         pthread_cond_broadcast(&t->work);
@@ -262,6 +265,7 @@ static int op_wait_all(void *ctx, char *err, size_t len)
 {
     struct rt *t = ctx;
     pthread_mutex_lock(&t->mu);
+    t->layer_reached = UINT32_MAX;
     if (t->layer_now != KS_NONE) { // every layer has run: whatever is left may start
         t->layer_now = KS_NONE;
         pthread_cond_broadcast(&t->work);

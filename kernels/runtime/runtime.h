@@ -151,6 +151,8 @@ struct ks_runtime_extra {
     size_t row_elems;
     double copy_seconds;       // lane time spent copying, all lanes
     uint64_t copy_bytes;       // bytes the lanes copied
+    uint64_t copies_ahead;     // needed batches a lane took before the step reached the layer whose
+                               // selection chose them: 0 where selections are made layer by layer
     // the kernel's speed step by step: each decode step's kernel seconds over
     // its block reads (NaN: it read none), and their quantiles over the steps
     // that read (0 without any; to ks_hist's 0.78%)

@@ -130,6 +130,7 @@ static json_t *report_json(const struct ks_scenario *sc, int device, const struc
         e |= ks_json_set_num(o, "runtime_reads_scratch", (double)x->reads_scratch);
         e |= ks_json_set_num(o, "runtime_stale_refused", (double)x->stale_refused);
         e |= ks_json_set_num(o, "runtime_table_refreshed", (double)x->table_refreshed);
+        e |= ks_json_set_num(o, "runtime_copies_ahead", (double)x->copies_ahead);
         e |= ks_json_set_num(o, "runtime_table_uploads", (double)x->table_uploads);
         e |= ks_json_set_num(o, "runtime_table_uploads_skipped", (double)x->table_uploads_skipped);
         e |= ks_json_set_num(o, "runtime_paused_s", x->paused);
@@ -163,10 +164,11 @@ static void print_text(const struct ks_scenario *sc, int device, const struct ks
     print_rows(v->rows, v->n_rows);
     printf("runtime: %llu kernel launches, %llu block reads (%llu in flight, %llu via scratch), "
            "%llu stale reads refused, %llu table entries located afresh (their block had moved), "
-           "clock paused %.2fs, %.1fs wall\n",
+           "%llu needed batches started before the step reached their layer, clock paused %.2fs, %.1fs wall\n",
            (unsigned long long)x->kernel_launches, (unsigned long long)x->reads,
            (unsigned long long)x->reads_inflight, (unsigned long long)x->reads_scratch,
-           (unsigned long long)x->stale_refused, (unsigned long long)x->table_refreshed, x->paused, real->wall_s);
+           (unsigned long long)x->stale_refused, (unsigned long long)x->table_refreshed,
+           (unsigned long long)x->copies_ahead, x->paused, real->wall_s);
     printf("decode time: simulator %.3fs computing + %.3fs stalled; runtime %.3fs kernel + %.3fs other "
            "work + %.3fs stalled\n",
            sim->busy, sim->stall, x->kernel_seconds, real->busy - x->kernel_seconds, real->stall);

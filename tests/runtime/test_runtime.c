@@ -169,6 +169,10 @@ static void tiers_and_determinism(void **state)
     assert_true(xa.reads_inflight > 0);
     assert_int_equal(xa.stale_refused, 0);
     assert_int_equal(c->stale_refused, 0);
+    // mixed selections are made layer by layer: no lane copied a layer's
+    // misses before the step reached that layer (copies_ahead_of_layers:
+    // where the selection is known at the step's start, they do)
+    assert_int_equal(xa.copies_ahead, 0);
     // the same decisions again, whatever the lanes' timing was
     run_once(s, &b, &xb);
     assert_memory_equal(&a.cache, &b.cache, sizeof a.cache);
@@ -198,6 +202,26 @@ static void tiers_and_determinism(void **state)
     ks_runtime_extra_fini(&xb);
     ks_run_result_fini(&a);
     ks_run_result_fini(&b);
+    ks_scenario_free(s);
+}
+
+// Where the selections are known at the step's start (a position rule:
+// random), the lanes copy every layer's misses from the step's start, ahead
+// of the layers that need them; where a layer's selection is made as it runs
+// (mixed, tiers_and_determinism), none is copied before its layer.
+static void copies_ahead_of_layers(void **state)
+{
+    (void)state;
+    struct ks_scenario *s = load_tiny("sparse.policy=random");
+    struct ks_run_result r;
+    struct ks_runtime_extra x;
+    run_once(s, &r, &x);
+    printf("runtime_tiny, random selections: %llu needed batches started before the step reached their layer\n",
+           (unsigned long long)x.copies_ahead);
+    assert_true(r.cache.found[KS_L2] + r.cache.found[KS_L3] > 0);
+    assert_true(x.copies_ahead > 0);
+    ks_runtime_extra_fini(&x);
+    ks_run_result_fini(&r);
     ks_scenario_free(s);
 }
 
@@ -394,6 +418,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tiers_and_determinism),
+        cmocka_unit_test(copies_ahead_of_layers),
         cmocka_unit_test(generation_check_before_reads),
         cmocka_unit_test(one_stale_read_is_caught),
         cmocka_unit_test(launch_log_bounded),
