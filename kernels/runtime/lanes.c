@@ -231,10 +231,13 @@ static void *lane_main(void *arg)
     struct lane *ln = arg;
     struct rt *t = ln->rt;
     char err[256];
+    // a query-dependent selection is made layer by layer, as the step runs:
+    // the copies of a layer's misses start when its layer does (as the simulator's)
+    int gated = ks_selection_per_layer(t->sp);
     pthread_mutex_lock(&t->mu);
     for (;;) {
         int k = -1;
-        while (!t->quit && (k = ks_step_next_job(t->jobs, t->n_jobs, t->layer_now)) < 0)
+        while (!t->quit && (k = ks_step_next_job(t->jobs, t->n_jobs, gated ? t->layer_reached : KS_NONE)) < 0)
             pthread_cond_wait(&t->work, &t->mu);
         if (t->quit)
             break;

@@ -198,9 +198,6 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
                 t->job_of[b->blocks[j]] = i + 1;
     }
     t->n_jobs = plan->n;
-    // a query-dependent selection is made layer by layer, as the step runs:
-    // the copies of a layer's misses start when its layer does (as the simulator's)
-    t->layer_now = ks_selection_per_layer(t->sp) ? 0 : KS_NONE;
     t->layer_reached = 0;
     pthread_cond_broadcast(&t->work);
     pthread_mutex_unlock(&t->mu);
@@ -208,14 +205,13 @@ static int op_queue(void *ctx, const struct ks_plan *plan, char *err, size_t len
 }
 
 // Layer `layer` starts: its selection is made now, so the copies that wait
-// for it may go. Called with t->mu held.
+// for it may go (the lanes are woken where some wait). Called with t->mu held.
 static void layer_starts(struct rt *t, uint32_t layer)
 {
-    if (layer > t->layer_reached)
+    if (t->layer_reached != KS_NONE && layer > t->layer_reached) {
         t->layer_reached = layer;
-    if (t->layer_now != KS_NONE && layer > t->layer_now) {
-        t->layer_now = layer;
-        pthread_cond_broadcast(&t->work);
+        if (ks_selection_per_layer(t->sp))
+            pthread_cond_broadcast(&t->work);
     }
 }
 
@@ -265,9 +261,8 @@ static int op_wait_all(void *ctx, char *err, size_t len)
 {
     struct rt *t = ctx;
     pthread_mutex_lock(&t->mu);
-    t->layer_reached = UINT32_MAX;
-    if (t->layer_now != KS_NONE) { // every layer has run: whatever is left may start
-        t->layer_now = KS_NONE;
+    if (t->layer_reached != KS_NONE) { // every layer has run: whatever is left may start
+        t->layer_reached = KS_NONE;
         pthread_cond_broadcast(&t->work);
     }
     while (!ks_step_all_landed(t->jobs, t->n_jobs) && !t->lane_failed)

@@ -128,9 +128,8 @@ struct rt {
     struct lane lanes[KS_STEP_LANES];
     struct ks_step_job *jobs;
     uint32_t n_jobs, cap_jobs;
-    uint32_t layer_now; // the layer whose selection was made last: needed batches of later layers wait
-                        // (a query-dependent selection is made as its layer runs); KS_NONE: none waits
-    uint32_t layer_reached; // the layer the step has reached (UINT32_MAX: all), for copies_ahead
+    uint32_t layer_reached; // the layer the step has reached (KS_NONE: all of them); where a selection is
+                            // made as its layer runs, needed batches of later layers wait for it
     uint32_t *job_of; // [n_blocks] this step's job of a block in flight + 1; 0: none
     uint32_t n_ids;
     struct job_event *jev; // GPU mode: [cap_jev] per job slot
