@@ -24,21 +24,27 @@ static int after_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t i
 
 int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_now)
 {
+    // NOTE: one pass. A needed job carries misses (ks_step_job_of), the most
+    // urgent class, so the first one that may start is the answer whatever
+    // the bulk; another job is the answer only if the bulk, counted over the
+    // whole list, leaves it a lane.
     uint32_t bulk = 0; // lanes holding a job no layer waits for
-    for (uint32_t i = 0; i < n; i++)
-        bulk += jobs[i].running && !jobs[i].landed && !jobs[i].needed;
     int best = -1;
     for (uint32_t i = 0; i < n; i++) {
         const struct ks_step_job *j = &jobs[i];
-        if (j->running || j->landed || (j->needed && layer_now != KS_NONE && j->start > layer_now) ||
-            (!j->needed && bulk >= KS_STEP_LANES - 1) ||
-            (best >= 0 && j->b->klass >= jobs[best].b->klass) || (j->b->after != KS_NONE && after_unlanded(jobs, n, i)))
+        if (j->running || j->landed) {
+            bulk += j->running && !j->landed && !j->needed;
             continue;
+        }
+        if ((j->needed && layer_now != KS_NONE && j->start > layer_now) ||
+            (!j->needed && best >= 0 && j->b->klass >= jobs[best].b->klass) ||
+            (j->b->after != KS_NONE && after_unlanded(jobs, n, i)))
+            continue;
+        if (j->needed)
+            return (int)i;
         best = (int)i;
-        if (j->b->klass == KS_CLASS_MISS)
-            break; // none comes before a miss's
     }
-    return best;
+    return bulk >= KS_STEP_LANES - 1 ? -1 : best;
 }
 
 int ks_step_needed_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t layer)
