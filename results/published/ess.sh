@@ -10,8 +10,9 @@
 # latent cache in the HBM pool (cache.l1), the prompts prefilled by a pool of
 # as many GPUs and their KV sent to the decode nodes' host memory, then steady
 # decode (ess_steady.py: the last 20 steps per rank before its first request
-# finishes). One sampled GPU simulates its cache in full, the 31 others follow
-# it (detail.gpus = 1). Every row again with SGLang's fixed time per layer
+# finishes). Four sampled GPUs, one a node, simulate their caches in full, the
+# 28 others follow them (detail.gpus = 4: with one, the stall was half again
+# as large on 128k-40, ess.md's notes of 1c7264e). Every row again with SGLang's fixed time per layer
 # (overhead.md), two runs at 52 and 160 with the network out of the way, and
 # two with the network and the GPUs' PCIe links out of the way
 # (100 TB/s a node): how much of the step the all-to-all sets. JOBS=N runs N
@@ -49,7 +50,7 @@ one() { # NAME CONTEXT BATCH RATIO PUBLISHED ARGS...: a run and its steady figur
     "$ks" run results/published/ess.lua --set "workload.prompt_tokens=$ctx" --set model.max_context=172032 \
         --set "scheduler.max_running_requests=$b" --set "cache.l1=$(awk -v r="$r" 'BEGIN { print r * 100 }')%" \
         --set "workload.arrival.concurrency=$((b * ranks))" --set "prefill.gpus=$((b * ranks))" \
-        --set "duration=$dur" --set detail.gpus=1 "$@" -o "$tmp/$n.h5" --json > "$tmp/$n.json" 2> "$tmp/$n.err" ||
+        --set "duration=$dur" --set detail.gpus=4 "$@" -o "$tmp/$n.h5" --json > "$tmp/$n.json" 2> "$tmp/$n.err" ||
         { cat "$tmp/$n.err" >&2; return 1; }
     /usr/bin/python3 results/published/ess_steady.py "$tmp/$n.h5" "$ctx" > "$tmp/$n.steady"
     rm -f "$tmp/$n.h5"
@@ -79,7 +80,7 @@ rows() {
     echo "figures come from ESS's own simulator fed with measured operator times. \`ess.lua\` says what the summary"
     echo "does not give and is assumed here (the GPU, what \"MTP 2\" verifies, HBM's share, no fixed time per layer)."
     echo "Steady decode (ess_steady.py: per rank the last 20 steps before its first request finishes, tokens kept over"
-    echo "their time, summed over the 32 ranks); one sampled GPU, 31 following it (detail.gpus = 1)."
+    echo "their time, summed over the 32 ranks); four sampled GPUs, one a node, 28 following them (detail.gpus = 4)."
     echo "Goals (issue 18): the throughput's growth with the batch (the ratio to the first row of its context) within"
     echo "15%, tokens/s within 25%. The summary does not say whether Table 2's tokens/s are per GPU, per node or the"
     echo "deployment's: kvstrata's figure is given for each."
