@@ -16,7 +16,7 @@
 # (overhead.md), two runs at 52 and 160 with the network out of the way, and
 # two with the network and the GPUs' PCIe links out of the way
 # (100 TB/s a node): how much of the step the all-to-all sets. JOBS=N runs N
-# configurations at once (default 1). About 90 minutes here at JOBS=2.
+# configurations at once (default 1). About 55 minutes here at JOBS=2 (2026-12-03).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ks=${1:-build/kvstrata}
