@@ -11,12 +11,13 @@
 # as many GPUs and their KV sent to the decode nodes' host memory, then steady
 # decode (ess_steady.py: the last 20 steps per rank before its first request
 # finishes). Four sampled GPUs, one a node, simulate their caches in full, the
-# 28 others follow them (detail.gpus = 4: with one, the stall was half again
-# as large on 128k-40, ess.md's notes of 1c7264e). Every row again with SGLang's fixed time per layer
-# (overhead.md), two runs at 52 and 160 with the network out of the way, and
-# two with the network and the GPUs' PCIe links out of the way
-# (100 TB/s a node): how much of the step the all-to-all sets. JOBS=N runs N
-# configurations at once (default 1). About 55 minutes here at JOBS=2 (2026-12-03).
+# 28 others follow them (detail.gpus = 4: within 0.1% of full detail on
+# 128k-40, where one sampled GPU put the stall half again as high; ess.md's
+# notes). Every row again with SGLang's fixed time per layer (overhead.md),
+# two runs at 52 and 160 with the network out of the way, and two with the
+# network and the GPUs' PCIe links out of the way (100 TB/s a node): how much
+# of the step the all-to-all sets. JOBS=N runs N configurations at once
+# (default 1). About 55 minutes here at JOBS=2 (2026-12-03).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ks=${1:-build/kvstrata}

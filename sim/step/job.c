@@ -33,11 +33,11 @@ int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_
     for (uint32_t i = 0; i < n; i++) {
         const struct ks_step_job *j = &jobs[i];
         if (j->running || j->landed) {
-            bulk += j->running && !j->landed && !j->needed;
+            bulk += !j->landed && !j->needed; // running
             continue;
         }
         if ((j->needed && layer_now != KS_NONE && j->start > layer_now) ||
-            (!j->needed && best >= 0 && j->b->klass >= jobs[best].b->klass) ||
+            (!j->needed && (bulk >= KS_STEP_LANES - 1 || (best >= 0 && j->b->klass >= jobs[best].b->klass))) ||
             (j->b->after != KS_NONE && after_unlanded(jobs, n, i)))
             continue;
         if (j->needed)
