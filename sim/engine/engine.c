@@ -378,8 +378,8 @@ int ks_engine_run(const struct ks_scenario *whole, unsigned threads, struct ks_r
         cp.prefetch_ud = &m.lua;
     }
     initialised = 1;
-    int argc = 4;
-    char *argv[] = {"kvstrata", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS, "--log=root.thres:critical", NULL};
+    int argc = 1 + KS_PLATFORM_ARGC;
+    char *argv[] = {"kvstrata", KS_PLATFORM_ARGV, NULL};
     // NOTE: SimGrid installs a SIGINT handler that calls exit() from inside
     // the signal; exit runs HDF5's and SimGrid's exit handlers in the middle
     // of whatever was interrupted. The caller's disposition is put back.

@@ -28,8 +28,15 @@
 // Full-duplex links use SPLITDUPLEX sharing, so the two directions of a link
 // do not share bandwidth. The simulator must run SimGrid with
 //   --cfg=network/model:CM02 --cfg=network/crosstraffic:0
-// (KS_PLATFORM_CFG) so that a lone transfer takes exactly latency + bytes /
-// bandwidth; the default model scales both.
+// so that a lone transfer takes exactly latency + bytes / bandwidth (the
+// default model scales both), and --cfg=network/optim:Full: with SimGrid
+// 3.32's default lazy updates, flows that start together on a shared link
+// and then part for different bottlenecks leave one group unconstrained by
+// its own (a prefill pool sending to four nodes at once filled three of
+// them at the pool's rate; tests/engine/test_platform.c checks it). Full
+// updates cost no more wall time on the shipped scenarios. KS_PLATFORM_ARGV
+// holds these options: argv = {name, KS_PLATFORM_ARGV, NULL}, argc = 1 +
+// KS_PLATFORM_ARGC.
 //
 // NOTE: inter-node routes are listed pairwise (one zoneRoute per pair of
 // nodes, SimGrid reverses it for the other direction): zoneRoutes chained
@@ -42,8 +49,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define KS_PLATFORM_CFG_MODEL "--cfg=network/model:CM02"
-#define KS_PLATFORM_CFG_CROSS "--cfg=network/crosstraffic:0"
+#define KS_PLATFORM_ARGV \
+    "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0", "--cfg=network/optim:Full", "--log=root.thres:critical"
+#define KS_PLATFORM_ARGC 4
 
 struct ks_platform_params {
     uint32_t nodes;

@@ -67,8 +67,8 @@ int ks_simssd_run(double lat, double bw, double op, double dram_bw, struct ks_si
             return KS_EINVAL;
         }
     ran = 1;
-    int argc = 4;
-    char *argv[] = {"kvstrata", KS_PLATFORM_CFG_MODEL, KS_PLATFORM_CFG_CROSS, "--log=root.thres:critical", NULL};
+    int argc = 1 + KS_PLATFORM_ARGC;
+    char *argv[] = {"kvstrata", KS_PLATFORM_ARGV, NULL};
     simgrid_init(&argc, argv);
     struct ks_platform_params pp = {
         .nodes = 1, .gpus_per_node = 1, .gpus_per_switch = 1, .gpu_flops = 1e12, .cpu_flops = 1e12,

@@ -36,7 +36,7 @@ void ks_run_result_fini(struct ks_run_result *r)
 void ks_run_result_scale(struct ks_run_result *r, uint32_t f)
 {
     uint64_t *count[] = {&r->arrived, &r->admitted, &r->finished, &r->tokens, &r->steps, &r->unplanned,
-                         &r->outside_reads, &r->prompt_tokens, &r->good, &r->table_rebuilds, &r->kv_sent,
+                         &r->outside_reads, &r->prompt_tokens, &r->good, &r->table_rebuilds, &r->steps_followed, &r->kv_sent,
                          &r->copy_bytes, &r->sat_out, &r->retracted};
     double *sum[] = {&r->busy, &r->stall, &r->host_time, &r->prefill_time, &r->copy_seconds, &r->backup_bytes,
                      &r->weight_read_bytes, &r->index_read_bytes, &r->decode_flops, &r->compute_bound_time,

@@ -103,6 +103,7 @@ struct ks_run_result {
     double sample_every;      // seconds: the width of a /steps interval (ks_run_horizon); 0: not set yet
     int sample_grows;         // 1: it doubles as the run outlives KS_RUN_SAMPLES of them
     uint64_t table_rebuilds;  // resident-pointer table rebuilds, all GPUs
+    uint64_t steps_followed;  // detail.gpus: decode steps followers took from a sampled GPU's shape
     double host_time;         // seconds of host costs in decode steps, all GPUs
     double prefill_time;      // seconds of prefill compute (on decode GPUs or the pool)
     uint64_t kv_sent;         // disaggregated: prompt KV bytes sent by the prefill pool

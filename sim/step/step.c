@@ -687,9 +687,10 @@ static int decode(struct ks_step *d, char *err, size_t len)
         if (sh)
             scale = (double)n_dec / sh->n_dec;
     }
-    if (sh)
+    if (sh) {
+        r->steps_followed++;
         follow_access(d, sh, scale, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops);
-    else if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, err, len)) != KS_OK)
+    } else if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, err, len)) != KS_OK)
         return st;
     if (!sh && draw_ahead(d) != KS_OK)
         return failed(err, len, "listing the next step's selections", KS_ENOMEM);

@@ -292,6 +292,8 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
     num(s, "outside_reads", (double)r->outside_reads,
         "selected blocks read outside L1 (their promotion found no room), one by one before their layer");
     num(s, "table_rebuilds", (double)r->table_rebuilds, "resident-pointer table rebuilds (L1 mapping changed)");
+    num(s, "steps_followed", (double)r->steps_followed,
+        "decode steps followers took from a sampled GPU's shape, all GPUs (detail.gpus; the others ran in full)");
     num(s, "host_fraction", ratio(r->host_time, r->host_time + r->stall + r->busy),
         "decode GPU time spent on host costs (scheduling, table rebuilds)");
     num(s, "prefill_seconds", r->prefill_time, "seconds of prefill compute, all GPUs (or the prefill pool)");
@@ -551,6 +553,7 @@ static const struct key_row {
     {"misses_unplanned", "cache", KS_RUN_UNIT_COUNT},
     {"outside_reads", "cache", KS_RUN_UNIT_COUNT},
     {"table_rebuilds", "cache", KS_RUN_UNIT_COUNT},
+    {"steps_followed", "load", KS_RUN_UNIT_COUNT},
     {"migrated_bytes_*", "migration", KS_RUN_UNIT_BYTES},
     {"copy_bandwidth", "migration", KS_RUN_UNIT_BYTES_S},
     {"backup_bytes", "migration", KS_RUN_UNIT_BYTES},

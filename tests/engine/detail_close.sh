@@ -5,7 +5,8 @@
 # detail.gpus=K) or `nodes=K` (--set detail.nodes=K), and checks every figure of the two summaries: each number
 # within TOLERANCE (relative) of its full-detail value (0 stays 0), each
 # other value (null, a string) the same. Left out: wall_s, result (the
-# file's name) and block_accesses, which detail.layers shrinks by design
+# file's name), steps_followed (the level's own count: 0 at full detail;
+# `detail.gpus` must have followed, > 0) and block_accesses, which detail.layers shrinks by design
 # (README, detail.layers: "the blocks handled (`block_accesses`, the cache's
 # block counts) shrink"); `detail.gpus` estimates it from its sample, as the
 # cache's other counts, and is held to the tolerance; `detail.nodes` scales
@@ -26,20 +27,25 @@ jq -r -n --slurpfile f "$dir/full.json" --slurpfile p "$dir/part.json" --argjson
     ($f[0]) as $a | ($p[0]) as $b
     | ($a | keys_unsorted) as $keys
     | if ($keys | length) != ($b | keys_unsorted | length) then "keys: \($keys | length) at full detail, \($b | keys_unsorted | length) at \($at)" else empty end,
-      ($keys[] | select(. != "wall_s" and . != "result" and . != $skip) as $k
+      ($keys[] | select(. != "wall_s" and . != "result" and . != "steps_followed" and . != $skip) as $k
        | ($a[$k]) as $x | ($b[$k]) as $y
        | if ($x | type) == "number" and ($y | type) == "number" then
              (if $x == 0 then ($y | fabs) else (($y - $x) / $x | fabs) end) as $r
              | if $r > $tol then "\($k): \($x) at full detail, \($y) at \($at) (relative \($r))" else empty end
          elif $x != $y then "\($k): \($x) at full detail, \($y) at \($at)"
          else empty end)' > "$dir/bad"
+case $level in
+    gpus=*) jq -r --slurpfile f "$dir/full.json" 'if $f[0].steps_followed != 0 or .steps_followed <= 0
+        then "steps_followed: \($f[0].steps_followed) at full detail, \(.steps_followed) with followers" else empty end' \
+        "$dir/part.json" >> "$dir/bad" ;;
+esac
 n=$(jq 'keys | length' "$dir/full.json")
 if [ -s "$dir/bad" ]; then
     sed 's/^/detail_close: /' "$dir/bad" >&2
     exit 1
 fi
 worst=$(jq -n --slurpfile f "$dir/full.json" --slurpfile p "$dir/part.json" --arg skip "$skip" '
-    [($f[0] | to_entries[]) as $e | select($e.key != "wall_s" and $e.key != $skip)
+    [($f[0] | to_entries[]) as $e | select($e.key != "wall_s" and $e.key != "steps_followed" and $e.key != $skip)
      | select(($e.value | type) == "number" and $e.value != 0)
      | {k: $e.key, r: ((($p[0][$e.key] - $e.value) / $e.value) | fabs)}] | max_by(.r) | "\(.k) \(.r)"')
 echo "detail_close: $set_level against full detail, $n keys: every figure within $tol (the farthest: $worst)"
