@@ -17,7 +17,9 @@
 # two runs at 52 and 160 with the network out of the way, and two with the
 # network and the GPUs' PCIe links out of the way (100 TB/s a node): how much
 # of the step the all-to-all sets. JOBS=N runs N configurations at once
-# (default 1). About 55 minutes here at JOBS=2 (2026-12-03).
+# (default 1). About 55 minutes here at JOBS=2 (2026-12-03). At 128K the
+# prompts' prefill and KV transfer end about 36 s in: 50 s leaves about 14 s
+# of decode, the L1 hit rate's warm-up (about 4 s) behind the window.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ks=${1:-build/kvstrata}
@@ -46,7 +48,7 @@ io-160 32768 160 0.21 16347.88 --set platform.network.bw=100TBps --set platform.
 one() { # NAME CONTEXT BATCH RATIO PUBLISHED ARGS...: a run and its steady figures in $tmp/NAME.steady
     local n=$1 ctx=$2 b=$3 r=$4 dur
     shift 5
-    dur=$([ "$ctx" -gt 65536 ] && echo 40s || echo 20s)
+    dur=$([ "$ctx" -gt 65536 ] && echo 50s || echo 20s)
     echo "ess.sh: $n ($dur simulated)" >&2
     "$ks" run results/published/ess.lua --set "workload.prompt_tokens=$ctx" --set model.max_context=172032 \
         --set "scheduler.max_running_requests=$b" --set "cache.l1=$(awk -v r="$r" 'BEGIN { print r * 100 }')%" \
