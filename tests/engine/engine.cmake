@@ -70,6 +70,11 @@ add_test(NAME run_overhead_input COMMAND ${CMAKE_CURRENT_LIST_DIR}/overhead_inpu
 add_test(NAME run_closed_form_layer_prefetch COMMAND ${CMAKE_CURRENT_LIST_DIR}/closed_form_layer_prefetch.sh
          $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form_buffer.lua)
 set_tests_properties(run_closed_form_layer_prefetch PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120)
+# a prefill pool filling two nodes at once: each node's KV through its own NIC, every request
+# admitted at the pool's prefill + half the KV over 25 GB/s (the derivation is the script's header)
+add_test(NAME run_closed_form_pool_nodes COMMAND ${CMAKE_CURRENT_LIST_DIR}/closed_form_pool_nodes.sh
+         $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form.lua)
+set_tests_properties(run_closed_form_pool_nodes PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120)
 ks_cli_test(layer_prefetch_per_step --exit 2 --stdout-empty
             --stderr-has "cache.layer_prefetch: applies to selections made layer by layer"
             -- scenario check ${ks_ts}/closed_form_miss.lua --set cache.layer_prefetch=previous)
