@@ -11,13 +11,13 @@
 # as many GPUs and their KV sent to the decode nodes' host memory, then steady
 # decode (ess_steady.py: the last 20 steps per rank before its first request
 # finishes). Four sampled GPUs, one a node, simulate their caches in full, the
-# 28 others follow them (detail.gpus = 4: within 0.1% of full detail on
-# 128k-40, where one sampled GPU put the stall half again as high; ess.md's
+# 28 others follow them (detail.gpus = 4: within 0.2% of full detail on
+# 128k-40, one sampled GPU within 0.5% but its stall 2.6% high; ess.md's
 # notes). Every row again with SGLang's fixed time per layer (overhead.md),
 # two runs at 52 and 160 with the network out of the way, and two with the
 # network and the GPUs' PCIe links out of the way (100 TB/s a node): how much
 # of the step the all-to-all sets. JOBS=N runs N configurations at once
-# (default 1). About 55 minutes here at JOBS=2 (2026-12-03). At 128K the
+# (default 1). About 40 minutes here at JOBS=2 (2026-12-04). At 128K the
 # prompts' prefill and KV transfer end about 36 s in: 50 s leaves about 14 s
 # of decode, the L1 hit rate's warm-up (about 4 s) behind the window.
 set -euo pipefail

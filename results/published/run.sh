@@ -120,7 +120,7 @@ miss() { awk -v h="$(get "$1" hit_rate_l1)" 'BEGIN { printf "%.4f", 1 - h }'; }
     echo "  \`qwen_contexts.md\` (\`qwen_contexts.sh\`), as \`contexts.md\` for GLM-5.1; their scenarios assume what the summary"
     echo "  we hold does not give (the GH200's memory, the harness, HiSparse's configuration, Quest's locality)."
     echo "- ESS's throughput by batch and device ratio (Table 2): not in this table but in \`ess.md\` (\`ess.sh\`, about"
-    echo "  55 minutes at JOBS=2): its deployment (expert parallelism 32 over 4 nodes, two-batch overlap, multi-token prediction),"
+    echo "  40 minutes at JOBS=2): its deployment (expert parallelism 32 over 4 nodes, two-batch overlap, multi-token prediction),"
     echo "  with what the summary we hold does not give assumed in \`ess.lua\` (the GPU, what \"MTP 2\" verifies)."
     echo
     echo "Checks beside the table: LRU on the replayed trace gives miss rate $(miss b4_lru_replay) (the dsa run: $(miss b4_lru); they must agree);"
