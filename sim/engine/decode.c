@@ -88,6 +88,7 @@ static int op_idle(void *ctx, char *err, size_t len)
     (void)err, (void)len;
     struct gpu *g = ctx;
     struct sim *m = g->sim;
+    ks_lockstep_leave(g); // no request: it holds no rank of its group
     if (ks_engine_stopped() || m->closing || (m->router_done && m->waiting == 0 && g->d.n_pending == 0 && g->incoming == 0))
         return 0;
     // NOTE: a plain wait: sg_cond_wait_for never returned in SimGrid 3.32
@@ -103,13 +104,17 @@ static int op_idle(void *ctx, char *err, size_t len)
 // Another actor failed for this GPU (its message is the run's already), or
 // the run was asked to stop (ks_engine_stop: a signal): the step boundary
 // where a run ends early.
+// With parallel.ranks = lockstep the iteration begins when the other ranks
+// of its expert group have begun it (lockstep.c).
 static int op_iteration(void *ctx, char *err, size_t len)
 {
+    struct gpu *g = ctx;
+    g->d.begin_wait = !ks_engine_stopped() && !g->failed ? ks_lockstep_begin(g) : 0;
     if (ks_engine_stopped()) {
         snprintf(err, len, "interrupted");
         return KS_ESTATE;
     }
-    return ((struct gpu *)ctx)->failed ? KS_ESTATE : KS_OK;
+    return g->failed ? KS_ESTATE : KS_OK;
 }
 
 // Appends jobs[0 .. n), split into the layers their batches stand for
@@ -261,7 +266,7 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
                                    (double)m->z.block_bytes[tier] / scale, ssd);
             }
     int mark = s->cache.layer_prefetch != KS_LAYER_PREFETCH_NONE && g->layer_now != KS_NONE;
-    if (!g->peer && !g->xpeer) {
+    if (!g->peer && !g->xpeer && !g->ls) {
         *extra = simgrid_get_clock() - t0;
         if (!mark) {
             sg_actor_sleep_for(g->d.layer_time * n);
@@ -281,7 +286,7 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
     // collectives run beside the compute: the layer takes the longer of the
     // two (the compute is a sleep, so sleeping what is left of it after the
     // transfers times the same as sleeping beside them)
-    double compute = 0;
+    double compute = 0, waited = 0;
     int overlap = s->parallel.overlap == KS_OVERLAP_TWO_BATCH;
     for (uint32_t l = from; l < from + n; l++) {
         if (mark && l > from)
@@ -289,6 +294,7 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
         if (!overlap)
             sg_actor_sleep_for(g->d.layer_time);
         compute += g->d.layer_time;
+        waited += ks_lockstep_layer(g, l); // an MoE layer's all-to-all needs the group's every rank
         double bytes = ks_arch_comm_bytes(&s->model, l, g->d.comm_tokens), c0 = simgrid_get_clock();
         double remote = g->xpeer ? ks_arch_comm_remote_bytes(&s->model, l, g->d.comm_tokens) : 0;
         if (remote > 0)
@@ -300,7 +306,7 @@ static int op_layers(void *ctx, uint32_t from, uint32_t n, double *extra, char *
         if (overlap && g->d.layer_time > comm)
             sg_actor_sleep_for(g->d.layer_time - comm);
     }
-    *extra = simgrid_get_clock() - t0 - compute;
+    *extra = simgrid_get_clock() - t0 - compute - waited; // the wait is sync_time, not busy
     return KS_OK;
 }
 
@@ -339,5 +345,6 @@ void ks_engine_decode(int argc, char **argv)
         ks_engine_fail_msg(m, err);
         g->failed = 1;
     }
+    ks_lockstep_leave(g);
     m->decoders--;
 }

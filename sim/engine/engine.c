@@ -255,6 +255,7 @@ static int teardown(struct sim *m, int st)
     ks_pool_free(m->workers); // the drivers waited for their jobs
     if (m->follow)
         ks_follow_fini(m->follow);
+    ks_lockstep_fini(m);
     free(m->follow);
     free(m->gpu);
     free(m->flush);
@@ -418,6 +419,8 @@ int ks_engine_run(const struct ks_scenario *whole, unsigned threads, struct ks_r
     }
     for (uint32_t i = 0; st == KS_OK && i < m.n_gpu; i++)
         st = setup_gpu(&m, i, &pp, &cp, err, len);
+    if (st == KS_OK && (st = ks_lockstep_setup(&m)) != KS_OK)
+        snprintf(err, len, "out of memory for parallel.ranks");
     double w0 = ks_clock_mono();
     if (st == KS_OK) {
         run_actors(&m);

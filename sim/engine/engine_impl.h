@@ -4,8 +4,9 @@
 // One file per actor: router.c (the router, multi-turn sessions, the
 // closer), decode.c (a GPU's decode actor: its step driver's operations on
 // SimGrid), lane.c (the migration lanes), prefill.c (the disaggregated
-// prefill pool); links.c carries and counts transfers; engine.c sets the
-// run up and tears it down. Shared state needs no locking for correctness
+// prefill pool); links.c carries and counts transfers; lockstep.c holds the
+// ranks of an expert group together; engine.c sets the run up and tears it
+// down. Shared state needs no locking for correctness
 // (SimGrid actors run one at a time, switching only inside SimGrid calls);
 // the mutexes exist because condition variables want them.
 #ifndef KS_ENGINE_IMPL_H
@@ -59,6 +60,9 @@ struct gpu {
     struct route to_xpeer;
     int sampled;                     // its cache simulated in full (every GPU, unless detail.gpus)
     int failed;
+    struct lockstep *ls;             // parallel.ranks = lockstep: its expert group's ranks (lockstep.c); NULL: none
+    uint64_t ls_pos;                 // its progress there (iteration, layers reached)
+    int ls_in;                       // in the group: it has requests
 };
 
 struct sim {
@@ -100,6 +104,8 @@ struct sim {
     struct ks_selection *sparse; // the sparse-attention policy
     struct ks_pool *workers;     // threads drawing selections ahead (the step drivers'); NULL: none
     struct ks_follow *follow; // detail.gpus below the GPUs: the sampled GPUs' steps (follow.h); NULL: full detail
+    struct lockstep *lockstep; // [n_lockstep] expert groups whose ranks step together (lockstep.c); NULL: none
+    uint32_t n_lockstep;
     struct ks_luapolicy lua; // cache.evict, cache.prefetch_window as Lua functions
     char lua_err[512];       // why lua failed (its reason buffer)
     char err[1024];
@@ -157,6 +163,20 @@ uint32_t ks_engine_load(const struct gpu *g);
 // g's step driver operations on SimGrid.
 struct ks_step_ops ks_engine_step_ops(struct gpu *g);
 void ks_engine_decode(int argc, char **argv); // actor: argv[1] = struct gpu *
+
+// ---- lockstep.c ----
+// parallel.ranks = lockstep with ranks that share an expert group: the
+// groups, each GPU's ls set. KS_OK (nothing to do otherwise) or KS_ENOMEM.
+int ks_lockstep_setup(struct sim *m);
+void ks_lockstep_fini(struct sim *m);
+// g begins an iteration (joining its group if it was out): it waits until
+// every rank in the group has begun it. Returns the seconds it waited.
+double ks_lockstep_begin(struct gpu *g);
+// g reached model layer `layer`'s collectives: at an MoE layer it waits until
+// every rank in the group has reached it. Returns the seconds it waited.
+double ks_lockstep_layer(struct gpu *g, uint32_t layer);
+// g has no request (or its loop ended): out of the group, holding no one.
+void ks_lockstep_leave(struct gpu *g);
 
 // ---- prefill.c ----
 // Queues a request routed to g for the prefill pool. KS_OK or KS_ENOMEM.

@@ -130,6 +130,7 @@ static const char *const layer_prefetches[] = {"none", "previous", NULL};  // en
 static const char *const routers[] = {"round_robin", "least_loaded", "prefix_affinity", NULL}; // enum ks_router
 static const char *const rdmas[] = {"host", "gpudirect", NULL};            // platform.rdma (gpudirect)
 static const char *const overlaps[] = {"none", "two_batch", NULL};        // enum ks_overlap
+static const char *const rank_steps[] = {"independent", "lockstep", NULL}; // enum ks_ranks
 static const char *const prefill_modes[] = {"colocated", "disaggregated", NULL}; // enum ks_prefill_mode
 static const char *const dist_kinds[] = {"constant", "uniform", "lognormal", "normal", "trace", NULL};
 // The fields each distribution takes, by kind, and the ones it needs.
@@ -308,6 +309,8 @@ static const struct field fields[] = {
     {"scheduler.reserve_clip", T_U32, CN, OFF(scheduler.reserve_clip), "4096", 1, 0, NULL, 0},
     // the engine's fixed time per layer of a forward pass (sim/step/cost.h)
     {"scheduler.layer_overhead", T_REAL, TM, OFF(scheduler.layer_overhead), "0s", 0, 0, NULL, 0},
+    // the attention ranks of an expert group: on their own, or together (sim/engine/lockstep.c)
+    {"parallel.ranks", T_CHOICE, CN, OFF(parallel.ranks), "independent", 0, 0, rank_steps, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."

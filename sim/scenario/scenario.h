@@ -284,6 +284,12 @@ enum ks_overlap {
     KS_OVERLAP_TWO_BATCH, // two micro-batches: one's collectives beside the other's compute
 };
 
+// How the attention ranks of an expert group step (parallel.ranks).
+enum ks_ranks {
+    KS_RANKS_INDEPENDENT, // each rank steps on its own
+    KS_RANKS_LOCKSTEP,    // the ranks begin each iteration together and meet at every MoE layer
+};
+
 struct ks_scenario_parallel {
     uint32_t tp;           // GPUs per replica: weights split across them
     uint32_t dp_attention; // attention ranks per replica, each with its own batch (divides tp)
@@ -293,6 +299,7 @@ struct ks_scenario_parallel {
     enum ks_overlap overlap; // the collectives beside the compute (two-batch overlap) or after it
     enum ks_dtype comm_dtype; // activations' type in the collectives
     int dispatch_dtype;    // an all-to-all dispatch's activations: 0 as comm_dtype, else enum ks_dtype + 1
+    enum ks_ranks ranks;   // the ranks of an expert group step on their own or together
 };
 
 struct ks_scenario_arrival {

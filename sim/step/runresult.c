@@ -40,7 +40,7 @@ void ks_run_result_scale(struct ks_run_result *r, uint32_t f)
                          &r->copy_bytes, &r->sat_out, &r->retracted};
     double *sum[] = {&r->busy, &r->stall, &r->host_time, &r->prefill_time, &r->copy_seconds, &r->backup_bytes,
                      &r->weight_read_bytes, &r->index_read_bytes, &r->decode_flops, &r->compute_bound_time,
-                     &r->comm_time, &r->draft_time};
+                     &r->comm_time, &r->draft_time, &r->sync_time};
     for (size_t i = 0; i < sizeof count / sizeof count[0]; i++)
         *count[i] *= f;
     for (size_t i = 0; i < sizeof sum / sizeof sum[0]; i++)

@@ -119,6 +119,8 @@ struct ks_run_result {
     double compute_bound_time; // seconds of fused decode iterations whose compute outlasted their memory
     double comm_time;          // seconds of collectives (parallel.tp > 1), inside the layers' busy time
     double draft_time;         // seconds of the draft model's passes (speculative decoding), inside busy time
+    double sync_time;          // seconds ranks waited for the others of their expert group (parallel.ranks =
+                               // lockstep), outside busy time
 };
 
 // The time series (/steps, /link_samples) cut a horizon into KS_RUN_SAMPLES

@@ -827,7 +827,7 @@ static void sample(struct ks_step *d)
     x->gpu = d->p.gpu;
     x->batch = d->act.n;
     x->pending = d->n_pending + d->act.n_out; // retracted requests wait too
-    x->step_time = d->last_step;
+    x->step_time = d->last_step + d->begin_wait;
     x->tokens = d->act.tokens;
     x->stall = d->last_stall;
 }

@@ -143,6 +143,9 @@ struct ks_step {
     double prefill_compute;          // fused: seconds of their matrix work (ks_cost_prefill)
     uint32_t (*outside)[KS_TIERS];   // [layers] selected blocks read outside L1, per layer and tier
     double last_step, last_stall;    // seconds: the last decode step, its stall
+    double begin_wait;               // seconds this iteration waited to begin (set by ops.iteration: the
+                                     // simulator's ranks in lockstep wait for their group); part of its
+                                     // /steps record's step_time
     double last_sample;              // seconds: the last /steps record (-INFINITY: none yet)
     // buffers (one request and layer at a time), cap entries each
     uint32_t cap;

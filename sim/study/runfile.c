@@ -319,6 +319,9 @@ void ks_run_summarise(struct ks_run_summary *s, const struct ks_scenario *sc, co
         "with two-batch overlap their whole time, hidden or not");
     num(s, "draft_fraction", ratio(r->draft_time, r->stall + r->busy),
         "GPU time the draft model's passes took (speculative decoding)");
+    num(s, "sync_fraction", ratio(r->sync_time, r->sync_time + r->host_time + r->stall + r->busy),
+        "decode GPU time spent waiting for the other attention ranks of the expert group (parallel.ranks = "
+        "lockstep): at an iteration's start and at MoE layers");
     slo_verdict(s, sc, r);
     num(s, "wall_s", r->wall_s, "wall-clock seconds the simulation took");
 }
@@ -565,6 +568,7 @@ static const struct key_row {
     {"compute_bound_fraction", "compute", KS_RUN_UNIT_PERCENT},
     {"comm_fraction", "compute", KS_RUN_UNIT_PERCENT},
     {"draft_fraction", "compute", KS_RUN_UNIT_PERCENT},
+    {"sync_fraction", "compute", KS_RUN_UNIT_PERCENT},
     {"host_fraction", "compute", KS_RUN_UNIT_PERCENT},
     {"prefill_seconds", "compute", KS_RUN_UNIT_S},
     {"name", "simulation", KS_RUN_UNIT_TEXT},

@@ -75,6 +75,13 @@ set_tests_properties(run_closed_form_layer_prefetch PROPERTIES SKIP_RETURN_CODE 
 add_test(NAME run_closed_form_pool_nodes COMMAND ${CMAKE_CURRENT_LIST_DIR}/closed_form_pool_nodes.sh
          $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form.lua)
 set_tests_properties(run_closed_form_pool_nodes PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120)
+# the attention ranks of an expert group in lockstep (parallel.ranks): the slower rank sets every
+# rank's TPOT; ranks that arrive together, or a rank with no request, change nothing (the script's header)
+add_test(NAME run_closed_form_lockstep COMMAND ${CMAKE_CURRENT_LIST_DIR}/lockstep.sh
+         $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form_moe.lua)
+set_tests_properties(run_closed_form_lockstep PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120)
+ks_cli_test(parallel_ranks_unknown --exit 2 --stdout-empty --stderr-has "parallel.ranks"
+            -- scenario check ${ks_ts}/closed_form_moe.lua --set parallel.ranks=together)
 ks_cli_test(layer_prefetch_per_step --exit 2 --stdout-empty
             --stderr-has "cache.layer_prefetch: applies to selections made layer by layer"
             -- scenario check ${ks_ts}/closed_form_miss.lua --set cache.layer_prefetch=previous)
