@@ -670,8 +670,14 @@ add_test(NAME threads_reserve COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh 
          ${ks_threads_reserve})
 ks_cli_test(run_threads_reserve_retracts --json --ge retracted 1 --eq requests_finished 8 --eq tokens 4800
             -- run ${ks_threads_reserve} -o ${CMAKE_CURRENT_BINARY_DIR}/threads_reserve.h5 --json)
+# attention ranks in lockstep (parallel.ranks): 20 clients on 8 ranks of DeepSeek-V3.2 with DSA
+# selections, requests finishing and ranks joining and leaving their group (sync_fraction 0.22)
+add_test(NAME threads_lockstep COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/scenarios/deepseek_v3_2_8xh200.lua --set duration=4s --set parallel.ranks=lockstep
+         --set sparse.policy=dsa --set workload.prompt_tokens=2048 --set workload.output_tokens=64
+         --set workload.arrival.concurrency=20)
 set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail threads_speculative threads_reserve
-                     PROPERTIES TIMEOUT 300)
+                     threads_lockstep PROPERTIES TIMEOUT 300)
 # README "a 32-GPU slice of `cluster_64x8.lua` over 20 s: 1,323 decode steps at 1,323 distinct
 # instants" (the slice as README runs it: --set platform.nodes=4 --set duration=20s; 7 s of wall time)
 add_test(NAME run_step_instants COMMAND ${CMAKE_CURRENT_LIST_DIR}/step_instants.sh $<TARGET_FILE:kvstrata> 1323
