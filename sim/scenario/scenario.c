@@ -310,7 +310,7 @@ static const struct field fields[] = {
     // the engine's fixed time per layer of a forward pass (sim/step/cost.h)
     {"scheduler.layer_overhead", T_REAL, TM, OFF(scheduler.layer_overhead), "0s", 0, 0, NULL, 0},
     // the attention ranks of an expert group: on their own, or together (sim/engine/lockstep.c)
-    {"parallel.ranks", T_CHOICE, CN, OFF(parallel.ranks), "independent", 0, 0, rank_steps, 0},
+    {"parallel.ranks", T_CHOICE, CN, OFF(parallel.ranks), "lockstep", 0, 0, rank_steps, 0},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 #define PLATFORM "platform."
