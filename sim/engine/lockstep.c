@@ -11,7 +11,9 @@
 // has reached that layer or begun a later iteration (an iteration of prefill
 // alone meets no MoE layer here: its rank holds the others at their first
 // MoE layer until it ends). A rank with no request is out of the group until
-// it has one again; it then joins at the next iteration that has not begun.
+// it has one again; it then joins the iteration the others wait to begin, or
+// one that began at this very instant (ranks admitted together start
+// together), else the next.
 //
 // Each rank's progress is one integer, iteration << 16 | layers reached
 // (0: the iteration began; MoE layer l reached: l + 1), and the group keeps
