@@ -334,11 +334,28 @@ struct conv {
     int oom;
     int bad;               // the walk stopped at `path`, for the reason in `why`
     int seen;              // stack index of the tables being walked (table -> its path)
+    size_t bytes;          // the tree's bytes so far, against KS_LUATAB_MAX_BYTES
     char why[256];
     char path[1024];       // the field being walked: a.b.[1] (the dotted form of place)
 };
 
 static void fill(lua_State *L, int idx, struct ks_luatab *n, int depth, struct conv *c);
+
+// Counts n bytes more of the tree; 0, or 1 (with the reason set) past
+// KS_LUATAB_MAX_BYTES: a table or string met many times is copied each time,
+// so a few lines of Lua can describe a tree of any size.
+static int grow(struct conv *c, size_t n)
+{
+    if (n <= KS_LUATAB_MAX_BYTES - c->bytes) {
+        c->bytes += n;
+        return 0;
+    }
+    snprintf(c->why, sizeof c->why,
+             "the table takes more than %u MB once copied (a table or string met many times is copied each time)",
+             (unsigned)(KS_LUATAB_MAX_BYTES >> 20));
+    c->bad = 1;
+    return 1;
+}
 
 // Copies the table at idx into n's children, in lua_next order. A table on
 // the way down from the root is a cycle; one met twice beside it is not.
@@ -381,6 +398,11 @@ static void fill_table(lua_State *L, int idx, struct ks_luatab *n, int depth, st
             snprintf(key, sizeof key, "[%lld]", (long long)lua_tointeger(L, -2));
         else
             snprintf(key, sizeof key, "[%s key]", luaL_typename(L, -2));
+        snprintf(c->path + plen, sizeof c->path - plen, "%s%s", plen ? "." : "", key);
+        if (grow(c, sizeof(struct ks_luatab) + strlen(key) + strlen(c->file) + 2)) {
+            lua_pop(L, 2); // the path names the field that went past the cap
+            return;
+        }
         struct ks_luatab *ch = ks_luatab_new(key, KS_LUATAB_OTHER, c->file);
         if (!ch) {
             c->oom = 1;
@@ -389,7 +411,6 @@ static void fill_table(lua_State *L, int idx, struct ks_luatab *n, int depth, st
         }
         *tail = ch;
         tail = &ch->next;
-        snprintf(c->path + plen, sizeof c->path - plen, "%s%s", plen ? "." : "", key);
         fill(L, -1, ch, depth + 1, c);
         if (c->bad || c->oom) {
             lua_pop(L, 2); // the path stays: it names the culprit
@@ -422,6 +443,8 @@ static void fill(lua_State *L, int idx, struct ks_luatab *n, int depth, struct c
         return;
     case LUA_TSTRING:
         n->type = KS_LUATAB_STRING;
+        if (grow(c, lua_rawlen(L, idx) + 1))
+            return;
         n->s = dup(lua_tostring(L, idx));
         c->oom |= !n->s;
         return;

@@ -21,10 +21,13 @@
 // patterns, which that budget cannot interrupt, have a CPU-time limit
 // (KS_LUA_PATTERN_SECONDS, sandbox.h): past it the process exits with 2.
 //
-// The table walk refuses a table that contains itself, and tables nested more
-// than KS_LUATAB_MAX_DEPTH deep, as FILE:LINE: path: reason (the line of the
-// nearest field above the culprit that the text writes; when the text writes
-// none, the table was built by code, and the line is the one that returns it).
+// The table walk refuses a table that contains itself, tables nested more
+// than KS_LUATAB_MAX_DEPTH deep, and a table whose C tree would take more
+// than KS_LUATAB_MAX_BYTES (a table or string met twice is copied twice: a
+// loop that puts a table twice into a new one, thirty times over, describes
+// 2^30 nodes), as FILE:LINE: path: reason (the line of the nearest field above
+// the culprit that the text writes; when the text writes none, the table was
+// built by code, and the line is the one that returns it).
 //
 // Lines: each node carries the line where its field is written, found by
 // scanning the file's text for `name =` inside table constructors under the
@@ -47,6 +50,7 @@
 #define KS_LUA_SEED 1                       // math.random's seed while a file is loaded
 #define KS_LUA_PATTERN_SECONDS 5            // CPU seconds of one string pattern call (sandbox.h)
 enum { KS_LUATAB_MAX_DEPTH = 64 };          // tables nested deeper are refused
+#define KS_LUATAB_MAX_BYTES ((size_t)64 << 20) // bytes the C tree of one table may take
 
 // Sets the instruction budget of running a file (and of a sweep's points
 // function) for the rest of the process; 0 restores KS_LUA_LOAD_BUDGET. Only

@@ -252,6 +252,11 @@ ks_cli_test(hostile_run_deep --exit 2 --stdout-empty --stderr-has "deep.lua:9: m
             -- run ${ks_hostile}/deep.lua -o ${CMAKE_CURRENT_BINARY_DIR}/hostile.h5 --json)
 ks_scenario_cli_test(hostile_deep --exit 2 --stdout-empty --stderr-has "tables nested more than 64 deep"
                      -- ${ks_hostile}/deep.lua)
+# found by fuzzing: a table shared thirty times over once took all the memory in its copy
+ks_scenario_cli_test(hostile_shared_bomb --exit 2 --stdout-empty
+                     --stderr-has "shared_bomb.lua:8: model[1][1]"
+                     --stderr-has "the table takes more than 64 MB once copied"
+                     -- ${ks_hostile}/shared_bomb.lua)
 # found by fuzzing (tests/fuzz/fuzz_scenario.c): a check that fails on a field left at
 # its default read the freed default's node for its place; it names the scenario
 ks_scenario_cli_test(hostile_default_blamed --exit 2 --stdout-empty

@@ -101,6 +101,27 @@ static void depth(void **state)
     refused(HOSTILE "deep.lua", "tables nested more than 64 deep");
 }
 
+// The tree a table becomes takes at most KS_LUATAB_MAX_BYTES: a table or a
+// string met many times is copied each time, so sharing cannot hide a tree of
+// 2^30 fields (hostile/shared_bomb.lua) or a 1 MB string met 100 times; a
+// string met a few times, and 10^5 numbers, load.
+static void copied_size(void **state)
+{
+    (void)state;
+    refused(HOSTILE "shared_bomb.lua", "the table takes more than 64 MB once copied");
+    refused(scratch("strings.lua", "local s = ('x'):rep(1000000) local t = {}\n"
+                                   "for i = 1, 100 do t[i] = s end\nreturn {list = t}\n"),
+            "the table takes more than 64 MB once copied");
+    struct ks_luatab *t = loaded(scratch("fine.lua", "local s = ('x'):rep(1000000) local t = {}\n"
+                                                     "for i = 1, 100000 do t[i] = i end\n"
+                                                     "return {list = t, a = s, b = s}\n"));
+    const struct ks_luatab *last = ks_luatab_find(t, "list.[100000]");
+    assert_non_null(last);
+    assert_int_equal(last->i, 100000);
+    assert_int_equal(strlen(ks_luatab_find(t, "b")->s), 1000000);
+    ks_luatab_free(t);
+}
+
 // Only base (without dofile, loadfile), string (without dump), table, math
 // and utf8; naming a removed library is an error that names it, at its line.
 static void libraries(void **state)
@@ -310,7 +331,7 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(cycles), cmocka_unit_test(depth),  cmocka_unit_test(libraries),
+        cmocka_unit_test(cycles), cmocka_unit_test(depth),  cmocka_unit_test(copied_size), cmocka_unit_test(libraries),
         cmocka_unit_test(include), cmocka_unit_test(patterns), cmocka_unit_test(limits),
         cmocka_unit_test(random_seeded), cmocka_unit_test(merge_delete),
     };
