@@ -81,6 +81,24 @@ static void op_compute(void *ctx, double seconds)
     sg_actor_sleep_for(seconds);
 }
 
+// A pass of prefill alone: one sleep, or, for a rank of an expert group in
+// lockstep, its layers one by one, each a share of its time, meeting the
+// group at each MoE layer after its compute as a decode step's layers do
+// (op_layers; the waits are sync_time, not busy).
+static void op_prefill_pass(void *ctx, double seconds)
+{
+    struct gpu *g = ctx;
+    uint32_t layers = g->sim->s->model.layers;
+    if (!g->ls || !g->ls_in || layers == 0) {
+        sg_actor_sleep_for(seconds);
+        return;
+    }
+    for (uint32_t l = 0; l < layers; l++) {
+        sg_actor_sleep_for(seconds / layers);
+        ks_lockstep_layer(g, l);
+    }
+}
+
 // No request admitted: waits for one, unless the run is over (it reached
 // its duration, or the router is done and nothing is held back or queued).
 static int op_idle(void *ctx, char *err, size_t len)
@@ -330,9 +348,9 @@ static int op_wait_all(void *ctx, char *err, size_t len)
 struct ks_step_ops ks_engine_step_ops(struct gpu *g)
 {
     return (struct ks_step_ops){
-        .ctx = g, .now = op_now, .compute = op_compute, .idle = op_idle, .iteration = op_iteration,
-        .finished = finished, .queue = op_queue, .queue_jobs = op_queue_jobs, .backup = op_backup,
-        .wait_layer = op_wait_layer, .layers = op_layers, .wait_all = op_wait_all};
+        .ctx = g, .now = op_now, .compute = op_compute, .prefill_pass = op_prefill_pass, .idle = op_idle,
+        .iteration = op_iteration, .finished = finished, .queue = op_queue, .queue_jobs = op_queue_jobs,
+        .backup = op_backup, .wait_layer = op_wait_layer, .layers = op_layers, .wait_all = op_wait_all};
 }
 
 void ks_engine_decode(int argc, char **argv)

@@ -9,8 +9,8 @@
 // begins an iteration when every such rank of its group has begun it (that
 // is, ended the one before), and waits at each MoE layer until each of them
 // has reached that layer or begun a later iteration (an iteration of prefill
-// alone meets no MoE layer here: its rank holds the others at their first
-// MoE layer until it ends). A rank with no request is out of the group until
+// alone meets them too, its time spread over its layers: op_prefill_pass,
+// decode.c). A rank with no request is out of the group until
 // it has one again; it then joins the iteration the others wait to begin, or
 // one that began at this very instant (ranks admitted together start
 // together), else the next.

@@ -900,7 +900,10 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
                 r->prefill_time -= share * (1 - left / prefill);
                 break;
             }
-            o->compute(o->ctx, prefill);
+            if (!decoding && o->prefill_pass) // its layers meet the group's (a decode step's are their own)
+                o->prefill_pass(o->ctx, prefill);
+            else
+                o->compute(o->ctx, prefill);
             r->busy += prefill;
             r->compute_bound_time += prefill_bound ? prefill : 0;
         }

@@ -49,6 +49,10 @@ struct ks_step_ops {
     // NULL where work takes real time (the runtime): modelled host costs and
     // prefill are then not charged.
     void (*compute)(void *ctx, double seconds);
+    // Optional (the simulator): a pass of prefill alone that takes `seconds`,
+    // spread evenly over the model's layers, so that the ranks of an expert
+    // group in lockstep meet it at each MoE layer; NULL: compute.
+    void (*prefill_pass)(void *ctx, double seconds);
     // Optional: the clock stands still from hold(ctx, 1) to hold(ctx, 0),
     // around work that stands in for what a decode step does not pay for
     // (writing a prompt's KV at admission, computing a selection).

@@ -80,6 +80,11 @@ set_tests_properties(run_closed_form_pool_nodes PROPERTIES SKIP_RETURN_CODE ${KS
 add_test(NAME run_closed_form_lockstep COMMAND ${CMAKE_CURRENT_LIST_DIR}/lockstep.sh
          $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form_moe.lua)
 set_tests_properties(run_closed_form_lockstep PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120)
+# in lockstep a prefill alone pairs its layers with a decode step's: the decoding rank's step is the
+# prefill's time (P1 + ns), not the prefill and then its own layers (the script's header)
+add_test(NAME run_closed_form_lockstep_prefill COMMAND ${CMAKE_CURRENT_LIST_DIR}/lockstep_prefill.sh
+         $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form_moe.lua)
+set_tests_properties(run_closed_form_lockstep_prefill PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120)
 ks_cli_test(parallel_ranks_unknown --exit 2 --stdout-empty --stderr-has "parallel.ranks"
             -- scenario check ${ks_ts}/closed_form_moe.lua --set parallel.ranks=together)
 ks_cli_test(layer_prefetch_per_step --exit 2 --stdout-empty
