@@ -50,7 +50,7 @@
 #define KS_LUA_SEED 1                       // math.random's seed while a file is loaded
 #define KS_LUA_PATTERN_SECONDS 5            // CPU seconds of one string pattern call (sandbox.h)
 enum { KS_LUATAB_MAX_DEPTH = 64 };          // tables nested deeper are refused
-#define KS_LUATAB_MAX_BYTES ((size_t)64 << 20) // bytes the C tree of one table may take
+#define KS_LUATAB_MAX_BYTES ((size_t)16 << 20) // bytes the C tree of one table may take (shipped files: under 30 KB)
 
 // Sets the instruction budget of running a file (and of a sweep's points
 // function) for the rest of the process; 0 restores KS_LUA_LOAD_BUDGET. Only

@@ -255,7 +255,7 @@ ks_scenario_cli_test(hostile_deep --exit 2 --stdout-empty --stderr-has "tables n
 # found by fuzzing: a table shared thirty times over once took all the memory in its copy
 ks_scenario_cli_test(hostile_shared_bomb --exit 2 --stdout-empty
                      --stderr-has "shared_bomb.lua:8: model[1][1]"
-                     --stderr-has "the table takes more than 64 MB once copied"
+                     --stderr-has "the table takes more than 16 MB once copied"
                      -- ${ks_hostile}/shared_bomb.lua)
 # found by fuzzing (tests/fuzz/fuzz_scenario.c): a check that fails on a field left at
 # its default read the freed default's node for its place; it names the scenario
