@@ -4,21 +4,28 @@
 #include <math.h>
 
 // The FLOP/s a rank computes at: its attn_tp GPUs (its share of the FFNs'
-// GPUs too: dp ranks share them) at the profile's efficiency; FP8 weights'
-// matrix work at the FP8 rate where the profile gives one.
-static double rank_flops(const struct ks_scenario *s, int weights)
+// GPUs too: dp ranks share them) at the profile's efficiency; matrix work in
+// FP8 (fp8 != 0) at the FP8 rate where the profile gives one.
+static double rank_flops(const struct ks_scenario *s, int fp8)
 {
     double peak = s->platform.flops;
-    if (weights && s->model.weight_dtype == KS_DTYPE_FP8 && s->platform.flops_fp8 > 0)
+    if (fp8 && s->platform.flops_fp8 > 0)
         peak = s->platform.flops_fp8;
     return peak * s->platform.prefill_efficiency * s->model.arch.attn_tp;
 }
 
-double ks_cost_compute(const struct ks_scenario *s, double weight_flops, double attn_flops)
+int ks_cost_index_apart(const struct ks_scenario *s)
 {
-    double w = rank_flops(s, 1), a = rank_flops(s, 0);
+    return s->model.indexer.heads > 0 && s->model.indexer.dtype == KS_DTYPE_FP8 && s->platform.flops_fp8 > 0 &&
+           s->platform.flops_fp8 != s->platform.flops;
+}
+
+double ks_cost_compute(const struct ks_scenario *s, double weight_flops, double attn_flops, double index_flops)
+{
+    double w = rank_flops(s, s->model.weight_dtype == KS_DTYPE_FP8), a = rank_flops(s, 0);
     // NOTE: one rate, one division: the formulas before FP8 rates, bit for bit
-    return w == a ? (weight_flops + attn_flops) / a : weight_flops / w + attn_flops / a;
+    double t = w == a ? (weight_flops + attn_flops) / a : weight_flops / w + attn_flops / a;
+    return index_flops > 0 ? t + index_flops / rank_flops(s, 1) : t;
 }
 
 double ks_cost_prefill_pairs(double n, double c, double k)
@@ -35,13 +42,16 @@ double ks_cost_prefill_pairs(double n, double c, double k)
 double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
 {
     const struct ks_arch *a = &s->model.arch;
-    double causal = n * c + n * (n + 1) / 2, attn;
+    double causal = n * c + n * (n + 1) / 2, attn, index = 0;
     if (!s->model.indexer.heads) // dense prefill
         attn = (a->pair_flops + a->index_pair_flops) * s->model.layers * causal;
+    else if (ks_cost_index_apart(s)) // the indexer's scores at the FP8 rate
+        attn = a->pair_flops * ks_cost_prefill_pairs(n, c, s->sparse.budget_tokens) * s->model.layers,
+        index = a->index_pair_flops * causal * s->model.layers;
     else
         attn = (a->pair_flops * ks_cost_prefill_pairs(n, c, s->sparse.budget_tokens) + a->index_pair_flops * causal) *
                s->model.layers;
-    return ks_cost_compute(s, a->token_flops * n, attn);
+    return ks_cost_compute(s, a->token_flops * n, attn, index);
 }
 
 double ks_cost_roofline(const struct ks_scenario *s, double bytes, double attn, double compute)

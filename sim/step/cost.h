@@ -20,7 +20,8 @@
 // PV, pair_flops * layers * the pairs read: every earlier token (causal
 // pairs) without an indexer; with one (a DSA model, whose prefill is as
 // sparse as its decode), at most sparse.budget_tokens per query token
-// (ks_cost_prefill_pairs). At the rank's rates (ks_cost_compute).
+// (ks_cost_prefill_pairs). At the rank's rates (ks_cost_compute; the
+// indexer's scores apart where ks_cost_index_apart).
 double ks_cost_prefill(const struct ks_scenario *s, double n, double c);
 
 // Attention pairs of query tokens c + 1 .. c + n when each reads every
@@ -30,9 +31,18 @@ double ks_cost_prefill_pairs(double n, double c, double k);
 
 // Seconds of matrix work on a rank's attn_tp GPUs: weight_flops at flops_fp8
 // when the weights are FP8 and the profile gives that rate, else at flops;
-// attn_flops at flops; each times prefill_efficiency (the profile's figure
-// for matrix work, the same for prefill and decode).
-double ks_cost_compute(const struct ks_scenario *s, double weight_flops, double attn_flops);
+// attn_flops at flops; index_flops (a sparse indexer's scores, counted apart
+// only where ks_cost_index_apart, else within attn_flops) at flops_fp8; each
+// times prefill_efficiency (the profile's figure for matrix work, the same
+// for prefill and decode).
+double ks_cost_compute(const struct ks_scenario *s, double weight_flops, double attn_flops, double index_flops);
+
+// Whether a sparse indexer's scores run at another rate than attention's:
+// its keys are FP8 (model.indexer.dtype; DSA's lightning indexer computes its
+// logits in FP8, DeepSeek-V3.2-Exp's paper) and the profile gives an FP8 rate
+// that differs. Then they are counted apart (index_flops); otherwise within
+// the attention's flops, as before FP8 indexers had their rate.
+int ks_cost_index_apart(const struct ks_scenario *s);
 
 // Seconds of a fused iteration (scheduler.kind "fused": decode tokens and
 // prefill chunks together) that memory or compute sets, the slower of the

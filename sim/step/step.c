@@ -51,7 +51,7 @@ int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
 {
     const struct ks_scenario *s = p->s;
     // step 1: blocks placed before the first step count as used at step 0
-    *d = (struct ks_step){.p = *p, .step = 1, .last_sample = -INFINITY};
+    *d = (struct ks_step){.p = *p, .step = 1, .last_sample = -INFINITY, .index_apart = ks_cost_index_apart(s)};
     if (!p->r->sample_every)
         p->r->sample_every = ks_run_horizon(s, &p->r->sample_grows) / KS_RUN_SAMPLES;
     ks_active_init(&d->act, &(struct ks_active_params){
@@ -413,15 +413,16 @@ static int drop_listed(struct ks_step *d, char *err, size_t len)
 }
 
 // Request a's index scan in every layer: its HBM bytes into *kv_hbm, its
-// flops (for each query token) into *aflops.
-static void index_scan(struct ks_step *d, const struct ks_active *a, double *kv_hbm, double *aflops)
+// flops (for each query token) into *iflops where the indexer has a rate of
+// its own (ks_cost_index_apart), else into *aflops.
+static void index_scan(struct ks_step *d, const struct ks_active *a, double *kv_hbm, double *aflops, double *iflops)
 {
     const struct ks_arch *arch = &d->p.s->model.arch;
     uint32_t layers = d->p.s->model.layers, verify = 1 + d->p.s->speculative.draft_tokens;
     double index = (double)a->ctx * ks_arch_scan_bytes(arch) * layers;
     *kv_hbm += index;
     d->p.r->index_read_bytes += index;
-    *aflops += (double)a->ctx * arch->index_pair_flops * layers * verify;
+    *(d->index_apart ? iflops : aflops) += (double)a->ctx * arch->index_pair_flops * layers * verify;
 }
 
 // Request a's tokens of the step: their weights' flops, the tokens verified
@@ -456,7 +457,7 @@ static void step_tokens(struct ks_step *d, const struct ks_active *a, uint32_t *
 // What the selections read is also summed in d->shape (detail.gpus: a
 // sampled GPU publishes it).
 static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, double *attn, uint32_t *tokens_out,
-                      uint32_t *kept, double *wflops, double *aflops, char *err, size_t len)
+                      uint32_t *kept, double *wflops, double *aflops, double *iflops, char *err, size_t len)
 {
     const struct ks_arch *arch = &d->p.s->model.arch;
     const struct ks_scenario *s = d->p.s;
@@ -481,7 +482,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1;
         uint32_t k = 0, miss_mark = d->n_miss;
         uint64_t selected = 0, missed = 0;
-        index_scan(d, a, kv_hbm, aflops);
+        index_scan(d, a, kv_hbm, aflops, iflops);
         // the request's attention and token, added once it is known not to sit out
         double r_hbm = 0, r_attn = 0, r_kv = 0, r_flops = 0;
         for (uint32_t l = 0; l < groups; l++) {
@@ -561,13 +562,14 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
 // its index and makes its tokens as in access_all; what the selections read
 // is the shape's, `scale` times.
 static void follow_access(struct ks_step *d, const struct ks_follow_shape *sh, double scale, double *kv_hbm,
-                          double *attn, uint32_t *tokens_out, uint32_t *kept, double *wflops, double *aflops)
+                          double *attn, uint32_t *tokens_out, uint32_t *kept, double *wflops, double *aflops,
+                          double *iflops)
 {
     for (uint32_t i = 0; i < d->act.n; i++) {
         struct ks_active *a = &d->act.a[i];
         if (!ks_active_decodes(a))
             continue; // still in prefill
-        index_scan(d, a, kv_hbm, aflops);
+        index_scan(d, a, kv_hbm, aflops, iflops);
         step_tokens(d, a, tokens_out, kept, wflops);
     }
     d->kv_bytes = sh->kv * scale;
@@ -670,7 +672,7 @@ static int decode(struct ks_step *d, char *err, size_t len)
     struct ks_cache *c = d->p.cache;
     struct ks_run_result *r = d->p.r;
     uint32_t now_step = d->step, tokens = 0, kept = 0;
-    double kv_hbm = 0, attn = 0, wflops = 0, aflops = 0;
+    double kv_hbm = 0, attn = 0, wflops = 0, aflops = 0, iflops = 0;
     d->kv_bytes = 0;
     d->n_miss = 0;
     d->shape = (struct ks_follow_shape){0};
@@ -689,12 +691,13 @@ static int decode(struct ks_step *d, char *err, size_t len)
     }
     if (sh) {
         r->steps_followed++;
-        follow_access(d, sh, scale, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops);
-    } else if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, err, len)) != KS_OK)
+        follow_access(d, sh, scale, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, &iflops);
+    } else if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, &iflops, err, len)) !=
+               KS_OK)
         return st;
     if (!sh && draw_ahead(d) != KS_OK)
         return failed(err, len, "listing the next step's selections", KS_ENOMEM);
-    r->decode_flops += wflops + aflops;
+    r->decode_flops += wflops + aflops + iflops;
     // a fused iteration's prefill chunks (set by ks_step_run) join the step's work
     uint32_t n_tok = tokens + d->prefill_tokens;
     double weights = ks_arch_gpu_read_bytes(&s->model, n_tok); // one GPU's, as each of its rank's
@@ -715,7 +718,7 @@ static int decode(struct ks_step *d, char *err, size_t len)
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
     if (s->scheduler.kind == KS_SCHED_FUSED) {
-        double compute = ks_cost_compute(s, wflops, aflops) + d->prefill_compute;
+        double compute = ks_cost_compute(s, wflops, aflops, iflops) + d->prefill_compute;
         double roof = ks_cost_roofline(s, weights + kv_hbm + prefill_write(d), attn, compute);
         double it = roof + ks_cost_pass_overhead(s);
         d->layer_time = it / s->model.layers;
