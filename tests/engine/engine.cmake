@@ -156,6 +156,18 @@ ks_cli_test(scheduler_mem_fraction_l1_share --json --eq cache.l1 0.25
 ks_cli_test(run_closed_form_fp8 --json --ge ttft_mean 1.75715199e-4 --le ttft_mean 1.75715550e-4
             -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_fp8.h5 --json
             --set model.weight_dtype=fp8 --set platform.flops_fp8=1980TFLOPS)
+# An FP8 indexer's scores at the FP8 rate, attention at the BF16 rate (cost.h): the MoE model with an
+# indexer of 4 heads x 128 (its projections, 2 x (1024 x 512 + 1024 x 128 + 1024 x 4), make 27,022,336
+# parameters), its prompt of 4095 tokens: the weights 2 x 27,022,336 x 4095 at 990 TFLOP/s (223.548416 us),
+# attention over at most 2048 keys a query (sparse.budget_tokens: 6,290,432 pairs) x 4096 x 2 layers at
+# 990 (52.051736 us), the indexer's scores 2 x 4 x 128 x 2 layers x 8,386,560 causal pairs at 1980
+# (8.674583 us): 284.274736 us; with model.indexer.dtype = bf16 at 990 (17.349167 us): 292.949319 us
+ks_cli_test(run_closed_form_index_fp8 --json --ge ttft_mean 2.84274560e-4 --le ttft_mean 2.84274910e-4
+            -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_index_fp8.h5 --json
+            --set model.indexer.heads=4 --set platform.flops_fp8=1980TFLOPS)
+ks_cli_test(run_closed_form_index_bf16 --json --ge ttft_mean 2.92949140e-4 --le ttft_mean 2.92949490e-4
+            -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_index_bf16.h5 --json
+            --set model.indexer.heads=4 --set model.indexer.dtype=bf16 --set platform.flops_fp8=1980TFLOPS)
 ks_cli_test(run_closed_form_moe_prefill --json --ge ttft_mean 2.82033801e-4 --le ttft_mean 2.82034365e-4
             -- run ${ks_ts}/closed_form_moe.lua -o ${CMAKE_CURRENT_BINARY_DIR}/closed_form_moe_prefill.h5 --json)
 # determinism (README "kvstrata run") on a run that decodes (39K tokens), migrates and reads L3,
