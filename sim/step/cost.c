@@ -45,10 +45,10 @@ double ks_cost_prefill(const struct ks_scenario *s, double n, double c)
     double causal = n * c + n * (n + 1) / 2, attn, index = 0;
     if (!s->model.indexer.heads) // dense prefill
         attn = (a->pair_flops + a->index_pair_flops) * s->model.layers * causal;
-    else if (ks_cost_index_apart(s)) // the indexer's scores at the FP8 rate
-        attn = a->pair_flops * ks_cost_prefill_pairs(n, c, s->sparse.budget_tokens) * s->model.layers,
+    else if (ks_cost_index_apart(s)) { // the indexer's scores at the FP8 rate
+        attn = a->pair_flops * ks_cost_prefill_pairs(n, c, s->sparse.budget_tokens) * s->model.layers;
         index = a->index_pair_flops * causal * s->model.layers;
-    else
+    } else
         attn = (a->pair_flops * ks_cost_prefill_pairs(n, c, s->sparse.budget_tokens) + a->index_pair_flops * causal) *
                s->model.layers;
     return ks_cost_compute(s, a->token_flops * n, attn, index);
