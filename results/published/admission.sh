@@ -5,8 +5,9 @@
 # new requests, retracted requests' recomputation and the batch shrinking as
 # outputs grow all count (window.py). Published (arXiv 2608.07009 Fig. 5,
 # secondary): 4K 2288 -> 2280, 32K 624 -> 1919 tok/s.
-# Writes results/published/admission.md. About 2 hours on this project's
-# 2-core VM (the HiSparse run at 4K alone: about 110 minutes).
+# Writes results/published/admission.md. About 45 minutes on this project's
+# 2-core VM (2026-12-04, 901a00c, beside other jobs: the HiSparse run at 4K
+# 43 minutes; about 2 hours at 825a865).
 #
 # Each configuration runs with 33 clients per attention rank at 4K (what
 # HiSparse's device buffers admit; the baseline's first admission with the
