@@ -88,8 +88,8 @@ static void op_compute(void *ctx, double seconds)
 static void op_prefill_pass(void *ctx, double seconds)
 {
     struct gpu *g = ctx;
-    uint32_t layers = g->sim->s->model.layers;
-    if (!g->ls || !g->ls_in || layers == 0) {
+    uint32_t layers = g->sim->s->model.layers; // at least 1 (scenario.c)
+    if (!g->ls || !g->ls_in) {
         sg_actor_sleep_for(seconds);
         return;
     }

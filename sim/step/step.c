@@ -51,7 +51,7 @@ int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
 {
     const struct ks_scenario *s = p->s;
     // step 1: blocks placed before the first step count as used at step 0
-    *d = (struct ks_step){.p = *p, .step = 1, .last_sample = -INFINITY, .index_apart = ks_cost_index_apart(s)};
+    *d = (struct ks_step){.p = *p, .step = 1, .last_sample = -INFINITY};
     if (!p->r->sample_every)
         p->r->sample_every = ks_run_horizon(s, &p->r->sample_grows) / KS_RUN_SAMPLES;
     ks_active_init(&d->act, &(struct ks_active_params){
@@ -422,7 +422,7 @@ static void index_scan(struct ks_step *d, const struct ks_active *a, double *kv_
     double index = (double)a->ctx * ks_arch_scan_bytes(arch) * layers;
     *kv_hbm += index;
     d->p.r->index_read_bytes += index;
-    *(d->index_apart ? iflops : aflops) += (double)a->ctx * arch->index_pair_flops * layers * verify;
+    *(ks_cost_index_apart(d->p.s) ? iflops : aflops) += (double)a->ctx * arch->index_pair_flops * layers * verify;
 }
 
 // Request a's tokens of the step: their weights' flops, the tokens verified

@@ -139,7 +139,6 @@ struct ks_step {
     uint32_t n_pending, cap_pending;
     uint32_t step;                   // the cache's step clock (ks_cache_step), from 1
     uint64_t l1_version;             // L1's mapping when the pointer table was last built
-    int index_apart;                 // the indexer's flops at a rate of their own (ks_cost_index_apart)
     // the current decode step
     double kv_bytes;                 // KV bytes its selections read
     double layer_time;               // modelled seconds of one layer (cost.h)
