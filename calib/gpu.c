@@ -21,6 +21,7 @@ enum { ERR_LEN = 4096 };
 
 const size_t ks_gpu_sizes[KS_GPU_N_SIZES] = {4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB};
 const int ks_gpu_batch_blocks[KS_GPU_N_BATCH] = {1, 2, 4, 8, 16, KS_GPU_BLOCKS};
+const int ks_gpu_item_counts[KS_GPU_N_ITEMS] = {256, 1024, 4096, 16384};
 const char *const ks_gpu_series[KS_GPU_N_SERIES] = {"h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable"};
 
 int ks_gpu_measure(int repeat, struct ks_gpu_run *r, const struct ks_progress *pr, char *err, size_t len)
@@ -60,6 +61,36 @@ int ks_gpu_measure(int repeat, struct ks_gpu_run *r, const struct ks_progress *p
         }
     }
     ks_progress_done(pr);
+    for (int d = 0; d < 2 && st == KS_KERNEL_OK; d++) {
+        double x[KS_GPU_N_ITEMS];
+        for (size_t i = 0; i < KS_GPU_N_ITEMS && st == KS_KERNEL_OK; i++) {
+            ks_progress_say(pr, "calib: %s scattered copies of %d x %d B", d ? "d2h" : "h2d", ks_gpu_item_counts[i],
+                            KS_GPU_ITEM);
+            x[i] = (double)ks_gpu_item_counts[i] * KS_GPU_ITEM;
+            st = ks_gpu_bench_items(d ? KS_GPU_D2H : KS_GPU_H2D, KS_GPU_ITEM, ks_gpu_item_counts[i], repeat,
+                                    &r->item_t[d][i], &r->item_kernel_t[d][i], why, sizeof why);
+        }
+        if (st == KS_KERNEL_OK && (ks_fit_copy(x, r->item_t[d], KS_GPU_N_ITEMS, &r->item_fit[d]) != KS_OK ||
+                                   ks_fit_copy(x, r->item_kernel_t[d], KS_GPU_N_ITEMS, &r->item_kernel_fit[d]) != KS_OK)) {
+            ks_progress_done(pr);
+            snprintf(err, len, "%s scattered item times do not fit overhead + bytes / bandwidth", d ? "d2h" : "h2d");
+            return KS_EINVAL;
+        }
+    }
+    const int chain[2] = {KS_GPU_CHAIN_SHORT, KS_GPU_CHAIN_LONG};
+    for (int c = 0; c < 2 && st == KS_KERNEL_OK; c++) {
+        ks_progress_say(pr, "calib: %d dependent loads from host memory", chain[c]);
+        st = ks_gpu_bench_host_chain(chain[c], repeat, &r->chain_t[c], why, sizeof why);
+    }
+    ks_progress_done(pr);
+    if (st == KS_KERNEL_OK) {
+        r->host_read_lat = (r->chain_t[1] - r->chain_t[0]) / (KS_GPU_CHAIN_LONG - KS_GPU_CHAIN_SHORT);
+        if (!(r->host_read_lat > 0)) {
+            snprintf(err, len, "host load chains: %d loads took %.4g s, %d loads %.4g s: no latency per load",
+                     KS_GPU_CHAIN_SHORT, r->chain_t[0], KS_GPU_CHAIN_LONG, r->chain_t[1]);
+            return KS_EINVAL;
+        }
+    }
     if (st == KS_KERNEL_OK)
         st = ks_gpu_bench_bidir(64 * MIB, repeat, &r->bidir_s, why, sizeof why);
     if (st == KS_KERNEL_OK)
@@ -130,11 +161,42 @@ int ks_gpu_write_profile(const struct ks_gpu_run *r, const struct ks_machine *m,
         {.key = "kernel_time", .lists = kt_lists, .n_lists = N_OF(kt_lists), .n = r->n_kernel,
          .fields = kt_fields, .n_fields = N_OF(kt_fields), .source = s_kt, .kind = "measured"},
     };
+    // the scattered items: per-item cost and kernel rate, both directions
+    char v_item[2][32], v_gat[2][32], v_hrl[32], s_item[2][1024], s_gat[2][1024], s_hrl[1024];
+    const int last = KS_GPU_N_ITEMS - 1;
+    for (int d = 0; d < 2; d++) {
+        const char *dir = d ? "device-to-host" : "host-to-device";
+        ks_units_format(KS_GPU_ITEM / r->item_fit[d].bw, KS_UNIT_TIME, v_item[d], sizeof v_item[d]);
+        ks_units_format(r->item_kernel_fit[d].bw, KS_UNIT_BANDWIDTH, v_gat[d], sizeof v_gat[d]);
+        ks_calib_profile_text(s_item[d], sizeof s_item[d],
+                 "%s: one cudaMemcpyAsync per %d B item %s between scattered places of pinned host memory and the "
+                 "device, %d to %d items per call and one stream sync; the slope of the fit t = overhead + bytes / "
+                 "bw (intercept %.4g us, worst residual %.1f%%); %d items took %.4g ms",
+                 where, KS_GPU_ITEM, dir, ks_gpu_item_counts[0], ks_gpu_item_counts[last], 1e6 * r->item_fit[d].lat,
+                 100 * r->item_fit[d].worst, ks_gpu_item_counts[last], 1e3 * r->item_t[d][last]);
+        ks_calib_profile_text(s_gat[d], sizeof s_gat[d],
+                 "%s: one kernel, a warp per %d B item, 16-byte %s through mapped pinned host memory (%s), %d to %d "
+                 "items per launch and one stream sync; the rate of the fit t = overhead + bytes / bw (intercept "
+                 "%.4g us, worst residual %.1f%%)",
+                 where, KS_GPU_ITEM, d ? "stores" : "loads", dir, ks_gpu_item_counts[0], ks_gpu_item_counts[last],
+                 1e6 * r->item_kernel_fit[d].lat, 100 * r->item_kernel_fit[d].worst);
+    }
+    ks_units_format(r->host_read_lat, KS_UNIT_TIME, v_hrl, sizeof v_hrl);
+    ks_calib_profile_text(s_hrl, sizeof s_hrl,
+             "%s: one GPU thread following a chain of dependent 8-byte loads through mapped pinned host memory "
+             "(scattered over 64 MiB): (%.4g ms for %d loads - %.4g ms for %d) / %d",
+             where, 1e3 * r->chain_t[1], KS_GPU_CHAIN_LONG, 1e3 * r->chain_t[0], KS_GPU_CHAIN_SHORT,
+             KS_GPU_CHAIN_LONG - KS_GPU_CHAIN_SHORT);
     const struct ks_calib_figure figs[] = {
         {"hbm_bw", v_hbm, s_hbm, "measured"},
         {"pcie_bw", v_bw, s_bw, "measured"},
         {"pcie_lat", "0s", s_lat, "measured"},
         {"copy_overhead", v_ov, s_ov, "measured"},
+        {"copy_item_h2d", v_item[0], s_item[0], "measured"},
+        {"copy_item_d2h", v_item[1], s_item[1], "measured"},
+        {"gather_h2d_bw", v_gat[0], s_gat[0], "measured"},
+        {"gather_d2h_bw", v_gat[1], s_gat[1], "measured"},
+        {"host_read_lat", v_hrl, s_hrl, "measured"},
     };
     char name[256], part[512], comment[4096];
     ks_calib_profile_name(out, name, sizeof name);

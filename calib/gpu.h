@@ -22,6 +22,9 @@ enum {
     KS_GPU_BLOCKS = 32,  // blocks of the largest batched call
     KS_GPU_N_BATCH = 6,  // batched calls fitted
     KS_GPU_N_SERIES = 4, // h2d and d2h, pinned and pageable
+    KS_GPU_ITEM = 656,   // bytes of a scattered item: one token's latent cache in one layer (DeepSeek-V3.2, GLM-5.1)
+    KS_GPU_N_ITEMS = 4,  // item counts timed, fitted per direction
+    KS_GPU_CHAIN_SHORT = 256, KS_GPU_CHAIN_LONG = 4352, // dependent host loads of the two chains timed
 };
 #define KS_GPU_BLOCK ((size_t)128 << 10) // bytes per block, a runtime block's K and V
 
@@ -29,6 +32,8 @@ enum {
 extern const size_t ks_gpu_sizes[KS_GPU_N_SIZES];
 // Blocks per batched call, fitted for the call's fixed cost; the last is KS_GPU_BLOCKS.
 extern const int ks_gpu_batch_blocks[KS_GPU_N_BATCH];
+// Items per call of the scattered item series: 256 to 16384.
+extern const int ks_gpu_item_counts[KS_GPU_N_ITEMS];
 // "h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable": the series of t and fit.
 extern const char *const ks_gpu_series[KS_GPU_N_SERIES];
 
@@ -42,6 +47,16 @@ struct ks_gpu_run {
     double batch_t[2][KS_GPU_N_BATCH];
     struct ks_fit_copy batch_fit[2];
     double batch_link_worst[2];
+    // n items of KS_GPU_ITEM bytes at scattered places of pinned host memory,
+    // [h2d, d2h][count]: one cudaMemcpyAsync each (item_t) or one kernel
+    // through mapped memory (item_kernel_t), median seconds per call; fitted
+    // over bytes: item_fit's bandwidth gives the cost per item (copy_item_*),
+    // item_kernel_fit's is the kernel's rate (gather_*_bw)
+    double item_t[2][KS_GPU_N_ITEMS], item_kernel_t[2][KS_GPU_N_ITEMS];
+    struct ks_fit_copy item_fit[2], item_kernel_fit[2];
+    // one thread's chains of dependent loads from mapped host memory, short
+    // and long; host_read_lat = their difference per load
+    double chain_t[2], host_read_lat;
     // the sparse decode kernel: `bench kernels`' default shape and block counts
     struct ks_bench_shape kshape;
     size_t n_kernel;

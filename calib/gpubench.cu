@@ -327,3 +327,214 @@ extern "C" int ks_gpu_bench_bidir(size_t bytes, int repeat, double *seconds, cha
     bufs_free(&b);
     return st;
 }
+
+// Item i's host slot in a pool of 4n items: (7 i + 3) mod 4n, as slot_offset.
+// Copies n items of `words` 16-byte words, a warp per item: H2D reads
+// host[i] (mapped pinned memory) into dev + i * words; D2H writes the other
+// way. host: [n] device-visible pointers; dev: [n * words].
+enum { ITEM_WARPS = 8 };
+
+__global__ void move_items(uint4 *const *host, uint4 *dev, size_t words, int n, int to_host)
+{
+    int i = blockIdx.x * ITEM_WARPS + (int)(threadIdx.x / 32);
+    if (i >= n)
+        return;
+    uint4 *h = host[i], *d = dev + (size_t)i * words;
+    for (size_t w = threadIdx.x % 32; w < words; w += 32) {
+        if (to_host)
+            h[w] = d[w];
+        else
+            d[w] = h[w];
+    }
+}
+
+// Byte k of item i: what the source holds before a copy, so that the
+// destination can be checked after it.
+static unsigned char item_byte(int i, size_t k)
+{
+    return (unsigned char)((size_t)i * 131u + k * 7u + 1u);
+}
+
+static int items_setup(struct bufs *b, size_t item, int n, char **hslot, uint4 **hptr, uint4 ***dptr, char *err,
+                       size_t len)
+{
+    size_t pool = 4 * (size_t)n * item;
+    b->pinned = 1;
+    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking), err, len);
+    KS_CUDA_CHECK(cudaHostAlloc(&b->host, pool, cudaHostAllocMapped), err, len);
+    memset(b->host, 0, pool);
+    KS_CUDA_CHECK(cudaMalloc(&b->dev, (size_t)n * item), err, len);
+    KS_CUDA_CHECK(cudaMalloc((void **)dptr, (size_t)n * sizeof **dptr), err, len);
+    void *dev_host = NULL;
+    KS_CUDA_CHECK(cudaHostGetDevicePointer(&dev_host, b->host, 0), err, len);
+    for (int i = 0; i < n; i++) {
+        size_t off = slot_offset(item, n, i);
+        hslot[i] = (char *)b->host + off;
+        hptr[i] = (uint4 *)((char *)dev_host + off);
+    }
+    KS_CUDA_CHECK(cudaMemcpy((void *)*dptr, hptr, (size_t)n * sizeof *hptr, cudaMemcpyHostToDevice), err, len);
+    return KS_KERNEL_OK;
+}
+
+// Fills the source side with item_byte (the device side through `stage`, n x
+// item host bytes); the destination side with zeros.
+static int items_fill(struct bufs *b, enum ks_gpu_dir dir, size_t item, int n, char *const *hslot,
+                      unsigned char *stage, char *err, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < item; k++) {
+            unsigned char v = item_byte(i, k);
+            hslot[i][k] = dir == KS_GPU_H2D ? (char)v : 0;
+            stage[(size_t)i * item + k] = dir == KS_GPU_D2H ? v : 0;
+        }
+    KS_CUDA_CHECK(cudaMemcpy(b->dev, stage, (size_t)n * item, cudaMemcpyHostToDevice), err, len);
+    return KS_KERNEL_OK;
+}
+
+// Checks that every item reached its destination whole.
+static int items_check(struct bufs *b, enum ks_gpu_dir dir, size_t item, int n, char *const *hslot,
+                       unsigned char *stage, const char *how, char *err, size_t len)
+{
+    KS_CUDA_CHECK(cudaMemcpy(stage, b->dev, (size_t)n * item, cudaMemcpyDeviceToHost), err, len);
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < item; k++) {
+            unsigned char got = dir == KS_GPU_H2D ? stage[(size_t)i * item + k] : (unsigned char)hslot[i][k];
+            if (got != item_byte(i, k))
+                return ks_kernel_fail(err, len, KS_KERNEL_ECUDA, "ks_gpu_bench_items: %s left item %d byte %zu "
+                                      "at %u, not %u", how, i, k, got, item_byte(i, k));
+        }
+    return KS_KERNEL_OK;
+}
+
+static int items_time(struct bufs *b, enum ks_gpu_dir dir, size_t item, int n, int repeat, char *const *hslot,
+                      uint4 *const *dptr, unsigned char *stage, double *t1, double *t2, char *err, size_t len)
+{
+    int st = items_fill(b, dir, item, n, hslot, stage, err, len);
+    for (int r = -1; r < repeat && st == KS_KERNEL_OK; r++) {
+        double t0 = ks_clock_mono();
+        for (int i = 0; i < n; i++) {
+            char *d = (char *)b->dev + (size_t)i * item;
+            KS_CUDA_CHECK(dir == KS_GPU_H2D ? cudaMemcpyAsync(d, hslot[i], item, cudaMemcpyHostToDevice, b->s1)
+                                            : cudaMemcpyAsync(hslot[i], d, item, cudaMemcpyDeviceToHost, b->s1),
+                          err, len);
+        }
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1), err, len);
+        if (r >= 0)
+            t1[r] = ks_clock_mono() - t0;
+    }
+    if (st == KS_KERNEL_OK)
+        st = items_check(b, dir, item, n, hslot, stage, "one copy per item", err, len);
+    if (st == KS_KERNEL_OK)
+        st = items_fill(b, dir, item, n, hslot, stage, err, len);
+    unsigned grid = (unsigned)((n + ITEM_WARPS - 1) / ITEM_WARPS);
+    for (int r = -1; r < repeat && st == KS_KERNEL_OK; r++) {
+        double t0 = ks_clock_mono();
+        move_items<<<grid, 32 * ITEM_WARPS, 0, b->s1>>>(dptr, (uint4 *)b->dev, item / sizeof(uint4), n,
+                                                        dir == KS_GPU_D2H);
+        KS_CUDA_CHECK_LAUNCH(err, len);
+        KS_CUDA_CHECK(cudaStreamSynchronize(b->s1), err, len);
+        if (r >= 0)
+            t2[r] = ks_clock_mono() - t0;
+    }
+    if (st == KS_KERNEL_OK)
+        st = items_check(b, dir, item, n, hslot, stage, "the kernel", err, len);
+    return st;
+}
+
+extern "C" int ks_gpu_bench_items(enum ks_gpu_dir dir, size_t item, int n, int repeat, double *per_item_s,
+                                  double *kernel_s, char *err, size_t len)
+{
+    *per_item_s = *kernel_s = 0;
+    if (bad_args(item, repeat) || item % 16 || n <= 0 || n > KS_GPU_MAX_ITEMS ||
+        (dir != KS_GPU_H2D && dir != KS_GPU_D2H))
+        return bad_args_fail("ks_gpu_bench_items", err, len);
+    double t1[KS_GPU_BENCH_MAX_REPEAT], t2[KS_GPU_BENCH_MAX_REPEAT];
+    char **hslot = (char **)calloc((size_t)n, sizeof *hslot);
+    uint4 **hptr = (uint4 **)calloc((size_t)n, sizeof *hptr);
+    unsigned char *stage = (unsigned char *)malloc((size_t)n * item);
+    uint4 **dptr = NULL;
+    struct bufs b;
+    memset(&b, 0, sizeof b);
+    int st = hslot && hptr && stage ? KS_KERNEL_OK : ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "out of host memory");
+    if (st == KS_KERNEL_OK)
+        st = items_setup(&b, item, n, hslot, hptr, &dptr, err, len);
+    if (st == KS_KERNEL_OK)
+        st = items_time(&b, dir, item, n, repeat, hslot, dptr, stage, t1, t2, err, len);
+    if (st == KS_KERNEL_OK) {
+        *per_item_s = median(t1, repeat);
+        *kernel_s = median(t2, repeat);
+    }
+    if (dptr)
+        (void)cudaFree((void *)dptr);
+    bufs_free(&b);
+    free(hslot);
+    free(hptr);
+    free(stage);
+    return st;
+}
+
+// One thread: n dependent loads, p = *p, through mapped host memory; the end
+// of the chain is written to *out so that the loads are not optimised away.
+__global__ void host_chain(const unsigned long long *start, int n, unsigned long long *out)
+{
+    const volatile unsigned long long *p = start;
+    for (int i = 0; i < n; i++)
+        p = (const volatile unsigned long long *)(uintptr_t)*p;
+    *out = (unsigned long long)(uintptr_t)p;
+}
+
+enum { CHAIN_POOL = 64 << 20, CHAIN_STRIDE = 4096 + 64 }; // bytes; a page and a line apart at least
+
+extern "C" int ks_gpu_bench_host_chain(int n, int repeat, double *seconds, char *err, size_t len)
+{
+    *seconds = 0;
+    if (bad_args(1, repeat) || n <= 0 || n > KS_GPU_MAX_CHAIN)
+        return bad_args_fail("ks_gpu_bench_host_chain", err, len);
+    double t[KS_GPU_BENCH_MAX_REPEAT];
+    struct bufs b;
+    memset(&b, 0, sizeof b);
+    b.pinned = 1;
+    int st = KS_KERNEL_OK;
+    cudaError_t ce = cudaStreamCreateWithFlags(&b.s1, cudaStreamNonBlocking);
+    if (ce == cudaSuccess)
+        ce = cudaHostAlloc(&b.host, CHAIN_POOL, cudaHostAllocMapped);
+    if (ce == cudaSuccess)
+        ce = cudaMalloc(&b.dev, sizeof(unsigned long long));
+    void *dev_host = NULL;
+    if (ce == cudaSuccess)
+        ce = cudaHostGetDevicePointer(&dev_host, b.host, 0);
+    if (ce != cudaSuccess)
+        st = ks_cuda_fail(ce, "ks_gpu_bench_host_chain setup", __FILE__, __LINE__, err, len);
+    if (st == KS_KERNEL_OK) {
+        // slot j at j * CHAIN_STRIDE; the chain visits the slots in the order
+        // j -> (j + step) mod slots, step coprime to slots, and closes
+        size_t slots = CHAIN_POOL / CHAIN_STRIDE, step = slots / 2 + 1;
+        while (step > 1) { // gcd(step, slots) == 1
+            size_t a = step, c = slots;
+            while (c) { size_t x = a % c; a = c; c = x; }
+            if (a == 1)
+                break;
+            step++;
+        }
+        char *host = (char *)b.host, *dh = (char *)dev_host;
+        for (size_t j = 0; j < slots; j++) {
+            size_t next = (j + step) % slots;
+            *(unsigned long long *)(host + j * CHAIN_STRIDE) = (unsigned long long)(uintptr_t)(dh + next * CHAIN_STRIDE);
+        }
+        for (int r = -1; r < repeat && st == KS_KERNEL_OK; r++) {
+            double t0 = ks_clock_mono();
+            host_chain<<<1, 1, 0, b.s1>>>((const unsigned long long *)dh, n, (unsigned long long *)b.dev);
+            cudaError_t le = cudaGetLastError();
+            if (le == cudaSuccess)
+                le = cudaStreamSynchronize(b.s1);
+            if (le != cudaSuccess)
+                st = ks_cuda_fail(le, "host_chain", __FILE__, __LINE__, err, len);
+            else if (r >= 0)
+                t[r] = ks_clock_mono() - t0;
+        }
+    }
+    if (st == KS_KERNEL_OK)
+        *seconds = median(t, repeat);
+    bufs_free(&b);
+    return st;
+}

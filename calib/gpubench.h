@@ -46,6 +46,27 @@ int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *single_s, doubl
 int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int repeat, double *seconds, char *err,
                        size_t len);
 
+// n items of `item` bytes (a multiple of 16) between scattered places of a
+// mapped pinned host pool and a contiguous device array, in direction dir
+// (H2D or D2H), the scattered small copies of a sparse cache's swap-in and
+// backup: *per_item_s, one cudaMemcpyAsync per item on one stream and one
+// synchronisation at the end; *kernel_s, one kernel (a warp per item, 16-byte
+// loads and stores through the mapped host pointers: a gather from host
+// memory for H2D, a scatter into it for D2H) and one synchronisation.
+// Medians, seconds for all n items. EINVAL: n outside 1..KS_GPU_MAX_ITEMS.
+#define KS_GPU_MAX_ITEMS 65536
+int ks_gpu_bench_items(enum ks_gpu_dir dir, size_t item, int n, int repeat, double *per_item_s, double *kernel_s,
+                       char *err, size_t len);
+
+// One thread of one kernel follows a chain of n dependent 8-byte loads from
+// mapped pinned host memory (each address read from the last load, the chain
+// scattered over a 64 MiB pool so that no load hits a cache). Median seconds
+// for the whole kernel, launch and synchronisation included: the latency of
+// one load is the slope over two chain lengths. EINVAL: n outside
+// 1..KS_GPU_MAX_CHAIN.
+#define KS_GPU_MAX_CHAIN 65536
+int ks_gpu_bench_host_chain(int n, int repeat, double *seconds, char *err, size_t len);
+
 // One host-to-device and one device-to-host copy of `bytes` each (pinned), on
 // two streams at once. Median seconds until both are done.
 int ks_gpu_bench_bidir(size_t bytes, int repeat, double *seconds, char *err, size_t len);

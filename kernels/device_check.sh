@@ -147,7 +147,9 @@ case "${1:-}" in
     # the programs find profiles and fixtures where they were built
     src=$(cat "$dev/source_dir")
     if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
-    { date -u +%FT%TZ; nvidia-smi -q 2>&1 | head -60; "${ld[@]}" "$b/kvstrata-device" info; } > "$log" 2>&1
+    { date -u +%FT%TZ; nvidia-smi -q 2>&1 | head -60
+      nvidia-smi --query-gpu=name,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,clocks.max.sm,clocks.max.mem --format=csv 2>&1
+      nproc; grep -m1 "model name" /proc/cpuinfo; "${ld[@]}" "$b/kvstrata-device" info; } > "$log" 2>&1
     # the runtime's L3 folder: the first that takes an O_DIRECT write
     l3=""
     for d in "$PWD" /var/tmp /tmp; do

@@ -57,6 +57,23 @@ static int report(const struct ks_gpu_run *r, const struct ks_machine *m, const 
         e |= ks_json_set_real(o, d ? "batched_d2h_worst_with_pcie_bw" : "batched_h2d_worst_with_pcie_bw",
                               r->batch_link_worst[d]);
     }
+    for (int d = 0; d < 2; d++) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < KS_GPU_N_ITEMS; i++) {
+            json_t *p = json_object();
+            e |= !p || ks_json_set_int(p, "items", ks_gpu_item_counts[i]) ||
+                 ks_json_set_int(p, "item_bytes", KS_GPU_ITEM) ||
+                 ks_json_set_real(p, "per_item_copies_s", r->item_t[d][i]) ||
+                 ks_json_set_real(p, "kernel_s", r->item_kernel_t[d][i]) || json_array_append_new(a, p);
+        }
+        e |= json_object_set_new(o, d ? "items_d2h" : "items_h2d", a);
+        e |= ks_calib_print_copy_fit(o, d ? "items_d2h_fit" : "items_h2d_fit", &r->item_fit[d]);
+        e |= ks_calib_print_copy_fit(o, d ? "items_d2h_kernel_fit" : "items_h2d_kernel_fit", &r->item_kernel_fit[d]);
+        e |= ks_json_set_real(o, d ? "copy_item_d2h_s" : "copy_item_h2d_s", KS_GPU_ITEM / r->item_fit[d].bw);
+    }
+    e |= ks_json_set_real(o, "host_chain_short_s", r->chain_t[0]);
+    e |= ks_json_set_real(o, "host_chain_long_s", r->chain_t[1]);
+    e |= ks_json_set_real(o, "host_read_lat_s", r->host_read_lat);
     e |= ks_json_set_real(o, "copy_overhead_s", r->batch_fit[0].lat);
     e |= ks_json_set_real(o, "single_copy_overhead_s", r->fit[0].lat);
     e |= ks_json_set_real(o, "bidir_64MiB_s", r->bidir_s);
@@ -135,11 +152,19 @@ const struct ks_cli_cmd ks_calib_gpu_cmd = {
         "moves a migration batch); batched calls of 1 to 32 blocks each way,\n"
         "fitted to overhead + bytes / bandwidth (copy_overhead: the host-to-\n"
         "device intercept, the fixed cost per batch the simulator charges);\n"
+        "656-byte items (one token's latent cache in one layer) between\n"
+        "scattered places of pinned host memory and the device, 256 to 16384\n"
+        "per call, each way, by one copy per item and by one kernel through\n"
+        "mapped memory (copy_item_h2d/d2h: the per-item slope; gather_h2d_bw,\n"
+        "gather_d2h_bw: the kernel's rate), every copy checked byte for byte;\n"
+        "a GPU thread's chain of dependent loads from host memory\n"
+        "(host_read_lat);\n"
         "both directions at once; and the sparse decode kernel as\n"
         "`kvstrata bench kernels --backend cuda --profile` times it with its\n"
         "defaults (batch 32, 8 to 256 selected blocks, median of 5 samples).\n"
         "Writes -o: the --base profile with hbm_bw, pcie_bw, pcie_lat (0:\n"
-        "folded into copy_overhead) and copy_overhead measured (the single-copy\n"
+        "folded into copy_overhead), copy_overhead, copy_item_h2d/d2h,\n"
+        "gather_h2d_bw/d2h_bw and host_read_lat measured (the single-copy\n"
         "intercept stays in its source and JSON), and its kernel_time table\n"
         "(replacing the base's). Without a GPU it exits 1 and says so.\n",
     .run = run_gpu,
