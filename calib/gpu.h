@@ -3,7 +3,9 @@
 // --profile` times it with its defaults) and writes a profile with the GPU
 // figures and the kernel_time table measured and the rest from a base.
 //
-// copy_overhead is the fixed cost of one batched copy call (the intercept of
+// hbm_bw is the rate of a kernel that streams reads of 1 GiB (what the
+// simulator's decode does with weights and KV); the device-to-device copy's
+// rate stays in its source. copy_overhead is the fixed cost of one batched copy call (the intercept of
 // ks_copy_batch_async over 1 to KS_GPU_BLOCKS blocks), what the engine
 // charges per migration batch; pcie_bw is the pinned host-to-device fit's
 // bandwidth and pcie_lat 0 (folded into copy_overhead).
@@ -39,6 +41,7 @@ extern const char *const ks_gpu_series[KS_GPU_N_SERIES];
 
 struct ks_gpu_run {
     double d2d_bw;                                // bytes read + written per second
+    double read_bw;                               // bytes read per second by a streaming kernel: hbm_bw
     double t[KS_GPU_N_SERIES][KS_GPU_N_SIZES];    // [series][size] median seconds per copy
     struct ks_fit_copy fit[KS_GPU_N_SERIES];
     double single_s, gather_s, bidir_s, one_dir_s; // KS_GPU_BLOCKS blocks; both ways and one way, 64 MiB

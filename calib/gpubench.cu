@@ -538,3 +538,73 @@ extern "C" int ks_gpu_bench_host_chain(int n, int repeat, double *seconds, char 
     bufs_free(&b);
     return st;
 }
+
+// Reads words[0..n) once, grid-stride, 16-byte loads; each thread folds what
+// it read into one word and writes it only when it equals `never` (the
+// caller's value that no fold takes), so that the loads are kept.
+__global__ void read_stream(const uint4 *words, size_t n, unsigned never, unsigned *out)
+{
+    unsigned acc = 0;
+#pragma unroll 4
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint4 v = __ldg(words + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == never)
+        out[0] = acc;
+}
+
+enum { READ_THREADS = 512, READ_BLOCKS_PER_SM = 4 };
+
+extern "C" int ks_gpu_bench_read(size_t bytes, int repeat, double *bytes_per_s, char *err, size_t len)
+{
+    *bytes_per_s = 0;
+    if (bad_args(bytes, repeat) || bytes % 16)
+        return bad_args_fail("ks_gpu_bench_read", err, len);
+    double t[KS_GPU_BENCH_MAX_REPEAT];
+    struct bufs b;
+    memset(&b, 0, sizeof b);
+    cudaEvent_t start = NULL, stop = NULL;
+    int sms = 0, st = KS_KERNEL_OK;
+    cudaError_t ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    if (ce == cudaSuccess)
+        ce = cudaMalloc(&b.dev, bytes);
+    if (ce == cudaSuccess)
+        ce = cudaMalloc(&b.dev2, sizeof(unsigned));
+    if (ce == cudaSuccess)
+        ce = cudaMemset(b.dev, 0x3c, bytes); // every word's fold is 0: `never` is 1
+    if (ce == cudaSuccess)
+        ce = cudaEventCreate(&start);
+    if (ce == cudaSuccess)
+        ce = cudaEventCreate(&stop);
+    if (ce != cudaSuccess)
+        st = ks_cuda_fail(ce, "ks_gpu_bench_read setup", __FILE__, __LINE__, err, len);
+    for (int r = -1; r < repeat && st == KS_KERNEL_OK; r++) {
+        ce = cudaEventRecord(start, 0);
+        read_stream<<<(unsigned)sms * READ_BLOCKS_PER_SM, READ_THREADS>>>((const uint4 *)b.dev, bytes / 16, 1u,
+                                                                         (unsigned *)b.dev2);
+        if (ce == cudaSuccess)
+            ce = cudaGetLastError();
+        if (ce == cudaSuccess)
+            ce = cudaEventRecord(stop, 0);
+        if (ce == cudaSuccess)
+            ce = cudaEventSynchronize(stop);
+        float ms = 0;
+        if (ce == cudaSuccess)
+            ce = cudaEventElapsedTime(&ms, start, stop);
+        if (ce != cudaSuccess)
+            st = ks_cuda_fail(ce, "read_stream", __FILE__, __LINE__, err, len);
+        else if (r >= 0)
+            t[r] = 1e-3 * (double)ms;
+    }
+    if (st == KS_KERNEL_OK) {
+        double mid = median(t, repeat);
+        *bytes_per_s = mid > 0 ? (double)bytes / mid : 0;
+    }
+    if (start)
+        (void)cudaEventDestroy(start);
+    if (stop)
+        (void)cudaEventDestroy(stop);
+    bufs_free(&b);
+    return st;
+}

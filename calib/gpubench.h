@@ -46,6 +46,12 @@ int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *single_s, doubl
 int ks_gpu_bench_batch(enum ks_gpu_dir dir, size_t block, int n, int repeat, double *seconds, char *err,
                        size_t len);
 
+// A kernel that reads `bytes` (a multiple of 16) of device memory once with
+// 16-byte loads, grid-stride over every multiprocessor, and keeps only a
+// checksum: what a memory-bound decode does with its weights and KV. Timed
+// on the device with events; *bytes_per_s from the median.
+int ks_gpu_bench_read(size_t bytes, int repeat, double *bytes_per_s, char *err, size_t len);
+
 // n items of `item` bytes (a multiple of 16) between scattered places of a
 // mapped pinned host pool and a contiguous device array, in direction dir
 // (H2D or D2H), the scattered small copies of a sparse cache's swap-in and

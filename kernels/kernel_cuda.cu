@@ -3,6 +3,7 @@
 // Every CUDA call of the kernels goes through ks_cuda_fail when it fails, so
 // the caller's err names the call that broke, with its file and line.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_util.cuh"
@@ -91,16 +92,33 @@ extern "C" int ks_copy_async(void *dst, const void *src, size_t bytes, struct CU
     return KS_KERNEL_OK;
 }
 
+// NOTE: pages of our own, registered, rather than cudaHostAlloc: that one
+// carves small requests out of a pool of its own, so its memory is not
+// page-aligned (on an H200, a lane's 24 KiB stage came at ...ac00, and
+// O_DIRECT refused it).
+static const size_t PINNED_ALIGN = 4096;
+
 extern "C" int ks_pinned_alloc(void **ptr, size_t bytes, char *err, size_t len)
 {
     *ptr = NULL; // a failed call leaves nothing to free
-    KS_CUDA_CHECK(cudaHostAlloc(ptr, bytes ? bytes : 1, cudaHostAllocDefault), err, len);
+    size_t whole = (bytes ? bytes + PINNED_ALIGN - 1 : PINNED_ALIGN) / PINNED_ALIGN * PINNED_ALIGN;
+    void *p = NULL;
+    if (posix_memalign(&p, PINNED_ALIGN, whole) != 0)
+        return ks_kernel_fail(err, len, KS_KERNEL_ECUDA, "ks_pinned_alloc: out of host memory (%zu bytes)", whole);
+    cudaError_t e = cudaHostRegister(p, whole, cudaHostRegisterDefault);
+    if (e != cudaSuccess) {
+        free(p);
+        return ks_cuda_fail(e, "cudaHostRegister(p, whole, cudaHostRegisterDefault)", __FILE__, __LINE__, err, len);
+    }
+    *ptr = p;
     return KS_KERNEL_OK;
 }
 
 static int pinned_release(void *ptr)
 {
-    KS_CUDA_CHECK(cudaFreeHost(ptr), NULL, 0);
+    cudaError_t e = cudaHostUnregister(ptr);
+    free(ptr); // ours whatever the driver says
+    KS_CUDA_CHECK(e, NULL, 0);
     return KS_KERNEL_OK;
 }
 

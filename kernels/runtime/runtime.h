@@ -37,10 +37,10 @@
 // waiting; kernel_seconds is measured by CUDA events around the kernel's
 // launches alone (after the device's waits for copies), launch_seconds is
 // the host's whole launch.
-// Decisions, reading rule and clock are those of CPU mode. NOTE: GPU mode is
-// compiled (sm_80, sm_90, CUDA 13) but has never run: no GPU has been
-// available to this project; tests/runtime/test_runtime.c checks it against CPU mode
-// where one is.
+// Decisions, reading rule and clock are those of CPU mode. GPU mode ran on
+// an H200 on 2026-12-04 (results/device/2026-12-04_h200/): the same decisions
+// as CPU mode and every launch's outputs within 1e-5; tests/runtime/test_runtime.c
+// checks it against CPU mode where a GPU answers.
 //
 // The decode thread runs the simulator's step driver (sim/step/step.h): the
 // same code admits, prefills, selects, reports accesses (the heat map is fed

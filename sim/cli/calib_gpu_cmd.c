@@ -28,6 +28,7 @@ static int report(const struct ks_gpu_run *r, const struct ks_machine *m, const 
     e |= ks_json_set_str(o, "host", m->host);
     e |= ks_json_set_str(o, "date", m->date);
     e |= ks_json_set_real(o, "d2d_bytes_per_s", r->d2d_bw);
+    e |= ks_json_set_real(o, "hbm_read_bytes_per_s", r->read_bw);
     for (int s = 0; s < KS_GPU_N_SERIES; s++) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < KS_GPU_N_SIZES; i++) {
@@ -142,8 +143,9 @@ const struct ks_cli_cmd ks_calib_gpu_cmd = {
     .name = "calib gpu",
     .summary = "Measure GPU copies (HBM, PCIe pinned and pageable) and the decode kernel, write a profile",
     .about =
-        "With a GPU: device-to-device copy (hbm_bw, bytes read + written per\n"
-        "second); host-to-device and device-to-host copies of 4 KiB to 64 MiB,\n"
+        "With a GPU: a kernel streaming reads of 1 GiB (hbm_bw: bytes read per\n"
+        "second) and a device-to-device copy (bytes read + written per second,\n"
+        "in hbm_bw's source); host-to-device and device-to-host copies of 4 KiB to 64 MiB,\n"
         "pinned and pageable, each timed on the host from issue to the end of a\n"
         "stream synchronisation and fitted to overhead + size / bandwidth\n"
         "(pcie_bw from the pinned host-to-device fit); 32 blocks of 128 KiB\n"

@@ -278,7 +278,7 @@ const struct ks_cli_cmd ks_validate_cmd = {
              "(--device cpu: RAM arenas for L1 and L2, an O_DIRECT file in --dir for L3,\n"
              "migration threads, the reference attention kernels; --device gpu: L1 in\n"
              "device memory, L2 pinned, a CUDA stream per migration lane, the CUDA\n"
-             "kernel; never run on a GPU so far) and in the simulator.\n"
+             "kernel; first run on an H200 on 2026-12-04) and in the simulator.\n"
              "Prints them side by side: accesses, hit rates per tier, migrated bytes,\n"
              "steps and tokens (identical by construction: the same cache manager sees\n"
              "the same accesses; a difference fails the command), then ITL mean/P50/P99,\n"

@@ -104,6 +104,17 @@ static void copies_on_a_stream(void **state)
     ok(ks_pinned_alloc((void **)&b, BIG, why, sizeof why), "ks_pinned_alloc", why);
     assert_int_equal((uintptr_t)a % 4096, 0); // the runtime's O_DIRECT stages rely on it (and check it)
     assert_int_equal((uintptr_t)b % 4096, 0);
+    // small sizes too: cudaHostAlloc carves these out of a pool, unaligned
+    // (a lane's 24 KiB stage came at ...ac00 on an H200)
+    const size_t small[] = {1, 100, 3000, 4096, 5000, 24576};
+    void *sp[sizeof small / sizeof *small];
+    for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
+        ok(ks_pinned_alloc(&sp[i], small[i], why, sizeof why), "ks_pinned_alloc (small)", why);
+        assert_int_equal((uintptr_t)sp[i] % 4096, 0);
+        memset(sp[i], 0x5a, small[i]);
+    }
+    for (size_t i = 0; i < sizeof small / sizeof *small; i++)
+        ks_pinned_free(sp[i]);
     ok(ks_devbuf_alloc(&d1, BIG, why, sizeof why), "ks_devbuf_alloc", why);
     ok(ks_devbuf_alloc(&d2, BIG, why, sizeof why), "ks_devbuf_alloc", why);
     ok(ks_stream_new(&s, why, sizeof why), "ks_stream_new", why);
