@@ -6,8 +6,9 @@
 -- every GPU), two-batch overlap, PCIe Gen5, multi-token prediction; the
 -- latent cache (656 B per token and layer) offloaded to host memory behind an
 -- LRU pool in HBM, the indexer's keys (132 B) kept in HBM; small scattered
--- copies by a gather kernel over UVA (FlashTrans: the profile's 37 / 43 GB/s,
--- ESS's own measurement, a calibration input).
+-- copies by a gather kernel over UVA (FlashTrans: 37 / 43 GB/s, ESS's own
+-- measurement on its machine, a calibration input, set below over the H200
+-- profile's 46.4 / 49.3 GB/s measured by calib gpu).
 --
 -- What the summary does not give, assumed here (each changes the figures):
 -- - the GPU: an H200 SXM (141 GB; the batch of 52 with the whole latent
@@ -46,7 +47,7 @@ return {
   seed = 1,
   duration = "60s",
   platform = {profile = "h200_sxm_pcie5", nodes = 4, gpus_per_node = 8, rdma = "gpudirect",
-              network = {bw = "328GBps"}},
+              network = {bw = "328GBps"}, gather_h2d_bw = "37GBps", gather_d2h_bw = "43GBps"},
   model = ks.merge(ks.models.deepseek_v3_2, {max_context = 65536}),
   parallel = {tp = 8, dp_attention = 8, ep = 32, dense_tp = 1, overlap = "two_batch", dispatch_dtype = "fp8"},
   speculative = {draft_tokens = 1, accept_length = 1.7},

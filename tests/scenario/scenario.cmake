@@ -27,7 +27,7 @@ endfunction()
 ks_scenario_cli_test(check_help --stdout-has "Usage: kvstrata scenario check SCENARIO.lua" --stdout-has "--set PATH=VALUE"
                      --stdout-has "--json" --stderr-empty -- --help)
 ks_scenario_cli_test(check_default_json --json --stderr-empty --is file ${ks_sc}/default.lua
-                     --is platform.profile h200_sxm_pcie5 --gt platform.hbm_bw 4.79e12 --lt platform.hbm_bw 4.81e12
+                     --is platform.profile h200_sxm_pcie5 --gt platform.hbm_bw 4.29e12 --lt platform.hbm_bw 4.30e12
                      --ge cache.block_size 32 --le cache.block_size 32 --is cache.evict heat --has origin --has unit
                      -- ${ks_sc}/default.lua --json)
 ks_scenario_cli_test(check_default_text --stdout-has "cache.block_size" --stdout-has "4.8TBps"
