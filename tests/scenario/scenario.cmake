@@ -30,7 +30,7 @@ ks_scenario_cli_test(check_default_json --json --stderr-empty --is file ${ks_sc}
                      --is platform.profile h200_sxm_pcie5 --gt platform.hbm_bw 4.29e12 --lt platform.hbm_bw 4.30e12
                      --ge cache.block_size 32 --le cache.block_size 32 --is cache.evict heat --has origin --has unit
                      -- ${ks_sc}/default.lua --json)
-ks_scenario_cli_test(check_default_text --stdout-has "cache.block_size" --stdout-has "4.8TBps"
+ks_scenario_cli_test(check_default_text --stdout-has "cache.block_size" --stdout-has "4.296TBps"
                      --stdout-has "[datasheet]" --stdout-has "default.lua:" -- ${ks_sc}/default.lua)
 ks_scenario_cli_test(check_set --json --ge cache.block_size 16 --le cache.block_size 16 --is cache.evict lru
                      --ge platform.ssd.read_bw 7e9 --le platform.ssd.read_bw 7e9
