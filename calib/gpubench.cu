@@ -136,7 +136,7 @@ __global__ void gather_blocks(const uint4 *const *src, uint4 *dst, size_t words)
         d[i] = s[i];
 }
 
-static int time_blocks(struct bufs *b, size_t block, int n, int repeat, const uint4 **dsrc, char *const *hsrc,
+static int time_blocks(struct bufs *b, size_t block, int n, int repeat, uint4 *const *dsrc, char *const *hsrc,
                        double *t1, double *t2, char *err, size_t len)
 {
     for (int r = -1; r < repeat; r++) {
@@ -161,25 +161,38 @@ static int time_blocks(struct bufs *b, size_t block, int n, int repeat, const ui
     return KS_KERNEL_OK;
 }
 
-static int setup_blocks(struct bufs *b, size_t block, int n, char **hsrc, const uint4 **hptr, const uint4 ***dsrc,
-                        char *err, size_t len)
+// n slots of `unit` bytes at slot_offset's scattered places of a mapped
+// pinned pool (b->host, filled with 0x5a), a stream (b->s1) and n x unit bytes
+// of device memory (b->dev): hslot[i] is slot i on the host, hptr[i] the same
+// on the device, *dptr a device copy of hptr.
+static int mapped_slots(struct bufs *b, size_t unit, int n, char **hslot, uint4 **hptr, uint4 ***dptr, char *err,
+                        size_t len)
 {
-    size_t pool = 4 * (size_t)n * block; // slot_offset's pool
+    size_t pool = 4 * (size_t)n * unit; // slot_offset's pool
     b->pinned = 1;
     KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking), err, len);
     KS_CUDA_CHECK(cudaHostAlloc(&b->host, pool, cudaHostAllocMapped), err, len);
     memset(b->host, 0x5a, pool);
-    KS_CUDA_CHECK(cudaMalloc(&b->dev, (size_t)n * block), err, len);
-    KS_CUDA_CHECK(cudaMalloc(&b->dev2, (size_t)n * block), err, len);
-    KS_CUDA_CHECK(cudaMalloc((void **)dsrc, (size_t)n * sizeof **dsrc), err, len);
+    KS_CUDA_CHECK(cudaMalloc(&b->dev, (size_t)n * unit), err, len);
+    KS_CUDA_CHECK(cudaMalloc((void **)dptr, (size_t)n * sizeof **dptr), err, len);
     void *dev_host = NULL;
     KS_CUDA_CHECK(cudaHostGetDevicePointer(&dev_host, b->host, 0), err, len);
     for (int i = 0; i < n; i++) {
-        size_t off = slot_offset(block, n, i);
-        hsrc[i] = (char *)b->host + off;
-        hptr[i] = (const uint4 *)((char *)dev_host + off);
+        size_t off = slot_offset(unit, n, i);
+        hslot[i] = (char *)b->host + off;
+        hptr[i] = (uint4 *)((char *)dev_host + off);
     }
-    KS_CUDA_CHECK(cudaMemcpy((void *)*dsrc, hptr, (size_t)n * sizeof *hptr, cudaMemcpyHostToDevice), err, len);
+    KS_CUDA_CHECK(cudaMemcpy((void *)*dptr, hptr, (size_t)n * sizeof *hptr, cudaMemcpyHostToDevice), err, len);
+    return KS_KERNEL_OK;
+}
+
+static int setup_blocks(struct bufs *b, size_t block, int n, char **hsrc, uint4 **hptr, uint4 ***dsrc, char *err,
+                        size_t len)
+{
+    int st = mapped_slots(b, block, n, hsrc, hptr, dsrc, err, len);
+    if (st != KS_KERNEL_OK)
+        return st;
+    KS_CUDA_CHECK(cudaMalloc(&b->dev2, (size_t)n * block), err, len);
     return KS_KERNEL_OK;
 }
 
@@ -191,8 +204,8 @@ extern "C" int ks_gpu_bench_blocks(size_t block, int n, int repeat, double *sing
         return bad_args_fail("ks_gpu_bench_blocks", err, len);
     double t1[KS_GPU_BENCH_MAX_REPEAT], t2[KS_GPU_BENCH_MAX_REPEAT];
     char **hsrc = (char **)calloc((size_t)n, sizeof *hsrc);
-    const uint4 **hptr = (const uint4 **)calloc((size_t)n, sizeof *hptr);
-    const uint4 **dsrc = NULL;
+    uint4 **hptr = (uint4 **)calloc((size_t)n, sizeof *hptr);
+    uint4 **dsrc = NULL;
     struct bufs b;
     memset(&b, 0, sizeof b);
     int st = hsrc && hptr ? KS_KERNEL_OK : ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "out of host memory");
@@ -355,27 +368,6 @@ static unsigned char item_byte(int i, size_t k)
     return (unsigned char)((size_t)i * 131u + k * 7u + 1u);
 }
 
-static int items_setup(struct bufs *b, size_t item, int n, char **hslot, uint4 **hptr, uint4 ***dptr, char *err,
-                       size_t len)
-{
-    size_t pool = 4 * (size_t)n * item;
-    b->pinned = 1;
-    KS_CUDA_CHECK(cudaStreamCreateWithFlags(&b->s1, cudaStreamNonBlocking), err, len);
-    KS_CUDA_CHECK(cudaHostAlloc(&b->host, pool, cudaHostAllocMapped), err, len);
-    memset(b->host, 0, pool);
-    KS_CUDA_CHECK(cudaMalloc(&b->dev, (size_t)n * item), err, len);
-    KS_CUDA_CHECK(cudaMalloc((void **)dptr, (size_t)n * sizeof **dptr), err, len);
-    void *dev_host = NULL;
-    KS_CUDA_CHECK(cudaHostGetDevicePointer(&dev_host, b->host, 0), err, len);
-    for (int i = 0; i < n; i++) {
-        size_t off = slot_offset(item, n, i);
-        hslot[i] = (char *)b->host + off;
-        hptr[i] = (uint4 *)((char *)dev_host + off);
-    }
-    KS_CUDA_CHECK(cudaMemcpy((void *)*dptr, hptr, (size_t)n * sizeof *hptr, cudaMemcpyHostToDevice), err, len);
-    return KS_KERNEL_OK;
-}
-
 // Fills the source side with item_byte (the device side through `stage`, n x
 // item host bytes); the destination side with zeros.
 static int items_fill(struct bufs *b, enum ks_gpu_dir dir, size_t item, int n, char *const *hslot,
@@ -457,7 +449,7 @@ extern "C" int ks_gpu_bench_items(enum ks_gpu_dir dir, size_t item, int n, int r
     memset(&b, 0, sizeof b);
     int st = hslot && hptr && stage ? KS_KERNEL_OK : ks_kernel_fail(err, len, KS_KERNEL_EINVAL, "out of host memory");
     if (st == KS_KERNEL_OK)
-        st = items_setup(&b, item, n, hslot, hptr, &dptr, err, len);
+        st = mapped_slots(&b, item, n, hslot, hptr, &dptr, err, len);
     if (st == KS_KERNEL_OK)
         st = items_time(&b, dir, item, n, repeat, hslot, dptr, stage, t1, t2, err, len);
     if (st == KS_KERNEL_OK) {
