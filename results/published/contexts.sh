@@ -47,7 +47,7 @@ misses() {
         printf "- The baseline at 32K and 4K is too fast at %.3g and %.3g requests per rank: the same overhead fit predicted its\n", b32, b4
         printf "  source'"'"'s batch 8 17.5%% too fast (overhead.md): per-request costs of the engine that bytes and FLOPs do not show.\n"
         printf "- The 160K ratio: the two 160K misses, in opposite directions. The 4K ratio: whole outputs reserved; under SGLang'"'"'s\n"
-        printf "  estimated reservations it is 0.87 against 1.00 (admission.md).\n" }'
+        printf "  estimated reservations it is 0.93 against 1.00 (admission.md).\n" }'
 }
 
 for ctx in 4096 32768 163840; do

@@ -55,7 +55,7 @@ run base_sat results/published/glm_baseline.lua &
 run base_one results/published/glm_baseline.lua "${one[@]}" --set workload.output_tokens=257 --set duration=600s &
 wait
 run hs_one "$mr" "${one[@]}" &
-# the exposed miss cost's assumption: host_read_lat (the profile's 1 us is assumed), halved and doubled
+# the exposed miss cost's sensitivity to host_read_lat (the profile's 1.19 us, measured by calib gpu), 0.5 and 2 us
 run hs_one_lat05 "$mr" "${one[@]}" --set platform.host_read_lat=0.5us
 wait
 run hs_one_lat2 "$mr" "${one[@]}" --set platform.host_read_lat=2us &
@@ -131,9 +131,10 @@ miss() { awk -v h="$(get "$1" hit_rate_l1)" 'BEGIN { printf "%.4f", 1 - h }'; }
     echo "copies one token's 1152 B at a time in 8-byte loads per lane, 5 round trips to host memory each"
     echo "(\`cache.gather_warps\`), so one request's misses of a layer take ceil(misses / 30) x 5 round trips, however idle"
     echo "the link; at high concurrency the link's rate bounds the step instead. The round trip (\`platform.host_read_lat\`,"
-    echo "1 us) is an assumption, not a measurement: at 0.5 us the cost is $(awk -v a="$(get hs_one_lat05 tpot_mean)" -v b="$(get base_one tpot_mean)" 'BEGIN { printf "%.2f", (a - b) * 1000 }') ms, at 2 us $(awk -v a="$(get hs_one_lat2 tpot_mean)" -v b="$(get base_one tpot_mean)" 'BEGIN { printf "%.2f", (a - b) * 1000 }') ms. It also scales with"
+    echo "1.19 us) was measured by \`calib gpu\` on an H200 (one GPU thread's dependent loads from pinned host memory,"
+    echo "\`results/device/2026-12-04_h200/\`); SGLang's kernel on the published machine may differ: at 0.5 us the cost is $(awk -v a="$(get hs_one_lat05 tpot_mean)" -v b="$(get base_one tpot_mean)" 'BEGIN { printf "%.2f", (a - b) * 1000 }') ms, at 2 us $(awk -v a="$(get hs_one_lat2 tpot_mean)" -v b="$(get base_one tpot_mean)" 'BEGIN { printf "%.2f", (a - b) * 1000 }') ms. It also scales with"
     echo "the miss rate, here 1.7 times the published one (the rows above): at the published rate the same kernel would"
-    echo "expose about 0.6 times as much. Without the kernel's structure (one kernel at 37 GB/s for all misses) it was 1.55 ms (kvstrata 2512723)."
+    echo "expose about 0.6 times as much. Without the kernel's structure (one kernel at ESS's 37 GB/s for all misses) it was 1.55 ms (kvstrata 2512723)."
     echo
     echo "Layer-wise prefetch (\`cache.layer_prefetch = \"previous\"\`): the misses of a layer that the previous layer's"
     echo "top-k also chose start copying when that layer starts, beside its own; the rest when the layer starts. How much"
