@@ -216,14 +216,13 @@ static __global__ void __launch_bounds__(ATTEND_THREADS)
 }
 
 #define COMBINE_WARPS (KS_COMBINE_THREADS / 32)
+// Heads whose final max and sum report() holds in shared memory at a time.
+#define REPORT_HEADS 256
 
 // The access report of sequence s, by one thread block: the accessed blocks,
 // their masses (from the heads' final max and sum, written by the other
 // combine blocks: read past L1), the missing ones compacted in access order
 // KS_COMBINE_THREADS at a time (ks_report_slot).
-// Heads whose final max and sum report() holds in shared memory at a time.
-#define REPORT_HEADS 256
-
 static __device__ void report(const struct ks_decode_params &p, bool sparse, const struct ks_decode_ws &w, uint32_t s)
 {
     __shared__ uint32_t counts[COMBINE_WARPS];
