@@ -78,6 +78,8 @@ int ks_gpu_measure(int repeat, struct ks_gpu_run *r, const struct ks_progress *p
             snprintf(err, len, "%s scattered item times do not fit overhead + bytes / bandwidth", d ? "d2h" : "h2d");
             return KS_EINVAL;
         }
+        if (st == KS_KERNEL_OK)
+            r->copy_item[d] = KS_GPU_ITEM / r->item_fit[d].bw;
     }
     const int chain[2] = {KS_GPU_CHAIN_SHORT, KS_GPU_CHAIN_LONG};
     for (int c = 0; c < 2 && st == KS_KERNEL_OK; c++) {
@@ -170,7 +172,7 @@ int ks_gpu_write_profile(const struct ks_gpu_run *r, const struct ks_machine *m,
     const int last = KS_GPU_N_ITEMS - 1;
     for (int d = 0; d < 2; d++) {
         const char *dir = d ? "device-to-host" : "host-to-device";
-        ks_units_format(KS_GPU_ITEM / r->item_fit[d].bw, KS_UNIT_TIME, v_item[d], sizeof v_item[d]);
+        ks_units_format(r->copy_item[d], KS_UNIT_TIME, v_item[d], sizeof v_item[d]);
         ks_units_format(r->item_kernel_fit[d].bw, KS_UNIT_BANDWIDTH, v_gat[d], sizeof v_gat[d]);
         ks_calib_profile_text(s_item[d], sizeof s_item[d],
                  "%s: one cudaMemcpyAsync per %d B item %s between scattered places of pinned host memory and the "

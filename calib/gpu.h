@@ -53,10 +53,11 @@ struct ks_gpu_run {
     // n items of KS_GPU_ITEM bytes at scattered places of pinned host memory,
     // [h2d, d2h][count]: one cudaMemcpyAsync each (item_t) or one kernel
     // through mapped memory (item_kernel_t), median seconds per call; fitted
-    // over bytes: item_fit's bandwidth gives the cost per item (copy_item_*),
-    // item_kernel_fit's is the kernel's rate (gather_*_bw)
+    // over bytes: item_fit's slope is the cost per item (copy_item, seconds:
+    // copy_item_h2d / d2h), item_kernel_fit's rate the kernel's (gather_*_bw)
     double item_t[2][KS_GPU_N_ITEMS], item_kernel_t[2][KS_GPU_N_ITEMS];
     struct ks_fit_copy item_fit[2], item_kernel_fit[2];
+    double copy_item[2];
     // one thread's chains of dependent loads from mapped host memory, short
     // and long; host_read_lat = their difference per load
     double chain_t[2], host_read_lat;

@@ -70,7 +70,7 @@ static int report(const struct ks_gpu_run *r, const struct ks_machine *m, const 
         e |= json_object_set_new(o, d ? "items_d2h" : "items_h2d", a);
         e |= ks_calib_print_copy_fit(o, d ? "items_d2h_fit" : "items_h2d_fit", &r->item_fit[d]);
         e |= ks_calib_print_copy_fit(o, d ? "items_d2h_kernel_fit" : "items_h2d_kernel_fit", &r->item_kernel_fit[d]);
-        e |= ks_json_set_real(o, d ? "copy_item_d2h_s" : "copy_item_h2d_s", KS_GPU_ITEM / r->item_fit[d].bw);
+        e |= ks_json_set_real(o, d ? "copy_item_d2h_s" : "copy_item_h2d_s", r->copy_item[d]);
     }
     e |= ks_json_set_real(o, "host_chain_short_s", r->chain_t[0]);
     e |= ks_json_set_real(o, "host_chain_long_s", r->chain_t[1]);
@@ -145,8 +145,9 @@ const struct ks_cli_cmd ks_calib_gpu_cmd = {
     .about =
         "With a GPU: a kernel streaming reads of 1 GiB (hbm_bw: bytes read per\n"
         "second) and a device-to-device copy (bytes read + written per second,\n"
-        "in hbm_bw's source); host-to-device and device-to-host copies of 4 KiB to 64 MiB,\n"
-        "pinned and pageable, each timed on the host from issue to the end of a\n"
+        "in hbm_bw's source); host-to-device and device-to-host copies of\n"
+        "4 KiB to 64 MiB, pinned and pageable, each timed on the host from\n"
+        "issue to the end of a\n"
         "stream synchronisation and fitted to overhead + size / bandwidth\n"
         "(pcie_bw from the pinned host-to-device fit); 32 blocks of 128 KiB\n"
         "moved by one copy each, by one gather kernel and by one batched copy\n"
