@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# results/studies/detail_seeds.sh [KVSTRATA] - issue 19's goal for the loaded
+# 512-GPU cluster, over seeds: at most 1 wall second per simulated second with
+# a level of detail whose error against full detail is at most 2% on every
+# figure. The level runs the whole cluster_64x8_loaded.lua (64 nodes) at
+# `detail.nodes=1` and `detail.layers=L`; full detail of 512 GPUs does not
+# fit in this machine's 24 GB, so the reference is full detail of 8 of its
+# nodes at the same load per GPU (what `detail.nodes=8` would simulate), and
+# the level's sums (throughput, bytes), the 64 nodes', are divided by 8 to
+# meet the reference's. Writes results/studies/detail_seeds.md, or
+# detail_seeds_<DURATION>.md for another duration. Environment: DURATION
+# (default 10s, the scenario's own), SEEDS (default "1 2 3"), LAYERS
+# (default "2 4 8"), REPS (default 3: each level's wall time is the median
+# of REPS runs, to be read on a quiet machine), JOBS (default 1: references
+# run at once; the levels always run one at a time). Here (2026-12-04) a
+# reference takes about 33 s of wall time per simulated second, a level
+# 0.6-1.1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ks=${1:-build/kvstrata}
+dur=${DURATION:-10s}
+out=results/studies/detail_seeds.md
+[ "$dur" = 10s ] || out=results/studies/detail_seeds_$dur.md
+jobs=${JOBS:-1}
+read -ra seeds <<< "${SEEDS:-1 2 3}"
+read -ra layers <<< "${LAYERS:-2 4 8}"
+reps=${REPS:-3}
+scen=scenarios/cluster_64x8_loaded.lua
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+figures=(output_throughput tpot_p50 tpot_p99 itl_p50 itl_p99 ttft_p50 hit_rate_l1 hit_rate_l2 stall_fraction migrated_bytes_l2_l1 migrated_bytes_l1_l2)
+sums=(output_throughput migrated_bytes_l2_l1 migrated_bytes_l1_l2) # the level's are the 64 nodes'
+ref() { # seed
+    "$ks" run "$scen" --set platform.nodes=8 --set workload.arrival.concurrency=2560 --set duration="$dur" \
+        --set seed="$1" -o "$tmp/ref.$1.h5" --json > "$tmp/ref.$1.json" 2> "$tmp/err.$1" || { cat "$tmp/err.$1" >&2; return 1; }
+    rm -f "$tmp/ref.$1.h5"
+    echo "detail_seeds: seed $1, full detail of 8 nodes: $(jq .wall_s "$tmp/ref.$1.json") s" >&2
+}
+pids=()
+for s in "${seeds[@]}"; do
+    ref "$s" & pids+=($!)
+    if [ "${#pids[@]}" -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+done
+for p in "${pids[@]}"; do wait "$p"; done
+for l in "${layers[@]}"; do
+    for s in "${seeds[@]}"; do
+        for r in $(seq "$reps"); do
+            "$ks" run "$scen" --set duration="$dur" --set detail.nodes=1 --set detail.layers="$l" --set seed="$s" \
+                -o "$tmp/at.h5" --json > "$tmp/at.$l.$s.$r.json" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+        done
+        echo "detail_seeds: seed $s, detail.nodes=1 detail.layers=$l: $(jq -s 'map(.wall_s)' "$tmp"/at."$l"."$s".*.json | tr -d ' \n') s" >&2
+    done
+done
+list() { printf '%s\n' "$@" | jq -R . | jq -s -c .; }
+# one level and seed: {fig: error} and the wall time's median over the runs
+errors() { # level seed
+    jq -n -c --argjson figs "$(list "${figures[@]}")" --argjson sums "$(list "${sums[@]}")" \
+        --slurpfile ref "$tmp/ref.$2.json" --slurpfile at <(jq -s . "$tmp"/at."$1"."$2".*.json) '
+        ($ref[0]) as $f | ($at[0]) as $runs | ($runs[0]) as $a
+        | {wall: ($runs | map(.wall_s / .sim_time) | sort | .[(length - 1) / 2 | floor]),
+           err: [$figs[] as $g
+                 | (if $a[$g] != null and ($sums | index($g)) then $a[$g] / 8 else $a[$g] end) as $v
+                 | {key: $g, value: (if $f[$g] == 0 or $f[$g] == null or $v == null then null else ($v - $f[$g]) / $f[$g] end)}] | from_entries}'
+}
+{
+    echo "# The loaded 512-GPU cluster at a level of detail, over seeds"
+    echo
+    echo "\`results/studies/detail_seeds.sh\`, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores, kvstrata $(git rev-parse --short HEAD)."
+    echo "Issue 19's goal: at most 1 wall second per simulated second, with every figure within 2% of full detail."
+    echo "Level: \`$scen --set duration=$dur --set detail.nodes=1 --set detail.layers=L --set seed=S\` (the"
+    echo "whole cluster, one node simulated, L of the 32 layers). Reference: full detail of 8 nodes at the same"
+    echo "load per GPU (\`--set platform.nodes=8 --set workload.arrival.concurrency=2560 --set duration=$dur\`): 512"
+    echo "GPUs at full detail do not fit in this machine's memory. The level's sums (${sums[*]}) are"
+    echo "divided by 8. Figures: ${figures[*]}. Wall s per simulated s: the median of $reps runs (wall_s / sim_time)."
+    echo
+    echo "| L | seed | wall s per simulated s | largest error | figure | next largest | goal |"
+    echo "| ---: | ---: | ---: | ---: | --- | --- | --- |"
+    for l in "${layers[@]}"; do
+        for s in "${seeds[@]}"; do
+            errors "$l" "$s" | jq -r --arg l "$l" --arg s "$s" '
+                def pc: . * 10000 | round / 100 | tostring + "%";
+                (.err | to_entries | map(select(.value != null)) | sort_by(-(.value | fabs))) as $e
+                | ([if .wall > 1 then "time" else empty end, if ($e[0].value | fabs) > 0.02 then "error" else empty end]) as $miss
+                | "| \($l) | \($s) | \(.wall * 100 | round / 100) | \($e[0].value | pc) | \($e[0].key) | \($e[1].key) \($e[1].value | pc) | \(if $miss == [] then "met" else "missed: " + ($miss | join(", ")) end) |"'
+        done
+    done
+    echo
+    echo "Each figure's error at each level and seed, in % (full detail's value in the first rows):"
+    echo
+    echo -n "| L | seed |"
+    for f in "${figures[@]}"; do echo -n " $f |"; done
+    echo
+    echo -n "| ---: | ---: |"
+    for f in "${figures[@]}"; do echo -n " ---: |"; done
+    echo
+    for s in "${seeds[@]}"; do
+        jq -r --arg s "$s" --argjson figs "$(list "${figures[@]}")" \
+            '"| all | \($s) |" + ([$figs[] as $g | (.[$g] | if . == null then " - |" else " \(. * 1e6 | round / 1e6) |" end)] | join(""))' "$tmp/ref.$s.json"
+    done
+    refs=()
+    for s in "${seeds[@]}"; do refs+=("$tmp/ref.$s.json"); done
+    # the reference's own spread over the seeds: (largest - smallest) / mean
+    jq -s -r --argjson figs "$(list "${figures[@]}")" '
+        "| spread | all |" + ([$figs[] as $g | map(.[$g]) as $v | (if ($v | any(. == null)) then 0 else $v | add / length end) as $m
+            | if $m == 0 then " - |" else " \((($v | max) - ($v | min)) / $m * 10000 | round / 100)% |" end] | join(""))' \
+        "${refs[@]}"
+    for l in "${layers[@]}"; do
+        for s in "${seeds[@]}"; do
+            errors "$l" "$s" | jq -r --arg l "$l" --arg s "$s" --argjson figs "$(list "${figures[@]}")" '
+                "| \($l) | \($s) |" + ([$figs[] as $g | .err[$g] | if . == null then " - |" else " \(. * 10000 | round / 100)% |" end] | join(""))'
+        done
+    done
+    echo
+    echo "spread: the reference's own (largest - smallest) / mean over the seeds. A figure whose spread is"
+    echo "near 2% moves that much from seed to seed at full detail; a single run cannot pin it closer."
+} > "$out"
+echo "detail_seeds: wrote $out" >&2
