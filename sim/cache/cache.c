@@ -388,7 +388,7 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
     uint32_t w = c->p.prefetch_window;
     ks_agg_touch(c, q, group);
     int settle = c->agg_pending != 0; // blocks with aggregate accesses pending get them first
-    enum { AHEAD = 8 }; // entries fetched ahead of their use: their misses overlap
+    enum { AHEAD = 32 }; // entries fetched ahead of their use: their misses overlap
     for (uint32_t i = 0; i < n && i < AHEAD; i++)
         __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i].block)));
     for (uint32_t i = 0; i < n; i++) {
