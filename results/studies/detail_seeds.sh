@@ -14,7 +14,7 @@
 # of REPS runs, to be read on a quiet machine), JOBS (default 1: references
 # run at once; the levels always run one at a time). Here (2026-12-04) a
 # reference takes about 33 s of wall time per simulated second, a level
-# 0.6-1.1.
+# 0.5-0.95.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ks=${1:-build/kvstrata}
@@ -26,15 +26,17 @@ read -ra seeds <<< "${SEEDS:-1 2 3}"
 read -ra layers <<< "${LAYERS:-2 4 8}"
 reps=${REPS:-3}
 scen=scenarios/cluster_64x8_loaded.lua
+nodes=64 gpn=8 per_node=320 ref_nodes=8 # the scenario's nodes, GPUs and clients per node; the reference's nodes
+scale=$((nodes / ref_nodes))       # the level's sums over the reference's
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 figures=(output_throughput tpot_p50 tpot_p99 itl_p50 itl_p99 ttft_p50 hit_rate_l1 hit_rate_l2 stall_fraction migrated_bytes_l2_l1 migrated_bytes_l1_l2)
-sums=(output_throughput migrated_bytes_l2_l1 migrated_bytes_l1_l2) # the level's are the 64 nodes'
+sums=(output_throughput migrated_bytes_l2_l1 migrated_bytes_l1_l2) # the level's are all the nodes'
 ref() { # seed
-    "$ks" run "$scen" --set platform.nodes=8 --set workload.arrival.concurrency=2560 --set duration="$dur" \
+    "$ks" run "$scen" --set platform.nodes=$ref_nodes --set workload.arrival.concurrency=$((ref_nodes * per_node)) --set duration="$dur" \
         --set seed="$1" -o "$tmp/ref.$1.h5" --json > "$tmp/ref.$1.json" 2> "$tmp/err.$1" || { cat "$tmp/err.$1" >&2; return 1; }
     rm -f "$tmp/ref.$1.h5"
-    echo "detail_seeds: seed $1, full detail of 8 nodes: $(jq .wall_s "$tmp/ref.$1.json") s" >&2
+    echo "detail_seeds: seed $1, full detail of $ref_nodes nodes: $(jq .wall_s "$tmp/ref.$1.json") s" >&2
 }
 pids=()
 for s in "${seeds[@]}"; do
@@ -52,36 +54,40 @@ for l in "${layers[@]}"; do
     done
 done
 list() { printf '%s\n' "$@" | jq -R . | jq -s -c .; }
-# one level and seed: {fig: error} and the wall time's median over the runs
+# one level and seed: {fig: error} and the wall time's median over the runs,
+# into $tmp/errors.L.S.json
 errors() { # level seed
-    jq -n -c --argjson figs "$(list "${figures[@]}")" --argjson sums "$(list "${sums[@]}")" \
+    jq -n -c --argjson figs "$(list "${figures[@]}")" --argjson sums "$(list "${sums[@]}")" --argjson scale "$scale" \
         --slurpfile ref "$tmp/ref.$2.json" --slurpfile at <(jq -s . "$tmp"/at."$1"."$2".*.json) '
         ($ref[0]) as $f | ($at[0]) as $runs | ($runs[0]) as $a
         | {wall: ($runs | map(.wall_s / .sim_time) | sort | .[(length - 1) / 2 | floor]),
            err: [$figs[] as $g
-                 | (if $a[$g] != null and ($sums | index($g)) then $a[$g] / 8 else $a[$g] end) as $v
-                 | {key: $g, value: (if $f[$g] == 0 or $f[$g] == null or $v == null then null else ($v - $f[$g]) / $f[$g] end)}] | from_entries}'
+                 | (if $a[$g] != null and ($sums | index($g)) then $a[$g] / $scale else $a[$g] end) as $v
+                 | {key: $g, value: (if $f[$g] == 0 or $f[$g] == null or $v == null then null else ($v - $f[$g]) / $f[$g] end)}] | from_entries}' > "$tmp/errors.$1.$2.json"
 }
+for l in "${layers[@]}"; do
+    for s in "${seeds[@]}"; do errors "$l" "$s"; done
+done
 {
     echo "# The loaded 512-GPU cluster at a level of detail, over seeds"
     echo
     echo "\`results/studies/detail_seeds.sh\`, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores, kvstrata $(git rev-parse --short HEAD)."
     echo "Issue 19's goal: at most 1 wall second per simulated second, with every figure within 2% of full detail."
     echo "Level: \`$scen --set duration=$dur --set detail.nodes=1 --set detail.layers=L --set seed=S\` (the"
-    echo "whole cluster, one node simulated, L of the 32 layers). Reference: full detail of 8 nodes at the same"
-    echo "load per GPU (\`--set platform.nodes=8 --set workload.arrival.concurrency=2560 --set duration=$dur\`): 512"
+    echo "whole cluster, one node simulated, L of the 32 layers). Reference: full detail of $ref_nodes nodes at the same"
+    echo "load per GPU (\`--set platform.nodes=$ref_nodes --set workload.arrival.concurrency=$((ref_nodes * per_node)) --set duration=$dur\`): $((nodes * gpn))"
     echo "GPUs at full detail do not fit in this machine's memory. The level's sums (${sums[*]}) are"
-    echo "divided by 8. Figures: ${figures[*]}. Wall s per simulated s: the median of $reps runs (wall_s / sim_time)."
+    echo "divided by $scale. Figures: ${figures[*]}. Wall s per simulated s: the median of $reps runs (wall_s / sim_time)."
     echo
     echo "| L | seed | wall s per simulated s | largest error | figure | next largest | goal |"
     echo "| ---: | ---: | ---: | ---: | --- | --- | --- |"
     for l in "${layers[@]}"; do
         for s in "${seeds[@]}"; do
-            errors "$l" "$s" | jq -r --arg l "$l" --arg s "$s" '
+            jq -r --arg l "$l" --arg s "$s" '
                 def pc: . * 10000 | round / 100 | tostring + "%";
                 (.err | to_entries | map(select(.value != null)) | sort_by(-(.value | fabs))) as $e
                 | ([if .wall > 1 then "time" else empty end, if ($e[0].value | fabs) > 0.02 then "error" else empty end]) as $miss
-                | "| \($l) | \($s) | \(.wall * 100 | round / 100) | \($e[0].value | pc) | \($e[0].key) | \($e[1].key) \($e[1].value | pc) | \(if $miss == [] then "met" else "missed: " + ($miss | join(", ")) end) |"'
+                | "| \($l) | \($s) | \(.wall * 100 | round / 100) | \($e[0].value | pc) | \($e[0].key) | \($e[1].key) \($e[1].value | pc) | \(if $miss == [] then "met" else "missed: " + ($miss | join(", ")) end) |"' "$tmp/errors.$l.$s.json"
         done
     done
     echo
@@ -106,8 +112,8 @@ errors() { # level seed
         "${refs[@]}"
     for l in "${layers[@]}"; do
         for s in "${seeds[@]}"; do
-            errors "$l" "$s" | jq -r --arg l "$l" --arg s "$s" --argjson figs "$(list "${figures[@]}")" '
-                "| \($l) | \($s) |" + ([$figs[] as $g | .err[$g] | if . == null then " - |" else " \(. * 10000 | round / 100)% |" end] | join(""))'
+            jq -r --arg l "$l" --arg s "$s" --argjson figs "$(list "${figures[@]}")" '
+                "| \($l) | \($s) |" + ([$figs[] as $g | .err[$g] | if . == null then " - |" else " \(. * 10000 | round / 100)% |" end] | join(""))' "$tmp/errors.$l.$s.json"
         done
     done
     echo

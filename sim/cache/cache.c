@@ -388,6 +388,9 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
     uint32_t w = c->p.prefetch_window;
     ks_agg_touch(c, q, group);
     int settle = c->agg_pending != 0; // blocks with aggregate accesses pending get them first
+    // NOTE: 32, not 8: on a loaded node (cluster_64x8_loaded.lua, detail.nodes=1
+    // detail.layers=8) the entry's first read was still half of this function
+    // at 8; 32 took the run to 0.89 of its wall time (64: the same), 2026-12-04
     enum { AHEAD = 32 }; // entries fetched ahead of their use: their misses overlap
     for (uint32_t i = 0; i < n && i < AHEAD; i++)
         __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i].block)));
