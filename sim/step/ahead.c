@@ -65,16 +65,46 @@ static int room(struct ks_step_ahead *x, size_t n)
     return KS_OK;
 }
 
+// Draw d's layer (d counts the list's draws in order).
+static uint32_t layer_of(const struct ks_step_ahead *x, size_t d)
+{
+    return x->per_request > 1 ? ks_step_layer_of(x->scale, (uint32_t)(d % x->per_request),
+                                                 x->e[d / x->per_request].id)
+                              : 0;
+}
+
+enum { WARM = 3 }; // ks_selection_warm's stages: draw d is warmed over the WARM draws before it
+
+static void warm(const struct ks_step_ahead *x, size_t d, size_t total, int stage)
+{
+    if (d < total)
+        ks_selection_warm(x->e[d / x->per_request].sr, layer_of(x, d), stage);
+}
+
 // The job: every listed request's draws, in list order, each request's in
 // layer order (as the step would make them).
+// NOTE: each draw's state is fetched into the cache in ks_selection_warm's
+// stages while the draws before it run: a loaded GPU's access-model streams
+// (36 requests x 32 layers, each with its per-block state) outgrow the CPU's
+// caches, and a draw's first reads of its own state were a fifth of its time
+// (perf, cluster_64x8_loaded.lua at detail.nodes=1 detail.layers=8,
+// 2026-12-04: the worker's stall on them gone, the run's CPU time x0.96; its
+// wall time barely moves, the simulation's thread being the longer).
 static void draw_all(void *arg)
 {
     struct ks_step_ahead *x = arg;
+    size_t total = (size_t)x->n * x->per_request;
     x->used = 0;
+    for (size_t d = 0; d < WARM; d++) // the first draws' stages, in order
+        for (int stage = 0; stage < WARM - (int)d; stage++)
+            warm(x, d, total, stage);
     for (uint32_t i = 0; i < x->n; i++) {
         struct entry *e = &x->e[i];
         for (uint32_t l = 0; l < x->per_request; l++) {
-            struct draw *d = &x->draw[(size_t)i * x->per_request + l];
+            size_t at = (size_t)i * x->per_request + l;
+            for (int stage = 0; stage < WARM; stage++)
+                warm(x, at + WARM - stage, total, stage);
+            struct draw *d = &x->draw[at];
             e->draws = l + 1;
             char err[256] = "";
             int st = room(x, e->nb);

@@ -140,6 +140,13 @@ void ks_accessmodel_stream_free(struct ks_accessmodel_stream *s);
 int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_stream *s, uint32_t context_blocks,
                         uint32_t *out_blocks, float *out_mass, uint32_t cap);
 
+// Fetches into the CPU's cache what the stream's next step reads first, so
+// that a caller drawing many streams in turn can overlap one stream's memory
+// misses with another's work (changes nothing else). Stage 0: the stream's
+// own fields; 1: its list of the last step's picks; 2: those picks' entries.
+// Each stage reads what the one before fetched: call them one draw apart.
+void ks_accessmodel_stream_warm(const struct ks_accessmodel_stream *s, int stage);
+
 // Checks a stream's invariants (for tests; O(context + horizon)): the
 // return candidates are exactly the blocks last selected within the horizon
 // and not at the last step generated, each once, in the slot of its step at

@@ -546,6 +546,24 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     return (int)n_out;
 }
 
+void ks_accessmodel_stream_warm(const struct ks_accessmodel_stream *s, int stage)
+{
+    enum { LINE = 64 / sizeof(uint32_t) }; // list entries a cache line holds
+    switch (stage) {
+    case 0:
+        for (size_t o = 0; o < sizeof *s; o += 64)
+            __builtin_prefetch((const char *)s + o);
+        break;
+    case 1:
+        for (size_t i = 0; i < s->n_free; i += LINE)
+            __builtin_prefetch(&s->free_blk[i]);
+        break;
+    default:
+        for (size_t i = 0; i < s->n_free; i++)
+            __builtin_prefetch(&s->blk[s->free_blk[i]]);
+    }
+}
+
 // The last step's free picks: free_blk ascending and free_rank ranked, each
 // a block of the free range selected at that step, and as many as there are.
 static int check_free_picks(const struct ks_accessmodel_stream *s, char *msg, size_t len)

@@ -412,6 +412,12 @@ int ks_selection_first_use(const struct ks_selection_req *r, uint32_t layer, uin
     return 0;
 }
 
+void ks_selection_warm(const struct ks_selection_req *r, uint32_t layer, int stage)
+{
+    if (r->sp->policy == KS_SPARSE_MODEL && r->streams[layer])
+        ks_accessmodel_stream_warm(r->streams[layer], stage);
+}
+
 int ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
                      uint32_t *out, float *mass, uint32_t *k, char *err, size_t len)
 {

@@ -77,6 +77,14 @@ void ks_selection_close(struct ks_selection_req *r);
 int ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
                      uint32_t *out, float *mass, uint32_t *k, char *err, size_t len);
 
+// Prepares request r's next selection in `layer` for a caller that draws
+// many in turn: fetches into the CPU's cache what it reads first, in stages
+// 0, 1, 2 made one draw apart (ks_accessmodel_stream_warm), so that its
+// memory misses overlap the draws in between. Only the access model's
+// streams need it; for other policies, and before a stream's first draw,
+// it does nothing. It changes no result.
+void ks_selection_warm(const struct ks_selection_req *r, uint32_t layer, int stage);
+
 // Trace replay only (the future is known): for the selection the last
 // ks_selection_get returned, the decode steps until each block is selected
 // again in that layer (the trace's steps wrap around), into dist[0 .. count).
