@@ -146,7 +146,7 @@ static int add_jobs(struct gpu *g, const struct ks_step_job *jobs, uint32_t n)
         return KS_ENOMEM;
     ks_step_job_split(jobs, n, parts, g->jobs + g->n_jobs);
     g->n_jobs += n * parts;
-    sg_cond_notify_all(g->work);
+    ks_engine_wake_lanes(g);
     return KS_OK;
 }
 
@@ -188,7 +188,7 @@ static int op_backup(void *ctx, uint64_t items, double bytes, char *err, size_t 
                                   .klass = KS_CLASS_EVICT, .n = (uint32_t)(items < UINT32_MAX ? items : UINT32_MAX),
                                   .bytes = (uint64_t)bytes};
     g->jobs[g->n_jobs++] = (struct ks_step_job){.b = &g->backup, .bytes = g->backup.bytes};
-    sg_cond_notify_all(g->work);
+    ks_engine_wake_lanes(g);
     return KS_OK;
 }
 
@@ -214,7 +214,7 @@ static void layer_starts(struct gpu *g, uint32_t layer)
     if (g->layer_now != KS_NONE && layer > g->layer_now) {
         g->layer_now = layer;
         if (g->n_jobs > 0)
-            sg_cond_notify_all(g->work);
+            ks_engine_wake_lanes(g);
     }
 }
 
@@ -336,7 +336,7 @@ static int op_wait_all(void *ctx, char *err, size_t len)
     if (g->layer_now != KS_NONE) { // every layer has run: whatever is left may start
         g->layer_now = KS_NONE;
         if (g->n_jobs > 0)
-            sg_cond_notify_all(g->work);
+            ks_engine_wake_lanes(g);
     }
     if (wait_done(g, any_unlanded, 0))
         wake_up(g, t0);

@@ -43,6 +43,7 @@ struct gpu {
     int d_ok;                        // d initialised
     sg_mutex_t mu;
     sg_cond_t work, done, arrive;
+    uint32_t idle_lanes;             // lanes waiting on work (ks_engine_wake_lanes)
     struct ks_step_job *jobs;        // this step's batches, for the lanes
     uint32_t n_jobs, cap_jobs;
     struct ks_step_job *whole;       // a plan's jobs before ks_step_job_split
@@ -146,6 +147,10 @@ void ks_engine_link_records(struct sim *m, struct ks_run_result *r);
 // The host of a GPU's tier: the GPU for L1, the node's CPU for L2, the L3 device's.
 sg_host_t ks_engine_tier_host(const struct gpu *g, unsigned tier);
 void ks_engine_lane(int argc, char **argv); // actor: argv[1] = struct gpu *
+// A job may have become ready: wakes one of g's lanes that wait for one (a
+// lane woken that takes a job wakes the next, so each wake-up finds work but
+// the last).
+void ks_engine_wake_lanes(struct gpu *g);
 
 // ---- decode.c ----
 // Queues a request for admission on g and wakes its decoder. KS_OK or KS_ENOMEM.
