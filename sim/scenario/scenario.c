@@ -1140,6 +1140,11 @@ static int convert(struct ctx *x, const struct field *f, const struct ks_luatab 
                 return -1;
             a->is_share = 1;
         } else {
+            char why[512];
+            if (n->type == KS_LUATAB_STRING && ks_units_parse_u64(n->s, KS_UNIT_BYTES, &u, why, sizeof why) != 0) {
+                REPORT_AT(x, n, label, "%s, or a share such as \"85%%\"", why);
+                return -1;
+            }
             if (get_u64(x, n, label, KS_UNIT_BYTES, &u) != 0)
                 return -1;
             v = (double)u;

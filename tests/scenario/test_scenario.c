@@ -132,6 +132,14 @@ static void sets(void **state)
             (const char *const[]){"--set: cache.block_size: 'abc' is not a number",
                                   "--set: cache.evict: 'mru' is not one of heat, lru, lfu, belady, fifo, random or a Lua function",
                                   "--set: platform.pcie_lat: '2GBps' is a bandwidth; expected a time", NULL});
+    // a tier's size is bytes or a share: a bad one is told both forms
+    const char *const bad_amount[] = {"cache.l1=abc", "cache.l2=5GBps"};
+    refused(TS "base.lua", bad_amount, 2,
+            (const char *const[]){"--set: cache.l1: 'abc' is not a number; expected \"80GiB\", \"141GB\" or bytes, "
+                                  "or a share such as \"85%\"",
+                                  "--set: cache.l2: '5GBps' is a bandwidth; expected a size (\"80GiB\", \"141GB\" or "
+                                  "bytes), or a share such as \"85%\"",
+                                  NULL});
     const char *const no_eq[] = {"cache.block_size"};
     refused(TS "base.lua", no_eq, 1, (const char *const[]){"expected path=value", NULL});
     const char *const into_number[] = {"workload.prompt_tokens.sigma=1"};
