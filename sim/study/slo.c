@@ -18,6 +18,7 @@
 #include "luatab.h"
 #include "point.h"
 #include "runfile.h"
+#include "scenario.h"
 #include "status.h"
 
 static int plan_error(char *err, size_t len, const char *file, const char *fmt, const char *a)
@@ -55,12 +56,18 @@ static int number(const struct ks_luatab *t, const char *key, double *out)
 int ks_slo_load(const char *file, struct ks_slo_plan *p, char *err, size_t len)
 {
     struct ks_luatab *t = NULL;
-    int st = ks_luatab_load(file, NULL, &t, err, len);
+    int st = ks_luatab_load(file, ks_scenario_lua_dirs(), &t, err, len);
     if (st != KS_OK)
         return st;
     st = KS_EINVAL;
     const struct ks_luatab *base = ks_luatab_get(t, "base"), *set = ks_luatab_get(t, "set"),
                            *search = ks_luatab_get(t, "search");
+    if (!base && !search && (ks_luatab_get(t, "platform") || ks_luatab_get(t, "model") || ks_luatab_get(t, "workload"))) {
+        plan_error(err, len, file, "%s",
+                   "is a scenario, not a plan: a plan names its scenario, {base = \"SCENARIO.lua\", set = {...}, "
+                   "search = {...}} (kvstrata plan --help; scenarios/plans/)");
+        goto out;
+    }
     for (const struct ks_luatab *ch = t->child; ch; ch = ch->next)
         if (strcmp(ch->key, "base") != 0 && strcmp(ch->key, "set") != 0 && strcmp(ch->key, "search") != 0) {
             plan_error(err, len, file, "unknown field '%s'; a plan has base, set and search", ch->key);

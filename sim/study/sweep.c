@@ -45,12 +45,6 @@
 #include "scenario.h"
 #include "status.h"
 
-#if defined(KS_LUA_SRC_DIR) && defined(KS_LUA_INSTALL_DIR)
-#define LUA_DIRS KS_LUA_SRC_DIR ";" KS_LUA_INSTALL_DIR
-#else
-#define LUA_DIRS NULL
-#endif
-
 enum { MAX_POINTS = 1000000, PATH_LEN = 512 };
 
 // A growable list of owned strings.
@@ -724,7 +718,7 @@ int ks_sweep_load(const char *file, struct ks_sweep **out, char *err, size_t len
     static const char *const calls[] = {"points", NULL};
     *out = NULL;
     struct ks_luatab *root = NULL;
-    int st = ks_luatab_load_calling(file, LUA_DIRS, calls, &root, err, len);
+    int st = ks_luatab_load_calling(file, ks_scenario_lua_dirs(), calls, &root, err, len);
     if (st != KS_OK)
         return st;
     struct build b = {.file = file, .err = err, .len = len, .st = KS_OK};

@@ -84,6 +84,9 @@ ks_cli_test(plan_readme_rate --json --ge answer 412 --le answer 412 --eq found t
             -- plan ${PROJECT_SOURCE_DIR}/scenarios/plans/short_context_rate.lua
             -o ${CMAKE_CURRENT_BINARY_DIR}/plan_readme --json)
 ks_cli_test(plan_bad --exit 2 --stdout-empty --stderr-has "search" -- plan ${ks_ts}/closed_form.lua)
+# a scenario given where a plan is asked for: said so, not a Lua error (the plan loads require "kvstrata" too)
+ks_cli_test(plan_given_scenario --exit 2 --stdout-empty --stderr-has "default.lua: is a scenario, not a plan"
+            -- plan ${PROJECT_SOURCE_DIR}/scenarios/default.lua)
 
 # Verdicts and seeds (sim/study/runfile.c, README "The simulator"; issue 16).
 # A run that admits its request but produces no token: latency figures null,
