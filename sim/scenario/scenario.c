@@ -1929,6 +1929,17 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
     int st = ks_luatab_load(file, x.p->lua_dirs ? x.p->lua_dirs : KS_LUA_DIRS, &x.tree, err, len);
     if (st != KS_OK)
         return st;
+    // a sweep's or a plan's file given for a scenario: one error that says
+    // so, not one for each of its fields
+    const char *other = !ks_luatab_get(x.tree, "base")    ? NULL
+                        : ks_luatab_get(x.tree, "search") ? "a plan (kvstrata plan FILE)"
+                        : ks_luatab_get(x.tree, "axes") || ks_luatab_get(x.tree, "points")
+                            ? "a sweep (kvstrata sweep FILE -o DIR)"
+                            : NULL;
+    if (other) {
+        report(&x, file, 0, "base", "the file is %s, not a scenario: it names its scenario as base", other);
+        return finish(&x, KS_EINVAL);
+    }
     for (size_t i = 0; i < x.p->n_sets; i++)
         apply_set(&x, x.p->sets[i]);
     check_unknown(&x, x.tree, "");

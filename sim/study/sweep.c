@@ -650,6 +650,12 @@ static void build_points(struct build *b, const struct strv *fixed, struct axis 
 static void expand(struct build *b, const struct ks_luatab *root)
 {
     static const char *const known[] = {"name", "base", "set", "axes", "points", "seeds", NULL};
+    if (!ks_luatab_get(root, "base") &&
+        (ks_luatab_get(root, "platform") || ks_luatab_get(root, "model") || ks_luatab_get(root, "workload"))) {
+        bad(b, "is a scenario, not a sweep: a sweep names its scenario, {base = \"SCENARIO.lua\", axes = {...}} "
+               "(kvstrata sweep --help; scenarios/sweeps/)");
+        return;
+    }
     for (const struct ks_luatab *c = root->child; c; c = c->next) {
         int ok = 0;
         for (int i = 0; known[i]; i++)

@@ -87,6 +87,15 @@ ks_cli_test(plan_bad --exit 2 --stdout-empty --stderr-has "search" -- plan ${ks_
 # a scenario given where a plan is asked for: said so, not a Lua error (the plan loads require "kvstrata" too)
 ks_cli_test(plan_given_scenario --exit 2 --stdout-empty --stderr-has "default.lua: is a scenario, not a plan"
             -- plan ${PROJECT_SOURCE_DIR}/scenarios/default.lua)
+ks_cli_test(sweep_given_scenario --exit 2 --stdout-empty --stderr-has "default.lua: is a scenario, not a sweep"
+            -- sweep ${PROJECT_SOURCE_DIR}/scenarios/default.lua -o ${CMAKE_CURRENT_BINARY_DIR}/sweep_given_scenario)
+# and a plan or a sweep given for a scenario: one error naming the command to use
+ks_cli_test(run_given_plan --exit 2 --stdout-empty
+            --stderr-has "short_context_rate.lua: base: the file is a plan (kvstrata plan FILE), not a scenario"
+            -- run ${PROJECT_SOURCE_DIR}/scenarios/plans/short_context_rate.lua)
+ks_cli_test(check_given_sweep --exit 2 --stdout-empty
+            --stderr-has "l1_share.lua: base: the file is a sweep (kvstrata sweep FILE -o DIR), not a scenario"
+            -- scenario check ${PROJECT_SOURCE_DIR}/scenarios/sweeps/l1_share.lua)
 
 # Verdicts and seeds (sim/study/runfile.c, README "The simulator"; issue 16).
 # A run that admits its request but produces no token: latency figures null,
