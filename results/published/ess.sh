@@ -37,9 +37,9 @@ table2="32k-52 32768 52 1.0 9647.71
 128k-13 131072 13 1.0 3669.19
 128k-40 131072 40 0.2 6925.06
 128k-54 131072 54 0.1 8169.60"
-# the same with SGLang's fixed time per layer of a pass (overhead.md: 0.4199 ms, fitted to DeepSeek-V3 in
+# the same with SGLang's fixed time per layer of a pass (overhead.md: 0.4799 ms, fitted to DeepSeek-V3 in
 # SGLang v0.4.1 at batch 1, a calibration input), and two runs with the network out of the way
-ovh=$(echo "$table2" | awk '{ print "o" $0, "--set scheduler.layer_overhead=0.4199ms" }')
+ovh=$(echo "$table2" | awk '{ print "o" $0, "--set scheduler.layer_overhead=0.4799ms" }')
 diag="net-52 32768 52 1.0 9647.71 --set platform.network.bw=100TBps
 net-160 32768 160 0.21 16347.88 --set platform.network.bw=100TBps
 io-52 32768 52 1.0 9647.71 --set platform.network.bw=100TBps --set platform.pcie_bw=100TBps
@@ -95,7 +95,7 @@ rows() {
     echo "HBM share, kvstrata: L1's pages over the batch's latent cache at the prompt's length (the row's share is"
     echo "of the admitted requests' whole KV, their outputs' included). Batch: the mean over the steady steps."
     echo
-    echo "With a real engine's fixed time per layer of a pass (\`--set scheduler.layer_overhead=0.4199ms\`, SGLang's,"
+    echo "With a real engine's fixed time per layer of a pass (\`--set scheduler.layer_overhead=0.4799ms\`, SGLang's,"
     echo "\`overhead.md\`; whether ESS's operator times carry such a cost is not said):"
     echo
     echo "| run | batch | HBM share: ESS | kvstrata | ESS tok/s | kvstrata per GPU | per node | all 32 | ESS gain | kvstrata gain | error | step (ms) | L1 hit rate | stall |"

@@ -27,7 +27,7 @@ return {
   model = ks.merge(ks.models.glm_5_1, {max_context = 65536}),
   parallel = {tp = 8, dp_attention = 8, ep = 8},
   scheduler = {kind = "fused", max_batched_tokens = 65536, max_running_requests = 60, mem_fraction = 0.85,
-               reserve = "estimate", layer_overhead = "0.4199ms"},
+               reserve = "estimate", layer_overhead = "0.4799ms"},
   workload = {arrival = {kind = "closed", concurrency = 256}, prompt_tokens = 32768, output_tokens = 8192},
   sparse = {policy = "window", budget_tokens = 2048, sink_blocks = 0, window_blocks = 0},
   cache = {block_size = 64, l3 = "none", prefetch_window = 0},

@@ -345,12 +345,18 @@ static int op_wait_all(void *ctx, char *err, size_t len)
     return g->failed ? KS_ESTATE : KS_OK;
 }
 
+static double op_moe_tokens(void *ctx, double own)
+{
+    return ks_lockstep_moe_tokens(ctx, own);
+}
+
 struct ks_step_ops ks_engine_step_ops(struct gpu *g)
 {
     return (struct ks_step_ops){
         .ctx = g, .now = op_now, .compute = op_compute, .prefill_pass = op_prefill_pass, .idle = op_idle,
         .iteration = op_iteration, .finished = finished, .queue = op_queue, .queue_jobs = op_queue_jobs,
-        .backup = op_backup, .wait_layer = op_wait_layer, .layers = op_layers, .wait_all = op_wait_all};
+        .backup = op_backup, .wait_layer = op_wait_layer, .layers = op_layers, .wait_all = op_wait_all,
+        .moe_tokens = op_moe_tokens};
 }
 
 void ks_engine_decode(int argc, char **argv)

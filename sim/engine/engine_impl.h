@@ -182,6 +182,10 @@ double ks_lockstep_begin(struct gpu *g);
 double ks_lockstep_layer(struct gpu *g, uint32_t layer);
 // g has no request (or its loop ended): out of the group, holding no one.
 void ks_lockstep_leave(struct gpu *g);
+// The tokens g's expert group puts through its MoE layers in g's iteration,
+// `own` of them g's (the step's moe_tokens op: which routed experts a GPU
+// reads).
+double ks_lockstep_moe_tokens(const struct gpu *g, double own);
 
 // ---- prefill.c ----
 // Queues a request routed to g for the prefill pool. KS_OK or KS_ENOMEM.

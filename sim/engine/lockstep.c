@@ -142,3 +142,22 @@ void ks_lockstep_leave(struct gpu *g)
     g->ls_in = 0;
     settle(g->ls);
 }
+
+// In lockstep, g's own tokens and what each other rank of the group decodes
+// now (ks_step_decode_tokens: every rank in the iteration has admitted its
+// requests when it begins); ranks of the group the run does not hold
+// (detail.nodes) count as the others on average, or as g when it is alone.
+// Ranks on their own share no iteration: each counts every rank of its
+// group with as many tokens as its own.
+double ks_lockstep_moe_tokens(const struct gpu *g, double own)
+{
+    const struct lockstep *ls = g->ls;
+    uint32_t k = g->sim->s->model.arch.moe_ranks;
+    if (k <= 1 || !ls || ls->n < 2)
+        return own * k;
+    double others = 0;
+    for (uint32_t i = 0; i < ls->n; i++)
+        if (&ls->first[i] != g && ls->first[i].d_ok)
+            others += ks_step_decode_tokens(&ls->first[i].d);
+    return own + others * (k - 1) / (ls->n - 1);
+}

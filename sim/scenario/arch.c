@@ -136,10 +136,10 @@ double ks_arch_experts_touched(const struct ks_scenario_model *m, double tokens)
     return e * (1.0 - pow(1.0 - m->moe.active / e, tokens));
 }
 
-double ks_arch_gpu_read_bytes(const struct ks_scenario_model *m, double tokens)
+double ks_arch_gpu_read_bytes(const struct ks_scenario_model *m, double group_tokens)
 {
     const struct ks_arch *a = &m->arch;
-    return a->gpu_fixed_read_bytes + a->moe_layers * ks_arch_experts_touched(m, tokens * a->moe_ranks) *
+    return a->gpu_fixed_read_bytes + a->moe_layers * ks_arch_experts_touched(m, group_tokens) *
                                          a->expert_bytes / a->moe_gpus;
 }
 

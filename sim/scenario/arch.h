@@ -65,13 +65,12 @@ void ks_arch_derive(struct ks_scenario_model *m, const struct ks_scenario_parall
 // experts.
 double ks_arch_experts_touched(const struct ks_scenario_model *m, double tokens);
 
-// What one GPU reads in a decode iteration of its rank's `tokens` tokens:
-// its share of the fixed weights, and of the experts that the tokens of the
-// ranks they serve use (their batches taken as equal: tokens x moe_ranks);
-// with ep = tp a GPU holds experts / tp whole experts, with ep = 1 a slice
-// of each, with ep > tp experts / ep whole ones: 1 / moe_gpus of the used
-// experts' bytes.
-double ks_arch_gpu_read_bytes(const struct ks_scenario_model *m, double tokens);
+// What one GPU reads in an iteration in which its expert group's ranks put
+// `group_tokens` tokens through the MoE layers: its share of the fixed
+// weights, and of the experts those tokens use; with ep = tp a GPU holds
+// experts / tp whole experts, with ep = 1 a slice of each, with ep > tp
+// experts / ep whole ones: 1 / moe_gpus of the used experts' bytes.
+double ks_arch_gpu_read_bytes(const struct ks_scenario_model *m, double group_tokens);
 
 // Bytes one GPU sends in the collectives of layer `layer` (0-based) for its
 // rank's `tokens` tokens: attention's all-reduce, then the FFN's collective

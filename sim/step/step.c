@@ -105,6 +105,20 @@ uint32_t ks_step_load(const struct ks_step *d)
     return d->act.n + d->act.n_out + d->n_pending;
 }
 
+uint32_t ks_step_decode_tokens(const struct ks_step *d)
+{
+    return ks_active_decoding_count(&d->act) * (1 + d->p.s->speculative.draft_tokens);
+}
+
+// What one GPU reads of the weights in an iteration of its rank's `tokens`
+// tokens: the expert group's tokens decide which routed experts it reads.
+static double weights_read(const struct ks_step *d, double tokens)
+{
+    const struct ks_step_ops *o = &d->p.ops;
+    const struct ks_scenario_model *m = &d->p.s->model;
+    return ks_arch_gpu_read_bytes(m, o->moe_tokens ? o->moe_tokens(o->ctx, tokens) : tokens * m->arch.moe_ranks);
+}
+
 // ---- admission ---------------------------------------------------------------
 
 // Belady: the step at which each prompt block is first read, from the trace.
@@ -700,7 +714,7 @@ static int decode(struct ks_step *d, char *err, size_t len)
     r->decode_flops += wflops + aflops + iflops;
     // a fused iteration's prefill chunks (set by ks_step_run) join the step's work
     uint32_t n_tok = tokens + d->prefill_tokens;
-    double weights = ks_arch_gpu_read_bytes(&s->model, n_tok); // one GPU's, as each of its rank's
+    double weights = weights_read(d, n_tok); // one GPU's, as each of its rank's
     r->weight_read_bytes += weights * s->model.arch.attn_tp;
     d->comm_tokens = n_tok;
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
@@ -879,7 +893,7 @@ int ks_step_run(struct ks_step *d, char *err, size_t len)
                 share = d->prefill_compute; // what the chunks' compute alone takes
                 if (!decoding) { // an iteration of prefill only: its roofline time
                     double roof = ks_cost_roofline(
-                        s, ks_arch_gpu_read_bytes(&s->model, d->prefill_tokens) + prefill_write(d), 0, d->prefill_compute);
+                        s, weights_read(d, d->prefill_tokens) + prefill_write(d), 0, d->prefill_compute);
                     prefill = roof + ks_cost_pass_overhead(s);
                     prefill_bound = d->prefill_compute >= roof;
                 }

@@ -101,6 +101,11 @@ struct ks_step_ops {
     int (*wait_all)(void *ctx, char *err, size_t len);
     // Optional: the step ended, its batches confirmed.
     int (*stepped)(void *ctx, char *err, size_t len);
+    // Optional (the simulator): the tokens the MoE layers of this GPU's
+    // expert group process in this iteration, `own` of them this rank's
+    // (which routed experts it reads: ks_arch_gpu_read_bytes). NULL: every
+    // rank of the group with as many (own x model.arch.moe_ranks).
+    double (*moe_tokens)(void *ctx, double own);
 };
 
 struct ks_step_params {
@@ -182,6 +187,11 @@ int ks_step_push(struct ks_step *d, const struct ks_request_spec *spec, double p
 
 // Requests on this GPU or queued for it.
 uint32_t ks_step_load(const struct ks_step *d);
+
+// The tokens a decode step of the requests decoding now would verify (one
+// each, 1 + speculative.draft_tokens with speculative decoding): what
+// another rank of an expert group puts through its MoE layers.
+uint32_t ks_step_decode_tokens(const struct ks_step *d);
 
 // Iterates until the scenario's duration, or until idle says nothing more
 // will come (a run of workload.requests: they have all finished), then

@@ -76,7 +76,8 @@ add_test(NAME run_closed_form_pool_nodes COMMAND ${CMAKE_CURRENT_LIST_DIR}/close
          $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form.lua)
 set_tests_properties(run_closed_form_pool_nodes PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120)
 # the attention ranks of an expert group in lockstep (parallel.ranks): the slower rank sets every
-# rank's TPOT; ranks that arrive together, or a rank with no request, change nothing (the script's header)
+# rank's TPOT, and each reads the experts of the group's tokens, not of as many as its own on every
+# rank (the script's header)
 add_test(NAME run_closed_form_lockstep COMMAND ${CMAKE_CURRENT_LIST_DIR}/lockstep.sh
          $<TARGET_FILE:kvstrata> ${ks_ts}/closed_form_moe.lua)
 set_tests_properties(run_closed_form_lockstep PROPERTIES SKIP_RETURN_CODE ${KS_TEST_SKIP} TIMEOUT 120)

@@ -212,8 +212,8 @@ static void parallel(void **state)
     assert_true(a->comm_attn_bytes == 0);
     assert_true(a->comm_ffn_bytes == 2.0 * 7 / 8 * 8 * 6144 * 2);         // all-gather + reduce-scatter of 8 ranks
     assert_true(a->comm_moe_bytes == 2.0 * 8 * 7 / 8 * 6144 * 2);         // dispatch + combine to 8 experts
-    // a GPU reads its eighth of the experts the replica's tokens use (8 ranks x its batch)
-    near(ks_arch_gpu_read_bytes(&s->model, 4),
+    // a GPU reads its eighth of the experts the replica's tokens use (8 ranks of 4 tokens: 32)
+    near(ks_arch_gpu_read_bytes(&s->model, 32),
          a->gpu_fixed_read_bytes + 75 * ks_arch_experts_touched(&s->model, 32) * a->expert_bytes / 8, 1,
          "GLM-5.1 read per GPU");
     ks_scenario_free(s);
@@ -248,8 +248,8 @@ static void expert_groups(void **state)
     near(ks_arch_comm_remote_bytes(&s->model, 5, 3), 3 * a->comm_moe_bytes * 24 / 31, 1e-6, "remote bytes");
     assert_true(ks_arch_comm_remote_bytes(&s->model, 2, 3) == 0); // layer 2 is dense
     assert_true(ks_arch_comm_bytes(&s->model, 2, 3) == 0);
-    // a GPU reads 1/32 of the experts the group's 32 ranks' tokens use
-    near(ks_arch_gpu_read_bytes(&s->model, 4),
+    // a GPU reads 1/32 of the experts the group's 32 ranks' tokens use (4 each: 128)
+    near(ks_arch_gpu_read_bytes(&s->model, 128),
          a->fixed_read_bytes + 58 * ks_arch_experts_touched(&s->model, 128) * a->expert_bytes / 32, 1,
          "read per GPU");
     ks_scenario_free(s);
