@@ -1141,12 +1141,14 @@ static int convert(struct ctx *x, const struct field *f, const struct ks_luatab 
             a->is_share = 1;
         } else {
             char why[512];
-            if (n->type == KS_LUATAB_STRING && ks_units_parse_u64(n->s, KS_UNIT_BYTES, &u, why, sizeof why) != 0) {
-                REPORT_AT(x, n, label, "%s, or a share such as \"85%%\"", why);
+            if (n->type == KS_LUATAB_STRING) { // a size, or else the share's form is named too
+                if (ks_units_parse_u64(n->s, KS_UNIT_BYTES, &u, why, sizeof why) != 0) {
+                    REPORT_AT(x, n, label, "%s, or a share such as \"85%%\"", why);
+                    return -1;
+                }
+            } else if (get_u64(x, n, label, KS_UNIT_BYTES, &u) != 0) {
                 return -1;
             }
-            if (get_u64(x, n, label, KS_UNIT_BYTES, &u) != 0)
-                return -1;
             v = (double)u;
             a->is_share = 0;
         }
@@ -1851,6 +1853,17 @@ const char *ks_scenario_lua_dirs(void)
     return KS_LUA_DIRS;
 }
 
+enum ks_file_kind ks_scenario_file_kind(const struct ks_luatab *root)
+{
+    if (ks_luatab_get(root, "base"))
+        return ks_luatab_get(root, "search")                                      ? KS_FILE_PLAN
+               : ks_luatab_get(root, "axes") || ks_luatab_get(root, "points") ? KS_FILE_SWEEP
+                                                                                  : KS_FILE_OTHER;
+    return ks_luatab_get(root, "platform") || ks_luatab_get(root, "model") || ks_luatab_get(root, "workload")
+               ? KS_FILE_SCENARIO
+               : KS_FILE_OTHER;
+}
+
 void ks_scenario_platform_fini(struct ks_scenario_platform *p)
 {
     free(p->profile);
@@ -1931,12 +1944,9 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
         return st;
     // a sweep's or a plan's file given for a scenario: one error that says
     // so, not one for each of its fields
-    const char *other = !ks_luatab_get(x.tree, "base")    ? NULL
-                        : ks_luatab_get(x.tree, "search") ? "a plan (kvstrata plan FILE)"
-                        : ks_luatab_get(x.tree, "axes") || ks_luatab_get(x.tree, "points")
-                            ? "a sweep (kvstrata sweep FILE -o DIR)"
-                            : NULL;
-    if (other) {
+    enum ks_file_kind kind = ks_scenario_file_kind(x.tree);
+    if (kind == KS_FILE_PLAN || kind == KS_FILE_SWEEP) {
+        const char *other = kind == KS_FILE_PLAN ? "a plan (kvstrata plan FILE)" : "a sweep (kvstrata sweep FILE -o DIR)";
         report(&x, file, 0, "base", "the file is %s, not a scenario: it names its scenario as base", other);
         return finish(&x, KS_EINVAL);
     }

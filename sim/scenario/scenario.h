@@ -460,6 +460,14 @@ struct ks_scenario_params {
 // then the installed one), ';'-separated.
 const char *ks_scenario_lua_dirs(void);
 
+// What a loaded Lua file's table is by its top-level keys, so that a file
+// given to the wrong command is told so: a plan names its scenario as base
+// and has a search, a sweep names it and has axes or points, a scenario
+// describes a platform, a model or a workload itself. KS_FILE_OTHER: none.
+enum ks_file_kind { KS_FILE_OTHER, KS_FILE_SCENARIO, KS_FILE_PLAN, KS_FILE_SWEEP };
+struct ks_luatab;
+enum ks_file_kind ks_scenario_file_kind(const struct ks_luatab *root);
+
 // Loads, validates and resolves `file` into *out (freed with
 // ks_scenario_free). Returns KS_OK; KS_EINVAL with every error, one per line,
 // in err; or KS_ENOMEM. params may be NULL.

@@ -109,7 +109,7 @@ static void draw_all(void *arg)
             char err[256] = "";
             int st = room(x, e->nb);
             if (st == KS_OK)
-                st = ks_selection_get(e->sr, e->step, x->per_request > 1 ? ks_step_layer_of(x->scale, l, e->id) : 0, e->nb,
+                st = ks_selection_get(e->sr, e->step, layer_of(x, at), e->nb,
                                       NULL, x->sel + x->used, x->mass + x->used, &d->k,
                                       err, sizeof err);
             if (st != KS_OK) {

@@ -62,7 +62,7 @@ int ks_slo_load(const char *file, struct ks_slo_plan *p, char *err, size_t len)
     st = KS_EINVAL;
     const struct ks_luatab *base = ks_luatab_get(t, "base"), *set = ks_luatab_get(t, "set"),
                            *search = ks_luatab_get(t, "search");
-    if (!base && !search && (ks_luatab_get(t, "platform") || ks_luatab_get(t, "model") || ks_luatab_get(t, "workload"))) {
+    if (ks_scenario_file_kind(t) == KS_FILE_SCENARIO) {
         plan_error(err, len, file, "%s",
                    "is a scenario, not a plan: a plan names its scenario, {base = \"SCENARIO.lua\", set = {...}, "
                    "search = {...}} (kvstrata plan --help; scenarios/plans/)");

@@ -650,8 +650,7 @@ static void build_points(struct build *b, const struct strv *fixed, struct axis 
 static void expand(struct build *b, const struct ks_luatab *root)
 {
     static const char *const known[] = {"name", "base", "set", "axes", "points", "seeds", NULL};
-    if (!ks_luatab_get(root, "base") &&
-        (ks_luatab_get(root, "platform") || ks_luatab_get(root, "model") || ks_luatab_get(root, "workload"))) {
+    if (ks_scenario_file_kind(root) == KS_FILE_SCENARIO) {
         bad(b, "is a scenario, not a sweep: a sweep names its scenario, {base = \"SCENARIO.lua\", axes = {...}} "
                "(kvstrata sweep --help; scenarios/sweeps/)");
         return;
