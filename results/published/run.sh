@@ -133,8 +133,8 @@ miss() { awk -v h="$(get "$1" hit_rate_l1)" 'BEGIN { printf "%.4f", 1 - h }'; }
     echo "the link; at high concurrency the link's rate bounds the step instead. The round trip (\`platform.host_read_lat\`,"
     echo "1.19 us) was measured by \`calib gpu\` on an H200 (one GPU thread's dependent loads from pinned host memory,"
     echo "\`results/device/2026-12-04_h200/\`); SGLang's kernel on the published machine may differ: at 0.5 us the cost is $(awk -v a="$(get hs_one_lat05 tpot_mean)" -v b="$(get base_one tpot_mean)" 'BEGIN { printf "%.2f", (a - b) * 1000 }') ms, at 2 us $(awk -v a="$(get hs_one_lat2 tpot_mean)" -v b="$(get base_one tpot_mean)" 'BEGIN { printf "%.2f", (a - b) * 1000 }') ms. It also scales with"
-    echo "the miss rate, here 1.7 times the published one (the rows above): at the published rate the same kernel would"
-    echo "expose about 0.6 times as much. Without the kernel's structure (one kernel at ESS's 37 GB/s for all misses) it was 1.55 ms (kvstrata 2512723)."
+    echo "the miss rate, here $(awk -v m="$(miss b4_lru)" 'BEGIN { printf "%.1f", m / 0.134 }') times the published one (buffer 4096, LRU, above): at the published rate the same kernel"
+    echo "would expose about $(awk -v m="$(miss b4_lru)" 'BEGIN { printf "%.1f", 0.134 / m }') times as much. Without the kernel's structure (one kernel at ESS's 37 GB/s for all misses) it was 1.55 ms (kvstrata 2512723)."
     echo
     echo "Layer-wise prefetch (\`cache.layer_prefetch = \"previous\"\`): the misses of a layer that the previous layer's"
     echo "top-k also chose start copying when that layer starts, beside its own; the rest when the layer starts. How much"
