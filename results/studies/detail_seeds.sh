@@ -9,7 +9,10 @@
 # the level's sums (throughput, bytes), the 64 nodes', are divided by 8 to
 # meet the reference's. Writes results/studies/detail_seeds.md, or
 # detail_seeds_<DURATION>.md for another duration. Environment: DURATION
-# (default 10s, the scenario's own), SEEDS (default "1 2 3"), LAYERS
+# (default 10s, the scenario's own), LEVEL (default "nodes": one node
+# simulated, `detail.nodes=1`; "time": 8 nodes, the first one's GPUs sampled
+# and the others' following them in time, `detail.nodes=8 detail.gpus=8
+# detail.follow=time`, written to detail_seeds_time[_<DURATION>].md), SEEDS (default "1 2 3"), LAYERS
 # (default "2 4 8"), REPS (default 3: each level's wall time is the median
 # of REPS runs, to be read on a quiet machine), JOBS (default 1: references
 # run at once; the levels always run one at a time). Here (2026-12-04) a
@@ -19,8 +22,16 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ks=${1:-build/kvstrata}
 dur=${DURATION:-10s}
-out=results/studies/detail_seeds.md
-[ "$dur" = 10s ] || out=results/studies/detail_seeds_$dur.md
+level_name=${LEVEL:-nodes}
+case $level_name in
+    nodes) level=(--set detail.nodes=1) stem=detail_seeds
+        level_text="one node simulated" ;;
+    time) level=(--set detail.nodes=8 --set detail.gpus=8 --set detail.follow=time) stem=detail_seeds_time
+        level_text="8 nodes simulated, the first one's 8 GPUs in full and the 56 others following them in time" ;;
+    *) echo "detail_seeds: LEVEL is nodes or time, not $level_name" >&2; exit 2 ;;
+esac
+out=results/studies/$stem.md
+[ "$dur" = 10s ] || out=results/studies/${stem}_$dur.md
 jobs=${JOBS:-1}
 read -ra seeds <<< "${SEEDS:-1 2 3}"
 read -ra layers <<< "${LAYERS:-2 4 8}"
@@ -47,10 +58,10 @@ for p in "${pids[@]}"; do wait "$p"; done
 for l in "${layers[@]}"; do
     for s in "${seeds[@]}"; do
         for r in $(seq "$reps"); do
-            "$ks" run "$scen" --set duration="$dur" --set detail.nodes=1 --set detail.layers="$l" --set seed="$s" \
+            "$ks" run "$scen" --set duration="$dur" "${level[@]}" --set detail.layers="$l" --set seed="$s" \
                 -o "$tmp/at.h5" --json > "$tmp/at.$l.$s.$r.json" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
         done
-        echo "detail_seeds: seed $s, detail.nodes=1 detail.layers=$l: $(jq -s 'map(.wall_s)' "$tmp"/at."$l"."$s".*.json | tr -d ' \n') s" >&2
+        echo "detail_seeds: seed $s, ${level[*]} --set detail.layers=$l: $(jq -s 'map(.wall_s)' "$tmp"/at."$l"."$s".*.json | tr -d ' \n') s" >&2
     done
 done
 list() { printf '%s\n' "$@" | jq -R . | jq -s -c .; }
@@ -73,8 +84,8 @@ done
     echo
     echo "\`results/studies/detail_seeds.sh\`, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores, kvstrata $(git rev-parse --short HEAD)."
     echo "Issue 19's goal: at most 1 wall second per simulated second, with every figure within 2% of full detail."
-    echo "Level: \`$scen --set duration=$dur --set detail.nodes=1 --set detail.layers=L --set seed=S\` (the"
-    echo "whole cluster, one node simulated, L of the 32 layers). Reference: full detail of $ref_nodes nodes at the same"
+    echo "Level: \`$scen --set duration=$dur ${level[*]} --set detail.layers=L --set seed=S\` (the"
+    echo "whole cluster, $level_text, L of the 32 layers). Reference: full detail of $ref_nodes nodes at the same"
     echo "load per GPU (\`--set platform.nodes=$ref_nodes --set workload.arrival.concurrency=$((ref_nodes * per_node)) --set duration=$dur\`): $((nodes * gpn))"
     echo "GPUs at full detail do not fit in this machine's memory. The level's sums (${sums[*]}) are"
     echo "divided by $scale. Figures: ${figures[*]}. Wall s per simulated s: the median of $reps runs (wall_s / sim_time)."

@@ -172,9 +172,13 @@ static int setup_gpu(struct sim *m, uint32_t i, const struct ks_platform_params 
     if (!(g->cache = ks_cache_new(cp, err, len)))
         return KS_EINVAL;
     g->d_ok = 1;
-    // detail.gpus: K of the N GPUs evenly spaced are sampled (i where i K / N steps up)
+    // detail.gpus: K of the N GPUs evenly spaced are sampled (i where i K / N
+    // steps up); followers in time leave links empty, so then the first K
+    // (whole nodes: scenario.c), whose links no follower shares
     uint32_t k = s->detail.gpus;
-    g->sampled = !m->follow || (uint64_t)(i + 1) * k / m->n_gpu > (uint64_t)i * k / m->n_gpu;
+    g->sampled = !m->follow || (s->detail.follow == KS_FOLLOW_TIME
+                                    ? i < k
+                                    : (uint64_t)(i + 1) * k / m->n_gpu > (uint64_t)i * k / m->n_gpu);
     if (ks_step_init(&g->d, &(struct ks_step_params){
             .s = s, .cache = g->cache, .sparse = m->sparse, .r = m->r, .lua = &m->lua, .z = m->z, .gpu = i,
             .ops = ks_engine_step_ops(g), .pool = g->sampled ? m->workers : NULL, .follow = m->follow,

@@ -126,7 +126,8 @@ static const char *const organisations[] = {"pool", "per_request", NULL}; // enu
 static const char *const accountings[] = {"aggregate", "per_block", NULL}; // enum ks_accounting
 static const char *const compressions[] = {"none", "int8", NULL};
 static const char *const copies[] = {"batch", "per_item", "gather", NULL}; // enum ks_copy
-static const char *const layer_prefetches[] = {"none", "previous", NULL};  // enum ks_layer_prefetch
+static const char *const layer_prefetches[] = {"none", "previous", NULL};
+static const char *const follow_modes[] = {"batches", "time", NULL}; // enum ks_follow_mode  // enum ks_layer_prefetch
 static const char *const routers[] = {"round_robin", "least_loaded", "prefix_affinity", NULL}; // enum ks_router
 static const char *const rdmas[] = {"host", "gpudirect", NULL};            // platform.rdma (gpudirect)
 static const char *const overlaps[] = {"none", "two_batch", NULL};        // enum ks_overlap
@@ -297,6 +298,7 @@ static const struct field fields[] = {
     {"detail.layers", T_U32, CN, OFF(detail.layers), "0", 0, 0, NULL, 0},
     {"detail.gpus", T_U32, CN, OFF(detail.gpus), "0", 0, 0, NULL, 0},
     {"detail.nodes", T_U32, CN, OFF(detail.nodes), "0", 0, 0, NULL, 0},
+    {"detail.follow", T_CHOICE, CN, OFF(detail.follow), "batches", 0, 0, follow_modes, 0},
     // the same figures either way; per_block checks aggregate (tests/engine)
     {"cache.accounting", T_CHOICE, CN, OFF(cache.accounting), "aggregate", 0, 0, accountings, 0},
     // speculative decoding (multi-token prediction): tokens verified and kept per step
@@ -1701,6 +1703,28 @@ static void check_detail(struct ctx *x, const struct ks_scenario *sub)
     else if (s->detail.gpus && s->detail.gpus < units && s->cache.cold_share > 0)
         FAIL(x, "detail.gpus", "a follower cannot tell which of its requests would sit out a step "
              "(cache.cold_share): sample every GPU (detail.gpus = 0) or leave cold_share at 0");
+    if (s->detail.follow != KS_FOLLOW_TIME)
+        return;
+    // followers in time put no traffic on any link: the sampled GPUs must
+    // share theirs with no follower (whole nodes), and no layer may meet
+    // other GPUs, nor any copy cross the network core
+    const char *why = NULL;
+    if (s->detail.gpus == 0 || s->detail.gpus >= units)
+        why = "there is no follower: detail.gpus samples some of the decode GPUs";
+    else if (s->parallel.tp > 1 || (s->model.moe.experts > 0 && s->model.arch.moe_ranks > 1))
+        why = "a follower in time takes no part in a layer's collectives (parallel.tp > 1, or an expert group of "
+              "several GPUs): detail.follow = \"batches\"";
+    else if (s->cache.l3 == KS_L3_REMOTE)
+        why = "the remote pool's copies cross the network core, which followers in time leave empty: "
+              "detail.follow = \"batches\"";
+    else if (s->cache.organisation == KS_ORG_PER_REQUEST)
+        why = "device buffers back up every new token to the host, traffic that followers in time leave out: "
+              "detail.follow = \"batches\"";
+    else if (s->detail.gpus % sub->platform.gpus_per_node != 0)
+        why = "the sampled GPUs must be whole nodes (a multiple of platform.gpus_per_node), their links shared "
+              "with no follower";
+    if (why)
+        FAIL(x, "detail.follow", "\"time\": %s", why);
 }
 
 // The rules between fields, run when every field converted:

@@ -64,6 +64,11 @@ enum ks_copy {
     KS_COPY_GATHER,   // a kernel reading pinned host memory: copy_overhead, then the bytes at gather_*_bw at most
 };
 // When a layer's misses may start copying (cache.layer_prefetch).
+// How a follower (detail.gpus) takes a sampled GPU's step (sim/step/follow.h).
+enum ks_follow_mode {
+    KS_FOLLOW_BATCHES, // its migration batches and reads outside L1, over the follower's own links
+    KS_FOLLOW_TIME,    // its waits only: no copy, no traffic on any link
+};
 enum ks_layer_prefetch {
     KS_LAYER_PREFETCH_NONE,     // when the layer's own selection is made (its start)
     KS_LAYER_PREFETCH_PREVIOUS, // those the previous layer's selection also chose: with that selection
@@ -427,10 +432,14 @@ struct ks_scenario {
     // `nodes` of platform.nodes (a divisor) are simulated with their share
     // of the workload, each standing for platform.nodes / nodes nodes
     // (ks_scenario_sampled; 0: every node). gpus counts GPUs of those.
+    // `follow`: what a follower takes of a sampled step (enum
+    // ks_follow_mode); with KS_FOLLOW_TIME the sampled GPUs are the first
+    // `gpus`, whole nodes.
     struct {
         uint32_t layers;
         uint32_t gpus;
         uint32_t nodes;
+        enum ks_follow_mode follow;
     } detail;
     // Speculative decoding (multi-token prediction): each decode step of a
     // request verifies 1 + draft_tokens tokens (their matrix work, attention

@@ -22,6 +22,14 @@
 // a follower's step after its first would otherwise take the only shape
 // published, the sampled GPUs' first, their cold start, again.
 //
+// With detail.follow = "time" a follower takes only the step's time: no
+// batch, no read outside L1, no traffic on any link; its step waits what
+// the sampled step waited (its stall, and its layers' time besides their
+// compute), scaled as the batches would be, beside its own compute. The
+// sampled GPUs then publish each step once it ended, its waits known, and
+// are whole nodes (scenario.c), so that no link they use carries a
+// follower's copies in the full mode and none in this one.
+//
 // The follower's own cache manager still places its requests' blocks
 // (admission and the L1 reserve's evictions stay its own) but sees no
 // access: hit rates are the sampled GPUs', the cache's counts theirs scaled
@@ -75,6 +83,8 @@ struct ks_follow_shape {
     double hbm;       // of them, the bytes timed at HBM bandwidth (no kernel time)
     double attn;      // seconds of measured attention kernel
     double flops;     // attention flops of one query token of each request
+    double stall;     // detail.follow = "time": seconds it waited for blocks
+    double extra;     // detail.follow = "time": seconds its layers spent besides their compute
     uint8_t promotes; // a batch of it moves blocks into L1 (L1's mapping changes)
     struct ks_follow_batch *batch;
     uint32_t n_batch, cap_batch;

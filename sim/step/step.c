@@ -703,6 +703,8 @@ static int decode(struct ks_step *d, char *err, size_t len)
         if (sh)
             scale = (double)n_dec / sh->n_dec;
     }
+    // detail.follow = "time": the shape's waits, without its batches (follow.h)
+    int timed = sh && s->detail.follow == KS_FOLLOW_TIME;
     if (sh) {
         r->steps_followed++;
         follow_access(d, sh, scale, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, &iflops);
@@ -741,15 +743,17 @@ static int decode(struct ks_step *d, char *err, size_t len)
     } else {
         d->layer_time = ks_cost_layer(s, weights, kv_hbm, attn);
     }
-    if (sh && (st = ks_follow_jobs(&d->fo, sh, scale)) != KS_OK)
+    if (sh && !timed && (st = ks_follow_jobs(&d->fo, sh, scale)) != KS_OK)
         return failed(err, len, "a followed step's batches", st);
-    st = sh ? o->queue_jobs(o->ctx, d->fo.job, d->fo.n, err, len) : o->queue(o->ctx, &plan, err, len);
+    st = timed ? KS_OK : sh ? o->queue_jobs(o->ctx, d->fo.job, d->fo.n, err, len) : o->queue(o->ctx, &plan, err, len);
     if (st != KS_OK)
         return failed(err, len, "queueing a migration batch", st);
     // the KV the iteration keeps: the decode tokens kept (speculative: not the rejected drafts) and the prompts'
     if ((st = backup_kv(d, kept + d->prefill_tokens, err, len)) != KS_OK)
         return failed(err, len, "backing up new KV", st);
-    if (sh)
+    if (timed)
+        memset(d->outside, 0, d->p.z.groups * sizeof *d->outside);
+    else if (sh)
         ks_follow_outside(&d->fo, sh, scale, d->p.z.groups, d->outside);
     else
         count_outside(d, &plan);
@@ -758,29 +762,38 @@ static int decode(struct ks_step *d, char *err, size_t len)
     int rebuild = l1_changed(c, &d->l1_version) || (sh && sh->promotes);
     if (rebuild)
         r->table_rebuilds++;
-    if (d->p.follow && d->p.sampled && (st = publish(d, &plan)) != KS_OK)
+    int publish_after = s->detail.follow == KS_FOLLOW_TIME; // once its waits are known
+    if (d->p.follow && d->p.sampled && !publish_after && (st = publish(d, &plan)) != KS_OK)
         return failed(err, len, "publishing a sampled step", st);
     double host = 0;
     if (o->compute) {
         host = s->platform.sched_overhead;
         if (rebuild)
             host += s->platform.table_rebuild;
-        if (host > 0)
+        if (host > 0 && !timed)
             o->compute(o->ctx, host);
         r->host_time += host;
     }
-    // layer by layer: a layer waits only for the batches carrying its own
-    // missed blocks (or an earlier layer's); copies for later layers overlap
-    // the compute of earlier ones
-    st = run_layers(d, &stall, &extra, err, len);
     // speculative decoding: the draft model proposes the next step's tokens,
     // draft_tokens passes of its draft_layers layers, each as long as one of
     // the model's layers in this step
     double draft = (double)s->speculative.draft_tokens * s->speculative.draft_layers * d->layer_time;
-    if (st == KS_OK && o->compute && draft > 0) {
-        o->compute(o->ctx, draft);
-        r->draft_time += draft;
+    if (timed) { // one wait: the host's work, the layers' compute and the shape's waits, scaled
+        stall = sh->stall * scale;
+        extra = sh->extra * scale;
+        r->stall += stall;
+        r->busy += extra;
+        o->compute(o->ctx, host + stall + extra + d->layer_time * s->model.layers + draft);
+    } else {
+        // layer by layer: a layer waits only for the batches carrying its own
+        // missed blocks (or an earlier layer's); copies for later layers overlap
+        // the compute of earlier ones
+        st = run_layers(d, &stall, &extra, err, len);
+        if (st == KS_OK && o->compute && draft > 0)
+            o->compute(o->ctx, draft);
     }
+    if (st == KS_OK && o->compute)
+        r->draft_time += draft;
     // the step ends when all its batches have landed (prefetches and
     // demotions included, waited for as stall); they are confirmed then, in
     // plan order, so the next step's accesses and this step's new blocks
@@ -794,6 +807,12 @@ static int decode(struct ks_step *d, char *err, size_t len)
         return st;
     if (all != KS_OK)
         return failed(err, len, "waiting for a migration batch", all);
+    if (d->p.follow && d->p.sampled && publish_after) {
+        d->shape.stall = stall;
+        d->shape.extra = extra;
+        if ((st = publish(d, &plan)) != KS_OK)
+            return failed(err, len, "publishing a sampled step", st);
+    }
     for (uint32_t i = 0; i < plan.n; i++)
         if ((st = ks_cache_confirm(c, plan.batch[i])) != KS_OK)
             return failed(err, len, "confirming a migration batch", st);

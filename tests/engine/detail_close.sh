@@ -2,7 +2,8 @@
 # tests/engine/detail_close.sh KVSTRATA LEVEL TOLERANCE SCENARIO [ARGS...]
 # Runs the scenario at full detail and at the level of detail LEVEL, a
 # number of layers (--set detail.layers=LEVEL), `gpus=K` (--set
-# detail.gpus=K) or `nodes=K` (--set detail.nodes=K), and checks every figure of the two summaries: each number
+# detail.gpus=K), `time=K` (--set detail.gpus=K --set detail.follow=time)
+# or `nodes=K` (--set detail.nodes=K), and checks every figure of the two summaries: each number
 # within TOLERANCE (relative) of its full-detail value (0 stays 0), each
 # other value (null, a string) the same. Left out: wall_s, result (the
 # file's name), steps_followed (the level's own count: 0 at full detail;
@@ -14,8 +15,10 @@
 set -euo pipefail
 ks=$1 level=$2 tol=$3
 shift 3
+follow=()
 case $level in
     gpus=* | nodes=*) set_level=detail.$level skip=none ;;
+    time=*) set_level=detail.gpus=${level#time=} skip=none follow=(--set detail.follow=time) ;;
     *) set_level=detail.layers=$level skip=block_accesses ;;
 esac
 # the keys left out (see above), once for both comparisons below
@@ -23,7 +26,7 @@ out="[\"wall_s\", \"result\", \"steps_followed\", \"$skip\"]"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$ks" run "$@" -o "$dir/full.h5" --json > "$dir/full.json"
-"$ks" run "$@" --set "$set_level" -o "$dir/part.h5" --json > "$dir/part.json"
+"$ks" run "$@" --set "$set_level" "${follow[@]}" -o "$dir/part.h5" --json > "$dir/part.json"
 jq -r -n --slurpfile f "$dir/full.json" --slurpfile p "$dir/part.json" --argjson tol "$tol" \
     --arg at "$set_level" --argjson out "$out" '
     ($f[0]) as $a | ($p[0]) as $b
@@ -37,7 +40,7 @@ jq -r -n --slurpfile f "$dir/full.json" --slurpfile p "$dir/part.json" --argjson
          elif $x != $y then "\($k): \($x) at full detail, \($y) at \($at)"
          else empty end)' > "$dir/bad"
 case $level in
-    gpus=*) jq -r --slurpfile f "$dir/full.json" 'if $f[0].steps_followed != 0 or .steps_followed <= 0
+    gpus=* | time=*) jq -r --slurpfile f "$dir/full.json" 'if $f[0].steps_followed != 0 or .steps_followed <= 0
         then "steps_followed: \($f[0].steps_followed) at full detail, \(.steps_followed) with followers" else empty end' \
         "$dir/part.json" >> "$dir/bad" ;;
 esac
