@@ -9,7 +9,9 @@
 # file's name), steps_followed (the level's own count: 0 at full detail;
 # `detail.gpus` must have followed, > 0) and block_accesses, which detail.layers shrinks by design
 # (README, detail.layers: "the blocks handled (`block_accesses`, the cache's
-# block counts) shrink"); `detail.gpus` estimates it from its sample, as the
+# block counts) shrink"), and, with `time=K`, copy_bandwidth: followers in
+# time copy nothing, the figure is the sampled GPUs' batches' alone (README,
+# detail.follow); `detail.gpus` estimates block_accesses from its sample, as the
 # cache's other counts, and is held to the tolerance; `detail.nodes` scales
 # the sample's.
 set -euo pipefail
@@ -18,7 +20,7 @@ shift 3
 follow=()
 case $level in
     gpus=* | nodes=*) set_level=detail.$level skip=none ;;
-    time=*) set_level=detail.gpus=${level#time=} skip=none follow=(--set detail.follow=time) ;;
+    time=*) set_level=detail.gpus=${level#time=} skip=copy_bandwidth follow=(--set detail.follow=time) ;;
     *) set_level=detail.layers=$level skip=block_accesses ;;
 esac
 # the keys left out (see above), once for both comparisons below

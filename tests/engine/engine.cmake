@@ -745,6 +745,47 @@ add_test(NAME run_detail_gpus_loaded COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_cl
          gpus=4 0.05 ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8_loaded.lua --set platform.nodes=2
          --set workload.arrival.concurrency=640 --set duration=3s)
 set_tests_properties(run_detail_gpus_within run_detail_gpus_loaded PROPERTIES TIMEOUT 600)
+# detail.follow = "time" (follow.h): followers take a sampled step's waits, with no batch and no
+# traffic on any link; the sampled GPUs are whole nodes. Its rules: a follower to follow, whole
+# nodes sampled, and no collective or traffic that followers would leave out
+ks_cli_test(detail_time_no_follower --exit 2 --stdout-empty
+            --stderr-has "there is no follower: detail.gpus samples some of the decode GPUs"
+            -- scenario check ${ks_sc}/cluster_64x8_loaded.lua --set platform.nodes=1 --set detail.follow=time)
+ks_cli_test(detail_time_whole_nodes --exit 2 --stdout-empty
+            --stderr-has "the sampled GPUs must be whole nodes (a multiple of platform.gpus_per_node)"
+            -- scenario check ${ks_sc}/cluster_64x8_loaded.lua --set platform.nodes=2 --set detail.gpus=4
+            --set detail.follow=time)
+ks_cli_test(detail_time_collectives --exit 2 --stdout-empty
+            --stderr-has "takes no part in a layer's collectives (parallel.tp > 1"
+            -- scenario check ${ks_sc}/cluster_64x8_loaded.lua --set platform.nodes=2 --set detail.gpus=4
+            --set detail.follow=time --set parallel.tp=2)
+ks_cli_test(detail_time_remote --exit 2 --stdout-empty
+            --stderr-has "the remote pool's copies cross the network core"
+            -- scenario check ${ks_sc}/cluster_64x8_loaded.lua --set platform.nodes=2 --set detail.gpus=8
+            --set detail.follow=time --set cache.l3=remote --set platform.remote.bw=50GBps
+            --set platform.remote.lat=10us --set platform.remote.bytes=8TiB)
+ks_cli_test(detail_time_device_buffers --exit 2 --stdout-empty
+            --stderr-has "device buffers back up every new token to the host"
+            -- scenario check ${ks_sc}/cluster_64x8_loaded.lua --set platform.nodes=2 --set detail.gpus=8
+            --set detail.follow=time --set cache.organisation=per_request)
+# Its error against full detail (detail_close.sh time=8: every figure but copy_bandwidth, the
+# sampled node's batches alone). The 16-GPU slice of cluster_64x8.lua (all resident: no wait to
+# take, a follower's step is its own compute): the farthest, block_accesses, at 4.3e-6
+# (2026-12-05, a738e4a). The 16-GPU slice of the loaded cluster, 3 s, node 0 sampled and node 1
+# following: the farthest, stall_fraction, at 0.014 (seed 2: itl_p99 at 0.0063), against 0.044
+# for detail.gpus=4 in batches (run_detail_gpus_loaded); README "detail.follow"
+add_test(NAME run_detail_time_within COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_close.sh $<TARGET_FILE:kvstrata>
+         time=8 1e-4 ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8.lua --set platform.nodes=2
+         --set workload.arrival.rate=6.25 --set duration=20s)
+add_test(NAME run_detail_time_loaded COMMAND ${CMAKE_CURRENT_LIST_DIR}/detail_close.sh $<TARGET_FILE:kvstrata>
+         time=8 0.02 ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8_loaded.lua --set platform.nodes=2
+         --set workload.arrival.concurrency=640 --set duration=3s)
+set_tests_properties(run_detail_time_within run_detail_time_loaded PROPERTIES TIMEOUT 600)
+# followers in time give the same results for any thread count
+add_test(NAME threads_detail_time COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/scenarios/cluster_64x8_loaded.lua --set platform.nodes=2
+         --set workload.arrival.concurrency=640 --set duration=1s --set detail.gpus=8 --set detail.follow=time)
+set_tests_properties(threads_detail_time PROPERTIES TIMEOUT 300)
 # The level of detail detail.nodes (README): K of the nodes simulated with their share of the
 # workload, the sums over GPUs made the cluster's. Its bounds, and the workloads that do not share
 # out (counts that are not a multiple of platform.nodes / K; prefix groups homed by prefix_affinity):
