@@ -31,6 +31,11 @@
 #               node standing for the 64 (detail.nodes=1, every GPU of it) at
 #               detail.layers=4 (their error: README, "The simulator's speed");
 #               the loaded one 2 s simulated (--quick: 0.5 s)
+#   loaded_time (not in the default list: a base older than detail.follow
+#               refuses it) the loaded case as 8 nodes standing for the 64,
+#               the first one's GPUs in full and the others following them in
+#               time (detail.nodes=8 detail.gpus=8 detail.follow=time), at
+#               detail.layers=4, 2 s simulated (--quick: 0.5 s)
 #   dense       scenarios/llama3_8b_h100.lua, 1000 requests of 2048+256 tokens;
 #               --quick: 200 requests
 #   cache_heat  bench cache --blocks 1000000 --topk 64 --policy heat
@@ -67,9 +72,9 @@ list=()
 IFS=',' read -ra asked <<< "$cases"
 for c in "${asked[@]}"; do
     case "$c" in
-        cluster|loaded|cluster_lod|loaded_lod|cluster_nodes|loaded_nodes|dense|cache_heat|cache_lru) list+=("$c") ;;
+        cluster|loaded|cluster_lod|loaded_lod|cluster_nodes|loaded_nodes|loaded_time|dense|cache_heat|cache_lru) list+=("$c") ;;
         cache) list+=(cache_heat cache_lru) ;;
-        *) echo "speed.sh: unknown case '$c' (cluster, loaded, cluster_lod, loaded_lod, cluster_nodes, loaded_nodes, dense, cache_heat, cache_lru, cache)" >&2; exit 2 ;;
+        *) echo "speed.sh: unknown case '$c' (cluster, loaded, cluster_lod, loaded_lod, cluster_nodes, loaded_nodes, loaded_time, dense, cache_heat, cache_lru, cache)" >&2; exit 2 ;;
     esac
 done
 [ ${#list[@]} -gt 0 ] || { echo "speed.sh: no case to run" >&2; exit 2; }
@@ -149,6 +154,12 @@ case_cmd() {
             fi
             args+=(--set detail.nodes=1 --set detail.layers=4)
             what="64 nodes x 8 GPUs as one node standing for the 64, detail.layers=4${d:+, $d simulated}" ;;
+        loaded_time)
+            local d=2s
+            [ $quick = 1 ] && d=0.5s
+            args=(run scenarios/cluster_64x8_loaded.lua --set duration=$d --set detail.nodes=8 --set detail.gpus=8
+                --set detail.follow=time --set detail.layers=4)
+            what="64 nodes x 8 GPUs as 8 nodes standing for the 64, node 0's GPUs in full, the others following in time, detail.layers=4, $d simulated" ;;
         cluster)
             args=(run scenarios/cluster_64x8.lua)
             if [ $quick = 1 ]; then
