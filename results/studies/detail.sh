@@ -5,7 +5,9 @@
 # 8) where it divides their layers, `detail.gpus` (4 or 2 of the GPUs
 # sampled, the others following them) where they have several GPUs,
 # `detail.nodes` (4, 2 or 1 of 8 nodes simulated, each standing for the
-# others) on the clusters, and combinations; writes results/studies/detail.md: per scenario and level, the wall
+# others) on the clusters, followers in time (`detail.gpus=8
+# detail.follow=time`: the first node's GPUs sampled, the other nodes'
+# following their waits) on the clusters, and combinations; writes results/studies/detail.md: per scenario and level, the wall
 # time and the relative error of each figure against full detail. Runs are
 # cut as the cases below say (the clusters to a few nodes at their load per
 # GPU). About 7 to 15 minutes here (2026-12-03).
@@ -16,11 +18,12 @@ out=results/studies/detail.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # a level: comma-separated L (detail.layers=L), gpus=K (detail.gpus=K),
-# nodes=K (detail.nodes=K); 0 is full detail
+# time=K (detail.gpus=K detail.follow=time), nodes=K (detail.nodes=K); 0 is
+# full detail
 one=(0 8 4)                       # one GPU
 several=(0 8 4 gpus=4 gpus=2)     # 8 GPUs
-cluster=(0 8 4 gpus=4 4,gpus=4)   # 16 GPUs
-nodes=(0 nodes=4 nodes=2 nodes=1 4,gpus=2,nodes=1) # 8 nodes
+cluster=(0 8 4 gpus=4 4,gpus=4 time=8 4,time=8) # 16 GPUs
+nodes=(0 nodes=4 nodes=2 nodes=1 4,gpus=2,nodes=1 time=8 4,time=8) # 8 nodes
 # name|scenario|options|levels (the name of one of the arrays above)
 cases=(
     "seed_default tiered|tests/fixtures/scenarios/seed_default.lua|--set duration=5s --set workload.arrival.rate=40 --set cache.l1=20GB --set prefill.mode=disaggregated --set prefill.gpus=64|several"
@@ -46,6 +49,7 @@ level_opts() {
     for t in "${parts[@]}"; do
         case $t in
             gpus=* | nodes=*) o+=" --set detail.$t" ;;
+            time=*) o+=" --set detail.gpus=${t#time=} --set detail.follow=time" ;;
             *) o+=" --set detail.layers=$t" ;;
         esac
     done
@@ -81,6 +85,9 @@ done
     echo "scaled by all GPUs' tokens over its own. \`detail.nodes = K\` (nodes=K) simulates K of the nodes with"
     echo "their share of the workload, each standing for the others (README, detail.nodes): the sums"
     echo "(throughput, bytes, counts) are the sample's times nodes/K, the distributions the sample's."
+    echo "\`time=K\` is \`detail.gpus = K\` with \`detail.follow = \"time\"\`: the first K GPUs (whole nodes) in full, the"
+    echo "others taking their steps' waits without copying (README, detail.follow); copy_bandwidth is then the"
+    echo "sampled GPUs' alone."
     echo "A level with commas combines them (\`4,gpus=2,nodes=1\`: 4 layers, 2 of one node's GPUs)."
     echo "Each cell is (figure at K - figure at full detail) / figure at full detail, in %; a figure"
     echo "that is 0 at full detail shows its value at K. wall: seconds of the run, and the speedup."
