@@ -63,12 +63,12 @@ enum ks_copy {
     KS_COPY_PER_ITEM, // a copy per block through the copy engine: copy_item_* each, then the bytes
     KS_COPY_GATHER,   // a kernel reading pinned host memory: copy_overhead, then the bytes at gather_*_bw at most
 };
-// When a layer's misses may start copying (cache.layer_prefetch).
 // How a follower (detail.gpus) takes a sampled GPU's step (sim/step/follow.h).
 enum ks_follow_mode {
     KS_FOLLOW_BATCHES, // its migration batches and reads outside L1, over the follower's own links
     KS_FOLLOW_TIME,    // its waits only: no copy, no traffic on any link
 };
+// When a layer's misses may start copying (cache.layer_prefetch).
 enum ks_layer_prefetch {
     KS_LAYER_PREFETCH_NONE,     // when the layer's own selection is made (its start)
     KS_LAYER_PREFETCH_PREVIOUS, // those the previous layer's selection also chose: with that selection

@@ -27,8 +27,8 @@
 // the sampled step waited (its stall, and its layers' time besides their
 // compute), scaled as the batches would be, beside its own compute. The
 // sampled GPUs then publish each step once it ended, its waits known, and
-// are whole nodes (scenario.c), so that no link they use carries a
-// follower's copies in the full mode and none in this one.
+// are whole nodes (scenario.c): a link they shared with a follower would
+// carry fewer copies than at full detail, and their waits would shrink.
 //
 // The follower's own cache manager still places its requests' blocks
 // (admission and the L1 reserve's evictions stay its own) but sees no
