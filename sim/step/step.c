@@ -703,8 +703,10 @@ static int decode(struct ks_step *d, char *err, size_t len)
         if (sh)
             scale = (double)n_dec / sh->n_dec;
     }
-    // detail.follow = "time": the shape's waits, without its batches (follow.h)
-    int timed = sh && s->detail.follow == KS_FOLLOW_TIME;
+    // detail.follow = "time": a follower takes the shape's waits, without its
+    // batches (nor its reads outside L1: no layer of its reads d->outside);
+    // a sampled GPU publishes its step once the waits are known (follow.h)
+    int in_time = s->detail.follow == KS_FOLLOW_TIME, timed = sh && in_time;
     if (sh) {
         r->steps_followed++;
         follow_access(d, sh, scale, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, &iflops);
@@ -751,19 +753,16 @@ static int decode(struct ks_step *d, char *err, size_t len)
     // the KV the iteration keeps: the decode tokens kept (speculative: not the rejected drafts) and the prompts'
     if ((st = backup_kv(d, kept + d->prefill_tokens, err, len)) != KS_OK)
         return failed(err, len, "backing up new KV", st);
-    if (timed)
-        memset(d->outside, 0, d->p.z.groups * sizeof *d->outside);
-    else if (sh)
+    if (sh && !timed)
         ks_follow_outside(&d->fo, sh, scale, d->p.z.groups, d->outside);
-    else
+    else if (!sh)
         count_outside(d, &plan);
     // host work while the copies run: scheduling the batch, and rebuilding
     // the resident-block pointer table when L1's mapping changed
     int rebuild = l1_changed(c, &d->l1_version) || (sh && sh->promotes);
     if (rebuild)
         r->table_rebuilds++;
-    int publish_after = s->detail.follow == KS_FOLLOW_TIME; // once its waits are known
-    if (d->p.follow && d->p.sampled && !publish_after && (st = publish(d, &plan)) != KS_OK)
+    if (d->p.follow && d->p.sampled && !in_time && (st = publish(d, &plan)) != KS_OK)
         return failed(err, len, "publishing a sampled step", st);
     double host = 0;
     if (o->compute) {
@@ -807,7 +806,7 @@ static int decode(struct ks_step *d, char *err, size_t len)
         return st;
     if (all != KS_OK)
         return failed(err, len, "waiting for a migration batch", all);
-    if (d->p.follow && d->p.sampled && publish_after) {
+    if (d->p.follow && d->p.sampled && in_time) {
         d->shape.stall = stall;
         d->shape.extra = extra;
         if ((st = publish(d, &plan)) != KS_OK)
