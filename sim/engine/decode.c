@@ -345,6 +345,30 @@ static int op_wait_all(void *ctx, char *err, size_t len)
     return g->failed ? KS_ESTATE : KS_OK;
 }
 
+// detail.follow = "time": a follower's first step waits until the decode
+// steps the sampled GPUs began by this instant have ended (follow.h), or a
+// GPU failed. The actors due at this instant run first: the sampled GPUs'
+// steps that begin now are counted.
+static void op_await_sampled(void *ctx)
+{
+    struct gpu *g = ctx;
+    struct sim *m = g->sim;
+    sg_actor_yield();
+    uint64_t begun = m->follow->begun;
+    sg_mutex_lock(m->mu);
+    while (m->follow->ended < begun && !m->err[0])
+        sg_cond_wait(m->sampled_ended, m->mu);
+    sg_mutex_unlock(m->mu);
+}
+
+static void op_sampled_ended(void *ctx)
+{
+    struct sim *m = ((struct gpu *)ctx)->sim;
+    sg_mutex_lock(m->mu);
+    sg_cond_notify_all(m->sampled_ended);
+    sg_mutex_unlock(m->mu);
+}
+
 static double op_moe_tokens(void *ctx, double own)
 {
     return ks_lockstep_moe_tokens(ctx, own);
@@ -356,7 +380,7 @@ struct ks_step_ops ks_engine_step_ops(struct gpu *g)
         .ctx = g, .now = op_now, .compute = op_compute, .prefill_pass = op_prefill_pass, .idle = op_idle,
         .iteration = op_iteration, .finished = finished, .queue = op_queue, .queue_jobs = op_queue_jobs,
         .backup = op_backup, .wait_layer = op_wait_layer, .layers = op_layers, .wait_all = op_wait_all,
-        .moe_tokens = op_moe_tokens};
+        .moe_tokens = op_moe_tokens, .await_sampled = op_await_sampled, .sampled_ended = op_sampled_ended};
 }
 
 void ks_engine_decode(int argc, char **argv)
@@ -368,6 +392,8 @@ void ks_engine_decode(int argc, char **argv)
     if (ks_step_run(&g->d, err, sizeof err) != KS_OK) {
         ks_engine_fail_msg(m, err);
         g->failed = 1;
+        if (m->follow) // a follower waiting for this GPU's step stops waiting
+            op_sampled_ended(g);
     }
     ks_lockstep_leave(g);
     m->decoders--;

@@ -266,6 +266,7 @@ static int teardown(struct sim *m, int st)
     if (m->mu) {
         sg_mutex_destroy(m->mu);
         sg_cond_destroy(m->pool_work);
+        sg_cond_destroy(m->sampled_ended);
     }
     free(m->pool);
     free(m->sess);
@@ -415,6 +416,7 @@ int ks_engine_run(const struct ks_scenario *whole, unsigned threads, struct ks_r
         sg_link_set_data(m.links[i], (void *)(uintptr_t)(i + 1));
     m.mu = sg_mutex_init();
     m.pool_work = sg_cond_init();
+    m.sampled_ended = sg_cond_init();
     m.pool_host = pp.prefill_pool ? sg_host_by_name(KS_PLATFORM_PREFILL) : NULL;
     if (st == KS_OK && s->detail.gpus && s->detail.gpus < m.n_gpu &&
         (!(m.follow = malloc(sizeof *m.follow)) || ks_follow_init(m.follow, m.z.groups) != KS_OK)) {

@@ -105,6 +105,7 @@ struct sim {
     struct ks_selection *sparse; // the sparse-attention policy
     struct ks_pool *workers;     // threads drawing selections ahead (the step drivers'); NULL: none
     struct ks_follow *follow; // detail.gpus below the GPUs: the sampled GPUs' steps (follow.h); NULL: full detail
+    sg_cond_t sampled_ended;  // (with mu) a sampled GPU ended a decode step, or one failed (detail.follow = "time")
     struct lockstep *lockstep; // [n_lockstep] expert groups whose ranks step together (lockstep.c); NULL: none
     uint32_t n_lockstep;
     struct ks_luapolicy lua; // cache.evict, cache.prefetch_window as Lua functions

@@ -29,6 +29,14 @@
 // sampled GPUs then publish each step once it ended, its waits known, and
 // are whole nodes (scenario.c): a link they shared with a follower would
 // carry fewer copies than at full detail, and their waits would shrink.
+// In time, a follower's first decode step (the cold one: every request's
+// selections are new, a full step of it costs as much as many followed
+// ones) does not step in full while sampled steps are under way: it waits
+// for those to end and takes the shape of theirs it draws, its own step
+// ending when its scaled time has passed or, if the wait outlasted it, when
+// the wait ended (the rest counted as stall). Its requests and the sampled
+// GPUs' started together where the load is the same everywhere, and those
+// steps are their first too.
 //
 // The follower's own cache manager still places its requests' blocks
 // (admission and the L1 reserve's evictions stay its own) but sees no
@@ -101,6 +109,7 @@ struct ks_follow {
     } ring[KS_FOLLOW_YOUNG_MAX + 1][KS_FOLLOW_AGES][KS_FOLLOW_BUCKETS];
     uint64_t published;       // steps
     uint64_t published_young; // of them, steps with a young request
+    uint64_t begun, ended;    // detail.follow = "time": the sampled GPUs' decode steps begun and ended
 };
 
 // What one follower keeps between steps: its batches (valid until the step's

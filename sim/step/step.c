@@ -695,18 +695,33 @@ static int decode(struct ks_step *d, char *err, size_t len)
         return failed(err, len, "a decode step", st);
     // detail.gpus: a follower takes a sampled GPU's step (follow.h), once they are published
     const struct ks_follow_shape *sh = NULL;
-    double scale = 1;
-    if (d->p.follow && !d->p.sampled && ks_follow_ready(d->p.follow)) {
-        uint32_t n_dec, n_young, age;
-        count_decoding(d, &n_dec, &n_young, &age);
-        sh = ks_follow_pick(d->p.follow, n_dec, n_young, age, ks_rng_mix((uint64_t)d->p.gpu << 32 ^ now_step));
-        if (sh)
-            scale = (double)n_dec / sh->n_dec;
+    double scale = 1, waited = 0;
+    int in_time = s->detail.follow == KS_FOLLOW_TIME;
+    struct ks_follow *f = d->p.follow;
+    if (f && d->p.sampled && in_time)
+        f->begun++;
+    if (f && !d->p.sampled) {
+        int ready = ks_follow_ready(f);
+        if (!ready && in_time && o->await_sampled) {
+            // in time, a step before the model is ready waits for the sampled
+            // steps under way to end and takes the nearest shape (follow.h)
+            double t0 = now(d);
+            o->await_sampled(o->ctx);
+            waited = now(d) - t0;
+            ready = f->published > 0;
+        }
+        if (ready) {
+            uint32_t n_dec, n_young, age;
+            count_decoding(d, &n_dec, &n_young, &age);
+            sh = ks_follow_pick(f, n_dec, n_young, age, ks_rng_mix((uint64_t)d->p.gpu << 32 ^ now_step));
+            if (sh)
+                scale = (double)n_dec / sh->n_dec;
+        }
     }
     // detail.follow = "time": a follower takes the shape's waits, without its
     // batches (nor its reads outside L1: no layer of its reads d->outside);
     // a sampled GPU publishes its step once the waits are known (follow.h)
-    int in_time = s->detail.follow == KS_FOLLOW_TIME, timed = sh && in_time;
+    int timed = sh && in_time;
     if (sh) {
         r->steps_followed++;
         follow_access(d, sh, scale, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, &iflops);
@@ -723,7 +738,7 @@ static int decode(struct ks_step *d, char *err, size_t len)
     d->comm_tokens = n_tok;
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
     ks_cache_set_reserve(c, ks_step_reserve(s, &d->p.z, d->act.n));
-    double step_start = now(d), stall = 0, extra = 0;
+    double step_start = now(d) - waited, stall = 0, extra = 0;
     // a follower's cache plans only the evictions that keep L1's reserve
     // (it saw no access): they are confirmed without a copy, the shape's
     // batches carrying the step's traffic
@@ -780,9 +795,13 @@ static int decode(struct ks_step *d, char *err, size_t len)
     if (timed) { // one wait: the host's work, the layers' compute and the shape's waits, scaled
         stall = sh->stall * scale;
         extra = sh->extra * scale;
+        double work = host + stall + extra + d->layer_time * s->model.layers + draft;
+        if (waited > work) // the wait for the shape outlasted the step: the rest is stall
+            stall += waited - work;
         r->stall += stall;
         r->busy += extra;
-        o->compute(o->ctx, host + stall + extra + d->layer_time * s->model.layers + draft);
+        if (work > waited)
+            o->compute(o->ctx, work - waited);
     } else {
         // layer by layer: a layer waits only for the batches carrying its own
         // missed blocks (or an earlier layer's); copies for later layers overlap
@@ -806,11 +825,14 @@ static int decode(struct ks_step *d, char *err, size_t len)
         return st;
     if (all != KS_OK)
         return failed(err, len, "waiting for a migration batch", all);
-    if (d->p.follow && d->p.sampled && in_time) {
+    if (f && d->p.sampled && in_time) {
         d->shape.stall = stall;
         d->shape.extra = extra;
         if ((st = publish(d, &plan)) != KS_OK)
             return failed(err, len, "publishing a sampled step", st);
+        f->ended++;
+        if (o->sampled_ended)
+            o->sampled_ended(o->ctx);
     }
     for (uint32_t i = 0; i < plan.n; i++)
         if ((st = ks_cache_confirm(c, plan.batch[i])) != KS_OK)

@@ -81,6 +81,13 @@ struct ks_step_ops {
     // lanes these jobs, made from a sampled GPU's step, instead of a plan's
     // (their batches are the driver's; nothing is confirmed of them).
     int (*queue_jobs)(void *ctx, const struct ks_step_job *jobs, uint32_t n, char *err, size_t len);
+    // Optional, simulator only (detail.follow = "time", follow.h): a follower
+    // returns once the decode steps that the sampled GPUs began up to this
+    // instant (its other actors run first) have ended (ks_follow.begun,
+    // .ended), or the run failed; a sampled GPU tells the waiting followers
+    // that it ended one.
+    void (*await_sampled)(void *ctx);
+    void (*sampled_ended)(void *ctx);
     // Optional (cache.organisation = "per_request"): the KV the iteration
     // writes, `items` token rows of one layer and `bytes` in all, is copied
     // to the host as it is written (HiSparse's eager backup), beside the
