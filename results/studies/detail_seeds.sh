@@ -15,9 +15,11 @@
 # detail.follow=time`, written to detail_seeds_time[_<DURATION>].md), SEEDS (default "1 2 3"), LAYERS
 # (default "2 4 8"), REPS (default 3: each level's wall time is the median
 # of REPS runs, to be read on a quiet machine), JOBS (default 1: references
-# run at once; the levels always run one at a time). Here (2026-12-04) a
-# reference takes about 33 s of wall time per simulated second, a level
-# 0.5-0.95.
+# run at once; the levels always run one at a time), OUT (the table's file
+# instead of the name above). Here (2026-12-04) a reference takes about 33 s
+# of wall time per simulated second, a level 0.5-0.95 (in time, 2026-12-05:
+# 0.6-1.1). Seeds 4 and 5 at 4 layers in time, detail_seeds_time_seeds45.md:
+# LEVEL=time SEEDS="4 5" LAYERS=4 OUT=results/studies/detail_seeds_time_seeds45.md
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ks=${1:-build/kvstrata}
@@ -32,6 +34,7 @@ case $level_name in
 esac
 out=results/studies/$stem.md
 [ "$dur" = 10s ] || out=results/studies/${stem}_$dur.md
+out=${OUT:-$out}
 jobs=${JOBS:-1}
 read -ra seeds <<< "${SEEDS:-1 2 3}"
 read -ra layers <<< "${LAYERS:-2 4 8}"
