@@ -345,9 +345,9 @@ static int op_wait_all(void *ctx, char *err, size_t len)
     return g->failed ? KS_ESTATE : KS_OK;
 }
 
-// detail.follow = "time": a follower's first step waits until the decode
-// steps the sampled GPUs began by this instant have ended (follow.h), or a
-// GPU failed. The actors due at this instant run first: the sampled GPUs'
+// detail.follow = "time": a follower's step before the model is ready waits
+// until the decode steps the sampled GPUs began by this instant have ended
+// (follow.h), or a GPU failed. The actors due at this instant run first: the sampled GPUs'
 // steps that begin now are counted.
 static void op_await_sampled(void *ctx)
 {

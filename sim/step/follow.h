@@ -29,14 +29,15 @@
 // sampled GPUs then publish each step once it ended, its waits known, and
 // are whole nodes (scenario.c): a link they shared with a follower would
 // carry fewer copies than at full detail, and their waits would shrink.
-// In time, a follower's first decode step (the cold one: every request's
-// selections are new, a full step of it costs as much as many followed
-// ones) does not step in full while sampled steps are under way: it waits
-// for those to end and takes the shape of theirs it draws, its own step
-// ending when its scaled time has passed or, if the wait outlasted it, when
-// the wait ended (the rest counted as stall). Its requests and the sampled
-// GPUs' started together where the load is the same everywhere, and those
-// steps are their first too.
+// In time, a follower's step before then (its first above all, the cold
+// one: every request's selections are new, and a full step of it costs as
+// much as many followed ones) does not run in full while sampled steps are
+// under way: it waits for those to end and takes the nearest shape
+// published, its own step ending when its scaled time has passed or, if the
+// wait outlasted it, when the wait ended (the rest counted as stall). Where
+// the load is the same everywhere, its requests and the sampled GPUs'
+// started together, and the steps it waited for are of the same age. Once
+// it followed, it never steps in full again: its cache saw no access.
 //
 // The follower's own cache manager still places its requests' blocks
 // (admission and the L1 reserve's evictions stay its own) but sees no

@@ -739,6 +739,10 @@ static int decode(struct ks_step *d, char *err, size_t len)
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
     ks_cache_set_reserve(c, ks_step_reserve(s, &d->p.z, d->act.n));
     double step_start = now(d) - waited, stall = 0, extra = 0;
+    if (!sh && waited > 0) { // waited, and no sampled step was published: in full after all
+        stall = waited;
+        r->stall += waited;
+    }
     // a follower's cache plans only the evictions that keep L1's reserve
     // (it saw no access): they are confirmed without a copy, the shape's
     // batches carrying the step's traffic
