@@ -679,6 +679,31 @@ int ks_step_decode(struct ks_step *d, char *err, size_t len)
     return st;
 }
 
+// A follower's shape for this step, or NULL: it steps in full. *scale: its
+// decoding requests over the shape's; *waited: the seconds it waited for the
+// sampled steps under way (in time, before the model is ready: follow.h).
+static const struct ks_follow_shape *follow_pick(struct ks_step *d, uint32_t now_step, double *scale, double *waited)
+{
+    const struct ks_step_ops *o = &d->p.ops;
+    const struct ks_follow *f = d->p.follow;
+    int ready = ks_follow_ready(f);
+    if (!ready && d->p.s->detail.follow == KS_FOLLOW_TIME && o->await_sampled) {
+        double t0 = now(d);
+        o->await_sampled(o->ctx);
+        *waited = now(d) - t0;
+        ready = f->published > 0;
+    }
+    if (!ready)
+        return NULL;
+    uint32_t n_dec, n_young, age;
+    count_decoding(d, &n_dec, &n_young, &age);
+    const struct ks_follow_shape *sh =
+        ks_follow_pick(f, n_dec, n_young, age, ks_rng_mix((uint64_t)d->p.gpu << 32 ^ now_step));
+    if (sh)
+        *scale = (double)n_dec / sh->n_dec;
+    return sh;
+}
+
 static int decode(struct ks_step *d, char *err, size_t len)
 {
     const struct ks_scenario *s = d->p.s;
@@ -694,30 +719,12 @@ static int decode(struct ks_step *d, char *err, size_t len)
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
     // detail.gpus: a follower takes a sampled GPU's step (follow.h), once they are published
-    const struct ks_follow_shape *sh = NULL;
     double scale = 1, waited = 0;
     int in_time = s->detail.follow == KS_FOLLOW_TIME;
     struct ks_follow *f = d->p.follow;
     if (f && d->p.sampled && in_time)
         f->begun++;
-    if (f && !d->p.sampled) {
-        int ready = ks_follow_ready(f);
-        if (!ready && in_time && o->await_sampled) {
-            // in time, a step before the model is ready waits for the sampled
-            // steps under way to end and takes the nearest shape (follow.h)
-            double t0 = now(d);
-            o->await_sampled(o->ctx);
-            waited = now(d) - t0;
-            ready = f->published > 0;
-        }
-        if (ready) {
-            uint32_t n_dec, n_young, age;
-            count_decoding(d, &n_dec, &n_young, &age);
-            sh = ks_follow_pick(f, n_dec, n_young, age, ks_rng_mix((uint64_t)d->p.gpu << 32 ^ now_step));
-            if (sh)
-                scale = (double)n_dec / sh->n_dec;
-        }
-    }
+    const struct ks_follow_shape *sh = f && !d->p.sampled ? follow_pick(d, now_step, &scale, &waited) : NULL;
     // detail.follow = "time": a follower takes the shape's waits, without its
     // batches (nor its reads outside L1: no layer of its reads d->outside);
     // a sampled GPU publishes its step once the waits are known (follow.h)
