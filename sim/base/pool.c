@@ -4,9 +4,14 @@
 // while the queue is empty, waiters on `done` until their job has run. The
 // queue is a singly linked FIFO: a waiter that takes its own job back
 // unlinks it from wherever it sits (queues hold a few jobs per GPU at most).
+// Workers block every signal: the process's signals (SIGINT, SIGTERM) reach
+// the thread that created the pool, whose handlers and masks decide.
+#define _POSIX_C_SOURCE 200809L // pthread_sigmask
+
 #include "pool.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include "status.h"
@@ -76,11 +81,20 @@ struct ks_pool *ks_pool_new(unsigned workers)
         ks_pool_free(p);
         return NULL;
     }
-    for (; p->n < workers; p->n++)
-        if (pthread_create(&p->thread[p->n], NULL, worker, p) != 0) {
-            ks_pool_free(p);
-            return NULL;
-        }
+    sigset_t all, prev; // the workers inherit the creator's mask while they start
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &prev);
+    int ok = 1;
+    for (; ok && p->n < workers; p->n++)
+        if (pthread_create(&p->thread[p->n], NULL, worker, p) != 0)
+            ok = 0;
+    if (!ok)
+        p->n--; // the slot that failed holds no thread
+    pthread_sigmask(SIG_SETMASK, &prev, NULL);
+    if (!ok) {
+        ks_pool_free(p);
+        return NULL;
+    }
     return p;
 }
 

@@ -388,11 +388,20 @@ int ks_engine_run(const struct ks_scenario *whole, unsigned threads, struct ks_r
     char *argv[] = {"kvstrata", KS_PLATFORM_ARGV, NULL};
     // NOTE: SimGrid installs a SIGINT handler that calls exit() from inside
     // the signal; exit runs HDF5's and SimGrid's exit handlers in the middle
-    // of whatever was interrupted. The caller's disposition is put back.
+    // of whatever was interrupted. The caller's disposition is put back, and
+    // SIGINT and SIGTERM are held meanwhile: one that came while SimGrid's
+    // handler was in place was lost (the run went on) or ended the run with
+    // exit status 1 and no message; held, it reaches the caller's handler.
+    sigset_t held, prev;
+    sigemptyset(&held);
+    sigaddset(&held, SIGINT);
+    sigaddset(&held, SIGTERM);
+    sigprocmask(SIG_BLOCK, &held, &prev);
     struct sigaction old_int;
     sigaction(SIGINT, NULL, &old_int);
     simgrid_init(&argc, argv);
     sigaction(SIGINT, &old_int, NULL);
+    sigprocmask(SIG_SETMASK, &prev, NULL);
     struct ks_platform_params pp;
     platform_of(s, &pp);
     if ((st = ks_platform_load(&pp, err, len)) != KS_OK) {

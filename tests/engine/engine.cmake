@@ -656,6 +656,11 @@ ks_compare(shipped_huge_sparse_itl itl_p50 lt 0.5 -- ${ks_huge} -- ${ks_huge} --
 add_test(NAME engine_signal_stop COMMAND ${CMAKE_CURRENT_LIST_DIR}/signal_stop.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua)
 set_tests_properties(engine_signal_stop PROPERTIES TIMEOUT 300)
+# ... and one that arrives while SimGrid starts (its handler would exit(1) without a word:
+# CI saw it once, 2026-12-05)
+add_test(NAME engine_signal_init COMMAND ${CMAKE_CURRENT_LIST_DIR}/signal_init.sh $<TARGET_FILE:kvstrata>
+         ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/seed_default.lua)
+set_tests_properties(engine_signal_init PROPERTIES TIMEOUT 300)
 # --threads N: the same summary and records for 1, 2 and 4 threads (workers draw the selections
 # ahead): a 16-GPU slice of the cluster (access model, fat tree, SSD L3); a tiered node whose requests
 # finish, miss L1 and sit steps out (cold_share: 34 finish, 263 sit-outs in 1,747 steps); Lua
