@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "engine_impl.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
@@ -396,12 +397,12 @@ int ks_engine_run(const struct ks_scenario *whole, unsigned threads, struct ks_r
     sigemptyset(&held);
     sigaddset(&held, SIGINT);
     sigaddset(&held, SIGTERM);
-    sigprocmask(SIG_BLOCK, &held, &prev);
+    pthread_sigmask(SIG_BLOCK, &held, &prev); // this thread: the pool's workers block every signal
     struct sigaction old_int;
     sigaction(SIGINT, NULL, &old_int);
     simgrid_init(&argc, argv);
     sigaction(SIGINT, &old_int, NULL);
-    sigprocmask(SIG_SETMASK, &prev, NULL);
+    pthread_sigmask(SIG_SETMASK, &prev, NULL);
     struct ks_platform_params pp;
     platform_of(s, &pp);
     if ((st = ks_platform_load(&pp, err, len)) != KS_OK) {
