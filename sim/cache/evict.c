@@ -57,7 +57,10 @@ static uint64_t order_double(double x)
     return (u >> 63) ? ~u : u | (UINT64_C(1) << 63);
 }
 
-uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id)
+// NOTE: inline in the scans (ks_evict_key is the same, out of line): called
+// for every page a scan or a sample judges, the call and its policy switch
+// were 9% of glm_hisparse.lua's main thread (perf, 2026-12-05).
+static inline __attribute__((always_inline)) uint64_t key_of(const struct ks_cache *c, uint32_t id)
 {
     const struct ks_block *b = ks_blocktab_get(&c->tab, id);
     uint64_t heat;
@@ -87,6 +90,11 @@ uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id)
     return 0;
 }
 
+uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id)
+{
+    return key_of(c, id);
+}
+
 // NOTE: inline, with the pending-aggregate lookup out of line: called for
 // every sampled page, a call here cost bench cache 7% (perf, 2026-12-01).
 static inline int eligible(const struct ks_cache *c, unsigned t, uint32_t page, uint32_t id)
@@ -97,6 +105,16 @@ static inline int eligible(const struct ks_cache *c, unsigned t, uint32_t page, 
     return (c->agg_pending ? ks_blk_last(c, id) : b->last) != c->now;
 }
 
+// eligible() without a branch on the block's state (1 or 0); a pure
+// function of the entry, as eligible().
+static inline uint32_t eligible_flag(const struct ks_cache *c, unsigned t, uint32_t page, uint32_t id)
+{
+    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    uint32_t at = (b->loc & ~(UINT32_C(1) << 31)) == (page | (uint32_t)t << 27 | (uint32_t)KS_BLK_RESIDENT << 29);
+    uint32_t last = c->agg_pending ? ks_blk_last(c, id) : b->last;
+    return at & (last != c->now);
+}
+
 // Max-heap of (key, id) holding the n lowest keys seen (struct kv: cache_impl.h):
 // the highest key leaves first.
 static int kv_higher(const void *a, const void *b)
@@ -105,7 +123,14 @@ static int kv_higher(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-static void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t key, uint32_t id);
+// Keeps the want lowest keys among the candidates seen, marking nothing.
+static inline void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t key, uint32_t id)
+{
+    if (*k < want)
+        ks_heap_push(h, (*k)++, sizeof *h, &(struct kv){key, id}, kv_higher);
+    else if (key < h[0].key)
+        ks_heap_replace(h, *k, sizeof *h, &(struct kv){key, id}, kv_higher);
+}
 
 // A scan reads the pages in order (their owners stream in) but the owners'
 // entries lie anywhere in the block table: each is fetched SCAN_AHEAD pages
@@ -133,7 +158,7 @@ static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_
             continue;
         uint32_t id = tr->owner[p];
         if (eligible(c, t, p, id))
-            heap_offer(h, &k, n, ks_evict_key(c, id), id);
+            heap_offer(h, &k, n, key_of(c, id), id);
     }
     for (uint32_t i = 0; i < k; i++) {
         out[i] = h[i].id;
@@ -159,8 +184,19 @@ uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, ui
         if (!ks_tier_page_used(tr, p))
             continue;
         uint32_t id = tr->owner[p];
-        if (eligible(c, KS_L1, p, id))
-            heap_offer(h, &k, want, ks_evict_key(c, id), id);
+        if (c->p.evict == KS_EVICT_CALLBACK) { // the callback is asked about eligible blocks only
+            if (eligible(c, KS_L1, p, id))
+                heap_offer(h, &k, want, key_of(c, id), id);
+            continue;
+        }
+        // NOTE: no branch on eligibility: about half a buffer's blocks were
+        // just accessed (ineligible) in no order, and the branch mispredicted
+        // on every other page (perf, glm_hisparse.lua, 2026-12-05); the key
+        // is computed for every block, and the one branch is on a block
+        // that enters the heap, rare once it holds `want`.
+        uint64_t key = key_of(c, id);
+        if (eligible_flag(c, KS_L1, p, id) & ((k < want) | (k == want && key < h[0].key)))
+            heap_offer(h, &k, want, key, id);
     }
     if (k == 0)
         bf->barren = c->now + 1u;
@@ -174,14 +210,6 @@ uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, ui
     return k;
 }
 
-// Keeps the want lowest keys among the candidates seen, marking nothing.
-static void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t key, uint32_t id)
-{
-    if (*k < want)
-        ks_heap_push(h, (*k)++, sizeof *h, &(struct kv){key, id}, kv_higher);
-    else if (key < h[0].key)
-        ks_heap_replace(h, *k, sizeof *h, &(struct kv){key, id}, kv_higher);
-}
 
 
 // One round of sampling for `want` victims: want * S random pages plus the
@@ -204,7 +232,7 @@ static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint
         uint32_t id = pool->e[i].id;
         const struct ks_block *b = ks_blocktab_get(&c->tab, id);
         if (ks_blk_state(b) != KS_BLK_FREE && eligible(c, t, ks_blk_page(b), id))
-            heap_offer(h, &k, keep, ks_evict_key(c, id), id);
+            heap_offer(h, &k, keep, key_of(c, id), id);
     }
     // three passes, each pass's random reads overlapping one another: draw
     // every sample and prefetch its owner slot; read the owners and prefetch
@@ -222,7 +250,7 @@ static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint
     for (uint32_t i = 0; i < m; i++) {
         uint32_t p = page[i], id = tr->owner[p];
         if (!(id & KS_PAGE_FREE) && eligible(c, t, p, id))
-            heap_offer(h, &k, keep, ks_evict_key(c, id), id);
+            heap_offer(h, &k, keep, key_of(c, id), id);
     }
     // the heap holds the `keep` lowest keys: pop the highest into the pool
     // until `want` remain, and those go. A block seen twice (sampled twice,

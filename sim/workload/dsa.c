@@ -230,27 +230,78 @@ static float rank_value(float *a, uint32_t n, uint32_t m)
     return a[m];
 }
 
+// The value of rank m (ascending) of src[0 .. n) and how many values are
+// strictly larger, with tmp[0 .. n) as scratch (src may be tmp). Exact, the
+// same value and count as a sort would give, for any order and ties: the
+// values are spread over BUCKETS buckets by a monotone map of [min, max]
+// (a larger value never falls in a lower bucket, so every value of a higher
+// bucket is strictly larger), the bucket holding rank m is kept and spread
+// again, until few values are left or all are equal; Wirth's selection
+// then finishes. Each round is a pass that counts and a pass that gathers,
+// with no data-dependent branch: on a decode step's scores about three
+// times faster than selection alone (perf, glm_hisparse.lua at 4K tokens,
+// 2026-12-05).
+enum { BUCKETS = 2048, FEW = 256, ROUNDS = 8 };
+_Static_assert(BUCKETS <= 4096, "the counts live on the stack");
+// x in [0, BUCKETS - 1] (x >= 0); a compare, where fminf is a call.
+static inline float clamp_bucket(float x)
+{
+    return x < (float)(BUCKETS - 1) ? x : (float)(BUCKETS - 1);
+}
+
+static float rank_of(float *tmp, const float *src, uint32_t n, uint32_t m, uint32_t *above)
+{
+    uint32_t larger = 0;
+    for (int round = 0; round < ROUNDS && n > FEW; round++) {
+        float lo = src[0], hi = src[0];
+        for (uint32_t i = 1; i < n; i++) {
+            lo = src[i] < lo ? src[i] : lo;
+            hi = src[i] > hi ? src[i] : hi;
+        }
+        if (lo == hi) { // all equal (ranks m .. n - 1 among them)
+            if (above)
+                *above = larger;
+            return lo;
+        }
+        float scale = (float)BUCKETS / (hi - lo); // (v - lo) * scale: monotone in v, 0 at lo, about BUCKETS at hi
+        if (!(scale > 0 && scale < INFINITY && hi - lo < INFINITY))
+            break; // infinities or a range too narrow to divide: selection alone
+        uint32_t count[BUCKETS] = {0};
+#define BUCKET_OF(v) ((uint32_t)clamp_bucket(((v) - lo) * scale))
+        for (uint32_t i = 0; i < n; i++)
+            count[BUCKET_OF(src[i])]++;
+        uint32_t b = 0, below = 0;
+        while (below + count[b] <= m)
+            below += count[b++];
+        larger += n - below - count[b];
+        uint32_t c = 0;
+        for (uint32_t i = 0; i < n; i++) { // in place when src is tmp: c <= i
+            float v = src[i];
+            tmp[c] = v;
+            c += BUCKET_OF(v) == b;
+        }
+#undef BUCKET_OF
+        src = tmp;
+        n = c;
+        m -= below;
+    }
+    if (src != tmp)
+        memcpy(tmp, src, n * sizeof *src);
+    float v = rank_value(tmp, n, m);
+    if (above) // after the selection every value above it lies above place m
+        for (uint32_t i = m + 1; i < n; i++)
+            larger += tmp[i] > v;
+    if (above)
+        *above = larger;
+    return v;
+}
+
 // On a long context a sample of 1024 scores gives a lower bound that keeps
 // about 1.5 x want + 1% of them; the value is then selected among those,
 // which hold every score at or above it (the same value as selecting among
 // all, a tenth of the work). Where the bound keeps fewer than want, or the
 // context is short, among all.
 #define SAMPLE 1024u
-// The value of rank c - want of tmp[0 .. c), which holds every score at or
-// above it, and how many are strictly larger: after the selection they all
-// lie in the want - 1 places above that rank.
-static float top_of(float *tmp, uint32_t c, uint32_t want, uint32_t *above)
-{
-    float thr = rank_value(tmp, c, c - want);
-    if (above) {
-        uint32_t k = 0;
-        for (uint32_t i = c - want + 1; i < c; i++)
-            k += tmp[i] > thr;
-        *above = k;
-    }
-    return thr;
-}
-
 float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want, uint32_t *above)
 {
     if (n >= 8 * SAMPLE) {
@@ -258,18 +309,17 @@ float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want, ui
             tmp[j] = s[(uint64_t)j * n / SAMPLE];
         uint64_t keep = ((uint64_t)want * SAMPLE * 3 / 2 + n - 1) / n + SAMPLE / 100; // sampled scores kept
         if (keep < SAMPLE) {
-            float low = rank_value(tmp, SAMPLE, (uint32_t)(SAMPLE - keep));
+            float low = rank_of(tmp, tmp, SAMPLE, (uint32_t)(SAMPLE - keep), NULL);
             uint32_t c = 0;
             for (uint32_t i = 0; i < n; i++) { // no branch: scores at or above the bound, in order
                 tmp[c] = s[i];
                 c += s[i] >= low;
             }
             if (c >= want)
-                return top_of(tmp, c, want, above);
+                return rank_of(tmp, tmp, c, c - want, above);
         }
     }
-    memcpy(tmp, s, n * sizeof *s);
-    return top_of(tmp, n, want, above);
+    return rank_of(tmp, s, n, n - want, above);
 }
 
 // How a layer's fresh normals lean on the layer below's: w_i = a w_below_i +
