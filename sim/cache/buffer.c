@@ -116,6 +116,25 @@ static uint32_t buf_of(const struct ks_cache *c, uint32_t id)
     return q->buf[ch->group];
 }
 
+// The first free page of [base, base + B) at or after base + from, wrapping
+// (one is free): the page array read in two plain runs, no wrap test per
+// page (a full buffer's victims lie anywhere in it, so the run is long).
+static uint32_t first_free(const struct ks_tier *tr, uint32_t base, uint32_t B, uint32_t from)
+{
+    uint32_t used = tr->hwm > base ? tr->hwm - base : 0; // pages from hwm on are free
+    uint32_t end = used < B ? used : B;
+    for (uint32_t off = from; off < end; off++)
+        if (tr->owner[base + off] & KS_PAGE_FREE)
+            return off;
+    if (end < B && from < B) // past hwm: from itself or the first page there
+        return from > end ? from : end;
+    for (uint32_t off = 0; off < from; off++)
+        if (tr->owner[base + off] & KS_PAGE_FREE)
+            return off;
+    KS_ASSERT(0 && "a buffer with used < B has a free page");
+    return from;
+}
+
 // A free page of buffer i for block id (its used count and L1's grow), or
 // KS_NONE when it is full.
 static uint32_t take_free(struct ks_cache *c, uint32_t i, uint32_t id)
@@ -124,10 +143,7 @@ static uint32_t take_free(struct ks_cache *c, uint32_t i, uint32_t id)
     uint32_t B = c->p.buffer_blocks;
     if (b->used == B)
         return KS_NONE;
-    const struct ks_tier *tr = &c->tier[KS_L1];
-    uint32_t base = i * B, off = b->hint;
-    while (ks_tier_page_used(tr, base + off))
-        off = off + 1 == B ? 0 : off + 1;
+    uint32_t base = i * B, off = first_free(&c->tier[KS_L1], base, B, b->hint);
     ks_tier_take(&c->tier[KS_L1], base + off, id);
     b->used++;
     b->hint = off + 1 == B ? 0 : off + 1;

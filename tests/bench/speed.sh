@@ -38,6 +38,12 @@
 #               detail.layers=4, 2 s simulated (--quick: 0.5 s)
 #   dense       scenarios/llama3_8b_h100.lua, 1000 requests of 2048+256 tokens;
 #               --quick: 200 requests
+#   hisparse    (not in the default list: a base older than the device
+#               buffers refuses it) results/published/glm_hisparse.lua, the
+#               published HiSparse run at 4K-token prompts (8 attention ranks,
+#               264 clients, device buffers of one-token pages, DSA
+#               selections) at detail.layers=6, admission.sh's first 40 s;
+#               --quick: 10 s
 #   cache_heat  bench cache --blocks 1000000 --topk 64 --policy heat
 #   cache_lru   the same with --policy lru
 # Without --quick the cluster cases take minutes (cluster) and hours (loaded);
@@ -72,9 +78,9 @@ list=()
 IFS=',' read -ra asked <<< "$cases"
 for c in "${asked[@]}"; do
     case "$c" in
-        cluster|loaded|cluster_lod|loaded_lod|cluster_nodes|loaded_nodes|loaded_time|dense|cache_heat|cache_lru) list+=("$c") ;;
+        cluster|loaded|cluster_lod|loaded_lod|cluster_nodes|loaded_nodes|loaded_time|dense|hisparse|cache_heat|cache_lru) list+=("$c") ;;
         cache) list+=(cache_heat cache_lru) ;;
-        *) echo "speed.sh: unknown case '$c' (cluster, loaded, cluster_lod, loaded_lod, cluster_nodes, loaded_nodes, loaded_time, dense, cache_heat, cache_lru, cache)" >&2; exit 2 ;;
+        *) echo "speed.sh: unknown case '$c' (cluster, loaded, cluster_lod, loaded_lod, cluster_nodes, loaded_nodes, loaded_time, dense, hisparse, cache_heat, cache_lru, cache)" >&2; exit 2 ;;
     esac
 done
 [ ${#list[@]} -gt 0 ] || { echo "speed.sh: no case to run" >&2; exit 2; }
@@ -181,6 +187,13 @@ case_cmd() {
             [ $quick = 1 ] && n=200
             args=(run scenarios/llama3_8b_h100.lua --set "workload.requests=$n" --set duration=1000s)
             what="$([ $quick = 1 ] && echo quick || echo full): $n requests of 2048+256 tokens on one H100" ;;
+        hisparse)
+            local d=40s
+            [ $quick = 1 ] && d=10s
+            args=(run results/published/glm_hisparse.lua --set model.max_context=172032
+                --set workload.prompt_tokens=4096 --set workload.arrival.concurrency=264 --set duration=$d
+                --set detail.layers=6)
+            what="HiSparse on GLM-5.1, 8 ranks, 264 clients of 4K-token prompts, detail.layers=6, $d simulated" ;;
         cache_heat|cache_lru)
             kind=cache
             args=(bench cache --blocks 1000000 --topk 64 --policy "${c#cache_}")
