@@ -117,22 +117,15 @@ static uint32_t buf_of(const struct ks_cache *c, uint32_t id)
 }
 
 // The first free page of [base, base + B) at or after base + from, wrapping
-// (one is free): the page array read in two plain runs, no wrap test per
-// page (a full buffer's victims lie anywhere in it, so the run is long).
+// (one is free), as an offset from base: the tier's bits of free pages read
+// a word at a time (a full buffer's victims lie anywhere in it).
 static uint32_t first_free(const struct ks_tier *tr, uint32_t base, uint32_t B, uint32_t from)
 {
-    uint32_t used = tr->hwm > base ? tr->hwm - base : 0; // pages from hwm on are free
-    uint32_t end = used < B ? used : B;
-    for (uint32_t off = from; off < end; off++)
-        if (tr->owner[base + off] & KS_PAGE_FREE)
-            return off;
-    if (end < B && from < B) // past hwm: from itself or the first page there
-        return from > end ? from : end;
-    for (uint32_t off = 0; off < from; off++)
-        if (tr->owner[base + off] & KS_PAGE_FREE)
-            return off;
-    KS_ASSERT(0 && "a buffer with used < B has a free page");
-    return from;
+    uint32_t p = ks_tier_next_free(tr, base + from, base + B);
+    if (p == base + B)
+        p = ks_tier_next_free(tr, base, base + from);
+    KS_ASSERT(p < base + B && !ks_tier_page_used(tr, p));
+    return p - base;
 }
 
 // A free page of buffer i for block id (its used count and L1's grow), or

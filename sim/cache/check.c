@@ -21,6 +21,12 @@ static int check_tiers(const struct ks_cache *c, char *msg, size_t len)
         if (tr->addressed) { // pages taken by number: no free list, every page counted
             if (tr->free_head != KS_PAGE_FREE)
                 return ks_corrupt(msg, len, "L%d: addressed, yet a free list", t + 1);
+            for (uint32_t p = 0; p < tr->cap; p++) {
+                int marked = (int)(tr->freemap[p / 64] >> (p % 64) & 1);
+                if (marked == ks_tier_page_used(tr, p))
+                    return ks_corrupt(msg, len, "L%d: page %u is %s, its bit says %s", t + 1, p,
+                                      marked ? "used" : "free", marked ? "free" : "used");
+            }
             continue;
         }
         for (uint32_t p = tr->free_head; p != KS_PAGE_FREE; free_len++) {

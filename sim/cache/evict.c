@@ -136,7 +136,7 @@ static inline void heap_offer(struct kv *h, uint32_t *k, uint32_t want, uint64_t
 // entries lie anywhere in the block table: each is fetched SCAN_AHEAD pages
 // before the scan judges it, so that the misses overlap (a macro: KS_AHEAD's
 // NOTE, cache_impl.h).
-enum { SCAN_AHEAD = 32 };
+enum { SCAN_AHEAD = 64 };
 #define PREFETCH_OWNER_ENTRY(c, tr, p, end)                                                                       \
     do {                                                                                                         \
         if ((p) < (end) && !((tr)->owner[p] & KS_PAGE_FREE))                                                     \

@@ -26,6 +26,7 @@ void ks_tier_fini(struct ks_tier *t)
 {
     ks_bigmem_free(t->owner, (size_t)t->cap * sizeof *t->owner);
     free(t->recent);
+    free(t->freemap);
     memset(t, 0, sizeof *t);
 }
 
@@ -72,10 +73,36 @@ uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id)
     return p;
 }
 
+static size_t map_words(const struct ks_tier *t)
+{
+    return ((size_t)t->cap + 63) / 64;
+}
+
 int ks_tier_addressed(struct ks_tier *t)
 {
     t->addressed = 1;
+    if (t->cap == 0)
+        return KS_OK;
+    if (!(t->freemap = malloc(map_words(t) * sizeof *t->freemap)))
+        return KS_ENOMEM;
+    memset(t->freemap, 0xff, map_words(t) * sizeof *t->freemap); // every page free (bits past cap never read)
     return KS_OK;
+}
+
+uint32_t ks_tier_next_free(const struct ks_tier *t, uint32_t from, uint32_t end)
+{
+    KS_ASSERT(t->addressed && end <= t->cap);
+    if (from >= end)
+        return end;
+    size_t w = from / 64, last = (end - 1) / 64;
+    uint64_t bits = t->freemap[w] & (~UINT64_C(0) << (from % 64)); // pages before `from` masked out
+    while (bits == 0) {
+        if (++w > last)
+            return end;
+        bits = t->freemap[w];
+    }
+    uint64_t p = (uint64_t)w * 64 + (unsigned)__builtin_ctzll(bits);
+    return p < end ? (uint32_t)p : end;
 }
 
 void ks_tier_take(struct ks_tier *t, uint32_t page, uint32_t id)
@@ -85,6 +112,7 @@ void ks_tier_take(struct ks_tier *t, uint32_t page, uint32_t id)
     for (; t->hwm <= page; t->hwm++) // pages passed over are free, never used
         t->owner[t->hwm] = KS_PAGE_FREE | KS_PAGE_MAX;
     t->owner[page] = id;
+    t->freemap[page / 64] &= ~(UINT64_C(1) << (page % 64));
     count_use(t);
 }
 
@@ -116,6 +144,7 @@ void ks_tier_free(struct ks_tier *t, uint32_t page)
     KS_ASSERT(page < t->cap && ks_tier_page_used(t, page));
     if (t->addressed) {
         t->owner[page] = KS_PAGE_FREE | KS_PAGE_MAX;
+        t->freemap[page / 64] |= UINT64_C(1) << (page % 64);
         t->used--;
         t->st.frees++;
         return;
@@ -130,5 +159,6 @@ void ks_tier_free(struct ks_tier *t, uint32_t page)
 
 uint64_t ks_tier_bytes(const struct ks_tier *t)
 {
-    return (uint64_t)t->cap * sizeof *t->owner + (uint64_t)t->cap_recent * sizeof *t->recent;
+    return (uint64_t)t->cap * sizeof *t->owner + (uint64_t)t->cap_recent * sizeof *t->recent +
+           (t->freemap ? map_words(t) * sizeof *t->freemap : 0);
 }

@@ -19,11 +19,13 @@
 // An addressed tier (ks_tier_addressed: the device buffers' L1, cache.h)
 // hands pages out by number instead (ks_tier_take): its free pages below
 // hwm are marked free but never linked, and hwm passes the highest page
-// ever taken.
+// ever taken. A bit per page says which are free (ks_tier_next_free finds
+// the next one a word at a time: a buffer's free pages lie anywhere in it).
 //
 // Invariants: recent[n_recent - 1 - i] is the free list's page i for
 // i < n_recent; used + length of the free list == hwm <= cap (addressed:
-// used + free pages below hwm == hwm <= cap, the free list empty); owner[p] of a
+// used + free pages below hwm == hwm <= cap, the free list empty, and bit p
+// of freemap set exactly when page p is free, for every p < cap); owner[p] of a
 // used page is a block whose entry names (this tier, p), or a block
 // migrating into p; pages from hwm on are free and never used.
 #ifndef KS_TIER_H
@@ -54,6 +56,7 @@ struct ks_tier {
     uint32_t *owner;     // [cap]: owning block id, or KS_PAGE_FREE | next free; written below hwm only
     uint32_t *recent;    // [cap_recent]: the free list's first n_recent pages, the head last
     uint32_t n_recent, cap_recent;
+    uint64_t *freemap;   // addressed: [ceil(cap / 64)], bit p % 64 of word p / 64 set when page p is free
     size_t mark;         // bytes of owner below which ks_bigmem_use has been told
     struct ks_tier_stats st;
 };
@@ -68,10 +71,13 @@ uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id);
 // Gives a used page back (addressed: marks it free, unlinked).
 void ks_tier_free(struct ks_tier *t, uint32_t page);
 
-// Makes the tier addressed (right after ks_tier_init). KS_OK.
+// Makes the tier addressed (right after ks_tier_init). KS_OK or KS_ENOMEM.
 int ks_tier_addressed(struct ks_tier *t);
 // Addressed tiers: block id takes free page `page`.
 void ks_tier_take(struct ks_tier *t, uint32_t page, uint32_t id);
+// Addressed tiers: the first free page in [from, end) (end <= cap), or end
+// when none is.
+uint32_t ks_tier_next_free(const struct ks_tier *t, uint32_t from, uint32_t end);
 
 static inline uint32_t ks_tier_free_pages(const struct ks_tier *t) { return t->cap - t->used; }
 static inline int ks_tier_page_used(const struct ks_tier *t, uint32_t page)

@@ -9,6 +9,7 @@
 #include "step.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "arch.h"
 #include "cost.h"
 #include "grow.h"
+#include "sort.h"
 
 // A selected block that was not in L1 when accessed (ks_cache_access).
 struct ks_step_miss {
@@ -259,8 +261,8 @@ static unsigned moving_to(struct ks_step *d, const struct ks_plan *plan, uint32_
         uint32_t n = 0;
         for (uint32_t i = 0; i < plan->n; i++)
             n += plan->batch[i]->n;
-        if (n > d->cap_moving) {
-            struct ks_step_moving *p = realloc(d->moving, n * sizeof *p);
+        if (n > d->cap_moving) { // room for the sort's scratch too, after the cap_moving entries
+            struct ks_step_moving *p = realloc(d->moving, 2 * (size_t)n * sizeof *p);
             if (!p)
                 return KS_TIERS;
             d->moving = p;
@@ -271,7 +273,8 @@ static unsigned moving_to(struct ks_step *d, const struct ks_plan *plan, uint32_
             for (uint32_t j = 0; j < b->n; j++)
                 d->moving[d->n_moving++] = (struct ks_step_moving){.id = b->blocks[j], .dst = b->dst};
         }
-        qsort(d->moving, d->n_moving, sizeof *d->moving, cmp_moving);
+        ks_sort_by_u32(d->moving, d->n_moving, sizeof *d->moving, offsetof(struct ks_step_moving, id),
+                       d->moving + d->cap_moving);
     }
     struct ks_step_moving key = {.id = id}, *hit = bsearch(&key, d->moving, d->n_moving, sizeof key, cmp_moving);
     return hit ? hit->dst : KS_TIERS;

@@ -3,6 +3,10 @@
 ks_add_test(base.heap test_heap.c)
 target_link_libraries(base_heap PRIVATE ks_base)
 
+# the radix sort by a 32-bit key: the order of a stable sort
+ks_add_test(base.sort test_sort.c)
+target_link_libraries(base_sort PRIVATE ks_base)
+
 ks_add_test(base.atomicfile test_atomicfile.c)
 target_link_libraries(base_atomicfile PRIVATE ks_base)
 target_compile_definitions(base_atomicfile PRIVATE KS_TEST_BINARY_DIR="${CMAKE_CURRENT_BINARY_DIR}")

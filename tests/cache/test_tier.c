@@ -1,5 +1,6 @@
 // test_tier.c - the page allocator of one tier (tier.h): fill, failure
-// counting, last-freed-first reuse, peak, absent tiers.
+// counting, last-freed-first reuse, peak, absent tiers; an addressed tier's
+// next free page against a page-by-page search.
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -164,6 +165,54 @@ static void recent_follows_the_list(void **state)
     ks_tier_fini(&t);
 }
 
+// The first free page of [from, end), page by page (tier.h's meaning).
+static uint32_t next_free_slow(const struct ks_tier *t, uint32_t from, uint32_t end)
+{
+    for (uint32_t p = from; p < end; p++)
+        if (!ks_tier_page_used(t, p))
+            return p;
+    return end;
+}
+
+// Pages taken and freed at random over 300 pages (word edges at 64, 128,
+// ..., and a last word partly past cap): after each change, every range's
+// next free page is the page-by-page search's, and pages never reached
+// (from hwm on) count as free.
+static void next_free_matches_search(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    struct ks_tier t;
+    assert_int_equal(ks_tier_init(&t, N, 64), KS_OK);
+    assert_int_equal(ks_tier_addressed(&t), KS_OK);
+    assert_int_equal(ks_tier_next_free(&t, 0, N), 0);
+    assert_int_equal(ks_tier_next_free(&t, 7, 7), 7); // an empty range: its end
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int round = 0; round < 3000; round++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint32_t p = (uint32_t)(x % (round < 1500 ? 200 : N)); // hwm climbs in two stages
+        if (ks_tier_page_used(&t, p))
+            ks_tier_free(&t, p);
+        else
+            ks_tier_take(&t, p, (uint32_t)round);
+        uint32_t from = (uint32_t)((x >> 20) % N), end = from + (uint32_t)((x >> 40) % (N - from + 1));
+        if (ks_tier_next_free(&t, from, end) != next_free_slow(&t, from, end))
+            fail_msg("round %d: [%u, %u): %u, the search's %u", round, from, end, ks_tier_next_free(&t, from, end),
+                     next_free_slow(&t, from, end));
+    }
+    for (uint32_t from = 0; from < N; from += 13)
+        assert_int_equal(ks_tier_next_free(&t, from, N), next_free_slow(&t, from, N));
+    for (uint32_t p = 0; p < N; p++) // fill every page: nothing free anywhere
+        if (!ks_tier_page_used(&t, p))
+            ks_tier_take(&t, p, p);
+    assert_int_equal(ks_tier_next_free(&t, 0, N), N);
+    assert_int_equal(ks_tier_next_free(&t, 65, 130), 130);
+    ks_tier_free(&t, 299);
+    assert_int_equal(ks_tier_next_free(&t, 0, N), 299);
+    assert_int_equal(ks_tier_next_free(&t, 0, 299), 299);
+    ks_tier_fini(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +220,7 @@ int main(void)
         cmocka_unit_test(peak_tracks_maximum),
         cmocka_unit_test(absent_and_invalid),
         cmocka_unit_test(recent_follows_the_list),
+        cmocka_unit_test(next_free_matches_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
