@@ -44,6 +44,11 @@
 #               264 clients, device buffers of one-token pages, DSA
 #               selections) at detail.layers=6, admission.sh's first 40 s;
 #               --quick: 10 s
+#   ess         (not in the default list, as hisparse) results/published/ess.lua
+#               at ess.sh's row 32k-128 (32 GPUs, 128 requests of 32K tokens
+#               a rank, 4 GPUs sampled, 28 following), 12 s simulated: the
+#               prompts' KV arrives, then 40 decode steps or so; the same
+#               with --quick
 #   cache_heat  bench cache --blocks 1000000 --topk 64 --policy heat
 #   cache_lru   the same with --policy lru
 # Without --quick the cluster cases take minutes (cluster) and hours (loaded);
@@ -78,9 +83,9 @@ list=()
 IFS=',' read -ra asked <<< "$cases"
 for c in "${asked[@]}"; do
     case "$c" in
-        cluster|loaded|cluster_lod|loaded_lod|cluster_nodes|loaded_nodes|loaded_time|dense|hisparse|cache_heat|cache_lru) list+=("$c") ;;
+        cluster|loaded|cluster_lod|loaded_lod|cluster_nodes|loaded_nodes|loaded_time|dense|hisparse|ess|cache_heat|cache_lru) list+=("$c") ;;
         cache) list+=(cache_heat cache_lru) ;;
-        *) echo "speed.sh: unknown case '$c' (cluster, loaded, cluster_lod, loaded_lod, cluster_nodes, loaded_nodes, loaded_time, dense, hisparse, cache_heat, cache_lru, cache)" >&2; exit 2 ;;
+        *) echo "speed.sh: unknown case '$c' (cluster, loaded, cluster_lod, loaded_lod, cluster_nodes, loaded_nodes, loaded_time, dense, hisparse, ess, cache_heat, cache_lru, cache)" >&2; exit 2 ;;
     esac
 done
 [ ${#list[@]} -gt 0 ] || { echo "speed.sh: no case to run" >&2; exit 2; }
@@ -194,6 +199,11 @@ case_cmd() {
                 --set workload.prompt_tokens=4096 --set workload.arrival.concurrency=264 --set duration=$d
                 --set detail.layers=6)
             what="HiSparse on GLM-5.1, 8 ranks, 264 clients of 4K-token prompts, detail.layers=6, $d simulated" ;;
+        ess)
+            args=(run results/published/ess.lua --set workload.prompt_tokens=32768 --set model.max_context=172032
+                --set scheduler.max_running_requests=128 --set cache.l1=31% --set workload.arrival.concurrency=4096
+                --set prefill.gpus=4096 --set duration=12s --set detail.gpus=4)
+            what="ESS's deployment of DeepSeek-V3.2, 32 GPUs, 128 requests of 32K tokens a rank, detail.gpus=4, 12 s simulated" ;;
         cache_heat|cache_lru)
             kind=cache
             args=(bench cache --blocks 1000000 --topk 64 --policy "${c#cache_}")
