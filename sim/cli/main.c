@@ -10,7 +10,6 @@
 // word shared by several commands is a group, whose --help lists them. Only
 // commands that exist are listed. Exit status: 0 success, 1 failure,
 // 2 usage error (nothing on stdout).
-#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,26 +113,9 @@ static int group_usage(const char *group, FILE *f)
     return 0;
 }
 
-// NOTE: glibc's allocator, left to itself, serves arrays of a few MB by
-// mappings of their own and gives them back to the kernel when they are
-// freed, and trims its heap as soon as 128 KiB lie free at its top; the
-// next such array is faulted in again, page by page, zeroed. A simulation
-// frees and regrows such arrays all the time (requests finish and start,
-// per-step buffers grow), and on a 32-GPU run that was half its wall time:
-// ESS's 32k-128 row (results/published/ess.sh's settings, 12 simulated s)
-// 23.4 s, 12.7 of them in the kernel, 4,550 munmaps; with these two
-// thresholds 16 s, 5 in the kernel, 291 munmaps, and the same peak memory
-// (2026-12-05). The memory stays with the process until it exits.
-static void keep_freed_memory(void)
-{
-    mallopt(M_MMAP_THRESHOLD, 32 << 20); // arrays below 32 MiB come from the heap
-    mallopt(M_TRIM_THRESHOLD, 128 << 20); // the heap's top is trimmed past 128 MiB free
-}
-
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    keep_freed_memory();
     if (argc < 2) {
         usage(stderr);
         return KS_EXIT_USAGE;
