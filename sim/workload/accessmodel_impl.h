@@ -14,13 +14,14 @@ struct ks_accessmodel {
     struct ks_accessmodel_layer *layer; // [layers]
 };
 
-// 0 for 1, else ceil(log2 x), capped at n - 1.
+// 0 for 0 and 1, else ceil(log2 x), capped at n - 1 (n >= 1): the least k
+// with 2^k >= x. NOTE: by the count of leading zeros, not a loop: called per
+// block of a step's selection, the loop's exit mispredicted as the ages grew
+// (perf, cluster_64x8_loaded.lua on one node, 2026-12-05).
 static inline unsigned log_bucket(uint64_t x, unsigned n)
 {
-    unsigned k = 0;
-    while (k < n - 1 && (UINT64_C(1) << k) < x)
-        k++;
-    return k;
+    unsigned k = x > 1 ? 64u - (unsigned)__builtin_clzll(x - 1) : 0u;
+    return k < n - 1 ? k : n - 1;
 }
 
 // The free range [*fs, *fe) of a context of nb blocks.
