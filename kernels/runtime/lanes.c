@@ -237,7 +237,7 @@ static void *lane_main(void *arg)
     pthread_mutex_lock(&t->mu);
     for (;;) {
         int k = -1;
-        while (!t->quit && (k = ks_step_next_job(t->jobs, t->n_jobs, gated ? t->layer_reached : KS_NONE)) < 0)
+        while (!t->quit && (k = ks_step_next_job(t->jobs, t->n_jobs, 0, gated ? t->layer_reached : KS_NONE)) < 0)
             pthread_cond_wait(&t->work, &t->mu);
         if (t->quit)
             break;

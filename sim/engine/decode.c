@@ -232,13 +232,13 @@ static int wait_done(struct gpu *g, int (*pred)(const struct gpu *g, uint32_t la
 
 static int layer_unlanded(const struct gpu *g, uint32_t layer)
 {
-    return ks_step_needed_unlanded(g->jobs, g->n_jobs, layer);
+    return ks_step_needed_unlanded(g->jobs + g->jobs_landed, g->n_jobs - g->jobs_landed, layer);
 }
 
 static int any_unlanded(const struct gpu *g, uint32_t layer)
 {
     (void)layer;
-    return !ks_step_all_landed(g->jobs, g->n_jobs);
+    return !ks_step_all_landed(g->jobs + g->jobs_landed, g->n_jobs - g->jobs_landed);
 }
 
 static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, size_t len)
@@ -250,7 +250,8 @@ static int op_wait_layer(void *ctx, uint32_t layer, uint32_t *ready, char *err, 
     if (wait_done(g, layer_unlanded, layer))
         wake_up(g, t0);
     // what landed while it woke up counts too (actors switch only inside SimGrid calls)
-    *ready = ks_step_ready_layers(g->jobs, g->n_jobs, layer, g->sim->s->model.layers);
+    *ready = ks_step_ready_layers(g->jobs + g->jobs_landed, g->n_jobs - g->jobs_landed, layer,
+                                  g->sim->s->model.layers);
     return g->failed ? KS_ESTATE : KS_OK;
 }
 
@@ -341,7 +342,7 @@ static int op_wait_all(void *ctx, char *err, size_t len)
     if (wait_done(g, any_unlanded, 0))
         wake_up(g, t0);
     if (!g->failed)
-        g->n_jobs = 0; // all landed: no lane holds one
+        g->n_jobs = g->jobs_landed = 0; // all landed: no lane holds one
     return g->failed ? KS_ESTATE : KS_OK;
 }
 

@@ -46,6 +46,7 @@ struct gpu {
     uint32_t idle_lanes;             // lanes waiting on work (ks_engine_wake_lanes)
     struct ks_step_job *jobs;        // this step's batches, for the lanes
     uint32_t n_jobs, cap_jobs;
+    uint32_t jobs_landed;            // jobs[0 .. jobs_landed) have landed: the scans of the list start there
     struct ks_step_job *whole;       // a plan's jobs before ks_step_job_split
     uint32_t cap_whole;
     struct ks_batch backup;          // this step's backup of new KV to the host (device buffers)

@@ -73,11 +73,11 @@ void ks_engine_lane(int argc, char **argv)
     for (;;) {
         // g->jobs without g->mu but for the wait (decode.c, the NOTE above layer_starts)
         double idle_from = simgrid_get_clock();
-        int k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now);
+        int k = ks_step_next_job(g->jobs, g->n_jobs, g->jobs_landed, g->layer_now);
         if (k < 0) {
             int waited = 0;
             sg_mutex_lock(g->mu);
-            while ((k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now)) < 0) {
+            while ((k = ks_step_next_job(g->jobs, g->n_jobs, g->jobs_landed, g->layer_now)) < 0) {
                 g->idle_lanes++;
                 sg_cond_wait(g->work, g->mu);
                 g->idle_lanes--;
@@ -93,7 +93,7 @@ void ks_engine_lane(int argc, char **argv)
                 // a lane that slept takes this long to run once signalled; a
                 // lane already awake may take the job meanwhile
                 sg_actor_sleep_for(ks_host_wake_time(wake, simgrid_get_clock() - idle_from));
-                if ((k = ks_step_next_job(g->jobs, g->n_jobs, g->layer_now)) < 0)
+                if ((k = ks_step_next_job(g->jobs, g->n_jobs, g->jobs_landed, g->layer_now)) < 0)
                     continue;
                 g->jobs[k].running = 1;
             }
@@ -125,6 +125,8 @@ void ks_engine_lane(int argc, char **argv)
         g->sim->r->copy_seconds += simgrid_get_clock() - t_copy;
         g->sim->r->copy_bytes += bytes;
         g->jobs[k].landed = 1; // the step driver confirms its batch at the step's end
+        while (g->jobs_landed < g->n_jobs && g->jobs[g->jobs_landed].landed)
+            g->jobs_landed++;
         sg_cond_notify_all(g->done);
         ks_engine_wake_lanes(g);
     }

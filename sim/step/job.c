@@ -22,7 +22,7 @@ static int after_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t i
     return k != KS_NONE && !jobs[k].landed;
 }
 
-int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_now)
+int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t from, uint32_t layer_now)
 {
     // NOTE: one pass. A needed job carries misses (ks_step_job_of), the most
     // urgent class, so the first one that may start is the answer whatever
@@ -30,7 +30,7 @@ int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_
     // whole list, leaves it a lane.
     uint32_t bulk = 0; // lanes holding a job no layer waits for
     int best = -1;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = from; i < n; i++) { // landed jobs count for nothing: those before `from` are
         const struct ks_step_job *j = &jobs[i];
         if (j->running || j->landed) {
             bulk += !j->landed && !j->needed; // running

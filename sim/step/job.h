@@ -53,8 +53,9 @@ void ks_step_job_split(const struct ks_step_job *jobs, uint32_t n, uint32_t part
 // Jobs no layer waits for (demotions, prefetches, backups) hold at most
 // KS_STEP_LANES - 1 lanes at once: one lane is kept for the copies a layer
 // waits for, which a step's bulk demotions would otherwise hold up for as
-// long as they take (as an engine loads on a stream of its own).
-int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t layer_now);
+// long as they take (as an engine loads on a stream of its own). Jobs before
+// `from` have all landed (the caller's cursor: the list is not read there).
+int ks_step_next_job(const struct ks_step_job *jobs, uint32_t n, uint32_t from, uint32_t layer_now);
 
 // Whether a needed job for a layer up to `layer` has not landed yet.
 int ks_step_needed_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t layer);

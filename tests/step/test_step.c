@@ -701,15 +701,15 @@ static void jobs_wait_their_layer(void **state)
         {.b = &b[2], .needed = 0, .layer = 0, .start = 0},
         {.b = &b[3], .needed = 1, .layer = 3, .start = 2},
     };
-    assert_int_equal(ks_step_next_job(j, 4, KS_NONE), 0); // ungated: the first of the most urgent
-    assert_int_equal(ks_step_next_job(j, 4, 0), 1);       // layer 2's copy waits for layer 2
+    assert_int_equal(ks_step_next_job(j, 4, 0, KS_NONE), 0); // ungated: the first of the most urgent
+    assert_int_equal(ks_step_next_job(j, 4, 0, 0), 1);       // layer 2's copy waits for layer 2
     j[1].running = 1;
-    assert_int_equal(ks_step_next_job(j, 4, 1), 2); // the demotion needs no layer
+    assert_int_equal(ks_step_next_job(j, 4, 0, 1), 2); // the demotion needs no layer
     j[2].running = 1;
-    assert_int_equal(ks_step_next_job(j, 4, 1), -1);
-    assert_int_equal(ks_step_next_job(j, 4, 2), 0);
+    assert_int_equal(ks_step_next_job(j, 4, 0, 1), -1);
+    assert_int_equal(ks_step_next_job(j, 4, 0, 2), 0);
     j[0].running = 1;
-    assert_int_equal(ks_step_next_job(j, 4, 2), 3); // layer 3's early copy goes with layer 2
+    assert_int_equal(ks_step_next_job(j, 4, 0, 2), 3); // layer 3's early copy goes with layer 2
 }
 
 // The job of a batch: needed from its first missed layer, early batches
@@ -755,13 +755,18 @@ static void jobs_keep_a_lane(void **state)
         j[i] = (struct ks_step_job){.b = &b[i], .needed = i == 5, .layer = i == 5 ? 1 : 0, .start = i == 5 ? 1 : 0};
     }
     for (uint32_t i = 0; i < 3; i++) {
-        assert_int_equal(ks_step_next_job(j, 6, 0), (int)i); // layer 1's copy cannot start yet
+        assert_int_equal(ks_step_next_job(j, 6, 0, 0), (int)i); // layer 1's copy cannot start yet
         j[i].running = 1;
     }
-    assert_int_equal(ks_step_next_job(j, 6, 0), -1); // the fourth lane is kept
-    assert_int_equal(ks_step_next_job(j, 6, 1), 5);  // for this one
+    assert_int_equal(ks_step_next_job(j, 6, 0, 0), -1); // the fourth lane is kept
+    assert_int_equal(ks_step_next_job(j, 6, 0, 1), 5);  // for this one
     j[0].landed = 1;
-    assert_int_equal(ks_step_next_job(j, 6, 0), 3); // a bulk job's lane came free
+    assert_int_equal(ks_step_next_job(j, 6, 0, 0), 3); // a bulk job's lane came free
+    assert_int_equal(ks_step_next_job(j, 6, 1, 0), 3); // the same, the landed job not read
+    j[1].landed = j[2].landed = 1;
+    j[3].running = j[4].running = 1; // bulk: two of three lanes
+    assert_int_equal(ks_step_next_job(j, 6, 3, 0), -1); // the needed one's layer is still ahead
+    assert_int_equal(ks_step_next_job(j, 6, 3, 1), 5);
 }
 
 // detail.layers: a simulated layer's jobs as the model layers' copies:
