@@ -348,21 +348,20 @@ static int l1_changed(const struct ks_cache *c, uint64_t *version)
 }
 
 // Request a's selection at its decode step `step` for group g (the model's
-// `layer`) over nb blocks into d->sel, d->mass and *k: drawn ahead (ahead.h)
-// or drawn now.
+// `layer`) over nb blocks: *k blocks at *sel, their masses at *mass, where a
+// worker drew them ahead (ahead.h: valid until draw_ahead clears them) or
+// drawn now into d->sel and d->mass.
 static int select_blocks(struct ks_step *d, struct ks_active *a, uint32_t step, uint32_t g, uint32_t layer,
-                         uint32_t nb, uint32_t *k, char *err, size_t len)
+                         uint32_t nb, const uint32_t **sel, const float **mass, uint32_t *k, char *err, size_t len)
 {
-    const uint32_t *sel;
-    const float *mass;
-    int got = d->ahead ? ks_step_ahead_take(d->ahead, a->spec.id, step, g, nb, &sel, &mass, k, err, len) : 0;
+    int got = d->ahead ? ks_step_ahead_take(d->ahead, a->spec.id, step, g, nb, sel, mass, k, err, len) : 0;
     if (got < 0)
         return got;
-    if (got == 0)
-        return ks_selection_get(a->sr, step, layer, nb, &d->rng, d->sel, d->mass, k, err, len);
-    memcpy(d->sel, sel, *k * sizeof *sel);
-    memcpy(d->mass, mass, *k * sizeof *mass);
-    return KS_OK;
+    if (got > 0)
+        return KS_OK;
+    *sel = d->sel;
+    *mass = d->mass;
+    return ks_selection_get(a->sr, step, layer, nb, &d->rng, d->sel, d->mass, k, err, len);
 }
 
 // Marks every request that will decode in the next step (`listed`), and
@@ -498,6 +497,8 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         // its output position (its decode step, with one token a step)
         uint32_t nb = ks_step_blocks(d->p.s, a->ctx), step = a->generated - 1;
         uint32_t k = 0, miss_mark = d->n_miss;
+        const uint32_t *sel = d->sel; // the selection, kept for every group when it is the same in each
+        const float *mass = d->mass;
         uint64_t selected = 0, missed = 0;
         index_scan(d, a, kv_hbm, aflops, iflops);
         // the request's attention and token, added once it is known not to sit out
@@ -506,13 +507,13 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
             if (l == 0 || per_layer) {
                 uint32_t layer = per_layer ? ks_step_layer_of(d->p.z.layer_scale, l, a->spec.id) : 0;
                 hold(d, 1);
-                int st = select_blocks(d, a, step, l, layer, nb, &k, err, len);
+                int st = select_blocks(d, a, step, l, layer, nb, &sel, &mass, &k, err, len);
                 if (st != KS_OK) {
                     hold(d, 0);
                     return st;
                 }
                 if (d->p.ops.selected)
-                    d->p.ops.selected(d->p.ops.ctx, a, layer, d->sel, d->mass, k);
+                    d->p.ops.selected(d->p.ops.ctx, a, layer, sel, mass, k);
                 hold(d, 0);
                 if (belady) // the trace knows when each block is read again
                     ks_selection_next_uses(a->sr, d->dist);
@@ -521,9 +522,9 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                     uint32_t next = KS_NONE;
                     if (belady && d->dist[j] != KS_SELECTION_NEVER && step + d->dist[j] < a->spec.output_tokens - 1)
                         next = now_step + d->dist[j];
-                    d->acc[j] = (struct ks_access){.block = d->sel[j], .mass = d->mass[j], .next = next};
-                    uint64_t end = (uint64_t)(d->sel[j] + 1) * s->cache.block_size;
-                    tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)d->sel[j] * s->cache.block_size;
+                    d->acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = next};
+                    uint64_t end = (uint64_t)(sel[j] + 1) * s->cache.block_size;
+                    tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
                 }
                 if (layer_ahead && mark_ahead(d, l, nb, k) != KS_OK)
                     return failed(err, len, "a decode step", KS_ENOMEM);
@@ -544,7 +545,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
             }
             int done = 0, st = KS_OK;
             if (uniform && k == nb && k > 0)
-                st = ks_cache_access_uniform(c, a->req, l, d->mass[0], &done, NULL);
+                st = ks_cache_access_uniform(c, a->req, l, mass[0], &done, NULL);
             if (st == KS_OK && !done)
                 st = ks_cache_access(c, a->req, l, d->acc, k, d->where, NULL);
             if (st == KS_OK && !done)
