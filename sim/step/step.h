@@ -171,7 +171,7 @@ struct ks_step {
     uint8_t *where;
     struct ks_step_miss *miss;       // this step's accesses that missed L1
     uint32_t n_miss, cap_miss;
-    struct ks_step_moving *moving;   // this step's batches' blocks, by id
+    struct ks_step_moving *moving;   // [2 x cap_moving]: this step's batches' blocks, by id, then the sort's scratch
     uint32_t n_moving, cap_moving;
     // cache.layer_prefetch: mark[b] == stamp when the request's previous
     // layer (group) selected block b in this step
