@@ -44,11 +44,16 @@ void ks_sort_by_u32(void *base, size_t n, size_t size, size_t key, void *tmp)
             start[((key_at(src + i * size, key) >> shift) & 255) + 1]++;
         for (int d = 1; d <= 256; d++)
             start[d] += start[d - 1];
-        if (size == sizeof(uint64_t)) { // the common element, copied as one word
+        if (size == sizeof(uint64_t)) { // the common elements, copied as one word
             for (size_t i = 0; i < n; i++) {
                 uint64_t e;
                 memcpy(&e, src + i * 8, 8);
                 memcpy(dst + start[(key_at(src + i * 8, key) >> shift) & 255]++ * 8, &e, 8);
+            }
+        } else if (size == sizeof(uint32_t)) { // the key alone
+            for (size_t i = 0; i < n; i++) {
+                uint32_t e = key_at(src + i * 4, 0);
+                memcpy(dst + start[(e >> shift) & 255]++ * 4, &e, 4);
             }
         } else {
             for (size_t i = 0; i < n; i++)

@@ -44,6 +44,7 @@
 
 #include "accessmodel_impl.h"
 #include "rng.h"
+#include "sort.h"
 #include "status.h"
 
 enum {
@@ -375,9 +376,9 @@ static int ranks_before(const struct blk *blk, uint32_t a, uint32_t b)
     return blk[a].ap != blk[b].ap ? blk[a].ap > blk[b].ap : a < b;
 }
 
-// Sorts the distinct blocks a[0 .. n), all below nb, ascending; tmp[n] is
-// scratch. Insertion below SHORT_SORT, else least significant byte first.
-static void sort_blocks(uint32_t *a, size_t n, uint32_t *tmp, uint32_t nb)
+// Sorts the distinct blocks a[0 .. n) ascending; tmp[n] is scratch.
+// Insertion below SHORT_SORT, else least significant byte first (sort.h).
+static void sort_blocks(uint32_t *a, size_t n, uint32_t *tmp)
 {
     if (n <= SHORT_SORT) {
         for (size_t i = 1; i < n; i++) {
@@ -389,21 +390,7 @@ static void sort_blocks(uint32_t *a, size_t n, uint32_t *tmp, uint32_t nb)
         }
         return;
     }
-    uint32_t *src = a, *dst = tmp;
-    for (unsigned shift = 0; shift < 32 && (nb - 1) >> shift; shift += 8) {
-        size_t start[257] = {0};
-        for (size_t i = 0; i < n; i++)
-            start[((src[i] >> shift) & 255) + 1]++;
-        for (int d = 1; d <= 256; d++)
-            start[d] += start[d - 1];
-        for (size_t i = 0; i < n; i++)
-            dst[start[(src[i] >> shift) & 255]++] = src[i];
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
+    ks_sort_by_u32(a, n, sizeof *a, 0, tmp);
 }
 
 // The mean mass of the free pick of rank i.
@@ -511,7 +498,7 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     for (size_t o = n_stay; w > 0;) // merge from the back, in place
         rank[--o] = n_a > 0 && ranks_before(s->blk, wb[w - 1], rank[n_a - 1]) ? rank[--n_a] : wb[--w];
     memcpy(rank + n_stay, pk + n_stay, n_enter * sizeof *rank);
-    sort_blocks(rank + n_stay, n_enter, pk + n_stay, nb);
+    sort_blocks(rank + n_stay, n_enter, pk + n_stay);
     // NOTE: a stay's rank is kept in its `last` (step + 1 for every free pick
     // now) until its mass is written, which puts `last` back: its other field
     // holds its age, which the next step reads. An entering block's rank is

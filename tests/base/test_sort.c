@@ -1,6 +1,7 @@
 // test_sort.c - sorting (sim/base/sort.h): the radix sort by a 32-bit key
 // against a stable merge (insertion sort over the same input), on random
-// keys, many ties, keys using every byte and elements of 8 and 12 bytes.
+// keys, many ties, keys using every byte and elements of 4 (the key
+// alone), 8 and 12 bytes.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -74,10 +75,39 @@ static void radix_is_stable_sort(void **state)
     free(tmpb);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+// Elements that are their key: the order of a sort.
+static void radix_sorts_bare_keys(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    uint32_t *a = malloc(N * sizeof *a), *ref = malloc(N * sizeof *ref), *tmp = malloc(N * sizeof *tmp);
+    assert_true(a && ref && tmp);
+    uint64_t x = 88172645463325252u;
+    for (int shape = 0; shape < 4; shape++)
+        for (size_t n = 0; n <= N; n = n * 3 + 1) {
+            for (size_t i = 0; i < n; i++)
+                a[i] = draw(&x, shape);
+            memcpy(ref, a, n * sizeof *a);
+            qsort(ref, n, sizeof *ref, cmp_u32);
+            ks_sort_by_u32(a, n, sizeof *a, 0, tmp);
+            assert_memory_equal(a, ref, n * sizeof *a);
+        }
+    free(a);
+    free(ref);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(radix_is_stable_sort),
+        cmocka_unit_test(radix_sorts_bare_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
