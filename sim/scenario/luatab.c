@@ -320,10 +320,16 @@ static char *read_text(const char *file)
 }
 
 static long long load_budget = KS_LUA_LOAD_BUDGET; // instructions (ks_luatab_set_load_budget)
+static size_t mem_cap = KS_LUA_MEM_CAP;            // bytes (ks_luatab_set_mem_cap)
 
 void ks_luatab_set_load_budget(long long instructions)
 {
     load_budget = instructions > 0 ? instructions : KS_LUA_LOAD_BUDGET;
+}
+
+void ks_luatab_set_mem_cap(size_t bytes)
+{
+    mem_cap = bytes > 0 && bytes < KS_LUA_MEM_CAP ? bytes : KS_LUA_MEM_CAP;
 }
 
 // ---- the table walk --------------------------------------------------------------
@@ -584,7 +590,7 @@ static int load(const char *file, const char *lua_dirs, const char *const *calls
     }
     struct ks_sandbox b;
     struct conv c = {.file = file, .root = ks_luatab_new(NULL, KS_LUATAB_OTHER, file)};
-    lua_State *L = c.root ? ks_sandbox_open(&b, file, lua_dirs) : NULL;
+    lua_State *L = c.root ? ks_sandbox_open(&b, file, lua_dirs, mem_cap) : NULL;
     if (!L) {
         free(text);
         ks_luatab_free(c.root);
@@ -710,7 +716,7 @@ struct ks_luafn *ks_luafn_load(const char *file, const char *lua_dirs, const cha
                                size_t len)
 {
     struct ks_luafn *f = calloc(1, sizeof *f);
-    lua_State *L = f ? ks_sandbox_open(&f->box, file, lua_dirs) : NULL;
+    lua_State *L = f ? ks_sandbox_open(&f->box, file, lua_dirs, mem_cap) : NULL;
     if (!L) {
         free(f);
         snprintf(err, len, "%s: out of memory", file);

@@ -58,6 +58,13 @@ enum { KS_LUATAB_MAX_DEPTH = 64 };          // tables nested deeper are refused
 // long for one fuzzing input. Not thread-safe: call it before any load.
 void ks_luatab_set_load_budget(long long instructions);
 
+// Lowers the memory cap of every Lua state opened afterwards to `bytes` (at
+// most KS_LUA_MEM_CAP; 0 restores it). Only the fuzz targets call it: a
+// scenario that fills 256 MB touches that much fresh memory, and how long the
+// kernel takes to fault it in varies tenfold on a virtual machine, which put
+// one such input past fuzz_scenario's 2 s limit. Not thread-safe, as above.
+void ks_luatab_set_mem_cap(size_t bytes);
+
 enum ks_luatab_type {
     KS_LUATAB_BOOL,
     KS_LUATAB_INT,

@@ -29,7 +29,7 @@ static void *box_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         b->used -= old;
         return NULL;
     }
-    if (nsize > old && nsize - old > KS_LUA_MEM_CAP - b->used) {
+    if (nsize > old && nsize - old > b->cap - b->used) {
         b->capped = 1;
         return NULL;
     }
@@ -90,11 +90,12 @@ static int panic(lua_State *L)
     return 0; // Lua aborts
 }
 
-lua_State *ks_sandbox_open(struct ks_sandbox *b, const char *file, const char *lua_dirs)
+lua_State *ks_sandbox_open(struct ks_sandbox *b, const char *file, const char *lua_dirs, size_t cap)
 {
     memset(b, 0, sizeof *b);
     b->file = file;
     b->lua_dirs = lua_dirs;
+    b->cap = cap;
     lua_State *L = lua_newstate(box_alloc, b);
     if (L)
         lua_atpanic(L, panic);
@@ -131,7 +132,7 @@ int ks_sandbox_error(lua_State *L, int rc, char *err, size_t len)
     // refusal alone is no failure; the error must be the memory error too
     // (LUA_ERRMEM, or its message when include or a pcall passed it on).
     if (b->capped && (rc == LUA_ERRMEM || (msg && strncmp(msg, "not enough memory", 17) == 0))) {
-        snprintf(err, len, "%s: memory cap of %u MB exceeded", b->file, (unsigned)(KS_LUA_MEM_CAP >> 20));
+        snprintf(err, len, "%s: memory cap of %zu MB exceeded", b->file, b->cap >> 20);
         return KS_EINVAL;
     }
     snprintf(err, len, "%s", msg ? msg : "unknown Lua error");

@@ -29,10 +29,11 @@ struct ks_sandbox {
     const char *file;     // the file the state runs (messages)
     const char *lua_dirs; // where require finds kvstrata's helpers
     size_t used;          // bytes the state holds
+    size_t cap;           // bytes the state may hold (KS_LUA_MEM_CAP, or the fuzz targets' lower cap)
     long long left;       // instructions left in the current call
     long long budget;     // instructions per call
     int includes;         // include() calls in progress
-    int capped;           // an allocation was refused by KS_LUA_MEM_CAP
+    int capped;           // an allocation was refused by the cap
     int exhausted;        // the budget ran out (why holds the message)
     char why[512];
     char **included;      // the files include() ran, as opened, each once
@@ -40,8 +41,8 @@ struct ks_sandbox {
 };
 
 // A new state on b, for `file`, with `lua_dirs` (';'-separated, may be NULL)
-// searched by require. NULL when out of memory.
-lua_State *ks_sandbox_open(struct ks_sandbox *b, const char *file, const char *lua_dirs);
+// searched by require, holding at most `cap` bytes. NULL when out of memory.
+lua_State *ks_sandbox_open(struct ks_sandbox *b, const char *file, const char *lua_dirs, size_t cap);
 
 // Closes L with its budget spent (a finalizer the script left stops at its
 // first instruction) and frees b->included.

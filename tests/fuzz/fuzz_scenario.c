@@ -7,20 +7,26 @@
 //     line: the --set overrides, applied in order to the fixed base scenario
 //     tests/fixtures/scenarios/base.lua (KS_FUZZ_BASE).
 // The load budget is lowered to 10^6 instructions (ks_luatab_set_load_budget)
-// so that an endless loop costs milliseconds, not 0.3 s; the memory cap stays
-// KS_LUA_MEM_CAP, below libFuzzer's -rss_limit_mb.
+// so that an endless loop costs milliseconds, not 0.3 s, and the memory cap
+// to 32 MB (ks_luatab_set_mem_cap; shipped files hold under 40 KB, and a
+// table can still outgrow KS_LUATAB_MAX_BYTES), so that a scenario that fills
+// memory costs about 20 ms, not 140 ms of mostly page faults, whose cost
+// varies tenfold on a virtual machine (a CI run stopped one such input at
+// fuzz_scenario's 2 s limit; it ran in 141 ms alone).
 #include "fuzz_util.h"
 
 #include "luatab.h"
 #include "scenario.h"
 
 enum { MAX_SETS = 64, FUZZ_LOAD_BUDGET = 1000000 };
+#define FUZZ_MEM_CAP ((size_t)32 << 20)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
     ks_luatab_set_load_budget(FUZZ_LOAD_BUDGET);
+    ks_luatab_set_mem_cap(FUZZ_MEM_CAP);
     return 0;
 }
 

@@ -19,7 +19,8 @@
 # -seed=1 on a fresh copy of its seed corpus, gathered from tests/ and
 # scenarios/ (the repository's files are never written to). Exits non-zero when
 # a target crashes, leaks, times out or runs out of memory; its log and the
-# input that did it are kept and named. Prints each target's executions and
+# input that did it are kept and named. With --runs, a timeout on an input that
+# runs well within the limit alone (the machine stalled) gets one second run. Prints each target's executions and
 # coverage at the end.
 # Environment: KS_BUILD=DIR, KS_JOBS=N (build jobs), KS_FUZZ_KEEP=DIR (keep the
 # corpora, logs and artifacts in DIR instead of a temporary folder removed on success).
@@ -59,10 +60,11 @@ KS_BUILD=$build KS_TEST=0 KS_TARGETS=$targets \
 work=${KS_FUZZ_KEEP:-$(mktemp -d)}
 mkdir -p "$work"
 
-# Seed corpora, copied: scenario files of every kind, each test's --set strings
+# Seed corpora, copied (each run of a target starts from a copy of its seeds:
+# libFuzzer adds to the corpus it is given): scenario files of every kind, each test's --set strings
 # (a first line "--set", then PATH=VALUE: fuzz_scenario.c), the traces and results.
 seed() { # seed TARGET FILES...
-    local dir=$work/corpus/$1
+    local dir=$work/seed/$1
     shift
     mkdir -p "$dir"
     for f in "$@"; do
@@ -72,16 +74,16 @@ seed() { # seed TARGET FILES...
 seed scenario tests/fixtures/scenarios/*.lua scenarios/*.lua scenarios/*/*.lua tests/fixtures/hostile/*.lua
 # pattern_bomb.lua ends the process by design (the sandbox's pattern time limit:
 # exit 2, sim/scenario/sandbox.h), which no in-process fuzz target survives
-rm -f "$work/corpus/scenario/tests_fixtures_hostile_pattern_bomb.lua"
+rm -f "$work/seed/scenario/tests_fixtures_hostile_pattern_bomb.lua"
 n=0
 while IFS= read -r s; do
     n=$((n + 1))
-    printf -- '--set\n%s\n' "$s" > "$work/corpus/scenario/set_$n"
+    printf -- '--set\n%s\n' "$s" > "$work/seed/scenario/set_$n"
 done < <(grep -rhoE -e "--set +'?[a-z_.]+=[^ )\"']*" tests | sed -E "s/^--set +'?//" | sort -u)
 seed trace tests/fixtures/data/*.h5 tests/fixtures/hostile/trace_*.h5
-rm -f "$work"/corpus/trace/*result*
+rm -f "$work"/seed/trace/*result*
 seed result tests/fixtures/data/*.h5 tests/fixtures/hostile/result_*.h5
-rm -f "$work"/corpus/result/*trace*
+rm -f "$work"/seed/result/*trace*
 
 # HDF5's own leaks on damaged files are not ours (lsan.supp says which)
 export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -108,9 +110,9 @@ if [ -n "$runs" ]; then
     fi
 fi
 status=0
+retried=
 for t in scenario trace result; do
     art=$work/artifacts/$t
-    mkdir -p "$art"
     # fuzz_scenario: print() in a fuzzed scenario writes to stderr, so stderr is
     # closed (libFuzzer and the sanitizers keep their own copy). The HDF5
     # targets keep it: h5read.c's probe child sends its stderr to /dev/null.
@@ -142,12 +144,17 @@ for t in scenario trace result; do
         limit=(-max_total_time="$secs")
         what="${secs} s"
     fi
-    echo "tests/fuzz/run.sh: fuzz_$t for $what on $(ls "$work/corpus/$t" | wc -l) seeds" >&2
-    rc=0
-    ${pre[@]+"${pre[@]}"} "$build/fuzz_$t" -seed=1 "${limit[@]}" -timeout=$unit_timeout -rss_limit_mb=2048 -print_final_stats=1 \
-        -close_fd_mask=$mask -artifact_prefix="$art/" "$work/corpus/$t" > "$work/$t.log" 2>&1 || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        status=1
+    try=1
+    while :; do
+        rm -rf "$work/corpus/$t" "$art"
+        mkdir -p "$work/corpus" "$art"
+        cp -r "$work/seed/$t" "$work/corpus/$t"
+        echo "tests/fuzz/run.sh: fuzz_$t for $what on $(ls "$work/corpus/$t" | wc -l) seeds" >&2
+        rc=0
+        ${pre[@]+"${pre[@]}"} "$build/fuzz_$t" -seed=1 "${limit[@]}" -timeout=$unit_timeout -rss_limit_mb=2048 \
+            -print_final_stats=1 -close_fd_mask=$mask -artifact_prefix="$art/" "$work/corpus/$t" > "$work/$t.log" 2>&1 ||
+            rc=$?
+        [ "$rc" -ne 0 ] || break
         # the input that failed this process, as libFuzzer names it in the log
         # (the probe child's reports go to /dev/null: those are all contained)
         last=$(sed -n 's/.*Test unit written to //p' "$work/$t.log" | tail -1)
@@ -165,7 +172,24 @@ for t in scenario trace result; do
             echo "tests/fuzz/run.sh: no failure replayed; the end of the log:" >&2
             tail -40 "$work/$t.log" >&2
         fi
-    fi
+        # A timeout whose input ran alone well within the limit (the replay
+        # printed "Executed ... in N ms") is the machine stalling, not the
+        # code: a CI run once stopped an input at 2 s that ran in 141 ms alone.
+        # With --runs a second run tries the same inputs in the same order, so
+        # a slow input times out again there; one second run, then it counts.
+        alone=$(sed -nE 's/^Executed .* in ([0-9]+) ms$/\1/p' <<< "$replay" | tail -1)
+        if [ -n "$runs" ] && [ "$try" -eq 1 ] && grep -q "libFuzzer: timeout" "$work/$t.log" &&
+            [ -n "$alone" ] && [ "$alone" -lt $((unit_timeout * 1000 / 4)) ]; then
+            echo "tests/fuzz/run.sh: fuzz_$t timed out on an input that runs in $alone ms alone:" \
+                "running it again on the same inputs" >&2
+            mv "$work/$t.log" "$work/$t.timeout.log"
+            retried="$retried $t"
+            try=2
+            continue
+        fi
+        status=1
+        break
+    done
 done
 
 echo
@@ -185,6 +209,7 @@ for t in scenario trace result; do
     res=ok
     grep -qE '^Done [0-9]+ runs' "$log" || res=FAILED
     [ "$res" = ok ] && [ "$contained" -gt 0 ] && res="ok ($contained crash(es) contained in the probe child)"
+    [ "$res" = ok ] && [[ " $retried " == *" $t "* ]] && res="ok (second run: the first timed out on an input that did not repeat)"
     printf '%-14s %10s %8s %8s %8s %8s %7s  %s\n' "fuzz_$t" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" \
         "${corp:-?}" "${took:-?}" "$res"
 done

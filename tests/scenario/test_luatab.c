@@ -261,6 +261,13 @@ static void limits(void **state)
     refused(HOSTILE "loop.lua", "loop.lua:4: instruction budget of 100000000 exhausted");
     refused(HOSTILE "loop_pcall.lua", "loop_pcall.lua:5: instruction budget of 100000000 exhausted");
     refused(HOSTILE "memory_bomb.lua", "memory_bomb.lua: memory cap of 256 MB exceeded");
+    // a lowered cap (the fuzz targets') stops the bomb there and still loads a shipped file; 0 restores it
+    ks_luatab_set_mem_cap((size_t)1 << 20);
+    refused(HOSTILE "memory_bomb.lua", "memory_bomb.lua: memory cap of 1 MB exceeded");
+    refused(scratch("big.lua", "local s = string.rep('x', 2 << 20)\nreturn {}\n"), "big.lua: memory cap of 1 MB exceeded");
+    ks_luatab_free(loaded(KS_SOURCE_DIR "/scenarios/default.lua"));
+    ks_luatab_set_mem_cap(0);
+    ks_luatab_free(loaded(scratch("big.lua", "local s = string.rep('x', 2 << 20)\nreturn {}\n")));
     // garbage that meets the cap is collected and the allocation retried: no cap error, the file's own
     refused(scratch("churn.lua", "for _ = 1, 6 do local s = string.rep('x', 100 << 20) end\nerror('boom')\n"),
             "churn.lua:2: boom");
