@@ -95,19 +95,15 @@ uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id)
     return key_of(c, id);
 }
 
+// Whether the block on `page` of tier t may leave: resident there (its
+// location word, the prefetched bit aside, is that page, tier and state) and
+// not accessed this step; 1 or 0. Computed without a branch on the block's
+// state: a device buffer's scan judges every page, and about half its blocks
+// were just accessed, in no order (the branch mispredicted on every other
+// page: perf, glm_hisparse.lua, 2026-12-05).
 // NOTE: inline, with the pending-aggregate lookup out of line: called for
 // every sampled page, a call here cost bench cache 7% (perf, 2026-12-01).
-static inline int eligible(const struct ks_cache *c, unsigned t, uint32_t page, uint32_t id)
-{
-    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
-    if (ks_blk_state(b) != KS_BLK_RESIDENT || ks_blk_tier(b) != t || ks_blk_page(b) != page)
-        return 0;
-    return (c->agg_pending ? ks_blk_last(c, id) : b->last) != c->now;
-}
-
-// eligible() without a branch on the block's state (1 or 0); a pure
-// function of the entry, as eligible().
-static inline uint32_t eligible_flag(const struct ks_cache *c, unsigned t, uint32_t page, uint32_t id)
+static inline uint32_t eligible(const struct ks_cache *c, unsigned t, uint32_t page, uint32_t id)
 {
     const struct ks_block *b = ks_blocktab_get(&c->tab, id);
     uint32_t at = (b->loc & ~(UINT32_C(1) << 31)) == (page | (uint32_t)t << 27 | (uint32_t)KS_BLK_RESIDENT << 29);
@@ -189,13 +185,11 @@ uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, ui
                 heap_offer(h, &k, want, key_of(c, id), id);
             continue;
         }
-        // NOTE: no branch on eligibility: about half a buffer's blocks were
-        // just accessed (ineligible) in no order, and the branch mispredicted
-        // on every other page (perf, glm_hisparse.lua, 2026-12-05); the key
-        // is computed for every block, and the one branch is on a block
-        // that enters the heap, rare once it holds `want`.
+        // NOTE: no branch on eligibility (eligible's note): the key is
+        // computed for every block, and the one branch is on a block that
+        // enters the heap, rare once it holds `want`.
         uint64_t key = key_of(c, id);
-        if (eligible_flag(c, KS_L1, p, id) & ((k < want) | (k == want && key < h[0].key)))
+        if (eligible(c, KS_L1, p, id) & ((k < want) | (k == want && key < h[0].key)))
             heap_offer(h, &k, want, key, id);
     }
     if (k == 0)
