@@ -130,6 +130,7 @@ void ks_cache_free(struct ks_cache *c)
     free(c->slot_by_addr);
     free(c->plan_out);
     free(c->cand);
+    free(c->cand_tmp);
     free(c->hkey);
     free(c->hval);
     free(c->hstamp);
@@ -614,7 +615,7 @@ uint64_t ks_cache_bytes(const struct ks_cache *c)
         if (c->req[r].live)
             for (uint32_t g = 0; g < c->p.groups; g++)
                 n += ks_seq_bytes(&c->req[r].seq[g]) + (g == 0 ? ks_agg_bytes(c, &c->req[r]) : 0);
-    n += (uint64_t)c->cap_cand * sizeof *c->cand;
+    n += ((uint64_t)c->cap_cand + c->cap_cand_tmp) * sizeof *c->cand;
     n += (uint64_t)c->hcap * (sizeof *c->hkey + sizeof *c->hval + sizeof *c->hstamp);
     n += (uint64_t)c->cap_rec * sizeof *c->rec + (uint64_t)c->cap_rec_tmp * sizeof *c->rec_tmp;
     if (c->group_count)

@@ -64,8 +64,7 @@ struct ks_cand {
     uint32_t id;    // virtual block id
     uint32_t req;   // request whose access produced it (fairness key)
     uint32_t rank;  // k-th candidate of that request in its class (set by plan)
-    uint32_t order; // arrival order, for stable sorting
-    uint8_t klass;  // enum ks_class
+    uint32_t klass; // enum ks_class (32 bits: a key of the plan's radix sort)
     uint8_t dead;   // the block was freed; drop it
     uint8_t early;  // a miss every accessor chose `ahead` (struct ks_access)
 };
@@ -133,8 +132,8 @@ struct ks_cache {
     uint32_t n_free_req;
 
     // candidates of the current step, and id -> candidate index
-    struct ks_cand *cand;
-    uint32_t n_cand, cap_cand;
+    struct ks_cand *cand, *cand_tmp; // cand_tmp: the plan's sort's scratch
+    uint32_t n_cand, cap_cand, cap_cand_tmp;
     uint32_t *hkey, *hval, *hstamp;
     uint32_t hcap, stamp;
 

@@ -41,18 +41,6 @@ static void debug_check(const struct ks_cache *c, const char *after)
     }
 }
 
-static int cmp_cand(const void *a, const void *b)
-{
-    const struct ks_cand *x = a, *y = b;
-    if (x->klass != y->klass)
-        return x->klass < y->klass ? -1 : 1;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    if (x->req != y->req)
-        return x->req < y->req ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
-
 static uint64_t move_bytes(const struct ks_cache *c, unsigned src, unsigned dst)
 {
     uint32_t a = c->tier[src].block_bytes, b = c->tier[dst].block_bytes;
@@ -482,7 +470,16 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
         c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass] = 0;
     for (uint32_t i = 0; i < c->n_cand; i++)
         c->cand[i].rank = c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass]++;
-    ks_sort(c->cand, c->n_cand, sizeof *c->cand, cmp_cand);
+    // by class, then rank, then request: a total order, since a request's
+    // candidates of one class have the ranks 0, 1, 2, ... So stable radix
+    // passes, the least significant key first, give the one sorted order.
+    // NOTE: qsort's call per comparison was 3.4% of the main thread on one
+    // 32K request of hisparse_missrate.lua (perf, 2026-12-05).
+    if (ks_grow((void **)&c->cand_tmp, &c->cap_cand_tmp, c->n_cand, sizeof *c->cand_tmp) != KS_OK)
+        return KS_ENOMEM;
+    ks_sort_by_u32(c->cand, c->n_cand, sizeof *c->cand, offsetof(struct ks_cand, req), c->cand_tmp);
+    ks_sort_by_u32(c->cand, c->n_cand, sizeof *c->cand, offsetof(struct ks_cand, rank), c->cand_tmp);
+    ks_sort_by_u32(c->cand, c->n_cand, sizeof *c->cand, offsetof(struct ks_cand, klass), c->cand_tmp);
 
     // 2. admit; blocks migrating down wait for a later plan
     uint64_t miss_bytes = 0, pf_bytes = 0;

@@ -75,14 +75,14 @@ int ks_cache_cand_add(struct ks_cache *c, uint32_t id, uint32_t req, unsigned kl
     uint32_t i = ks_cache_cand_find(c, id);
     if (i != KS_NONE && c->cand[i].dead) { // the id was freed and reused: a new candidate
         c->cand[i].dead = 0;
-        c->cand[i].klass = (uint8_t)klass;
+        c->cand[i].klass = klass;
         c->cand[i].req = req;
         c->cand[i].early = (uint8_t)early;
         return KS_OK;
     }
     if (i != KS_NONE) {
         if (klass < c->cand[i].klass) { // the same block wanted more urgently
-            c->cand[i].klass = (uint8_t)klass;
+            c->cand[i].klass = klass;
             c->cand[i].req = req;
             c->cand[i].early = (uint8_t)early;
         } else if (klass == c->cand[i].klass) { // early only if every access of its class is
@@ -93,7 +93,7 @@ int ks_cache_cand_add(struct ks_cache *c, uint32_t id, uint32_t req, unsigned kl
     if (ks_grow((void **)&c->cand, &c->cap_cand, c->n_cand + 1, sizeof *c->cand) != KS_OK)
         return KS_ENOMEM;
     i = c->n_cand++;
-    c->cand[i] = (struct ks_cand){.id = id, .req = req, .order = i, .klass = (uint8_t)klass, .early = (uint8_t)early};
+    c->cand[i] = (struct ks_cand){.id = id, .req = req, .klass = klass, .early = (uint8_t)early};
     if (2 * c->n_cand + 2 > c->hcap)
         return ks_cache_cand_rebuild(c);
     hash_put(c, id, i);
