@@ -41,6 +41,43 @@ static void debug_check(const struct ks_cache *c, const char *after)
     }
 }
 
+// Whether candidate x comes before y: by class, then rank, then request.
+// A total order: a request's candidates of one class have the ranks 0, 1, 2...
+static inline int cand_before(const struct ks_cand *x, const struct ks_cand *y)
+{
+    if (x->klass != y->klass)
+        return x->klass < y->klass;
+    return x->rank != y->rank ? x->rank < y->rank : x->req < y->req;
+}
+
+// Sorts the step's candidates (cand_before); the order is total, so any
+// sort gives it. A few: insertion; more: three stable radix passes, the
+// least significant key first.
+// NOTE: qsort's call per comparison was 3.4% of the main thread on one 32K
+// request of hisparse_missrate.lua (perf, 2026-12-05); bench cache's plans
+// hold tens of candidates, where a radix pass's counts cost more.
+static int sort_cands(struct ks_cache *c)
+{
+    struct ks_cand *a = c->cand;
+    uint32_t n = c->n_cand;
+    if (n <= 64) {
+        for (uint32_t i = 1; i < n; i++) {
+            struct ks_cand x = a[i];
+            uint32_t j = i;
+            for (; j > 0 && cand_before(&x, &a[j - 1]); j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return KS_OK;
+    }
+    if (ks_grow((void **)&c->cand_tmp, &c->cap_cand_tmp, n, sizeof *c->cand_tmp) != KS_OK)
+        return KS_ENOMEM;
+    ks_sort_by_u32(a, n, sizeof *a, offsetof(struct ks_cand, req), c->cand_tmp);
+    ks_sort_by_u32(a, n, sizeof *a, offsetof(struct ks_cand, rank), c->cand_tmp);
+    ks_sort_by_u32(a, n, sizeof *a, offsetof(struct ks_cand, klass), c->cand_tmp);
+    return KS_OK;
+}
+
 static uint64_t move_bytes(const struct ks_cache *c, unsigned src, unsigned dst)
 {
     uint32_t a = c->tier[src].block_bytes, b = c->tier[dst].block_bytes;
@@ -470,16 +507,8 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
         c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass] = 0;
     for (uint32_t i = 0; i < c->n_cand; i++)
         c->cand[i].rank = c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass]++;
-    // by class, then rank, then request: a total order, since a request's
-    // candidates of one class have the ranks 0, 1, 2, ... So stable radix
-    // passes, the least significant key first, give the one sorted order.
-    // NOTE: qsort's call per comparison was 3.4% of the main thread on one
-    // 32K request of hisparse_missrate.lua (perf, 2026-12-05).
-    if (ks_grow((void **)&c->cand_tmp, &c->cap_cand_tmp, c->n_cand, sizeof *c->cand_tmp) != KS_OK)
+    if (sort_cands(c) != KS_OK)
         return KS_ENOMEM;
-    ks_sort_by_u32(c->cand, c->n_cand, sizeof *c->cand, offsetof(struct ks_cand, req), c->cand_tmp);
-    ks_sort_by_u32(c->cand, c->n_cand, sizeof *c->cand, offsetof(struct ks_cand, rank), c->cand_tmp);
-    ks_sort_by_u32(c->cand, c->n_cand, sizeof *c->cand, offsetof(struct ks_cand, klass), c->cand_tmp);
 
     // 2. admit; blocks migrating down wait for a later plan
     uint64_t miss_bytes = 0, pf_bytes = 0;
