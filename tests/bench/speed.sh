@@ -42,8 +42,15 @@
 #               buffers refuses it) results/published/glm_hisparse.lua, the
 #               published HiSparse run at 4K-token prompts (8 attention ranks,
 #               264 clients, device buffers of one-token pages, DSA
-#               selections) at detail.layers=6, admission.sh's first 40 s;
-#               --quick: 10 s
+#               selections) at detail.layers=6, admission.sh's first 40 s
+#               (about 2,850 decode steps); --quick: 10 s (mostly the
+#               prompts' prefill: a few hundred tokens decoded)
+#   hs_one      (not in the default list, as hisparse)
+#               results/published/hisparse_missrate.lua with one request:
+#               one 32K-token request of GLM-5.1 decoding 256 tokens, DSA's
+#               top-2048 of one-token blocks in each of 78 layers, a device
+#               buffer of 4096 tokens a layer (table.md's hs_one); --quick:
+#               64 tokens
 #   ess         (not in the default list, as hisparse) results/published/ess.lua
 #               at ess.sh's row 32k-128 (32 GPUs, 128 requests of 32K tokens
 #               a rank, 4 GPUs sampled, 28 following), 12 s simulated: the
@@ -83,9 +90,9 @@ list=()
 IFS=',' read -ra asked <<< "$cases"
 for c in "${asked[@]}"; do
     case "$c" in
-        cluster|loaded|cluster_lod|loaded_lod|cluster_nodes|loaded_nodes|loaded_time|dense|hisparse|ess|cache_heat|cache_lru) list+=("$c") ;;
+        cluster|loaded|cluster_lod|loaded_lod|cluster_nodes|loaded_nodes|loaded_time|dense|hisparse|hs_one|ess|cache_heat|cache_lru) list+=("$c") ;;
         cache) list+=(cache_heat cache_lru) ;;
-        *) echo "speed.sh: unknown case '$c' (cluster, loaded, cluster_lod, loaded_lod, cluster_nodes, loaded_nodes, loaded_time, dense, hisparse, ess, cache_heat, cache_lru, cache)" >&2; exit 2 ;;
+        *) echo "speed.sh: unknown case '$c' (cluster, loaded, cluster_lod, loaded_lod, cluster_nodes, loaded_nodes, loaded_time, dense, hisparse, hs_one, ess, cache_heat, cache_lru, cache)" >&2; exit 2 ;;
     esac
 done
 [ ${#list[@]} -gt 0 ] || { echo "speed.sh: no case to run" >&2; exit 2; }
@@ -199,6 +206,12 @@ case_cmd() {
                 --set workload.prompt_tokens=4096 --set workload.arrival.concurrency=264 --set duration=$d
                 --set detail.layers=6)
             what="HiSparse on GLM-5.1, 8 ranks, 264 clients of 4K-token prompts, detail.layers=6, $d simulated" ;;
+        hs_one)
+            local n=257
+            [ $quick = 1 ] && n=65
+            args=(run results/published/hisparse_missrate.lua --set workload.requests=1
+                --set workload.arrival.concurrency=1 --set "workload.output_tokens=$n")
+            what="HiSparse's path: one 32K-token request of GLM-5.1, DSA's top-2048 tokens in 78 layers, $((n - 1)) decode steps" ;;
         ess)
             args=(run results/published/ess.lua --set workload.prompt_tokens=32768 --set model.max_context=172032
                 --set scheduler.max_running_requests=128 --set cache.l1=31% --set workload.arrival.concurrency=4096
