@@ -34,18 +34,6 @@ static uint32_t key_at(const unsigned char *e, size_t key)
 
 void ks_sort_by_u32(void *base, size_t n, size_t size, size_t key, void *tmp)
 {
-    if (n <= SHORT && size <= MAX_ELEM) { // a pass's 256 counts would cost more: insertion, stable too
-        unsigned char *a = base, x[MAX_ELEM];
-        for (size_t i = 1; i < n; i++) {
-            memcpy(x, a + i * size, size);
-            uint32_t k = key_at(x, key);
-            size_t j = i;
-            for (; j > 0 && key_at(a + (j - 1) * size, key) > k; j--)
-                memcpy(a + j * size, a + (j - 1) * size, size);
-            memcpy(a + j * size, x, size);
-        }
-        return;
-    }
     unsigned char *src = base, *dst = tmp;
     uint32_t used = 0; // the bits some key sets: passes over the bytes that vary
     for (size_t i = 0; i < n; i++)
