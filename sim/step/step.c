@@ -17,7 +17,6 @@
 #include "arch.h"
 #include "cost.h"
 #include "grow.h"
-#include "sort.h"
 
 // A selected block that was not in L1 when accessed (ks_cache_access).
 struct ks_step_miss {
@@ -247,49 +246,57 @@ static int note_misses(struct ks_step *d, uint32_t req, uint32_t layer, uint32_t
     return KS_OK;
 }
 
-// The entry of block id in a[0 .. n), sorted by id (each id once: a block
-// moves once in a plan), or NULL. No branch on the data: each probe's answer
-// picks the half by a conditional move.
-// NOTE: the misses arrive in no order of id, and bsearch's branches
-// mispredicted on about every other probe: 9% of the main thread on one 32K
-// request of hisparse_missrate.lua (perf, 2026-12-05).
-static const struct ks_step_moving *find_moving(const struct ks_step_moving *a, uint32_t n, uint32_t id)
+// The slot of block id in the step's table of moving blocks (mask + 1 slots,
+// a power of two): where it is, or the empty slot where it would go (linear
+// probing from a multiplicative hash's top bits).
+static uint32_t moving_slot(const struct ks_step_moving *t, uint32_t mask, unsigned shift, uint32_t id)
 {
-    if (n == 0)
-        return NULL;
-    while (n > 1) { // the last entry with an id <= id lies in a[0 .. n)
-        uint32_t half = n / 2;
-        a = a[half].id <= id ? a + half : a;
-        n -= half;
-    }
-    return a->id == id ? a : NULL;
+    uint32_t h = (id * UINT32_C(0x9e3779b1)) >> shift;
+    while (t[h].id != id && t[h].id != KS_NONE)
+        h = (h + 1) & mask;
+    return h;
 }
 
 // Where the plan's batches take block id (KS_TIERS: in none of them). The
-// sorted list of their blocks is built on the first call of a step.
+// table of their blocks, at most half full, is built on the first call of a
+// step; should a block be in two batches, the later one's destination is
+// kept.
+// NOTE: a hash, not a sorted array: the misses arrive in no order of id, so
+// a binary search's probes were a chain of dependent loads, after a sort of
+// every moving block (radix passes); one 32K request of
+// hisparse_missrate.lua, 256 steps: 9.50 -> 9.00 wall s (speed.sh's hs_one,
+// median of 5, 2026-12-05), its datasets identical.
 static unsigned moving_to(struct ks_step *d, const struct ks_plan *plan, uint32_t id)
 {
-    if (d->n_moving == 0) {
+    if (!d->moving_built) {
         uint32_t n = 0;
         for (uint32_t i = 0; i < plan->n; i++)
             n += plan->batch[i]->n;
-        if (n > d->cap_moving) { // room for the sort's scratch too, after the cap_moving entries
-            struct ks_step_moving *p = realloc(d->moving, 2 * (size_t)n * sizeof *p);
+        unsigned bits = 6;
+        while ((UINT32_C(1) << bits) < 2 * (uint64_t)n)
+            bits++;
+        uint32_t slots = UINT32_C(1) << bits;
+        if (slots > d->cap_moving) {
+            struct ks_step_moving *p = realloc(d->moving, (size_t)slots * sizeof *p);
             if (!p)
                 return KS_TIERS;
             d->moving = p;
-            d->cap_moving = n;
+            d->cap_moving = slots;
         }
+        memset(d->moving, 0xff, (size_t)slots * sizeof *d->moving); // every slot's id KS_NONE: empty
+        d->moving_mask = slots - 1;
+        d->moving_shift = 32 - bits;
         for (uint32_t i = 0; i < plan->n; i++) {
             const struct ks_batch *b = plan->batch[i];
-            for (uint32_t j = 0; j < b->n; j++)
-                d->moving[d->n_moving++] = (struct ks_step_moving){.id = b->blocks[j], .dst = b->dst};
+            for (uint32_t j = 0; j < b->n; j++) {
+                uint32_t h = moving_slot(d->moving, d->moving_mask, d->moving_shift, b->blocks[j]);
+                d->moving[h] = (struct ks_step_moving){.id = b->blocks[j], .dst = b->dst};
+            }
         }
-        ks_sort_by_u32(d->moving, d->n_moving, sizeof *d->moving, offsetof(struct ks_step_moving, id),
-                       d->moving + d->cap_moving);
+        d->moving_built = 1;
     }
-    const struct ks_step_moving *hit = find_moving(d->moving, d->n_moving, id);
-    return hit ? hit->dst : KS_TIERS;
+    const struct ks_step_moving *e = &d->moving[moving_slot(d->moving, d->moving_mask, d->moving_shift, id)];
+    return e->id == id ? e->dst : KS_TIERS;
 }
 
 // Counts, per layer and tier, the selected blocks the kernel must read
@@ -301,7 +308,7 @@ static void count_outside(struct ks_step *d, const struct ks_plan *plan)
 {
     struct ks_cache *c = d->p.cache;
     memset(d->outside, 0, d->p.z.groups * sizeof *d->outside);
-    d->n_moving = 0;
+    d->moving_built = 0;
     enum { AHEAD = 16 }; // misses located ahead of their turn: their entries' misses overlap
     for (uint32_t i = 0; i < d->n_miss; i++) {
         if (i + AHEAD < d->n_miss)

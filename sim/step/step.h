@@ -171,8 +171,10 @@ struct ks_step {
     uint8_t *where;
     struct ks_step_miss *miss;       // this step's accesses that missed L1
     uint32_t n_miss, cap_miss;
-    struct ks_step_moving *moving;   // [2 x cap_moving]: this step's batches' blocks, by id, then the sort's scratch
-    uint32_t n_moving, cap_moving;
+    struct ks_step_moving *moving;   // [cap_moving]: a hash of this step's batches' blocks (moving_to)
+    uint32_t cap_moving, moving_mask;
+    unsigned moving_shift;
+    int moving_built;                // moving holds this step's batches
     // cache.layer_prefetch: mark[b] == stamp when the request's previous
     // layer (group) selected block b in this step
     uint32_t *mark, cap_mark, stamp;
