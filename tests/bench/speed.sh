@@ -13,9 +13,13 @@
 # timed loop), the whole process's seconds, simulated seconds, wall seconds
 # per simulated second, decode steps and block accesses per wall second, peak
 # memory (RSS, /usr/bin/time -f %M) in MB and per simulated GPU (decode GPUs:
-# nodes x gpus_per_node), and bench cache's bytes per block; with --base, a
-# third row per case: new / base for each figure. Then one JSON line per case
-# (`grep '^{'`), for a check to compare.
+# nodes x gpus_per_node), bench cache's bytes per block, and the spread of
+# the wall seconds over the repetitions ((max - min) / median); with --base,
+# a third row per case: new / base for each figure, and in the spread column
+# "apart" when the two binaries' ranges of wall seconds do not overlap,
+# "overlap" when they do (then the ratio is within the machine's noise: more
+# repetitions, or a quieter machine, may resolve it). Then one JSON line per
+# case (`grep '^{'`), for a check to compare.
 #
 # Cases (--cases, comma-separated; default all; `cache` is both cache cases):
 #   cluster     scenarios/cluster_64x8.lua, 512 GPUs, 10 s simulated;
@@ -283,11 +287,18 @@ for c in "${list[@]}"; do
             fi
         done
     done
-    for b in "${bins[@]}"; do # the repetition of median wall time (the lower one of an even count)
+    # the repetition of median wall time (the lower one of an even count),
+    # with the wall seconds' range over the repetitions and its spread:
+    # (max - min) / median
+    for b in "${bins[@]}"; do
         if [ -f "$tmp/$c.$b.failed" ]; then
             cp "$tmp/$c.$b.failed" "$tmp/$c.$b.json"
         else
-            jq -cs 'sort_by(.wall_s) | .[(length - 1) / 2 | floor]' "$tmp/$c.$b.reps" > "$tmp/$c.$b.json"
+            jq -cs '(map(.wall_s) | min) as $lo | (map(.wall_s) | max) as $hi
+                | sort_by(.wall_s) | .[(length - 1) / 2 | floor]
+                | . + {wall_min: $lo, wall_max: $hi,
+                       spread: (if .wall_s > 0 then ($hi - $lo) / .wall_s else null end)}' \
+                "$tmp/$c.$b.reps" > "$tmp/$c.$b.json"
         fi
     done
     new_json=$(cat "$tmp/$c.new.json")
@@ -299,8 +310,11 @@ for c in "${list[@]}"; do
         {speed: 1, case: $case, mode: $mode, what: $what, command: $args, reps: $reps,
          binaries: {new: $new_desc, base: (if $base == null then null else $base_desc end)},
          new: $new, base: $base,
+         apart: (if $base == null or $new.failed or $base.failed then null else
+                 $new.wall_max < $base.wall_min or $new.wall_min > $base.wall_max end),
          ratio: (if $base == null or $new.failed or $base.failed then null else
-                 ($new | with_entries(select(.key != "steps" and .key != "accesses" and .key != "gpus")
+                 ($new | with_entries(select(.key as $k
+                     | ["steps", "accesses", "gpus", "wall_min", "wall_max", "spread"] | any(. == $k) | not)
                    | .value as $v | .key as $k
                    | .value = (if $v == null or $base[$k] == null or $base[$k] <= 0 then null
                                else $v / $base[$k] end))) end)}' >> "$tmp/lines"
@@ -310,29 +324,31 @@ done
 echo
 jq -r '. as $l
     | (["base", "new"] | map(select($l[.] != null)) | map([$l.case, ., $l[.]])) +
-      (if $l.ratio then [[$l.case, "new/base", $l.ratio]] else [] end)
+      (if $l.ratio then [[$l.case, "new/base", ($l.ratio + {spread: (if $l.apart then "apart" else "overlap" end)})]]
+       else [] end)
     | .[] | [.[0], .[1]] +
       (if .[2].failed then ["failed"] else
        [.[2] | .wall_s, .process_s, .sim_s, .wall_per_sim_s, .steps_per_s, .accesses_per_s, .rss_mb,
-               .rss_mb_per_gpu, .bytes_per_block] end)
+               .rss_mb_per_gpu, .bytes_per_block,
+               (.spread | if type == "number" then "\(. * 100 | round)%" else . end)] end)
     | map(if . == null then "-" else tostring end) | @tsv' "$tmp/lines" |
 awk -F'\t' '
     function fmt(v, ratio) {
-        if (v == "-" || v == "failed") return v
+        if (v == "-" || v == "failed" || v ~ /%$/ || v ~ /^[a-z]/) return v
         if (ratio) return sprintf("%.3f", v)
         if (v + 0 >= 1e6) return sprintf("%.3gM", v / 1e6)
         if (v + 0 >= 1e4) return sprintf("%.0f", v)
         return sprintf("%.4g", v)
     }
     BEGIN {
-        printf "%-11s %-8s %9s %9s %9s %9s %9s %10s %9s %9s %8s\n", "case", "binary", "wall_s", "process_s",
-               "sim_s", "wall/sim", "steps/s", "accesses/s", "rss_MB", "MB/GPU", "B/block"
+        printf "%-11s %-8s %9s %9s %9s %9s %9s %10s %9s %9s %8s %8s\n", "case", "binary", "wall_s", "process_s",
+               "sim_s", "wall/sim", "steps/s", "accesses/s", "rss_MB", "MB/GPU", "B/block", "spread"
     }
     {
         ratio = $2 == "new/base"
         printf "%-11s %-8s", $1, $2
         if ($3 == "failed") { printf " failed\n"; next }
-        for (i = 3; i <= 11; i++) printf(" %" (i == 8 ? 10 : i == 11 ? 8 : 9) "s", fmt($i, ratio))
+        for (i = 3; i <= 12; i++) printf(" %" (i == 8 ? 10 : i >= 11 ? 8 : 9) "s", fmt($i, ratio))
         printf "\n"
     }'
 echo

@@ -2,7 +2,8 @@
 # tests/bench/speed_check.sh KVSTRATA: `tests/bench/speed.sh --quick` on the
 # dense case and bench cache, one repetition, KVSTRATA as both binaries (no
 # build), prints its table (a row per case and binary, and new/base) and one
-# JSON line per case, every figure positive; the same simulation twice
+# JSON line per case, every figure positive, one repetition's range its
+# figure and its spread 0; the same simulation twice
 # simulates the same seconds (ratio 1) and bench cache the same bytes per block.
 set -euo pipefail
 ks=$1
@@ -13,14 +14,17 @@ fail() { echo "speed_check: $*" >&2; cat "$dir/out" >&2 2> /dev/null || true; ex
 
 "$here/speed.sh" --quick --reps 1 --cases dense,cache --new "$ks" --base-bin "$ks" > "$dir/out" 2> "$dir/err" ||
     { cat "$dir/err" >&2; fail "speed.sh failed"; }
-grep -Eq '^case +binary +wall_s +process_s +sim_s +wall/sim +steps/s +accesses/s +rss_MB +MB/GPU +B/block$' \
+grep -Eq '^case +binary +wall_s +process_s +sim_s +wall/sim +steps/s +accesses/s +rss_MB +MB/GPU +B/block +spread$' \
     "$dir/out" || fail "no table header"
 
-# table rows: CASE BINARY and 9 figures, "-" only where a figure does not apply
+# table rows: CASE BINARY, 9 figures ("-" only where a figure does not
+# apply) and the spread: a percentage (0% of one repetition) for a binary,
+# apart or overlap for new/base (one repetition each: apart unless equal)
 awk -v want="dense cache_heat cache_lru" '
     $2 == "base" || $2 == "new" || $2 == "new/base" {
-        if (NF != 11) { print "row with " NF " fields: " $0; bad = 1; next }
+        if (NF != 12) { print "row with " NF " fields: " $0; bad = 1; next }
         rows[$1 " " $2] = 1
+        if ($2 == "new/base" ? $12 !~ /^(apart|overlap)$/ : $12 != "0%") { print "bad spread in: " $0; bad = 1 }
         for (i = 3; i <= 11; i++) {
             dash = $1 == "dense" ? i == 11 : (i == 5 || i == 6 || i == 10)
             v = $i
@@ -44,7 +48,9 @@ jq -e -s '
     (map(.case) == ["dense", "cache_heat", "cache_lru"]) and all(.[];
         .mode == "quick" and .reps == 1 and
         all(.new, .base; (.wall_s | pos) and (.process_s | pos) and (.steps_per_s | pos)
-                         and (.accesses_per_s | pos) and (.rss_mb | pos)) and
+                         and (.accesses_per_s | pos) and (.rss_mb | pos)
+                         and .wall_min == .wall_s and .wall_max == .wall_s and .spread == 0) and
+        (.apart | type == "boolean") and
         all(.ratio | .[]; . == null or pos) and
         (if .case == "dense" then
             (.new.sim_s | pos) and (.new.wall_per_sim_s | pos) and (.new.rss_mb_per_gpu | pos) and .new.gpus == 1
