@@ -17,15 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dsa_draw.h"
+#include "rng.h"
 #include "status.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
-#define QBITS 12
-#define QN (1u << QBITS)
-#define GOLDEN 0x9e3779b97f4a7c15ULL
+#define QN (1u << KS_DSA_QBITS)
+#define GOLDEN KS_DSA_GOLDEN
 
 struct ks_dsa {
     struct ks_dsa_params p;
@@ -53,27 +54,15 @@ struct ks_dsa_req {
     int wlive;               // 0: no layer drew yet
 };
 
-static uint64_t mix(uint64_t x) // splitmix64's finaliser
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-// Key of one stream of draws; a unit's draw is mix(key + unit * GOLDEN).
+// Key of one stream of draws; a unit's draw is ks_rng_mix(key + unit * GOLDEN)
+// (dsa_draw.h).
 enum { TAG_IMPORTANCE = 1, TAG_STEP, TAG_RESTART, TAG_JOIN };
 static uint64_t key(const struct ks_dsa_req *r, int tag, uint32_t layer, uint32_t step)
 {
-    uint64_t k = mix(r->d->p.seed ^ mix(r->id + GOLDEN));
-    return mix(k ^ mix(((uint64_t)tag << 60) ^ ((uint64_t)layer << 32) ^ step));
+    uint64_t k = ks_rng_mix(r->d->p.seed ^ ks_rng_mix(r->id + GOLDEN));
+    return ks_rng_mix(k ^ ks_rng_mix(((uint64_t)tag << 60) ^ ((uint64_t)layer << 32) ^ step));
 }
 
-static inline float normal_of(const struct ks_dsa *d, uint64_t h)
-{
-    return d->normal[h >> (64 - QBITS)];
-}
 
 // Inverse of the standard normal CDF by bisection (built once per model).
 static double probit(double p)
@@ -344,19 +333,12 @@ static struct lean lean_of(const struct ks_dsa_req *r, uint32_t layer, uint32_t 
     return (struct lean){(float)a, (float)sqrt(1 - a * a), r->wn};
 }
 
-// Unit i's fresh normal from the stream of key k.
-static inline float fresh(const struct ks_dsa_req *r, struct lean x, uint64_t k, uint32_t i)
-{
-    float e = normal_of(r->d, mix(k + i * GOLDEN));
-    return i < x.m ? x.a * r->w[i] + x.c * e : e;
-}
-
-// Brings the layer's noise to `step` over units [0, n). A layer that draws
-// every unit it has (a restart or a new step) leaves its draws in r->w for
-// the layers above (lambda > 0); w_i is read before it is overwritten, unit
-// by unit. Where it draws unit i < n it also writes its score, s_i = g_i +
-// sigma z_i; *scored says whether every unit below n got one (else the
-// caller scores them all).
+// Brings the layer's noise to `step` over units [0, n) (the per-unit pass
+// is dsa_draw.c's). A layer that draws every unit it has (a restart or a
+// new step) leaves its draws in r->w for the layers above (lambda > 0); w_i
+// is read before it is overwritten, unit by unit. Where it draws unit i < n
+// it also writes its score, s_i = g_i + sigma z_i; *scored says whether
+// every unit below n got one (else the caller scores them all).
 // NOTE: the scores were a pass of their own over z after this one; fused,
 // the drawing thread's samples on one 32K request of hisparse_missrate.lua
 // fell 3% (perf, 3 runs each, 2026-12-05), and that thread's draws are the
@@ -364,7 +346,6 @@ static inline float fresh(const struct ks_dsa_req *r, struct lean x, uint64_t k,
 static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t n, float rho, float sigma,
                    float *s, int *scored)
 {
-    const float *g = r->g;
     *scored = 0;
     const struct ks_dsa *d = r->d;
     struct layer_state *L = &r->lay[layer];
@@ -374,15 +355,11 @@ static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t
     if (keep && reserve(&r->w, &r->wcap, L->live && L->n > n ? L->n : n) != 0)
         return KS_ENOMEM;
     struct lean x = lean_of(r, layer, step);
+    struct ks_dsa_draw p = {.table = d->normal, .a = x.a, .c = x.c, .m = x.m, .lower = r->w, .stationary = 1,
+                            .z = L->z, .g = r->g, .sigma = sigma, .s = s, .keep = keep ? r->w : NULL};
     if (!L->live || step < L->step) { // first use or a step back: stationary noise
-        uint64_t k = key(r, TAG_RESTART, layer, step);
-        for (uint32_t i = 0; i < n; i++) {
-            float w = fresh(r, x, k, i);
-            L->z[i] = w;
-            s[i] = g[i] + sigma * w;
-            if (keep)
-                r->w[i] = w;
-        }
+        p.key = key(r, TAG_RESTART, layer, step);
+        ks_dsa_draw(&p, 0, n);
         L->n = n;
         L->step = step;
         L->live = 1;
@@ -391,38 +368,23 @@ static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t
         if (step > L->step) {
             // z(t) = a z(t-d) + c w with a = rho^d, c = sqrt(1 - rho^2d): one step exactly, a gap in law
             double a = pow(rho, (double)(step - L->step));
-            float fa = (float)a, fc = (float)sqrt(1 - a * a);
-            uint64_t k = key(r, TAG_STEP, layer, step);
+            struct ks_dsa_draw q = p;
+            q.key = key(r, TAG_STEP, layer, step);
+            q.stationary = 0;
+            q.fa = (float)a;
+            q.fc = (float)sqrt(1 - a * a);
             uint32_t m = L->n < n ? L->n : n; // units scored here; the rest below L->n only drawn
-            for (uint32_t i = 0; i < m; i++) {
-                float w = fresh(r, x, k, i);
-                float z = fa * L->z[i] + fc * w;
-                L->z[i] = z;
-                s[i] = g[i] + sigma * z;
-                if (keep)
-                    r->w[i] = w;
-            }
-            for (uint32_t i = m; i < L->n; i++) {
-                float w = fresh(r, x, k, i);
-                L->z[i] = fa * L->z[i] + fc * w;
-                if (keep)
-                    r->w[i] = w;
-            }
+            ks_dsa_draw(&q, 0, m);
+            q.s = NULL;
+            ks_dsa_draw(&q, m, L->n);
             L->step = step;
             *scored = 1; // with the units that join below
         }
         if (n > L->n) { // units that joined the context: stationary noise of their own
-            uint64_t k = key(r, TAG_JOIN, layer, 0);
-            for (uint32_t i = L->n; i < n; i++) {
-                float w = fresh(r, x, k, i);
-                L->z[i] = w;
-                s[i] = g[i] + sigma * w;
-                if (keep)
-                    r->w[i] = w;
-            }
-        }
-        if (n > L->n)
+            p.key = key(r, TAG_JOIN, layer, 0);
+            ks_dsa_draw(&p, L->n, n);
             L->n = n;
+        }
     }
     if (keep) {
         r->wn = L->n;
@@ -497,7 +459,7 @@ int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t 
     if (n > r->gn) {
         uint64_t kg = key(r, TAG_IMPORTANCE, 0, 0);
         for (uint32_t i = r->gn; i < n; i++) // Exp(1) from 53 bits: -ln(1 - u), finite
-            r->g[i] = (float)-log1p(-(double)(mix(kg + i * GOLDEN) >> 11) * 0x1.0p-53);
+            r->g[i] = (float)-log1p(-(double)(ks_rng_mix(kg + i * GOLDEN) >> 11) * 0x1.0p-53);
         r->gn = n;
     }
     struct ks_dsa_layer p = ks_dsa_layer_of(d, layer);
