@@ -246,27 +246,27 @@ static int note_misses(struct ks_step *d, uint32_t req, uint32_t layer, uint32_t
     return KS_OK;
 }
 
-// The slot of block id in the step's table of moving blocks (mask + 1 slots,
-// a power of two): where it is, or the empty slot where it would go (linear
-// probing from a multiplicative hash's top bits).
-static uint32_t moving_slot(const struct ks_step_moving *t, uint32_t mask, unsigned shift, uint32_t id)
+// The slot of block id in the step's table of moving blocks (2^bits slots):
+// where it is, or the empty slot where it would go (linear probing from a
+// multiplicative hash's top bits).
+static uint32_t moving_slot(const struct ks_step_moving *t, unsigned bits, uint32_t id)
 {
-    uint32_t h = (id * UINT32_C(0x9e3779b1)) >> shift;
+    uint32_t mask = (UINT32_C(1) << bits) - 1, h = (id * UINT32_C(0x9e3779b1)) >> (32 - bits);
     while (t[h].id != id && t[h].id != KS_NONE)
         h = (h + 1) & mask;
     return h;
 }
 
-// Where the plan's batches take block id (KS_TIERS: in none of them). The
-// table of their blocks, at most half full, is built on the first call of a
-// step; should a block be in two batches, the later one's destination is
-// kept.
+// Where the plan's batches take block id into *dst (KS_TIERS: in none of
+// them); KS_OK, or KS_ENOMEM when the table cannot grow. The table of their
+// blocks, at most half full, is built on the first call of a step; should a
+// block be in two batches, the later one's destination is kept.
 // NOTE: a hash, not a sorted array: the misses arrive in no order of id, so
 // a binary search's probes were a chain of dependent loads, after a sort of
 // every moving block (radix passes); one 32K request of
 // hisparse_missrate.lua, 256 steps: 9.50 -> 9.00 wall s (speed.sh's hs_one,
 // median of 5, 2026-12-05), its datasets identical.
-static unsigned moving_to(struct ks_step *d, const struct ks_plan *plan, uint32_t id)
+static int moving_to(struct ks_step *d, const struct ks_plan *plan, uint32_t id, unsigned *dst)
 {
     if (!d->moving_built) {
         uint32_t n = 0;
@@ -279,24 +279,24 @@ static unsigned moving_to(struct ks_step *d, const struct ks_plan *plan, uint32_
         if (slots > d->cap_moving) {
             struct ks_step_moving *p = realloc(d->moving, (size_t)slots * sizeof *p);
             if (!p)
-                return KS_TIERS;
+                return KS_ENOMEM;
             d->moving = p;
             d->cap_moving = slots;
         }
         memset(d->moving, 0xff, (size_t)slots * sizeof *d->moving); // every slot's id KS_NONE: empty
-        d->moving_mask = slots - 1;
-        d->moving_shift = 32 - bits;
+        d->moving_bits = bits;
         for (uint32_t i = 0; i < plan->n; i++) {
             const struct ks_batch *b = plan->batch[i];
             for (uint32_t j = 0; j < b->n; j++) {
-                uint32_t h = moving_slot(d->moving, d->moving_mask, d->moving_shift, b->blocks[j]);
+                uint32_t h = moving_slot(d->moving, bits, b->blocks[j]);
                 d->moving[h] = (struct ks_step_moving){.id = b->blocks[j], .dst = b->dst};
             }
         }
         d->moving_built = 1;
     }
-    const struct ks_step_moving *e = &d->moving[moving_slot(d->moving, d->moving_mask, d->moving_shift, id)];
-    return e->id == id ? e->dst : KS_TIERS;
+    const struct ks_step_moving *e = &d->moving[moving_slot(d->moving, d->moving_bits, id)];
+    *dst = e->id == id ? e->dst : KS_TIERS;
+    return KS_OK;
 }
 
 // Counts, per layer and tier, the selected blocks the kernel must read
@@ -304,7 +304,8 @@ static unsigned moving_to(struct ks_step *d, const struct ks_plan *plan, uint32_
 // L2 or L3 once the step's batches are planned), and blocks that a batch
 // takes elsewhere than L1, read where it lands. The runtime reads each into
 // a scratch page before its layer's kernel; the simulator charges the copy.
-static void count_outside(struct ks_step *d, const struct ks_plan *plan)
+// KS_OK or KS_ENOMEM.
+static int count_outside(struct ks_step *d, const struct ks_plan *plan)
 {
     struct ks_cache *c = d->p.cache;
     memset(d->outside, 0, d->p.z.groups * sizeof *d->outside);
@@ -319,7 +320,11 @@ static void count_outside(struct ks_step *d, const struct ks_plan *plan)
             continue;
         unsigned tier = loc.tier;
         if (loc.state != KS_BLK_RESIDENT) {
-            unsigned dst = moving_to(d, plan, loc.id);
+            unsigned dst;
+            if (moving_to(d, plan, loc.id, &dst) != KS_OK) {
+                d->n_miss = 0;
+                return KS_ENOMEM;
+            }
             if (dst < KS_TIERS)
                 tier = dst;
         }
@@ -327,6 +332,7 @@ static void count_outside(struct ks_step *d, const struct ks_plan *plan)
             d->outside[x->layer][tier]++;
     }
     d->n_miss = 0;
+    return KS_OK;
 }
 
 // Bytes one GPU writes for the iteration's prefill chunks: their KV and
@@ -804,8 +810,8 @@ static int decode(struct ks_step *d, char *err, size_t len)
         return failed(err, len, "backing up new KV", st);
     if (sh && !timed)
         ks_follow_outside(&d->fo, sh, scale, d->p.z.groups, d->outside);
-    else if (!sh)
-        count_outside(d, &plan);
+    else if (!sh && (st = count_outside(d, &plan)) != KS_OK)
+        return failed(err, len, "counting the reads outside L1", st);
     // host work while the copies run: scheduling the batch, and rebuilding
     // the resident-block pointer table when L1's mapping changed
     int rebuild = l1_changed(c, &d->l1_version) || (sh && sh->promotes);

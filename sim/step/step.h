@@ -172,8 +172,8 @@ struct ks_step {
     struct ks_step_miss *miss;       // this step's accesses that missed L1
     uint32_t n_miss, cap_miss;
     struct ks_step_moving *moving;   // [cap_moving]: a hash of this step's batches' blocks (moving_to)
-    uint32_t cap_moving, moving_mask;
-    unsigned moving_shift;
+    uint32_t cap_moving;
+    unsigned moving_bits;            // moving has 2^moving_bits slots
     int moving_built;                // moving holds this step's batches
     // cache.layer_prefetch: mark[b] == stamp when the request's previous
     // layer (group) selected block b in this step
