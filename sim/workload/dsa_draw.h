@@ -14,10 +14,10 @@
 // read the layer below's): unit i's lower_i is read before keep_i is
 // written.
 //
-// Two forms give the same bits: a scalar one, and one that hashes eight
-// units at a time with AVX-512 (64-bit lanes multiplied with AVX-512DQ,
-// the table read by a gather) where the CPU has it. ks_dsa_draw takes the
-// wide form when it can; the test compares the two.
+// Three forms give the same bits: a scalar one, one that hashes eight units
+// at a time with AVX-512 (64-bit lanes multiplied with AVX-512DQ, the table
+// read by a gather) and one that hashes four at a time with AVX2.
+// ks_dsa_draw takes the widest this CPU has; the test compares them.
 #ifndef KS_DSA_DRAW_H
 #define KS_DSA_DRAW_H
 
@@ -41,12 +41,13 @@ struct ks_dsa_draw {
     float *keep;        // [hi] the draws w, or NULL
 };
 
-// The pass over [lo, hi), the wide form where this CPU has it.
+// The pass over [lo, hi), in the widest form this CPU has.
 void ks_dsa_draw(const struct ks_dsa_draw *p, uint32_t lo, uint32_t hi);
 // The scalar form.
 void ks_dsa_draw_scalar(const struct ks_dsa_draw *p, uint32_t lo, uint32_t hi);
-// The wide form: KS_OK, or KS_EINVAL with nothing done where this CPU (or
-// build) has no AVX-512F and AVX-512DQ.
-int ks_dsa_draw_wide(const struct ks_dsa_draw *p, uint32_t lo, uint32_t hi);
+// The wide forms: KS_OK, or KS_EINVAL with nothing done where this CPU (or
+// build) lacks AVX-512F and AVX-512DQ, or AVX2.
+int ks_dsa_draw_avx512(const struct ks_dsa_draw *p, uint32_t lo, uint32_t hi);
+int ks_dsa_draw_avx2(const struct ks_dsa_draw *p, uint32_t lo, uint32_t hi);
 
 #endif

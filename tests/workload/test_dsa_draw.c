@@ -1,9 +1,10 @@
 // test_dsa_draw.c - the DSA model's per-unit noise pass (sim/workload/dsa_draw.h):
-// the scalar form against the formula written out, and the AVX-512 form
-// against the scalar one, bit for bit, over every combination of the pass's
-// options, ranges that start and end off the 16-unit blocks, and leans that
-// end inside, before and after the range. Exits with KS_TEST_SKIP_CODE
-// (skipped) where the CPU has no AVX-512F and AVX-512DQ, after the scalar check.
+// the scalar form against the formula written out, and each wide form (AVX-512,
+// AVX2) against the scalar one, bit for bit, over every combination of the
+// pass's options, ranges that start and end off the 8- and 16-unit blocks, and
+// leans that end inside, before and after the range. A form this CPU lacks is
+// skipped; with neither, the test exits with KS_TEST_SKIP_CODE (skipped) after
+// the scalar check.
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,15 +88,14 @@ static void scalar_is_the_formula(void **state)
     }
 }
 
-// The wide form writes the scalar form's bits, and nothing outside the range.
-static void wide_is_the_scalar(void **state)
+// The wide forms write the scalar form's bits, and nothing outside the range.
+static void wide_form(int (*form)(const struct ks_dsa_draw *, uint32_t, uint32_t), const char *name)
 {
-    (void)state;
     struct ks_rng rng;
     ks_rng_seed(&rng, 5);
     fill(&rng, table, QN);
     fill(&rng, g, N);
-    static const uint32_t los[] = {0, 1, 7, 16, 33}, his[] = {0, 15, 16, 17, 64, 131, 299, 300};
+    static const uint32_t los[] = {0, 1, 7, 8, 16, 33}, his[] = {0, 7, 15, 16, 17, 64, 131, 299, 300};
     static const uint32_t ms[] = {0, 1, 20, 48, 49, 140, 300};
     static struct arrays x, y;
     size_t cases = 0;
@@ -110,27 +110,42 @@ static void wide_is_the_scalar(void **state)
                     uint64_t key = ks_rng_next(&rng);
                     struct ks_dsa_draw p = pass_of(&x, o, key, ms[c]), q = pass_of(&y, o, key, ms[c]);
                     ks_dsa_draw_scalar(&p, lo, hi);
-                    int st = ks_dsa_draw_wide(&q, lo, hi);
+                    int st = form(&q, lo, hi);
                     if (st == KS_EINVAL) {
-                        printf("# no AVX-512F and AVX-512DQ here: the wide form is not checked\n");
+                        printf("# no %s here: that form is not checked\n", name);
                         skip();
                     }
                     assert_int_equal(st, KS_OK);
                     if (memcmp(&x, &y, sizeof x) != 0)
-                        fail_msg("options %d, units [%u, %u), lean below %u: the forms differ", opt, lo, hi, ms[c]);
+                        fail_msg("%s, options %d, units [%u, %u), lean below %u: not the scalar form's bits", name,
+                                 opt, lo, hi, ms[c]);
                     cases++;
                 }
     }
-    printf("# %zu ranges and options: the wide form's bits are the scalar form's\n", cases);
+    printf("# %s: %zu ranges and options, the scalar form's bits\n", name, cases);
+}
+
+static void avx512_is_the_scalar(void **state)
+{
+    (void)state;
+    wide_form(ks_dsa_draw_avx512, "AVX-512F and AVX-512DQ");
+}
+
+static void avx2_is_the_scalar(void **state)
+{
+    (void)state;
+    wide_form(ks_dsa_draw_avx2, "AVX2");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scalar_is_the_formula),
-        cmocka_unit_test(wide_is_the_scalar),
+        cmocka_unit_test(avx512_is_the_scalar),
+        cmocka_unit_test(avx2_is_the_scalar),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     struct ks_dsa_draw none = {0};
-    return failed || ks_dsa_draw_wide(&none, 0, 0) == KS_OK ? failed : KS_TEST_SKIP_CODE;
+    int wide = ks_dsa_draw_avx512(&none, 0, 0) == KS_OK || ks_dsa_draw_avx2(&none, 0, 0) == KS_OK;
+    return failed || wide ? failed : KS_TEST_SKIP_CODE;
 }

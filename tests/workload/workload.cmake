@@ -28,8 +28,8 @@ target_compile_definitions(workload_accessmodel_ref PRIVATE KS_SOURCE_DIR="${PRO
 # full model has them), the layer mapping by relative depth, the cost of a selection
 ks_add_test(workload.dsa test_dsa.c)
 target_link_libraries(workload_dsa PRIVATE ks_workload)
-# its per-unit noise pass: the scalar form is the formula; the AVX-512 form gives its bits over
-# every option, ranges off the 16-unit blocks and leans ending anywhere (skipped without AVX-512DQ)
+# its per-unit noise pass: the scalar form is the formula; the AVX-512 and AVX2 forms give its bits
+# over every option, ranges off their blocks and leans ending anywhere (a form the CPU lacks skips)
 ks_add_test(workload.dsa_draw test_dsa_draw.c)
 target_link_libraries(workload_dsa_draw PRIVATE ks_workload)
 target_compile_definitions(workload_dsa_draw PRIVATE KS_TEST_SKIP_CODE=${KS_TEST_SKIP})
