@@ -17,13 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsa_draw.h"
+#include "dsa_pass.h"
 #include "rng.h"
 #include "status.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #define QN (1u << KS_DSA_QBITS)
 #define GOLDEN KS_DSA_GOLDEN
@@ -55,7 +52,7 @@ struct ks_dsa_req {
 };
 
 // Key of one stream of draws; a unit's draw is ks_rng_mix(key + unit * GOLDEN)
-// (dsa_draw.h).
+// (dsa_pass.h).
 enum { TAG_IMPORTANCE = 1, TAG_STEP, TAG_RESTART, TAG_JOIN };
 static uint64_t key(const struct ks_dsa_req *r, int tag, uint32_t layer, uint32_t step)
 {
@@ -303,11 +300,7 @@ float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want, ui
         uint64_t keep = ((uint64_t)want * SAMPLE * 3 / 2 + n - 1) / n + SAMPLE / 100; // sampled scores kept
         if (keep < SAMPLE) {
             float low = rank_of(tmp, tmp, SAMPLE, (uint32_t)(SAMPLE - keep), NULL);
-            uint32_t c = 0;
-            for (uint32_t i = 0; i < n; i++) { // no branch: scores at or above the bound, in order
-                tmp[c] = s[i];
-                c += s[i] >= low;
-            }
+            uint32_t c = ks_dsa_at_least(ks_dsa_isa_best(), tmp, s, n, low);
             if (c >= want)
                 return rank_of(tmp, tmp, c, c - want, above);
         }
@@ -334,15 +327,14 @@ static struct lean lean_of(const struct ks_dsa_req *r, uint32_t layer, uint32_t 
 }
 
 // Brings the layer's noise to `step` over units [0, n) (the per-unit pass
-// is dsa_draw.c's). A layer that draws every unit it has (a restart or a
+// is dsa_pass.c's). A layer that draws every unit it has (a restart or a
 // new step) leaves its draws in r->w for the layers above (lambda > 0); w_i
 // is read before it is overwritten, unit by unit. Where it draws unit i < n
 // it also writes its score, s_i = g_i + sigma z_i; *scored says whether
 // every unit below n got one (else the caller scores them all).
 // NOTE: the scores were a pass of their own over z after this one; fused,
 // the drawing thread's samples on one 32K request of hisparse_missrate.lua
-// fell 3% (perf, 3 runs each, 2026-12-05), and that thread's draws are the
-// run's critical path (ks_step_decode waits for them every step).
+// fell 3% (perf, 3 runs each, 2026-12-05).
 static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t n, float rho, float sigma,
                    float *s, int *scored)
 {
@@ -355,11 +347,12 @@ static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t
     if (keep && reserve(&r->w, &r->wcap, L->live && L->n > n ? L->n : n) != 0)
         return KS_ENOMEM;
     struct lean x = lean_of(r, layer, step);
+    const enum ks_dsa_isa isa = ks_dsa_isa_best();
     struct ks_dsa_draw p = {.table = d->normal, .a = x.a, .c = x.c, .m = x.m, .lower = r->w, .stationary = 1,
                             .z = L->z, .g = r->g, .sigma = sigma, .s = s, .keep = keep ? r->w : NULL};
     if (!L->live || step < L->step) { // first use or a step back: stationary noise
         p.key = key(r, TAG_RESTART, layer, step);
-        ks_dsa_draw(&p, 0, n);
+        ks_dsa_draw(isa, &p, 0, n);
         L->n = n;
         L->step = step;
         L->live = 1;
@@ -374,15 +367,15 @@ static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t
             q.fa = (float)a;
             q.fc = (float)sqrt(1 - a * a);
             uint32_t m = L->n < n ? L->n : n; // units scored here; the rest below L->n only drawn
-            ks_dsa_draw(&q, 0, m);
+            ks_dsa_draw(isa, &q, 0, m);
             q.s = NULL;
-            ks_dsa_draw(&q, m, L->n);
+            ks_dsa_draw(isa, &q, m, L->n);
             L->step = step;
             *scored = 1; // with the units that join below
         }
         if (n > L->n) { // units that joined the context: stationary noise of their own
             p.key = key(r, TAG_JOIN, layer, 0);
-            ks_dsa_draw(&p, L->n, n);
+            ks_dsa_draw(isa, &p, L->n, n);
             L->n = n;
         }
     }
@@ -393,55 +386,6 @@ static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t
         r->wlive = 1;
     }
     return KS_OK;
-}
-
-// Appends to out[0 .. m) the units of [from, to) above thr and, while *ties
-// lasts, those at it, in order, until want are there; returns the new count.
-// No branch but for a tie (scores are random floats: ties are rare, and a
-// branch taken for about one unit in sixteen mispredicts often).
-static uint32_t take_units(const float *s, uint32_t from, uint32_t to, float thr, uint32_t *ties, uint32_t want,
-                           uint32_t *out, uint32_t m)
-{
-    for (uint32_t i = from; i < to && m < want; i++) {
-        float v = s[i];
-        uint32_t take = v > thr;
-        if (__builtin_expect(v == thr, 0) && *ties > 0) {
-            --*ties;
-            take = 1;
-        }
-        out[m] = i; // m < want: within out, kept only when taken
-        m += take;
-    }
-    return m;
-}
-
-uint32_t ks_dsa_take(const float *s, uint32_t n, float thr, uint32_t ties, uint32_t want, uint32_t *out)
-{
-    uint32_t m = 0, i = 0;
-#ifdef __SSE2__
-    // NOTE: 16 units at a time, their comparisons as bit masks: about one
-    // unit in sixteen is kept (top-2048 of 32K), so most blocks cost four
-    // compares; a block holding a unit at the threshold goes unit by unit.
-    // Unit by unit throughout, ks_dsa_select (2048 of 32K units, 78 layers
-    // x 32 steps) took 1.09 times as long (8 alternating runs, medians,
-    // 2026-12-05).
-    const __m128 t4 = _mm_set1_ps(thr);
-    for (; i + 16 <= n && m < want; i += 16) {
-        unsigned gt = 0, eq = 0;
-        for (unsigned q = 0; q < 4; q++) {
-            __m128 v = _mm_loadu_ps(s + i + 4 * q);
-            gt |= (unsigned)_mm_movemask_ps(_mm_cmpgt_ps(v, t4)) << (4 * q);
-            eq |= (unsigned)_mm_movemask_ps(_mm_cmpeq_ps(v, t4)) << (4 * q);
-        }
-        if (__builtin_expect(eq != 0, 0)) {
-            m = take_units(s, i, i + 16, thr, &ties, want, out, m);
-            continue;
-        }
-        for (; gt && m < want; gt &= gt - 1)
-            out[m++] = i + (unsigned)__builtin_ctz(gt);
-    }
-#endif
-    return take_units(s, i, n, thr, &ties, want, out, m);
 }
 
 int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t n, uint32_t *out, float *mass,
@@ -481,7 +425,7 @@ int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t 
         thr = ks_dsa_top_value(r->tmp, s, n, want, &above);
         ties = want - above;
     }
-    uint32_t m = ks_dsa_take(s, n, thr, ties, want, out);
+    uint32_t m = ks_dsa_take(ks_dsa_isa_best(), s, n, thr, ties, want, out);
     float top = -INFINITY;
     for (uint32_t i = 0; i < m; i++)
         top = s[out[i]] > top ? s[out[i]] : top;

@@ -136,10 +136,5 @@ int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t 
 // *above (unless NULL): how many scores are strictly larger.
 float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want, uint32_t *above);
 
-// What a selection keeps of s[0 .. n) given its threshold: every unit above
-// thr and the first `ties` units at it, in ascending order, until want are
-// kept, into out (want entries); returns how many. (NaN is neither above nor
-// at any threshold.)
-uint32_t ks_dsa_take(const float *s, uint32_t n, float thr, uint32_t ties, uint32_t want, uint32_t *out);
 
 #endif

@@ -375,50 +375,6 @@ static void threshold_is_the_kth_largest(void **state)
     free(ref);
 }
 
-// What a selection keeps once its threshold is known (ks_dsa_take): every
-// unit above it and the first `ties` at it, in order, until want are kept;
-// against that rule written unit by unit, on scores with many ties (16
-// values) and some NaNs, lengths around the 16-unit blocks, every
-// threshold, tie allowance and want.
-static void take_keeps_above_and_first_ties(void **state)
-{
-    (void)state;
-    enum { N = 4099 };
-    static float s[N];
-    static uint32_t got[N], ref[N];
-    uint64_t x = 2463534242u;
-    for (uint32_t i = 0; i < N; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        s[i] = i % 101 == 50 ? NAN : (float)(x % 16);
-    }
-    const uint32_t lens[] = {0, 1, 15, 16, 17, 31, 33, 100, 1000, N};
-    int checked = 0;
-    for (unsigned li = 0; li < sizeof lens / sizeof *lens; li++) {
-        uint32_t n = lens[li];
-        for (int t = -1; t <= 16; t++) {
-            float thr = t < 0 ? -INFINITY : (float)t;
-            const uint32_t tie_counts[] = {0, 1, 5, n};
-            for (unsigned ti = 0; ti < 4; ti++) {
-                const uint32_t wants[] = {1, 7, n / 3 + 1, n + 1};
-                for (unsigned wi = 0; wi < 4; wi++) {
-                    uint32_t want = wants[wi], ties = tie_counts[ti], m = 0;
-                    for (uint32_t i = 0; i < n && m < want; i++) {
-                        int take = s[i] > thr || (s[i] == thr && ties > 0 && ties--);
-                        if (take)
-                            ref[m++] = i;
-                    }
-                    uint32_t k = ks_dsa_take(s, n, thr, tie_counts[ti], want, got);
-                    if (k != m || memcmp(got, ref, m * sizeof *ref) != 0)
-                        fail_msg("n %u, threshold %g, ties %u, want %u: %u kept, the rule's %u", n, thr,
-                                 tie_counts[ti], want, k, m);
-                    checked++;
-                }
-            }
-        }
-    }
-    print_message("%d cases as the rule\n", checked);
-}
-
 // A 61-layer profile read by a 78-layer model (GLM-5.1) by relative depth.
 static void layers_map_by_relative_depth(void **state)
 {
@@ -511,7 +467,6 @@ int main(void)
         cmocka_unit_test(cross_keeps_each_layer_law),
         cmocka_unit_test(cross_over_layers_skipped),
         cmocka_unit_test(threshold_is_the_kth_largest),
-        cmocka_unit_test(take_keeps_above_and_first_ties),
         cmocka_unit_test(layers_map_by_relative_depth),
         cmocka_unit_test(memory_per_request),
         cmocka_unit_test(selection_cost),

@@ -28,11 +28,13 @@ target_compile_definitions(workload_accessmodel_ref PRIVATE KS_SOURCE_DIR="${PRO
 # full model has them), the layer mapping by relative depth, the cost of a selection
 ks_add_test(workload.dsa test_dsa.c)
 target_link_libraries(workload_dsa PRIVATE ks_workload)
-# its per-unit noise pass: the scalar form is the formula; the AVX-512 and AVX2 forms give its bits
-# over every option, ranges off their blocks and leans ending anywhere (a form the CPU lacks skips)
-ks_add_test(workload.dsa_draw test_dsa_draw.c)
-target_link_libraries(workload_dsa_draw PRIVATE ks_workload)
-target_compile_definitions(workload_dsa_draw PRIVATE KS_TEST_SKIP_CODE=${KS_TEST_SKIP})
+# its passes over a layer's units: the draw's plain form is the formula, its AVX2 and AVX-512
+# forms give its bits over every option, ranges off their blocks and leans ending anywhere; the
+# bound's and the threshold's forms keep what the rule keeps, on values with ties and NaNs (a form
+# the CPU lacks skips)
+ks_add_test(workload.dsa_pass test_dsa_pass.c)
+target_link_libraries(workload_dsa_pass PRIVATE ks_workload)
+target_compile_definitions(workload_dsa_pass PRIVATE KS_TEST_SKIP_CODE=${KS_TEST_SKIP})
 # a dsa trace (selrecord.c) holds, record for record, the selection module's
 # dsa selections, and its replay returns them again (1- and 16-token blocks)
 # retrieval: the top-k alone (and the partial block), topk with sink and window; mixed: the window
