@@ -227,27 +227,22 @@ static float rank_value(float *a, uint32_t n, uint32_t m)
 // (a larger value never falls in a lower bucket, so every value of a higher
 // bucket is strictly larger), the bucket holding rank m is kept and spread
 // again, until few values are left or all are equal; Wirth's selection
-// then finishes. Each round is a pass that counts and a pass that gathers,
-// with no data-dependent branch: on decode steps' scores about five times
+// then finishes. Each round is a pass that finds the range, one that counts
+// and one that gathers (dsa_pass.c's, in the widest form the CPU has), with
+// no data-dependent branch: on decode steps' scores about five times
 // faster than selection alone (perf, glm_hisparse.lua at 4K tokens, its
 // first 20 simulated s: 16.2K samples in rank_value, 3.3K here, 2026-12-05).
 enum { BUCKETS = 2048, FEW = 256, ROUNDS = 8 };
 _Static_assert(BUCKETS <= 4096, "the counts live on the stack");
-// x in [0, BUCKETS - 1] (x >= 0); a compare, where fminf is a call.
-static inline float clamp_bucket(float x)
-{
-    return x < (float)(BUCKETS - 1) ? x : (float)(BUCKETS - 1);
-}
 
 static float rank_of(float *tmp, const float *src, uint32_t n, uint32_t m, uint32_t *above)
 {
+    const enum ks_dsa_isa isa = ks_dsa_isa_best();
+    const float top = (float)(BUCKETS - 1);
     uint32_t larger = 0;
     for (int round = 0; round < ROUNDS && n > FEW; round++) {
-        float lo = src[0], hi = src[0];
-        for (uint32_t i = 1; i < n; i++) {
-            lo = src[i] < lo ? src[i] : lo;
-            hi = src[i] > hi ? src[i] : hi;
-        }
+        float lo, hi;
+        ks_dsa_range(isa, src, n, &lo, &hi);
         if (lo == hi) { // all equal (ranks m .. n - 1 among them)
             if (above)
                 *above = larger;
@@ -257,22 +252,13 @@ static float rank_of(float *tmp, const float *src, uint32_t n, uint32_t m, uint3
         if (!(scale > 0 && scale < INFINITY && hi - lo < INFINITY))
             break; // infinities or a range too narrow to divide: selection alone
         uint32_t count[BUCKETS] = {0};
-#define BUCKET_OF(v) ((uint32_t)clamp_bucket(((v) - lo) * scale))
-        for (uint32_t i = 0; i < n; i++)
-            count[BUCKET_OF(src[i])]++;
+        ks_dsa_count_buckets(isa, src, n, lo, scale, top, count);
         uint32_t b = 0, below = 0;
         while (below + count[b] <= m)
             below += count[b++];
         larger += n - below - count[b];
-        uint32_t c = 0;
-        for (uint32_t i = 0; i < n; i++) { // in place when src is tmp: c <= i
-            float v = src[i];
-            tmp[c] = v;
-            c += BUCKET_OF(v) == b;
-        }
-#undef BUCKET_OF
+        n = ks_dsa_in_bucket(isa, tmp, src, n, lo, scale, top, b); // in place when src is tmp
         src = tmp;
-        n = c;
         m -= below;
     }
     if (src != tmp)

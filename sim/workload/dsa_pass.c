@@ -12,8 +12,10 @@
 // NOTE: on one 32K-token request of hisparse_missrate.lua the draw was about
 // half of the drawing thread's samples in its plain form (perf, 2026-12-05);
 // the AVX-512 forms of the bound and the threshold took ks_dsa_select (2048
-// of 32K units, 78 layers x 32 steps) from 0.29 to 0.17 s (a harness calling
-// it alone, 6 alternating runs, medians, 2026-12-05).
+// of 32K units, 78 layers x 32 steps) from 0.29 to 0.17 s, those of the
+// rank's passes from 0.258 to 0.208 s on a slower hour of the same machine
+// (a harness calling it alone, 6 and 10 alternating runs, medians,
+// 2026-12-05).
 #include "dsa_pass.h"
 
 #include "rng.h"
@@ -48,6 +50,41 @@ static uint32_t at_least_plain(float *dst, const float *s, uint32_t i, uint32_t 
         float v = s[i];
         dst[c] = v;
         c += v >= low;
+    }
+    return c;
+}
+
+static inline uint32_t bucket_of(float v, float lo, float scale, float top)
+{
+    float x = (v - lo) * scale;
+    return (uint32_t)(x < top ? x : top);
+}
+
+static void range_plain(const float *a, uint32_t i, uint32_t n, float *lo, float *hi)
+{
+    float l = *lo, h = *hi;
+    for (; i < n; i++) {
+        l = a[i] < l ? a[i] : l;
+        h = a[i] > h ? a[i] : h;
+    }
+    *lo = l;
+    *hi = h;
+}
+
+static void count_plain(const float *a, uint32_t i, uint32_t n, float lo, float scale, float top, uint32_t *count)
+{
+    for (; i < n; i++)
+        count[bucket_of(a[i], lo, scale, top)]++;
+}
+
+// As at_least_plain, for the values in bucket b.
+static uint32_t in_bucket_plain(float *dst, const float *a, uint32_t i, uint32_t n, float lo, float scale, float top,
+                                uint32_t b, uint32_t c)
+{
+    for (; i < n; i++) {
+        float v = a[i];
+        dst[c] = v;
+        c += bucket_of(v, lo, scale, top) == b;
     }
     return c;
 }
@@ -226,6 +263,72 @@ AVX512 static uint32_t at_least16(float *dst, const float *s, uint32_t n, float 
     return c;
 }
 
+// ks_dsa_range's units [1, 1 + 16j), 16 lanes each keeping its own least
+// and greatest in order (vminps(x, lo) keeps lo on a tie or a NaN, as the
+// plain form does), then the lanes in order. Lanes can disagree only on
+// the sign of a zero, which the plain form settles by order: a zero found
+// sends the caller to the plain form. *at: where it stopped.
+AVX512 static void range16(const float *a, uint32_t n, float *lo, float *hi, uint32_t *at)
+{
+    __m512 l = _mm512_set1_ps(*lo), h = _mm512_set1_ps(*hi);
+    uint32_t i = 1;
+    for (; n - i >= 16; i += 16) {
+        __m512 v = _mm512_loadu_ps(a + i);
+        l = _mm512_min_ps(v, l);
+        h = _mm512_max_ps(v, h);
+    }
+    float ls[16], hs[16];
+    _mm512_storeu_ps(ls, l);
+    _mm512_storeu_ps(hs, h);
+    float x = ls[0], y = hs[0];
+    for (int j = 1; j < 16; j++) {
+        x = ls[j] < x ? ls[j] : x;
+        y = hs[j] > y ? hs[j] : y;
+    }
+    *lo = x;
+    *hi = y;
+    *at = i;
+}
+
+AVX512 static inline __m512i buckets16(__m512 v, __m512 lo, __m512 scale, __m512 top)
+{
+    return _mm512_cvttps_epu32(_mm512_min_ps(_mm512_mul_ps(_mm512_sub_ps(v, lo), scale), top));
+}
+
+// ks_dsa_count_buckets' units [0, 16j): the buckets of 256 units at a
+// time, 16 by 16, then counted one by one (read well after they were
+// written: the counts do not wait on the stores).
+AVX512 static uint32_t count16(const float *a, uint32_t n, float lo, float scale, float top, uint32_t *count)
+{
+    const __m512 l = _mm512_set1_ps(lo), s = _mm512_set1_ps(scale), t = _mm512_set1_ps(top);
+    uint32_t i = 0, b[256];
+    while (n - i >= 16) {
+        uint32_t k = 0;
+        for (; k < 256 && n - i >= 16; k += 16, i += 16)
+            _mm512_storeu_si512(b + k, buckets16(_mm512_loadu_ps(a + i), l, s, t));
+        for (uint32_t j = 0; j < k; j++)
+            count[b[j]]++;
+    }
+    return i;
+}
+
+// ks_dsa_in_bucket's units [0, 16j), compressed; *at: where it stopped.
+AVX512 static uint32_t in_bucket16(float *dst, const float *a, uint32_t n, float lo, float scale, float top,
+                                   uint32_t b, uint32_t *at)
+{
+    const __m512 l = _mm512_set1_ps(lo), s = _mm512_set1_ps(scale), t = _mm512_set1_ps(top);
+    const __m512i want = _mm512_set1_epi32((int)b);
+    uint32_t c = 0, i = 0;
+    for (; n - i >= 16; i += 16) {
+        __m512 v = _mm512_loadu_ps(a + i);
+        __mmask16 k = _mm512_cmpeq_epi32_mask(buckets16(v, l, s, t), want);
+        _mm512_mask_compressstoreu_ps(dst + c, k, v); // c <= i: below the units still to read
+        c += (uint32_t)__builtin_popcount(k);
+    }
+    *at = i;
+    return c;
+}
+
 // The take's units [0, 16j) with SSE2 (the AVX2 level): each block's
 // comparisons as bit masks, the units above thr taken bit by bit.
 // NOTE: about one unit in sixteen is kept (top-2048 of 32K), so most blocks
@@ -308,4 +411,48 @@ uint32_t ks_dsa_take(enum ks_dsa_isa isa, const float *s, uint32_t n, float thr,
 #endif
     (void)isa;
     return take_units(s, i, n, thr, &ties, want, out, m);
+}
+
+void ks_dsa_range(enum ks_dsa_isa isa, const float *a, uint32_t n, float *lo, float *hi)
+{
+    *lo = *hi = a[0];
+#ifdef KS_DSA_X86
+    if (isa == KS_DSA_AVX512) {
+        float l = a[0], h = a[0];
+        uint32_t i;
+        range16(a, n, &l, &h, &i);
+        range_plain(a, i, n, &l, &h);
+        if (l != 0 && h != 0) {
+            *lo = l;
+            *hi = h;
+            return;
+        }
+    }
+#endif
+    (void)isa;
+    range_plain(a, 1, n, lo, hi);
+}
+
+void ks_dsa_count_buckets(enum ks_dsa_isa isa, const float *a, uint32_t n, float lo, float scale, float top,
+                          uint32_t *count)
+{
+    uint32_t i = 0;
+#ifdef KS_DSA_X86
+    if (isa == KS_DSA_AVX512)
+        i = count16(a, n, lo, scale, top, count);
+#endif
+    (void)isa;
+    count_plain(a, i, n, lo, scale, top, count);
+}
+
+uint32_t ks_dsa_in_bucket(enum ks_dsa_isa isa, float *dst, const float *a, uint32_t n, float lo, float scale,
+                          float top, uint32_t b)
+{
+    uint32_t c = 0, i = 0;
+#ifdef KS_DSA_X86
+    if (isa == KS_DSA_AVX512)
+        c = in_bucket16(dst, a, n, lo, scale, top, b, &i);
+#endif
+    (void)isa;
+    return in_bucket_plain(dst, a, i, n, lo, scale, top, b, c);
 }

@@ -1,6 +1,6 @@
 // dsa_pass.h - the DSA access model's passes over a layer's units (dsa.c):
-// the noise draw, the scores at or above a bound, and the units a threshold
-// keeps. Each pass has a plain C form and forms that use AVX2 and AVX-512;
+// the noise draw, the scores at or above a bound, the passes that find the
+// value of a rank, and the units a threshold keeps. Each pass has a plain C form and forms that use AVX2 and AVX-512;
 // all give the same results, bit for bit (the test compares them), and the
 // model runs the widest this CPU has.
 //
@@ -55,6 +55,21 @@ void ks_dsa_draw(enum ks_dsa_isa isa, const struct ks_dsa_draw *p, uint32_t lo, 
 // The values of s[0 .. n) at or above low, in order, into dst (which may be
 // s); returns how many. (NaN is not at or above any bound.)
 uint32_t ks_dsa_at_least(enum ks_dsa_isa isa, float *dst, const float *s, uint32_t n, float low);
+
+// The order statistics' passes (dsa.c's rank_of). A value's bucket is
+// (uint32_t)x for x = (v - lo) * scale when x < top, else top (as C computes
+// it: a NaN goes to top).
+// The least and the greatest of a[0 .. n), n >= 1: lo = a[0], then lo = x <
+// lo ? x : lo over the rest in order (NaN kept out unless a[0] is one), the
+// same for hi with >.
+void ks_dsa_range(enum ks_dsa_isa isa, const float *a, uint32_t n, float *lo, float *hi);
+// Adds 1 to count[bucket] for each value of a[0 .. n).
+void ks_dsa_count_buckets(enum ks_dsa_isa isa, const float *a, uint32_t n, float lo, float scale, float top,
+                          uint32_t *count);
+// The values of a[0 .. n) in bucket b, in order, into dst (which may be a);
+// returns how many.
+uint32_t ks_dsa_in_bucket(enum ks_dsa_isa isa, float *dst, const float *a, uint32_t n, float lo, float scale,
+                          float top, uint32_t b);
 
 // What a selection keeps of s[0 .. n) given its threshold: every unit above
 // thr and the first `ties` units at it, in ascending order, until want are

@@ -203,6 +203,73 @@ static void at_least_avx512(void **state)
     at_least_form(KS_DSA_AVX512);
 }
 
+// The order statistics' passes of a form against the plain ones: the range
+// (first values NaN, zero of either sign, or neither; NaNs and zeros of both
+// signs inside, in a pattern and strewn: the plain form keeps the first zero
+// it meets), the bucket counts and the values of each bucket, in place too,
+// on values with ties, NaNs and zeros, random floats, and a narrow range.
+static void rank_form(enum ks_dsa_isa isa)
+{
+    need(isa);
+    struct ks_rng rng;
+    ks_rng_seed(&rng, 9);
+    enum { M = 1000, TOPB = 63 };
+    static float a[M], got[M], ref[M];
+    static const uint32_t ns[] = {1, 2, 15, 16, 17, 33, 100, 999, M};
+    int checked = 0;
+    for (int kind = 0; kind < 5; kind++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
+            uint32_t n = ns[ni];
+            for (uint32_t i = 0; i < n; i++) {
+                double u = (double)(ks_rng_next(&rng) >> 11) * 0x1.0p-53;
+                a[i] = kind == 0 ? (float)(ks_rng_next(&rng) % 16) // ties
+                       : kind == 1 ? (float)(u * 8 - 4)            // random floats
+                       : kind == 2 ? (float)(1 + u * 0x1.0p-20)    // a narrow range
+                       : kind == 3 ? (i % 3 == 0 ? 0.0f : i % 3 == 1 ? -0.0f : (float)u) // zeros of both signs
+                                   : (u < 0.125 ? (u < 0.0625 ? 0.0f : -0.0f) : (float)u); // zeros strewn
+                if (i % 37 == 36)
+                    a[i] = NAN;
+            }
+            for (int first = 0; first < 5; first++) {
+                a[0] = first == 0 ? a[0] : first == 1 ? NAN : first == 2 ? 0.0f : first == 3 ? -0.0f : 0.5f;
+                float lo, hi, rlo, rhi;
+                ks_dsa_range(isa, a, n, &lo, &hi);
+                ks_dsa_range(KS_DSA_PLAIN, a, n, &rlo, &rhi);
+                if (memcmp(&lo, &rlo, sizeof lo) != 0 || memcmp(&hi, &rhi, sizeof hi) != 0)
+                    fail_msg("%s, kind %d, n %u, first %d: range [%g, %g], the plain form's [%g, %g]", isa_name(isa),
+                             kind, n, first, lo, hi, rlo, rhi);
+                if (!(hi > lo))
+                    continue;
+                float scale = (float)(TOPB + 1) / (hi - lo);
+                uint32_t count[TOPB + 1] = {0}, rcount[TOPB + 1] = {0};
+                ks_dsa_count_buckets(isa, a, n, lo, scale, (float)TOPB, count);
+                ks_dsa_count_buckets(KS_DSA_PLAIN, a, n, lo, scale, (float)TOPB, rcount);
+                if (memcmp(count, rcount, sizeof count) != 0)
+                    fail_msg("%s, kind %d, n %u: bucket counts differ", isa_name(isa), kind, n);
+                for (uint32_t b = 0; b <= TOPB; b += 7) {
+                    uint32_t k = ks_dsa_in_bucket(isa, got, a, n, lo, scale, (float)TOPB, b);
+                    uint32_t r = ks_dsa_in_bucket(KS_DSA_PLAIN, ref, a, n, lo, scale, (float)TOPB, b);
+                    if (k != r || k != rcount[b] || memcmp(got, ref, k * sizeof *got) != 0)
+                        fail_msg("%s, kind %d, n %u, bucket %u: %u values, the plain form's %u", isa_name(isa), kind,
+                                 n, b, k, r);
+                    memcpy(got, a, n * sizeof *got);
+                    k = ks_dsa_in_bucket(isa, got, got, n, lo, scale, (float)TOPB, b);
+                    if (k != r || memcmp(got, ref, k * sizeof *got) != 0)
+                        fail_msg("%s, in place, kind %d, n %u, bucket %u: not the plain form's", isa_name(isa), kind,
+                                 n, b);
+                }
+                checked++;
+            }
+        }
+    printf("# %s rank passes: %d cases as the plain form's\n", isa_name(isa), checked);
+}
+
+static void rank_avx512(void **state)
+{
+    (void)state;
+    rank_form(KS_DSA_AVX512);
+}
+
 // What a selection keeps once its threshold is known (ks_dsa_take): every
 // unit above it and the first `ties` at it, in order, until want are kept;
 // against that rule written unit by unit, on values with many ties and some
@@ -263,7 +330,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plain_is_the_formula), cmocka_unit_test(draw_avx2),       cmocka_unit_test(draw_avx512),
         cmocka_unit_test(at_least_plain),       cmocka_unit_test(at_least_avx512), cmocka_unit_test(take_plain),
-        cmocka_unit_test(take_avx2),            cmocka_unit_test(take_avx512),
+        cmocka_unit_test(take_avx2),            cmocka_unit_test(take_avx512),     cmocka_unit_test(rank_avx512),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed || ks_dsa_isa_best() > KS_DSA_PLAIN ? failed : KS_TEST_SKIP_CODE;
