@@ -109,6 +109,16 @@ static uint32_t take_units(const float *s, uint32_t from, uint32_t to, float thr
     return m;
 }
 
+// ---- wide forms ---------------------------------------------------------------
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define KS_DSA_X86 1
+#include <immintrin.h>
+#define AVX512 __attribute__((target("avx512f,avx512dq")))
+#define AVX2 __attribute__((target("avx2")))
+#define MUL1 UINT64_C(0xbf58476d1ce4e5b9) // ks_rng_mix's multipliers
+#define MUL2 UINT64_C(0x94d049bb133111eb)
+
 // The units of [lo, hi) below p->m lean, the others not: a wide form's run
 // takes its blocks of units in each part and leaves the rest of each part
 // (less than a block) to the plain form.
@@ -119,16 +129,6 @@ static void split_run(uint32_t (*run)(const struct ks_dsa_draw *, uint32_t, uint
     draw_plain(p, run(p, lo, split, 1), split);
     draw_plain(p, run(p, split, hi, 0), hi);
 }
-
-// ---- wide forms ---------------------------------------------------------------
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define KS_DSA_X86 1
-#include <immintrin.h>
-#define AVX512 __attribute__((target("avx512f,avx512dq")))
-#define AVX2 __attribute__((target("avx2")))
-#define MUL1 UINT64_C(0xbf58476d1ce4e5b9) // ks_rng_mix's multipliers
-#define MUL2 UINT64_C(0x94d049bb133111eb)
 
 // Eight units' table values from their hashes x.
 AVX512 static inline __m256 table8(const float *table, __m512i x)

@@ -1,8 +1,9 @@
 // dsa_pass.h - the DSA access model's passes over a layer's units (dsa.c):
 // the noise draw, the scores at or above a bound, the passes that find the
-// value of a rank, and the units a threshold keeps. Each pass has a plain C form and forms that use AVX2 and AVX-512;
-// all give the same results, bit for bit (the test compares them), and the
-// model runs the widest this CPU has.
+// value of a rank, and the units a threshold keeps. Each pass has a plain C
+// form and forms that use AVX2 or AVX-512; all give the same results, bit
+// for bit (the test compares them), and the model runs the widest this CPU
+// has.
 //
 // The draw, for unit i of [lo, hi):
 //   e_i = table[ks_rng_mix(key + i * KS_DSA_GOLDEN) >> (64 - KS_DSA_QBITS)]
