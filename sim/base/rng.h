@@ -15,10 +15,13 @@ void ks_rng_seed(struct ks_rng *r, uint64_t seed);
 
 // splitmix64's finaliser: a well-spread 64-bit hash of x (counter-based
 // randomness: the same x gives the same value, neighbouring x unrelated ones).
+// (Its multipliers are named for the vectorised forms of it, dsa_pass.c.)
+#define KS_RNG_MIX_M1 UINT64_C(0xbf58476d1ce4e5b9)
+#define KS_RNG_MIX_M2 UINT64_C(0x94d049bb133111eb)
 static inline uint64_t ks_rng_mix(uint64_t z)
 {
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    z = (z ^ (z >> 30)) * KS_RNG_MIX_M1;
+    z = (z ^ (z >> 27)) * KS_RNG_MIX_M2;
     return z ^ (z >> 31);
 }
 

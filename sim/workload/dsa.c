@@ -21,14 +21,13 @@
 #include "rng.h"
 #include "status.h"
 
-
 #define QN (1u << KS_DSA_QBITS)
-#define GOLDEN KS_DSA_GOLDEN
 
 struct ks_dsa {
     struct ks_dsa_params p;
     struct ks_dsa_layer *profile; // [p.profile_layers], owned
     float normal[QN];             // normal quantiles at (j + 1/2) / QN, unit variance
+    enum ks_dsa_isa isa;          // the passes' instructions (dsa_pass.h): the widest this CPU has
 };
 
 struct layer_state {
@@ -51,15 +50,14 @@ struct ks_dsa_req {
     int wlive;               // 0: no layer drew yet
 };
 
-// Key of one stream of draws; a unit's draw is ks_rng_mix(key + unit * GOLDEN)
+// Key of one stream of draws; a unit's draw is ks_rng_mix(key + unit * KS_DSA_GOLDEN)
 // (dsa_pass.h).
 enum { TAG_IMPORTANCE = 1, TAG_STEP, TAG_RESTART, TAG_JOIN };
 static uint64_t key(const struct ks_dsa_req *r, int tag, uint32_t layer, uint32_t step)
 {
-    uint64_t k = ks_rng_mix(r->d->p.seed ^ ks_rng_mix(r->id + GOLDEN));
+    uint64_t k = ks_rng_mix(r->d->p.seed ^ ks_rng_mix(r->id + KS_DSA_GOLDEN));
     return ks_rng_mix(k ^ ks_rng_mix(((uint64_t)tag << 60) ^ ((uint64_t)layer << 32) ^ step));
 }
-
 
 // Inverse of the standard normal CDF by bisection (built once per model).
 static double probit(double p)
@@ -122,6 +120,7 @@ struct ks_dsa *ks_dsa_new(const struct ks_dsa_params *p, char *err, size_t len)
     float scale = (float)(1 / sqrt(ss / QN));
     for (uint32_t j = 0; j < QN; j++)
         d->normal[j] *= scale;
+    d->isa = ks_dsa_isa_best();
     return d;
 }
 
@@ -235,9 +234,8 @@ static float rank_value(float *a, uint32_t n, uint32_t m)
 enum { BUCKETS = 2048, FEW = 256, ROUNDS = 8 };
 _Static_assert(BUCKETS <= 4096, "the counts live on the stack");
 
-static float rank_of(float *tmp, const float *src, uint32_t n, uint32_t m, uint32_t *above)
+static float rank_of(enum ks_dsa_isa isa, float *tmp, const float *src, uint32_t n, uint32_t m, uint32_t *above)
 {
-    const enum ks_dsa_isa isa = ks_dsa_isa_best();
     const float top = (float)(BUCKETS - 1);
     uint32_t larger = 0;
     for (int round = 0; round < ROUNDS && n > FEW; round++) {
@@ -280,18 +278,19 @@ static float rank_of(float *tmp, const float *src, uint32_t n, uint32_t m, uint3
 #define SAMPLE 1024u
 float ks_dsa_top_value(float *tmp, const float *s, uint32_t n, uint32_t want, uint32_t *above)
 {
+    const enum ks_dsa_isa isa = ks_dsa_isa_best();
     if (n >= 8 * SAMPLE) {
         for (uint32_t j = 0; j < SAMPLE; j++)
             tmp[j] = s[(uint64_t)j * n / SAMPLE];
         uint64_t keep = ((uint64_t)want * SAMPLE * 3 / 2 + n - 1) / n + SAMPLE / 100; // sampled scores kept
         if (keep < SAMPLE) {
-            float low = rank_of(tmp, tmp, SAMPLE, (uint32_t)(SAMPLE - keep), NULL);
-            uint32_t c = ks_dsa_at_least(ks_dsa_isa_best(), tmp, s, n, low);
+            float low = rank_of(isa, tmp, tmp, SAMPLE, (uint32_t)(SAMPLE - keep), NULL);
+            uint32_t c = ks_dsa_at_least(isa, tmp, s, n, low);
             if (c >= want)
-                return rank_of(tmp, tmp, c, c - want, above);
+                return rank_of(isa, tmp, tmp, c, c - want, above);
         }
     }
-    return rank_of(tmp, s, n, n - want, above);
+    return rank_of(isa, tmp, s, n, n - want, above);
 }
 
 // How a layer's fresh normals lean on the layer below's: w_i = a w_below_i +
@@ -333,7 +332,7 @@ static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t
     if (keep && reserve(&r->w, &r->wcap, L->live && L->n > n ? L->n : n) != 0)
         return KS_ENOMEM;
     struct lean x = lean_of(r, layer, step);
-    const enum ks_dsa_isa isa = ks_dsa_isa_best();
+    const enum ks_dsa_isa isa = d->isa;
     struct ks_dsa_draw p = {.table = d->normal, .a = x.a, .c = x.c, .m = x.m, .lower = r->w, .stationary = 1,
                             .z = L->z, .g = r->g, .sigma = sigma, .s = s, .keep = keep ? r->w : NULL};
     if (!L->live || step < L->step) { // first use or a step back: stationary noise
@@ -389,7 +388,7 @@ int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t 
     if (n > r->gn) {
         uint64_t kg = key(r, TAG_IMPORTANCE, 0, 0);
         for (uint32_t i = r->gn; i < n; i++) // Exp(1) from 53 bits: -ln(1 - u), finite
-            r->g[i] = (float)-log1p(-(double)(ks_rng_mix(kg + i * GOLDEN) >> 11) * 0x1.0p-53);
+            r->g[i] = (float)-log1p(-(double)(ks_rng_mix(kg + i * KS_DSA_GOLDEN) >> 11) * 0x1.0p-53);
         r->gn = n;
     }
     struct ks_dsa_layer p = ks_dsa_layer_of(d, layer);
@@ -411,7 +410,7 @@ int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t 
         thr = ks_dsa_top_value(r->tmp, s, n, want, &above);
         ties = want - above;
     }
-    uint32_t m = ks_dsa_take(ks_dsa_isa_best(), s, n, thr, ties, want, out);
+    uint32_t m = ks_dsa_take(d->isa, s, n, thr, ties, want, out);
     float top = -INFINITY;
     for (uint32_t i = 0; i < m; i++)
         top = s[out[i]] > top ? s[out[i]] : top;

@@ -116,8 +116,6 @@ static uint32_t take_units(const float *s, uint32_t from, uint32_t to, float thr
 #include <immintrin.h>
 #define AVX512 __attribute__((target("avx512f,avx512dq")))
 #define AVX2 __attribute__((target("avx2")))
-#define MUL1 UINT64_C(0xbf58476d1ce4e5b9) // ks_rng_mix's multipliers
-#define MUL2 UINT64_C(0x94d049bb133111eb)
 
 // The units of [lo, hi) below p->m lean, the others not: a wide form's run
 // takes its blocks of units in each part and leaves the rest of each part
@@ -134,9 +132,9 @@ static void split_run(uint32_t (*run)(const struct ks_dsa_draw *, uint32_t, uint
 AVX512 static inline __m256 table8(const float *table, __m512i x)
 {
     x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 30));
-    x = _mm512_mullo_epi64(x, _mm512_set1_epi64((long long)MUL1));
+    x = _mm512_mullo_epi64(x, _mm512_set1_epi64((long long)KS_RNG_MIX_M1));
     x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 27));
-    x = _mm512_mullo_epi64(x, _mm512_set1_epi64((long long)MUL2));
+    x = _mm512_mullo_epi64(x, _mm512_set1_epi64((long long)KS_RNG_MIX_M2));
     x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 31));
     return _mm512_i64gather_ps(_mm512_srli_epi64(x, 64 - KS_DSA_QBITS), table, 4);
 }
@@ -159,7 +157,8 @@ AVX512 static uint32_t run16(const struct ks_dsa_draw *p, uint32_t lo, uint32_t 
         x0 = _mm512_add_epi64(x0, step);
         x1 = _mm512_add_epi64(x1, step);
         __m512 w = lean ? _mm512_add_ps(_mm512_mul_ps(a, _mm512_loadu_ps(p->lower + i)), _mm512_mul_ps(c, e)) : e;
-        __m512 z = p->stationary ? w : _mm512_add_ps(_mm512_mul_ps(fa, _mm512_loadu_ps(p->z + i)), _mm512_mul_ps(fc, w));
+        __m512 z =
+            p->stationary ? w : _mm512_add_ps(_mm512_mul_ps(fa, _mm512_loadu_ps(p->z + i)), _mm512_mul_ps(fc, w));
         _mm512_storeu_ps(p->z + i, z);
         if (p->s)
             _mm512_storeu_ps(p->s + i, _mm512_add_ps(_mm512_loadu_ps(p->g + i), _mm512_mul_ps(sigma, z)));
@@ -183,9 +182,9 @@ AVX2 static inline __m256i mul64(__m256i x, uint64_t m)
 AVX2 static inline __m128 table4(const float *table, __m256i x)
 {
     x = _mm256_xor_si256(x, _mm256_srli_epi64(x, 30));
-    x = mul64(x, MUL1);
+    x = mul64(x, KS_RNG_MIX_M1);
     x = _mm256_xor_si256(x, _mm256_srli_epi64(x, 27));
-    x = mul64(x, MUL2);
+    x = mul64(x, KS_RNG_MIX_M2);
     x = _mm256_xor_si256(x, _mm256_srli_epi64(x, 31));
     return _mm256_i64gather_ps(table, _mm256_srli_epi64(x, 64 - KS_DSA_QBITS), 4);
 }
@@ -207,7 +206,8 @@ AVX2 static uint32_t run8(const struct ks_dsa_draw *p, uint32_t lo, uint32_t hi,
         x0 = _mm256_add_epi64(x0, step);
         x1 = _mm256_add_epi64(x1, step);
         __m256 w = lean ? _mm256_add_ps(_mm256_mul_ps(a, _mm256_loadu_ps(p->lower + i)), _mm256_mul_ps(c, e)) : e;
-        __m256 z = p->stationary ? w : _mm256_add_ps(_mm256_mul_ps(fa, _mm256_loadu_ps(p->z + i)), _mm256_mul_ps(fc, w));
+        __m256 z =
+            p->stationary ? w : _mm256_add_ps(_mm256_mul_ps(fa, _mm256_loadu_ps(p->z + i)), _mm256_mul_ps(fc, w));
         _mm256_storeu_ps(p->z + i, z);
         if (p->s)
             _mm256_storeu_ps(p->s + i, _mm256_add_ps(_mm256_loadu_ps(p->g + i), _mm256_mul_ps(sigma, z)));
