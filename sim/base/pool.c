@@ -1,7 +1,8 @@
 // pool.c - worker threads running queued jobs (see pool.h).
 //
 // One mutex guards the queue and every job's state; workers sleep on `work`
-// while the queue is empty, waiters on `done` until their job has run. The
+// while the queue is empty, waiters on `done` until their job has run (a
+// waiter whose job a worker runs takes the queued ones meanwhile). The
 // queue is a singly linked FIFO: a waiter that takes its own job back
 // unlinks it from wherever it sits (queues hold a few jobs per GPU at most).
 // Workers block every signal: the process's signals (SIGINT, SIGTERM) reach
@@ -155,7 +156,17 @@ void ks_pool_wait(struct ks_pool *p, struct ks_pool_job *j)
         finish(p, j);
         return;
     }
-    while (j->state == RUNNING)
-        pthread_cond_wait(&p->done, &p->mu);
+    // a worker runs it: run the queued jobs meanwhile, else sleep until one ends
+    while (j->state == RUNNING) {
+        struct ks_pool_job *other = take_first(p);
+        if (!other) {
+            pthread_cond_wait(&p->done, &p->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&p->mu);
+        other->fn(other->arg);
+        finish(p, other);
+        pthread_mutex_lock(&p->mu);
+    }
     pthread_mutex_unlock(&p->mu);
 }

@@ -4,8 +4,9 @@
 // belongs to the pool until ks_pool_wait returns for it: the caller neither
 // touches the job nor the data the job's function uses until then. A job
 // that no worker has started when it is waited for runs on the waiting
-// thread, so waiting never idles while work is queued (and a pool of 0
-// workers runs every job inside ks_pool_wait). Which thread runs a job is
+// thread, and while a worker runs it the waiter runs the jobs still queued,
+// so waiting never idles while work is queued (and a pool of 0 workers runs
+// every job inside ks_pool_wait). Which thread runs a job is
 // the only thing the number of workers changes: a job whose result depends
 // only on its own data gives the same result for any count.
 #ifndef KS_POOL_H
@@ -32,8 +33,9 @@ unsigned ks_pool_workers(const struct ks_pool *p);
 // Queues job j (fn and arg set by the caller); a worker runs it when free.
 void ks_pool_submit(struct ks_pool *p, struct ks_pool_job *j);
 
-// Returns once j has run: at once if it has, after it if a worker runs it
-// now, after running it here if none has started it. j may then be queued again.
+// Returns once j has run: at once if it has, after running it here if none
+// has started it, else once the worker running it is done (running queued
+// jobs here meanwhile). j may then be queued again.
 void ks_pool_wait(struct ks_pool *p, struct ks_pool_job *j);
 
 #endif

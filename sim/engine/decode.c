@@ -370,6 +370,14 @@ static void op_sampled_ended(void *ctx)
     sg_mutex_unlock(m->mu);
 }
 
+// A rank in lockstep lets the group's other ranks begin their step's cache
+// work before it waits for its own (ks_step_ops.yield).
+static void op_yield(void *ctx)
+{
+    (void)ctx;
+    sg_actor_yield();
+}
+
 static double op_moe_tokens(void *ctx, double own)
 {
     return ks_lockstep_moe_tokens(ctx, own);
@@ -381,7 +389,8 @@ struct ks_step_ops ks_engine_step_ops(struct gpu *g)
         .ctx = g, .now = op_now, .compute = op_compute, .prefill_pass = op_prefill_pass, .idle = op_idle,
         .iteration = op_iteration, .finished = finished, .queue = op_queue, .queue_jobs = op_queue_jobs,
         .backup = op_backup, .wait_layer = op_wait_layer, .layers = op_layers, .wait_all = op_wait_all,
-        .moe_tokens = op_moe_tokens, .await_sampled = op_await_sampled, .sampled_ended = op_sampled_ended};
+        .moe_tokens = op_moe_tokens, .await_sampled = op_await_sampled, .sampled_ended = op_sampled_ended,
+        .yield = g->ls ? op_yield : NULL};
 }
 
 void ks_engine_decode(int argc, char **argv)

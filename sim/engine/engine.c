@@ -433,10 +433,11 @@ int ks_engine_run(const struct ks_scenario *whole, unsigned threads, struct ks_r
         snprintf(err, len, "out of memory for detail.gpus");
         st = KS_ENOMEM;
     }
-    for (uint32_t i = 0; st == KS_OK && i < m.n_gpu; i++)
-        st = setup_gpu(&m, i, &pp, &cp, err, len);
+    // the groups first: a rank's step driver yields for them (ks_engine_step_ops)
     if (st == KS_OK && (st = ks_lockstep_setup(&m)) != KS_OK)
         snprintf(err, len, "out of memory for parallel.ranks");
+    for (uint32_t i = 0; st == KS_OK && i < m.n_gpu; i++)
+        st = setup_gpu(&m, i, &pp, &cp, err, len);
     double w0 = ks_clock_mono();
     if (st == KS_OK) {
         run_actors(&m);

@@ -453,6 +453,12 @@ static int drop_listed(struct ks_step *d, char *err, size_t len)
     return KS_OK;
 }
 
+// The HBM bytes of request a's index scan in every layer.
+static double index_bytes(const struct ks_step *d, const struct ks_active *a)
+{
+    return (double)a->ctx * ks_arch_scan_bytes(&d->p.s->model.arch) * d->p.s->model.layers;
+}
+
 // Request a's index scan in every layer: its HBM bytes into *kv_hbm, its
 // flops (for each query token) into *iflops where the indexer has a rate of
 // its own (ks_cost_index_apart), else into *aflops.
@@ -460,10 +466,18 @@ static void index_scan(struct ks_step *d, const struct ks_active *a, double *kv_
 {
     const struct ks_arch *arch = &d->p.s->model.arch;
     uint32_t layers = d->p.s->model.layers, verify = 1 + d->p.s->speculative.draft_tokens;
-    double index = (double)a->ctx * ks_arch_scan_bytes(arch) * layers;
-    *kv_hbm += index;
-    d->p.r->index_read_bytes += index;
+    *kv_hbm += index_bytes(d, a);
     *(ks_cost_index_apart(d->p.s) ? iflops : aflops) += (double)a->ctx * arch->index_pair_flops * layers * verify;
+}
+
+// The step's index scans into the run's total, request by request as they
+// were summed when the step wrote them itself (the same additions in the
+// same order: the total does not depend on where the step's work ran).
+static void index_reads(struct ks_step *d)
+{
+    for (uint32_t i = 0; i < d->act.n; i++)
+        if (ks_active_decodes(&d->act.a[i]))
+            d->p.r->index_read_bytes += index_bytes(d, &d->act.a[i]);
 }
 
 // Request a's tokens of the step: their weights' flops, the tokens verified
@@ -496,7 +510,9 @@ static void step_tokens(struct ks_step *d, const struct ks_active *a, uint32_t *
 // nor its token's weights; it selects again next step.
 //
 // What the selections read is also summed in d->shape (detail.gpus: a
-// sampled GPU publishes it).
+// sampled GPU publishes it). The run's result is not written (the step's
+// cache work may run on a worker: ks_step_front): the requests sat out go
+// to d->front.sat_out, the index scans' bytes are summed by index_reads.
 static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, double *attn, uint32_t *tokens_out,
                       uint32_t *kept, double *wflops, double *aflops, double *iflops, char *err, size_t len)
 {
@@ -583,7 +599,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         if (s->cache.cold_share > 0 && (double)missed > s->cache.cold_share * (double)selected) {
             a->sitting = 1;
             a->sat_out++;
-            d->p.r->sat_out++;
+            d->front.sat_out++;
             ks_cache_defer(c, a->req);
             d->n_miss = miss_mark; // nothing of it is read this step
             continue;
@@ -733,63 +749,125 @@ static const struct ks_follow_shape *follow_pick(struct ks_step *d, uint32_t now
     return sh;
 }
 
-static int decode(struct ks_step *d, char *err, size_t len)
+// The decode step's cache work up to its plan, once the cache's clock has
+// moved (ks_cache_step): every selection and access (or, for a follower, a
+// sampled step's shape sh, `scale` times), the next step's selections
+// listed, L1's reserve, the plan and the reads outside L1. It takes no
+// simulated time, calls no operation but hold and selected (which the
+// simulator does not set), and writes only this GPU's state (its cache
+// manager, its requests and their streams, the driver's buffers) and
+// d->front, not the run's result. KS_OK, or a status with the reason in err.
+static int prepare(struct ks_step *d, const struct ks_follow_shape *sh, double scale, char *err, size_t len)
 {
     const struct ks_scenario *s = d->p.s;
-    const struct ks_step_ops *o = &d->p.ops;
     struct ks_cache *c = d->p.cache;
-    struct ks_run_result *r = d->p.r;
-    uint32_t now_step = d->step, tokens = 0, kept = 0;
-    double kv_hbm = 0, attn = 0, wflops = 0, aflops = 0, iflops = 0;
-    d->kv_bytes = 0;
-    d->n_miss = 0;
-    d->shape = (struct ks_follow_shape){0};
-    int st = ks_cache_step(c, d->step++);
-    if (st != KS_OK)
-        return failed(err, len, "a decode step", st);
-    // detail.gpus: a follower takes a sampled GPU's step (follow.h), once they are published
-    double scale = 1, waited = 0;
-    int in_time = s->detail.follow == KS_FOLLOW_TIME;
-    struct ks_follow *f = d->p.follow;
-    if (f && d->p.sampled && in_time)
-        f->begun++;
-    const struct ks_follow_shape *sh = f && !d->p.sampled ? follow_pick(d, now_step, &scale, &waited) : NULL;
-    // detail.follow = "time": a follower takes the shape's waits, without its
-    // batches (nor its reads outside L1: no layer of its reads d->outside);
-    // a sampled GPU publishes its step once the waits are known (follow.h)
-    int timed = sh && in_time;
-    if (sh) {
-        r->steps_followed++;
-        follow_access(d, sh, scale, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, &iflops);
-    } else if ((st = access_all(d, now_step, &kv_hbm, &attn, &tokens, &kept, &wflops, &aflops, &iflops, err, len)) !=
-               KS_OK)
+    struct ks_step_front *x = &d->front;
+    int st;
+    if (sh)
+        follow_access(d, sh, scale, &x->kv_hbm, &x->attn, &x->tokens, &x->kept, &x->wflops, &x->aflops, &x->iflops);
+    else if ((st = access_all(d, x->now_step, &x->kv_hbm, &x->attn, &x->tokens, &x->kept, &x->wflops, &x->aflops,
+                              &x->iflops, err, len)) != KS_OK)
         return st;
     if (!sh && draw_ahead(d) != KS_OK)
         return failed(err, len, "listing the next step's selections", KS_ENOMEM);
-    r->decode_flops += wflops + aflops + iflops;
-    // a fused iteration's prefill chunks (set by ks_step_run) join the step's work
-    uint32_t n_tok = tokens + d->prefill_tokens;
-    double weights = weights_read(d, n_tok); // one GPU's, as each of its rank's
-    r->weight_read_bytes += weights * s->model.arch.attn_tp;
-    d->comm_tokens = n_tok;
     // room in L1 for the blocks this step's tokens may open (one per request and layer)
     ks_cache_set_reserve(c, ks_step_reserve(s, &d->p.z, d->act.n));
-    double step_start = now(d) - waited, stall = 0, extra = 0;
-    if (!sh && waited > 0) { // waited, and no sampled step was published: in full after all
-        stall = waited;
-        r->stall += waited;
-    }
     // a follower's cache plans only the evictions that keep L1's reserve
     // (it saw no access): they are confirmed without a copy, the shape's
     // batches carrying the step's traffic
-    struct ks_plan plan;
-    st = ks_cache_plan(c, sh ? 0 : ks_step_budget(s, &d->p.z, d->kv_bytes), &plan);
+    st = ks_cache_plan(c, sh ? 0 : ks_step_budget(s, &d->p.z, d->kv_bytes), &x->plan);
     if (st == KS_OK && d->p.lua && d->p.lua->failed) {
         snprintf(err, len, "cache.%s (Lua): %s: %s", d->p.lua->failed, d->p.lua->err, ks_status_str(KS_EINVAL));
         return KS_EINVAL;
     }
     if (st != KS_OK)
         return failed(err, len, "a decode step", st);
+    if (!sh && (st = count_outside(d, &x->plan)) != KS_OK)
+        return failed(err, len, "counting the reads outside L1", st);
+    return KS_OK;
+}
+
+// The step's cache work as a pool job (ops.yield): the cache's clock, then
+// prepare; its status and reason go to d->front.
+static void front_job(void *arg)
+{
+    struct ks_step *d = arg;
+    struct ks_step_front *x = &d->front;
+    x->st = ks_cache_step(d->p.cache, x->now_step);
+    if (x->st != KS_OK)
+        x->st = failed(x->err, sizeof x->err, "a decode step", x->st);
+    else
+        x->st = prepare(d, NULL, 1, x->err, sizeof x->err);
+}
+
+// Whether the step hands its cache work to the pool (ops.yield): not with
+// detail.gpus (a follower's shape waits in simulated time), nor with Lua
+// policies (one interpreter for every GPU) or the hooks prepare may call.
+static int hands_off(const struct ks_step *d)
+{
+    const struct ks_step_ops *o = &d->p.ops;
+    const struct ks_luapolicy *lua = d->p.lua;
+    return d->p.pool && o->yield && !o->hold && !o->selected && !d->p.follow &&
+           !(lua && (lua->evict || lua->prefetch));
+}
+
+static int decode(struct ks_step *d, char *err, size_t len)
+{
+    const struct ks_scenario *s = d->p.s;
+    const struct ks_step_ops *o = &d->p.ops;
+    struct ks_cache *c = d->p.cache;
+    struct ks_run_result *r = d->p.r;
+    struct ks_step_front *x = &d->front;
+    uint32_t now_step = d->step++;
+    d->kv_bytes = 0;
+    d->n_miss = 0;
+    d->shape = (struct ks_follow_shape){0};
+    *x = (struct ks_step_front){.job = {.fn = front_job, .arg = d}, .now_step = now_step};
+    double scale = 1, waited = 0;
+    int in_time = s->detail.follow == KS_FOLLOW_TIME, st;
+    struct ks_follow *f = d->p.follow;
+    const struct ks_follow_shape *sh = NULL;
+    if (hands_off(d)) {
+        // the other ranks of this instant hand theirs before this one waits
+        ks_pool_submit(d->p.pool, &x->job);
+        o->yield(o->ctx);
+        ks_pool_wait(d->p.pool, &x->job);
+        if (x->st != KS_OK) {
+            snprintf(err, len, "%s", x->err);
+            return x->st;
+        }
+    } else {
+        if ((st = ks_cache_step(c, now_step)) != KS_OK)
+            return failed(err, len, "a decode step", st);
+        // detail.gpus: a follower takes a sampled GPU's step (follow.h), once they are published
+        if (f && d->p.sampled && in_time)
+            f->begun++;
+        if (f && !d->p.sampled)
+            sh = follow_pick(d, now_step, &scale, &waited);
+        if (sh)
+            r->steps_followed++;
+        if ((st = prepare(d, sh, scale, err, len)) != KS_OK)
+            return st;
+    }
+    // detail.follow = "time": a follower takes the shape's waits, without its
+    // batches (nor its reads outside L1: no layer of its reads d->outside);
+    // a sampled GPU publishes its step once the waits are known (follow.h)
+    int timed = sh && in_time;
+    struct ks_plan plan = x->plan;
+    double kv_hbm = x->kv_hbm, attn = x->attn, wflops = x->wflops, aflops = x->aflops, iflops = x->iflops;
+    index_reads(d);
+    r->sat_out += x->sat_out;
+    r->decode_flops += wflops + aflops + iflops;
+    // a fused iteration's prefill chunks (set by ks_step_run) join the step's work
+    uint32_t n_tok = x->tokens + d->prefill_tokens;
+    double weights = weights_read(d, n_tok); // one GPU's, as each of its rank's
+    r->weight_read_bytes += weights * s->model.arch.attn_tp;
+    d->comm_tokens = n_tok;
+    double step_start = now(d) - waited, stall = 0, extra = 0;
+    if (!sh && waited > 0) { // waited, and no sampled step was published: in full after all
+        stall = waited;
+        r->stall += waited;
+    }
     if (s->scheduler.kind == KS_SCHED_FUSED) {
         double compute = ks_cost_compute(s, wflops, aflops, iflops) + d->prefill_compute;
         double roof = ks_cost_roofline(s, weights + kv_hbm + prefill_write(d), attn, compute);
@@ -806,12 +884,10 @@ static int decode(struct ks_step *d, char *err, size_t len)
     if (st != KS_OK)
         return failed(err, len, "queueing a migration batch", st);
     // the KV the iteration keeps: the decode tokens kept (speculative: not the rejected drafts) and the prompts'
-    if ((st = backup_kv(d, kept + d->prefill_tokens, err, len)) != KS_OK)
+    if ((st = backup_kv(d, x->kept + d->prefill_tokens, err, len)) != KS_OK)
         return failed(err, len, "backing up new KV", st);
     if (sh && !timed)
         ks_follow_outside(&d->fo, sh, scale, d->p.z.groups, d->outside);
-    else if (!sh && (st = count_outside(d, &plan)) != KS_OK)
-        return failed(err, len, "counting the reads outside L1", st);
     // host work while the copies run: scheduling the batch, and rebuilding
     // the resident-block pointer table when L1's mapping changed
     int rebuild = l1_changed(c, &d->l1_version) || (sh && sh->promotes);

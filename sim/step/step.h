@@ -108,6 +108,12 @@ struct ks_step_ops {
     int (*wait_all)(void *ctx, char *err, size_t len);
     // Optional: the step ended, its batches confirmed.
     int (*stepped)(void *ctx, char *err, size_t len);
+    // Optional (the simulator, ranks in lockstep): the other actors of this
+    // instant run before the caller goes on (SimGrid's yield). With it and
+    // p.pool the decode step hands its cache work to the pool, yields, then
+    // waits for it, so that the ranks that begin a step together prepare
+    // theirs side by side; without it the work runs on the caller's thread.
+    void (*yield)(void *ctx);
     // Optional (the simulator): the tokens the MoE layers of this GPU's
     // expert group process in this iteration, `own` of them this rank's
     // (which routed experts it reads: ks_arch_gpu_read_bytes). NULL: every
@@ -125,8 +131,9 @@ struct ks_step_params {
     uint32_t gpu;                   // index across the cluster
     struct ks_step_ops ops;
     // borrowed, may be NULL: worker threads that draw the next decode step's
-    // selections while a step runs, where the policy allows it (ahead.h);
-    // the results are the same with or without. The step's caller must then
+    // selections while a step runs, where the policy allows it (ahead.h),
+    // and run each decode step's cache work where ops.yield is set; the
+    // results are the same with or without. The step's caller must then
     // emit each decode step's tokens (ks_active_emit) before the next, as
     // ks_step_run does: the draws are made for the steps that follow.
     struct ks_pool *pool;
@@ -179,6 +186,16 @@ struct ks_step {
     // layer (group) selected block b in this step
     uint32_t *mark, cap_mark, stamp;
     struct ks_step_ahead *ahead;     // the next step's selections, drawn by p.pool; NULL: none
+    // the decode step's cache work up to its plan (ops.yield): what it sums
+    // for the step, its plan, and its status with the reason
+    struct ks_step_front {
+        struct ks_pool_job job;
+        double kv_hbm, attn, wflops, aflops, iflops; // access_all's sums
+        uint32_t tokens, kept, sat_out, now_step;
+        struct ks_plan plan;
+        int st;
+        char err[256];
+    } front;
     // detail.gpus: the current step's numbers (a sampled GPU's to publish),
     // and a follower's batches, jobs and carries
     struct ks_follow_shape shape;

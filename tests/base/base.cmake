@@ -32,3 +32,4 @@ target_link_libraries(base_bigmem PRIVATE ks_base)
 ks_add_test(base.pool test_pool.c)
 target_link_libraries(base_pool PRIVATE ks_base)
 ks_tsan_test(base.pool)
+set_tests_properties(base.pool PROPERTIES TIMEOUT 60) # a waiter that did not help would hang

@@ -1,7 +1,10 @@
 // test_pool.c - the worker pool (sim/base/pool.h): every job runs once,
 // whether a worker or the waiter runs it; a pool of no workers runs jobs in
-// ks_pool_wait; a job's data is the waiter's again once it returns (TSan
+// ks_pool_wait; a waiter whose job a worker runs runs the queued jobs
+// meanwhile; a job's data is the waiter's again once it returns (TSan
 // checks that in the tsan pass, label tsan).
+#include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,6 +82,58 @@ static void no_workers_runs_in_wait(void **state)
     ks_pool_free(p);
 }
 
+// A job that starts, then waits until `go` is posted; `started` tells its
+// start. Its partner posts `go` and notes the thread it ran on.
+struct gate {
+    struct ks_pool_job job;
+    sem_t *started, *go;
+    pthread_t ran_on;
+    int runs;
+};
+
+static void held(void *arg)
+{
+    struct gate *g = arg;
+    sem_post(g->started);
+    sem_wait(g->go);
+    g->runs++;
+}
+
+static void opener(void *arg)
+{
+    struct gate *g = arg;
+    g->ran_on = pthread_self();
+    sem_post(g->go);
+    g->runs++;
+}
+
+// The only worker runs a job that waits for one queued behind it: only the
+// waiter, running the queued one, lets it end (without that the test hangs
+// until ctest's timeout).
+static void waiter_runs_queued(void **state)
+{
+    (void)state;
+    sem_t started, go;
+    assert_int_equal(sem_init(&started, 0, 0), 0);
+    assert_int_equal(sem_init(&go, 0, 0), 0);
+    struct ks_pool *p = ks_pool_new(1);
+    assert_non_null(p);
+    struct gate a = {.job = {.fn = held, .arg = &a}, .started = &started, .go = &go};
+    struct gate b = {.job = {.fn = opener, .arg = &b}, .started = &started, .go = &go};
+    ks_pool_submit(p, &a.job);
+    sem_wait(&started); // the worker runs a
+    ks_pool_submit(p, &b.job);
+    ks_pool_wait(p, &a.job);
+    assert_int_equal(a.runs, 1);
+    assert_int_equal(b.runs, 1);
+    assert_true(pthread_equal(b.ran_on, pthread_self()));
+    ks_pool_wait(p, &b.job); // done: returns at once
+    assert_int_equal(b.runs, 1);
+    ks_pool_free(p);
+    sem_destroy(&started);
+    sem_destroy(&go);
+}
+
 static void one_worker(void **state)
 {
     (void)state;
@@ -102,6 +157,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_workers_runs_in_wait),
+        cmocka_unit_test(waiter_runs_queued),
         cmocka_unit_test(one_worker),
         cmocka_unit_test(three_workers),
         cmocka_unit_test(free_null),

@@ -870,6 +870,7 @@ set_tests_properties(run_closed_form_detail_nodes_loaded run_closed_form_detail_
 # under ThreadSanitizer too (.ci/run): the workers against the simulation's thread
 ks_tsan_test(threads_tiered kvstrata)
 ks_tsan_test(threads_lua kvstrata)
+ks_tsan_test(threads_lockstep kvstrata) # the ranks' cache work on the pool (ks_step_ops.yield)
 
 # Kinds (tests/kinds.cmake): the tests above whose figures are derived by hand in
 # their comments, without closed_form in their names
