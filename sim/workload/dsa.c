@@ -373,6 +373,23 @@ static int advance(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t
     return KS_OK;
 }
 
+// The highest of the m kept scores s[out[i]] (none is NaN: ks_dsa_take),
+// -INFINITY when m is 0, in four running maxima (a single one waited for
+// each comparison). Of equal zeros one of either sign may come back: the
+// masses, exp(s - top), are the same with either.
+static float kept_max(const float *s, const uint32_t *out, uint32_t m)
+{
+    float t[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    uint32_t i = 0;
+    for (; i + 4 <= m; i += 4)
+        for (int j = 0; j < 4; j++)
+            t[j] = s[out[i + j]] > t[j] ? s[out[i + j]] : t[j];
+    for (; i < m; i++)
+        t[0] = s[out[i]] > t[0] ? s[out[i]] : t[0];
+    float a = t[0] > t[1] ? t[0] : t[1], b = t[2] > t[3] ? t[2] : t[3];
+    return a > b ? a : b;
+}
+
 int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t n, uint32_t *out, float *mass,
                   uint32_t *k)
 {
@@ -411,14 +428,11 @@ int ks_dsa_select(struct ks_dsa_req *r, uint32_t layer, uint32_t step, uint32_t 
         ties = want - above;
     }
     uint32_t m = ks_dsa_take(d->isa, s, n, thr, ties, want, out);
-    float top = -INFINITY;
-    for (uint32_t i = 0; i < m; i++)
-        top = s[out[i]] > top ? s[out[i]] : top;
+    float top = kept_max(s, out, m);
     double sum = 0;
     for (uint32_t i = 0; i < m; i++)
         sum += (mass[i] = expf(s[out[i]] - top));
-    for (uint32_t i = 0; i < m; i++)
-        mass[i] = (float)(mass[i] / sum);
+    ks_dsa_divide(d->isa, mass, m, sum);
     *k = m;
     return KS_OK;
 }

@@ -79,4 +79,8 @@ uint32_t ks_dsa_in_bucket(enum ks_dsa_isa isa, float *dst, const float *a, uint3
 uint32_t ks_dsa_take(enum ks_dsa_isa isa, const float *s, uint32_t n, float thr, uint32_t ties, uint32_t want,
                      uint32_t *out);
 
+// mass[i] = (float)(mass[i] / sum) for i < m: the selection's masses
+// normalised (the quotient in double, rounded to float once).
+void ks_dsa_divide(enum ks_dsa_isa isa, float *mass, uint32_t m, double sum);
+
 #endif

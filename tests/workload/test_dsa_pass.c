@@ -4,7 +4,10 @@
 // for bit, over every combination of the pass's options, ranges that start
 // and end off the 8- and 16-unit blocks, and leans that end inside, before
 // and after the range. The bound and the threshold: every form against the
-// rule written unit by unit, on values with many ties and some NaNs. A form
+// rule written unit by unit, on values with many ties and some NaNs. The
+// masses' division: every form against the quotient written out, on
+// lengths off the 4- and 8-unit blocks, sums near one and far from it, and
+// masses from the smallest subnormal to the largest float. A form
 // this CPU lacks is skipped; with neither wide form, the test exits with
 // KS_TEST_SKIP_CODE (skipped) after the plain checks.
 #include <stdarg.h>
@@ -325,12 +328,63 @@ static void take_avx512(void **state)
     take_form(KS_DSA_AVX512);
 }
 
+// Each mass divided by the sum in double, rounded to float once: the rule,
+// against every form, in lengths that end off the 4- and 8-unit blocks.
+static void divide_form(enum ks_dsa_isa isa)
+{
+    need(isa);
+    enum { M = 1029 };
+    static float mass[M], ref[M];
+    static const uint32_t ms[] = {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 1000, M};
+    static const double sums[] = {1.0, 1.0000000001, 3.7, 2048.25, 1e-30, 7e300};
+    struct ks_rng rng;
+    ks_rng_seed(&rng, 11);
+    int checked = 0;
+    for (unsigned si = 0; si < sizeof sums / sizeof *sums; si++)
+        for (unsigned mi = 0; mi < sizeof ms / sizeof *ms; mi++) {
+            uint32_t m = ms[mi];
+            for (uint32_t i = 0; i < m; i++) // (0, 1], with the ends of float's range strewn in
+                mass[i] = i % 97 == 3 ? 0x1p-149f : i % 89 == 5 ? 3.4e38f : i % 83 == 7 ? 0.0f
+                                                                              : (float)ks_rng_unit(&rng) + 0x1p-24f;
+            for (uint32_t i = 0; i < m; i++) {
+                volatile double q = (double)mass[i] / sums[si];
+                ref[i] = (float)q;
+            }
+            ks_dsa_divide(isa, mass, m, sums[si]);
+            for (uint32_t i = 0; i < m; i++)
+                if (memcmp(&mass[i], &ref[i], sizeof *ref) != 0)
+                    fail_msg("%s, m %u, sum %g, mass %u: %a, the rule's %a", isa_name(isa), m, sums[si], i,
+                             (double)mass[i], (double)ref[i]);
+            checked++;
+        }
+    printf("# %s division: %d cases as the rule\n", isa_name(isa), checked);
+}
+
+static void divide_plain(void **state)
+{
+    (void)state;
+    divide_form(KS_DSA_PLAIN);
+}
+
+static void divide_avx2(void **state)
+{
+    (void)state;
+    divide_form(KS_DSA_AVX2);
+}
+
+static void divide_avx512(void **state)
+{
+    (void)state;
+    divide_form(KS_DSA_AVX512);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plain_is_the_formula), cmocka_unit_test(draw_avx2),       cmocka_unit_test(draw_avx512),
         cmocka_unit_test(at_least_plain),       cmocka_unit_test(at_least_avx512), cmocka_unit_test(take_plain),
         cmocka_unit_test(take_avx2),            cmocka_unit_test(take_avx512),     cmocka_unit_test(rank_avx512),
+        cmocka_unit_test(divide_plain),         cmocka_unit_test(divide_avx2),     cmocka_unit_test(divide_avx512),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed || ks_dsa_isa_best() > KS_DSA_PLAIN ? failed : KS_TEST_SKIP_CODE;
