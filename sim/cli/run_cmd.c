@@ -172,13 +172,16 @@ const struct ks_cli_cmd ks_run_cmd = {
              "arrival or length traces).\n"
              "\n"
              "--threads N: the simulation itself runs on one thread (SimGrid's actors take\n"
-             "turns, and no two GPUs' decode steps start at the same simulated instant in a\n"
-             "Poisson-loaded cluster). With N > 1 and a sparse policy that draws each\n"
-             "request's selections from its own state (topk, retrieval, model, dsa), N - 1\n"
-             "workers draw every GPU's next decode step's selections while its current step\n"
-             "runs; the other policies (window, stride, random, dense, mixed, trace) use\n"
-             "one thread whatever N. The cache manager, the Lua cache policies and the\n"
-             "statistics stay on the simulation's thread. The summary and the result\n"
-             "file's records are the same for any N (wall_s aside).\n",
+             "turns). With N > 1 and a sparse policy that draws each request's selections\n"
+             "from its own state (topk, retrieval, model, dsa), N - 1 workers draw every\n"
+             "GPU's next decode step's selections while its current step runs, and\n"
+             "attention ranks in lockstep (parallel.ranks) hand them each decode step's\n"
+             "cache work (selections, accesses, plan), so that the ranks beginning a step\n"
+             "together prepare theirs side by side; the other policies (window, stride,\n"
+             "random, dense, mixed, trace) use one thread whatever N. Elsewhere (GPUs on\n"
+             "their own, whose steps seldom start at one instant; detail.gpus' followers)\n"
+             "the cache manager stays on the simulation's thread, as do the Lua cache\n"
+             "policies and the statistics. The summary and the result file's records are\n"
+             "the same for any N (wall_s aside).\n",
     .run = run,
 };
