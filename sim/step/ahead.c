@@ -34,7 +34,8 @@ struct ks_step_ahead {
     struct ks_pool_job job;
     int started; // job queued since the last wait
     uint32_t per_request; // draws per request: groups, or 1
-    uint32_t scale;       // model layers per group (draw g is layer ks_step_layer_of(scale, g))
+    int per_layer;        // the selections differ by layer: draw g is layer ks_step_layer_of(scale, g), else 0
+    uint32_t scale;       // model layers per group
     struct entry *e;
     uint32_t n, cap_e;
     struct draw *draw; // [n * per_request]
@@ -68,9 +69,8 @@ static int room(struct ks_step_ahead *x, size_t n)
 // Draw d's layer (d counts the list's draws in order).
 static uint32_t layer_of(const struct ks_step_ahead *x, size_t d)
 {
-    return x->per_request > 1 ? ks_step_layer_of(x->scale, (uint32_t)(d % x->per_request),
-                                                 x->e[d / x->per_request].id)
-                              : 0;
+    return x->per_layer ? ks_step_layer_of(x->scale, (uint32_t)(d % x->per_request), x->e[d / x->per_request].id)
+                        : 0;
 }
 
 enum { WARM = 3 }; // ks_selection_warm's stages: draw d is warmed over the WARM draws before it
@@ -133,6 +133,7 @@ struct ks_step_ahead *ks_step_ahead_new(struct ks_pool *pool, uint32_t groups, u
     x->pool = pool;
     x->job = (struct ks_pool_job){.fn = draw_all, .arg = x};
     x->per_request = per_layer && groups ? groups : 1;
+    x->per_layer = per_layer && groups;
     x->scale = scale ? scale : 1;
     return x;
 }

@@ -675,9 +675,13 @@ add_test(NAME threads_tiered COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $
          ${ks_threads_node} --set cache.cold_share=0.02)
 add_test(NAME threads_lua COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
          ${PROJECT_SOURCE_DIR}/tests/fixtures/scenarios/lua_lru.lua --set sparse.policy=dsa --set duration=5s)
-# the tiered node at a level of detail (8 of 32 layers: group g draws layer 4g + 2, ahead or not)
+# the tiered node at a level of detail (8 of 32 layers: group g draws layer 4g + one of its 4 by a
+# hash of the request, ahead or not), and at one group (its layer one of the 32 by that hash: the
+# workers once drew layer 0 there, the simulation's thread the hashed one)
 add_test(NAME threads_detail COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
          ${ks_threads_node} --set detail.layers=8)
+add_test(NAME threads_one_group COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
+         ${ks_threads_node} --set detail.layers=1)
 # speculative decoding: requests keep 1 or 2 tokens a step, the selections drawn ahead follow them
 add_test(NAME threads_speculative COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh $<TARGET_FILE:kvstrata>
          ${ks_threads_node} --set speculative.draft_tokens=2 --set speculative.accept_length=1.7)
@@ -699,8 +703,8 @@ add_test(NAME threads_lockstep COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh
          ${PROJECT_SOURCE_DIR}/scenarios/deepseek_v3_2_8xh200.lua --set duration=4s --set parallel.ranks=lockstep
          --set sparse.policy=dsa --set workload.prompt_tokens=2048 --set workload.output_tokens=64
          --set workload.arrival.concurrency=20)
-set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail threads_speculative threads_reserve
-                     threads_lockstep PROPERTIES TIMEOUT 300)
+set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail threads_one_group threads_speculative
+                     threads_reserve threads_lockstep PROPERTIES TIMEOUT 300)
 # README "a 32-GPU slice of `cluster_64x8.lua` over 20 s: 1,323 decode steps at 1,323 distinct
 # instants" (the slice as README runs it: --set platform.nodes=4 --set duration=20s; 7 s of wall time)
 add_test(NAME run_step_instants COMMAND ${CMAKE_CURRENT_LIST_DIR}/step_instants.sh $<TARGET_FILE:kvstrata> 1323
