@@ -41,12 +41,14 @@ static struct ks_pool_job *take_first(struct ks_pool *p)
     return j;
 }
 
-static void finish(struct ks_pool *p, struct ks_pool_job *j)
+// Runs job j (taken off the queue, RUNNING) outside mu: called and returns under it.
+static void run(struct ks_pool *p, struct ks_pool_job *j)
 {
+    pthread_mutex_unlock(&p->mu);
+    j->fn(j->arg);
     pthread_mutex_lock(&p->mu);
     j->state = DONE;
     pthread_cond_broadcast(&p->done);
-    pthread_mutex_unlock(&p->mu);
 }
 
 static void *worker(void *arg)
@@ -61,10 +63,7 @@ static void *worker(void *arg)
             pthread_cond_wait(&p->work, &p->mu);
             continue;
         }
-        pthread_mutex_unlock(&p->mu);
-        j->fn(j->arg);
-        finish(p, j);
-        pthread_mutex_lock(&p->mu);
+        run(p, j);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -151,22 +150,17 @@ void ks_pool_wait(struct ks_pool *p, struct ks_pool_job *j)
         if (p->tail == j)
             p->tail = prev;
         j->state = RUNNING;
+        run(p, j);
         pthread_mutex_unlock(&p->mu);
-        j->fn(j->arg);
-        finish(p, j);
         return;
     }
     // a worker runs it: run the queued jobs meanwhile, else sleep until one ends
     while (j->state == RUNNING) {
         struct ks_pool_job *other = take_first(p);
-        if (!other) {
+        if (other)
+            run(p, other);
+        else
             pthread_cond_wait(&p->done, &p->mu);
-            continue;
-        }
-        pthread_mutex_unlock(&p->mu);
-        other->fn(other->arg);
-        finish(p, other);
-        pthread_mutex_lock(&p->mu);
     }
     pthread_mutex_unlock(&p->mu);
 }
