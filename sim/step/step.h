@@ -194,7 +194,7 @@ struct ks_step {
         uint32_t tokens, kept, sat_out, now_step;
         struct ks_plan plan;
         int st;
-        char err[256];
+        char err[1024]; // as long as the decode actor's (decode.c)
     } front;
     // detail.gpus: the current step's numbers (a sampled GPU's to publish),
     // and a follower's batches, jobs and carries
