@@ -97,6 +97,7 @@ void ks_agg_settle(struct ks_cache *c, uint32_t id)
     apply(c, q->agg, g, pos, &h, &l);
     ks_blk_set_heat(b, h);
     b->last = l;
+    ks_l1_last_note(c, b);
 }
 
 void ks_agg_flush(struct ks_cache *c, struct ks_req *q)
@@ -127,6 +128,7 @@ void ks_agg_flush(struct ks_cache *c, struct ks_req *q)
             }
             ks_blk_set_heat(b, h1);
             b->last = l1;
+            ks_l1_last_note(c, b);
         }
     }
     a->n = 0;

@@ -35,6 +35,11 @@ int ks_buffer_init(struct ks_cache *c)
     c->n_free_bufs = n;
     if (c->p.evict == KS_EVICT_FIFO && !(c->arrival = calloc(c->p.tier_blocks[KS_L1], sizeof *c->arrival)))
         return KS_ENOMEM;
+    if (c->p.evict == KS_EVICT_LRU && !(c->l1_last = calloc(c->p.tier_blocks[KS_L1], sizeof *c->l1_last)))
+        return KS_ENOMEM;
+    if (c->l1_last && B % KS_SPAN == 0 &&
+        !(c->l1_least = calloc(c->p.tier_blocks[KS_L1] / KS_SPAN + 1, sizeof *c->l1_least)))
+        return KS_ENOMEM;
     return ks_tier_addressed(&c->tier[KS_L1]);
 }
 
@@ -44,6 +49,8 @@ void ks_buffer_fini(struct ks_cache *c)
     free(c->free_bufs);
     free(c->touched);
     free(c->arrival);
+    free(c->l1_last);
+    free(c->l1_least);
 }
 
 uint64_t ks_buffer_bytes(const struct ks_cache *c)
@@ -51,6 +58,10 @@ uint64_t ks_buffer_bytes(const struct ks_cache *c)
     uint64_t n = (uint64_t)c->n_bufs * (sizeof *c->bufs + sizeof *c->free_bufs + sizeof *c->touched);
     if (c->arrival)
         n += (uint64_t)c->p.tier_blocks[KS_L1] * sizeof *c->arrival;
+    if (c->l1_last)
+        n += (uint64_t)c->p.tier_blocks[KS_L1] * sizeof *c->l1_last;
+    if (c->l1_least)
+        n += ((uint64_t)c->p.tier_blocks[KS_L1] / KS_SPAN + 1) * sizeof *c->l1_least;
     return n;
 }
 
@@ -142,6 +153,8 @@ static uint32_t take_free(struct ks_cache *c, uint32_t i, uint32_t id)
     b->hint = off + 1 == B ? 0 : off + 1;
     if (c->arrival)
         c->arrival[base + off] = c->arrivals++;
+    if (c->l1_last) // not resident there yet (a new block is noted when it is)
+        c->l1_last[base + off] = KS_NONE;
     return base + off;
 }
 
@@ -292,6 +305,14 @@ int ks_buffer_check(const struct ks_cache *c, char *msg, size_t len)
                     b->req, b->group, id, ch->req, ch->group);
             if (b->state == KS_BUF_FREE)
                 BAD("L1 page %u of free buffer %u holds block %u", p, i, id);
+            const struct ks_block *k = ks_blocktab_get(&c->tab, id);
+            uint32_t here = ks_blk_tier(k) == KS_L1 && ks_blk_page(k) == p && ks_blk_state(k) == KS_BLK_RESIDENT;
+            if (c->l1_last && c->l1_last[p] != (here ? k->last : KS_NONE))
+                BAD("L1 page %u: its lru key is %u, its block %u's last use %u (%s)", p, c->l1_last[p], id, k->last,
+                    here ? "resident there" : "not resident there");
+            if (c->l1_least && c->l1_least[p / KS_SPAN] > c->l1_last[p])
+                BAD("L1 page %u: its span's least key, %u, exceeds the page's (%u)", p, c->l1_least[p / KS_SPAN],
+                    c->l1_last[p]);
         }
         if (used != b->used)
             BAD("buffer %u: %u pages used, its count says %u", i, used, b->used);

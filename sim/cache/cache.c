@@ -72,6 +72,7 @@ struct ks_cache *ks_cache_new(const struct ks_cache_params *p, char *err, size_t
     if (!c)
         goto oom;
     c->p = *p;
+    c->wide = !p->plain_scans && ks_evict_wide_available();
     if (ks_blocktab_init(&c->tab, p->n_blocks) != KS_OK)
         goto oom;
     for (int t = 0; t < KS_TIERS; t++)
@@ -286,6 +287,7 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
                     break;
             KS_ASSERT(page != KS_NONE);
             ks_blocktab_use(&c->tab, id, page, t, c->now);
+            ks_l1_last_note(c, ks_blocktab_get(&c->tab, id));
             c->placed[t]++;
             if (c->lfu)
                 c->lfu[id] = 0;
@@ -439,6 +441,7 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
         int rising;
         ks_blk_set_heat(b, ks_heat_access(&c->clk, ks_blk_heat(b), mass, &rising));
         b->last = c->now;
+        ks_l1_last_note(c, b);
         if (c->lfu && c->lfu[id] != UINT32_MAX)
             c->lfu[id]++;
         if (c->next && c->next[id] != acc[i].next) {

@@ -98,6 +98,7 @@ struct kv {
     uint32_t id;
 };
 
+#define KS_SPAN 64 // L1 pages of one entry of l1_least (evict.c)
 #define KS_EVICT_POOL 16 // runners-up kept per tier between eviction rounds
 
 // Loops over lists of blocks (candidates, records, victims, a batch's
@@ -121,6 +122,7 @@ struct ks_cache {
     uint32_t now;
     uint32_t reserve; // L1 pages kept free for new blocks (ks_cache_set_reserve)
     uint8_t started;
+    uint8_t wide;     // a device buffer's scan may take its AVX-512 form (evict.c)
     uint8_t lower[KS_TIERS]; // next present tier down, or KS_TIER_NONE
 
     uint32_t *lfu;  // [ids] access counts (KS_EVICT_LFU only)
@@ -187,6 +189,11 @@ struct ks_cache {
     uint32_t *touched;       // [n_bufs] planning scratch: buffers with a need
     uint32_t *arrival;       // [L1 pages] KS_EVICT_FIFO: order of the page's block's arrival
     uint32_t arrivals;       // arrivals so far (wraps after 2^32: FIFO order then holds within 2^32)
+    uint32_t *l1_last;       // [L1 pages] device buffers under KS_EVICT_LRU: for a used page, its
+                             // block's last use when the block is resident there, else KS_NONE
+                             // (arriving): the lru scan's keys, read in page order (evict.c)
+    uint32_t *l1_least;      // [L1 pages / KS_SPAN] with l1_last when buffers are whole spans: at
+                             // most the least l1_last of each span's used pages (evict.c)
 
     uint32_t agg_pending;        // requests with aggregate entries not yet applied (aggregate.c)
     uint32_t agg_reqs;           // requests with aggregate state (aggregate.c)
@@ -265,6 +272,20 @@ static inline void ks_blk_key_fields(const struct ks_cache *c, uint32_t id, uint
     *last = b->last;
 }
 
+// Block b's last use or residency changed (it was accessed, arrived in L1,
+// or its aggregate accesses were applied): c->l1_last follows. NOTE: every
+// write of a resident L1 block's `last` goes through here; the invariant
+// check (ks_buffer_check) compares the two.
+static inline void ks_l1_last_note(struct ks_cache *c, const struct ks_block *b)
+{
+    if (!c->l1_last || ks_blk_tier(b) != KS_L1)
+        return;
+    uint32_t p = ks_blk_page(b), v = ks_blk_state(b) == KS_BLK_RESIDENT ? b->last : KS_NONE;
+    c->l1_last[p] = v;
+    if (c->l1_least && c->l1_least[p / KS_SPAN] > v)
+        c->l1_least[p / KS_SPAN] = v;
+}
+
 static inline uint32_t ks_blk_last(const struct ks_cache *c, uint32_t id)
 {
     uint64_t h;
@@ -309,6 +330,8 @@ void ks_evict_view(const struct ks_cache *c, uint32_t id, struct ks_block_view *
 // in order of their keys; marks nothing. Returns how many it found. *next
 // (may be NULL) receives the block that would come after them, or KS_NONE.
 uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, uint32_t *out, uint32_t *next);
+// Whether this CPU runs the buffer scan's AVX-512 form.
+int ks_evict_wide_available(void);
 // Tells the policy that a block's key may have changed or that it arrived in
 // a tier (Belady keeps an ordered heap; the other policies need nothing).
 void ks_evict_note(struct ks_cache *c, uint32_t id);

@@ -166,6 +166,165 @@ static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_
     return k;
 }
 
+// ---- the buffer scan's wide form --------------------------------------------
+//
+// A device buffer's scan judges every page, about half of them eligible and
+// few entering the heap once it holds `want`. The wide form judges eight
+// pages at a time in 64-bit lanes and offers the pages that pass, in page
+// order, to the same heap with the same test. The heap's top only falls once
+// the heap is full, so a page that fails the test against the top at the
+// start of its eight would fail it later too: the offers, and so the victims
+// and their order, are the plain form's.
+//   lru : c->l1_last holds each used page's key and eligibility (its block's
+//         last use, KS_NONE when the block is not resident there: buffer.c),
+//         so no entry is read; c->l1_least bounds each span of KS_SPAN pages
+//         from below, and a span whose bound is at the top or above is passed
+//         over whole (once the heap is full).
+//   heat: the owners' entries are gathered, key and eligibility computed.
+//   fifo: the page's arrival is its key; the entries of the pages that may
+//         pass are gathered for eligibility.
+// Not for the other policies, nor while aggregate accesses are pending (the
+// entries then lag the keys): those take the plain form.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define KS_EVICT_X86 1
+#include <immintrin.h>
+#define AVX512 __attribute__((target("avx512f")))
+
+struct wide {
+    const struct ks_cache *c;
+    struct kv *h;
+    uint32_t *k, want;
+};
+
+// Offers the lanes of `pass`, lowest first.
+AVX512 static inline __attribute__((always_inline)) void offer8(const struct wide *w, __mmask8 pass, __m512i key,
+                                                                __m512i own)
+{
+    uint64_t kk[8];
+    uint32_t id[8];
+    _mm512_storeu_si512(kk, key);
+    _mm256_storeu_si256((__m256i *)id, _mm512_cvtepi64_epi32(own));
+    for (unsigned m = pass; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        heap_offer(w->h, w->k, w->want, kk[i], id[i]);
+    }
+}
+
+// Judges pages [p, p + 8) of tier L1 under lru; returns the least l1_last of
+// the used pages (UINT64_MAX if none).
+AVX512 static inline __attribute__((always_inline)) uint64_t judge8_lru(const struct wide *w, uint32_t p)
+{
+    const struct ks_cache *c = w->c;
+    __m512i own = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)&c->tier[KS_L1].owner[p]));
+    __m512i key = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)&c->l1_last[p]));
+    __mmask8 used = _mm512_testn_epi64_mask(own, _mm512_set1_epi64(KS_PAGE_FREE)), pass;
+    if (*w->k == w->want) { // eligible keys are below now, and KS_NONE is above them all
+        pass = _mm512_mask_cmplt_epu64_mask(used, key, _mm512_set1_epi64((long long)w->h[0].key));
+    } else {
+        pass = _mm512_mask_cmpneq_epi64_mask(used, key, _mm512_set1_epi64(KS_NONE));
+        pass = _mm512_mask_cmpneq_epi64_mask(pass, key, _mm512_set1_epi64(c->now));
+    }
+    if (pass)
+        offer8(w, pass, key, own);
+    return _mm512_mask_reduce_min_epu64(used, key);
+}
+
+// Judges pages [p, p + 8) of tier L1 under heat or fifo (end: where the scan
+// stops, for the entries fetched ahead).
+AVX512 static inline __attribute__((always_inline)) void judge8(const struct wide *w, uint32_t p, uint32_t end)
+{
+    const struct ks_cache *c = w->c;
+    const struct ks_tier *tr = &c->tier[KS_L1];
+    const long long *blk = (const long long *)c->tab.blk;
+    int full = *w->k == w->want, fifo = c->p.evict == KS_EVICT_FIFO;
+    if (!fifo || !full) // every entry will be read: fetch them ahead
+        for (uint32_t i = 0; i < 8; i++)
+            PREFETCH_OWNER_ENTRY(c, tr, p + SCAN_AHEAD + i, end);
+    __m512i own = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)&tr->owner[p]));
+    __mmask8 cand = _mm512_testn_epi64_mask(own, _mm512_set1_epi64(KS_PAGE_FREE));
+    __m512i top = _mm512_set1_epi64(full ? (long long)w->h[0].key : 0);
+    __m512i key = _mm512_setzero_si512();
+    if (fifo) {
+        key = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)&c->arrival[p]));
+        if (full)
+            cand = _mm512_mask_cmplt_epu64_mask(cand, key, top);
+    }
+    if (!cand)
+        return;
+    __m512i idx = _mm512_slli_epi64(own, 1); // an entry is two 64-bit words
+    __m512i w0 = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), cand, idx, blk, 8);
+    __m512i last = _mm512_srli_epi64(w0, 32), now = _mm512_set1_epi64(c->now);
+    __m512i at = _mm512_or_si512(_mm512_add_epi64(_mm512_set1_epi64(p), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
+                                 _mm512_set1_epi64((long long)KS_BLK_RESIDENT << 29));
+    __mmask8 ok = _mm512_mask_cmpeq_epi64_mask(cand, _mm512_and_si512(w0, _mm512_set1_epi64(0x7fffffffLL)), at);
+    ok = _mm512_mask_cmpneq_epi64_mask(ok, last, now);
+    if (!ok)
+        return;
+    if (!fifo) { // heat: key_of's (protect << 63) | (heat << 25) | (last & 0x1ffffff)
+        __m512i meta = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), ok, idx, blk + 1, 8);
+        __m512i age = _mm512_and_si512(_mm512_sub_epi64(now, last), _mm512_set1_epi64(0xffffffffLL)); // 32-bit wrap
+        __mmask8 young = _mm512_cmplt_epu64_mask(age, _mm512_set1_epi64(c->p.protect_steps));
+        key = _mm512_or_si512(_mm512_slli_epi64(_mm512_and_si512(meta, _mm512_set1_epi64((long long)KS_HEAT_MAX)), 25),
+                              _mm512_and_si512(last, _mm512_set1_epi64(0x1ffffff)));
+        key = _mm512_mask_or_epi64(key, young, key, _mm512_set1_epi64((long long)(UINT64_C(1) << 63)));
+    }
+    __mmask8 pass = full ? _mm512_mask_cmplt_epu64_mask(ok, key, top) : ok;
+    if (pass)
+        offer8(w, pass, key, own);
+}
+
+// Judges pages [p, p + 8j) of tier L1 (j the most that fit before end);
+// returns the first page not judged.
+AVX512 static uint32_t scan8(const struct ks_cache *c, uint32_t p, uint32_t end, struct kv *h, uint32_t *k,
+                             uint32_t want)
+{
+    const struct wide w = {.c = c, .h = h, .k = k, .want = want};
+    if (c->p.evict != KS_EVICT_LRU) {
+        for (; p + 8 <= end; p += 8)
+            judge8(&w, p, end);
+        return p;
+    }
+    uint32_t *least = c->l1_least;
+    while (p + 8 <= end) {
+        if (!least || p % KS_SPAN || p + KS_SPAN > end) {
+            judge8_lru(&w, p);
+            p += 8;
+            continue;
+        }
+        uint32_t s = p / KS_SPAN;
+        if (*k == want && least[s] >= h[0].key) {
+            p += KS_SPAN;
+            continue;
+        }
+        uint64_t m = UINT64_MAX;
+        for (uint32_t e = p + KS_SPAN; p < e; p += 8) {
+            uint64_t l = judge8_lru(&w, p);
+            m = l < m ? l : m;
+        }
+        least[s] = m < KS_NONE ? (uint32_t)m : KS_NONE; // afresh
+    }
+    return p;
+}
+
+// Whether the wide form may judge this cache's buffers now.
+static int scan_wide(const struct ks_cache *c)
+{
+    if (!c->wide || c->agg_pending)
+        return 0;
+    return (c->p.evict == KS_EVICT_LRU && c->l1_last) || c->p.evict == KS_EVICT_HEAT ||
+           (c->p.evict == KS_EVICT_FIFO && c->arrival);
+}
+#endif
+
+int ks_evict_wide_available(void)
+{
+#ifdef KS_EVICT_X86
+    return __builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
+}
+
 uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, uint32_t *out, uint32_t *next)
 {
     struct ks_buf *bf = &c->bufs[buf];
@@ -178,7 +337,12 @@ uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, ui
     struct kv *h = c->heap;
     uint32_t k = 0, B = c->p.buffer_blocks, end = (buf + 1) * B;
     const struct ks_tier *tr = &c->tier[KS_L1];
-    for (uint32_t p = buf * B; p < end; p++) {
+    uint32_t p = buf * B;
+#ifdef KS_EVICT_X86
+    if (scan_wide(c))
+        p = scan8(c, p, end < tr->hwm ? end : tr->hwm, h, &k, want);
+#endif
+    for (; p < end; p++) {
         PREFETCH_OWNER_ENTRY(c, tr, p + SCAN_AHEAD, end);
         if (!ks_tier_page_used(tr, p))
             continue;

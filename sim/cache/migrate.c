@@ -669,6 +669,7 @@ int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b)
         if (dst < src) {
             ks_agg_settle_block(c, id); // its recency is overwritten: its pending accesses first
             blk->last = c->now; // arrival in a faster tier counts as a use for recency
+            ks_l1_last_note(c, blk);
         } else if (ks_blk_prefetched(blk)) {
             c->st.pf_wasted++;
             ks_blk_set_prefetched(blk, 0);
