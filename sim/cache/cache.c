@@ -72,7 +72,8 @@ struct ks_cache *ks_cache_new(const struct ks_cache_params *p, char *err, size_t
     if (!c)
         goto oom;
     c->p = *p;
-    c->wide = !p->plain_scans && ks_evict_wide_available();
+    c->wide = !p->plain_forms && ks_evict_wide_available();
+    c->wide_access = !p->plain_forms && ks_access_wide_available();
     if (ks_blocktab_init(&c->tab, p->n_blocks) != KS_OK)
         goto oom;
     for (int t = 0; t < KS_TIERS; t++)
@@ -397,62 +398,75 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
     enum { AHEAD = 32 }; // entries fetched ahead of their use: their misses overlap
     for (uint32_t i = 0; i < n && i < AHEAD; i++)
         __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i].block)));
-    for (uint32_t i = 0; i < n; i++) {
-        if (i + AHEAD < n) {
-            uint32_t ahead = ks_seq_lookup(s, acc[i + AHEAD].block);
-            __builtin_prefetch(ks_blocktab_get(&c->tab, ahead));
-            if (c->hcap) // where its candidate is looked for, should it miss
-                __builtin_prefetch(&c->hstamp[ks_cand_hash(ahead) & (c->hcap - 1)]);
+    // the wide form, where an access only updates its entry and counts
+    // (access_wide.c), takes groups of eight; this loop the rest, and a group
+    // the wide form leaves
+    int wide = c->wide_access && !settle && !c->lfu && !c->next && w == 0 && !c->p.prefetch_fn && s->n_prefix == 0;
+    for (uint32_t i = 0; i < n;) {
+        if (wide) {
+            int err = KS_OK;
+            i += ks_access_wide(c, s, req, acc + i, n - i, where ? where + i : NULL, &r, &err);
+            if (err != KS_OK)
+                return err;
         }
-        uint32_t j = acc[i].block;
-        uint32_t id = ks_seq_lookup(s, j);
-        struct ks_block *b = ks_blocktab_get(&c->tab, id);
-        if (settle)
-            ks_agg_settle_block(c, id);
-        unsigned tier = ks_blk_tier(b), state = ks_blk_state(b);
-        unsigned at;
-        int entering = 0; // attention moves into this block's region
-        if (tier == KS_L1) {
-            at = KS_AT_L1;
-            if (ks_blk_prefetched(b)) {
-                c->st.pf_used++;
-                ks_blk_set_prefetched(b, 0);
+        for (uint32_t stop = wide && n - i > 8 ? i + 8 : n; i < stop; i++) {
+            if (i + AHEAD < n) {
+                uint32_t ahead = ks_seq_lookup(s, acc[i + AHEAD].block);
+                __builtin_prefetch(ks_blocktab_get(&c->tab, ahead));
+                if (c->hcap) // where its candidate is looked for, should it miss
+                    __builtin_prefetch(&c->hstamp[ks_cand_hash(ahead) & (c->hcap - 1)]);
+            }
+            uint32_t j = acc[i].block;
+            uint32_t id = ks_seq_lookup(s, j);
+            struct ks_block *b = ks_blocktab_get(&c->tab, id);
+            if (settle)
+                ks_agg_settle_block(c, id);
+            unsigned tier = ks_blk_tier(b), state = ks_blk_state(b);
+            unsigned at;
+            int entering = 0; // attention moves into this block's region
+            if (tier == KS_L1) {
+                at = KS_AT_L1;
+                if (ks_blk_prefetched(b)) {
+                    c->st.pf_used++;
+                    ks_blk_set_prefetched(b, 0);
+                    entering = 1;
+                }
+            } else if (state == KS_BLK_MIG_UP) {
+                at = KS_AT_INFLIGHT;
+                entering = 1;
+                if (ks_blk_prefetched(b)) { // the prefetch was late but not useless
+                    c->st.pf_used++;
+                    ks_blk_set_prefetched(b, 0);
+                }
+            } else {
+                at = tier;
                 entering = 1;
             }
-        } else if (state == KS_BLK_MIG_UP) {
-            at = KS_AT_INFLIGHT;
-            entering = 1;
-            if (ks_blk_prefetched(b)) { // the prefetch was late but not useless
-                c->st.pf_used++;
-                ks_blk_set_prefetched(b, 0);
+            if (where)
+                where[i] = (uint8_t)at;
+            if (at == KS_AT_INFLIGHT)
+                r.inflight++;
+            else
+                r.found[at]++;
+
+            double mass = acc[i].mass > 0 ? acc[i].mass : 0.0;
+            int rising;
+            ks_blk_set_heat(b, ks_heat_access(&c->clk, ks_blk_heat(b), mass, &rising));
+            b->last = c->now;
+            ks_l1_last_note(c, b);
+            if (c->lfu && c->lfu[id] != UINT32_MAX)
+                c->lfu[id]++;
+            if (c->next && c->next[id] != acc[i].next) {
+                c->next[id] = acc[i].next;
+                ks_evict_note(c, id);
             }
-        } else {
-            at = tier;
-            entering = 1;
-        }
-        if (where)
-            where[i] = (uint8_t)at;
-        if (at == KS_AT_INFLIGHT)
-            r.inflight++;
-        else
-            r.found[at]++;
 
-        double mass = acc[i].mass > 0 ? acc[i].mass : 0.0;
-        int rising;
-        ks_blk_set_heat(b, ks_heat_access(&c->clk, ks_blk_heat(b), mass, &rising));
-        b->last = c->now;
-        ks_l1_last_note(c, b);
-        if (c->lfu && c->lfu[id] != UINT32_MAX)
-            c->lfu[id]++;
-        if (c->next && c->next[id] != acc[i].next) {
-            c->next[id] = acc[i].next;
-            ks_evict_note(c, id);
+            if (at != KS_AT_L1 && at != KS_AT_INFLIGHT &&
+                ks_cache_cand_add(c, id, req, KS_CLASS_MISS, acc[i].ahead) != KS_OK)
+                return KS_ENOMEM;
+            if ((entering || rising) && ks_prefetch_after(c, s, req, id, j, entering, &w) != KS_OK)
+                return KS_ENOMEM;
         }
-
-        if (at != KS_AT_L1 && at != KS_AT_INFLIGHT && ks_cache_cand_add(c, id, req, KS_CLASS_MISS, acc[i].ahead) != KS_OK)
-            return KS_ENOMEM;
-        if ((entering || rising) && ks_prefetch_after(c, s, req, id, j, entering, &w) != KS_OK)
-            return KS_ENOMEM;
     }
     r.misses = n - r.found[KS_L1];
     c->st.accesses += n;

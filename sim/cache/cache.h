@@ -132,9 +132,10 @@ struct ks_cache_params {
                                      // (most_per_req, for a gather kernel's thread block per
                                      // request); 0: most_per_req stays 0, no counting
     uint64_t seed;                   // sampling randomness
-    int plain_scans;                 // 1: a device buffer's victim scan takes its plain form even
-                                     // where the CPU has AVX-512 (the forms choose alike: tests
-                                     // compare them); 0 (default): the widest form the CPU has
+    int plain_forms;                 // 1: access reports and a device buffer's victim scan take
+                                     // their plain forms even where the CPU has AVX-512 (the forms
+                                     // give the same results: tests compare them); 0 (default):
+                                     // the widest form the CPU has
     int debug;                       // check every invariant after each plan, confirm and abort;
                                      // a broken one aborts the process with its message
 };

@@ -122,7 +122,8 @@ struct ks_cache {
     uint32_t now;
     uint32_t reserve; // L1 pages kept free for new blocks (ks_cache_set_reserve)
     uint8_t started;
-    uint8_t wide;     // a device buffer's scan may take its AVX-512 form (evict.c)
+    uint8_t wide;        // a device buffer's scan may take its AVX-512 form (evict.c)
+    uint8_t wide_access; // access reports may take their AVX-512 form (access_wide.c)
     uint8_t lower[KS_TIERS]; // next present tier down, or KS_TIER_NONE
 
     uint32_t *lfu;  // [ids] access counts (KS_EVICT_LFU only)
@@ -293,6 +294,19 @@ static inline uint32_t ks_blk_last(const struct ks_cache *c, uint32_t id)
     ks_blk_key_fields(c, id, &h, &last);
     return last;
 }
+
+// access_wide.c
+// Whether this CPU runs the access report's AVX-512 form.
+int ks_access_wide_available(void);
+// The accesses acc[0..n) of request req in sequence s, eight at a time, as
+// far as they only update their entries and counts (ks_cache_access says
+// when: no aggregate pending, no prefetch, neither lfu nor belady, no shared
+// prefix): where[] (may be NULL) and r as ks_cache_access fills them, the
+// misses made candidates in order. Stops before a group of eight with a block
+// twice or one that arrived by prefetch, or fewer than eight left; returns
+// how many it took. *err = KS_ENOMEM when a candidate could not be added.
+uint32_t ks_access_wide(struct ks_cache *c, const struct ks_seq *s, uint32_t req, const struct ks_access *acc,
+                        uint32_t n, uint8_t *where, struct ks_access_report *r, int *err);
 
 // prefetch.c
 // The slot where the candidate hash's probe for block id starts (mod hcap).

@@ -78,6 +78,42 @@ static inline double ks_heat_decode(uint64_t code)
     return x;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define KS_HEAT_WIDE 1
+#define KS_HEAT_AVX512 __attribute__((target("avx512f")))
+
+// ks_heat_decode in eight lanes (a CPU with AVX-512 only: access_wide.c).
+KS_HEAT_AVX512 static inline __attribute__((always_inline)) __m512d ks_heat_decode8(__m512i code)
+{
+    __m512i be = _mm512_srli_epi64(code, KS_HEAT_MANT_BITS);
+    __m512i m = _mm512_and_si512(code, _mm512_set1_epi64((INT64_C(1) << KS_HEAT_MANT_BITS) - 1));
+    __m512i u = _mm512_or_si512(_mm512_slli_epi64(_mm512_add_epi64(be, _mm512_set1_epi64(1023 - KS_HEAT_EXP_BIAS)), 52),
+                                _mm512_slli_epi64(m, 52 - KS_HEAT_MANT_BITS));
+    return _mm512_castsi512_pd(_mm512_maskz_mov_epi64(_mm512_test_epi64_mask(code, code), u));
+}
+
+// ks_heat_encode in eight lanes, the same codes.
+KS_HEAT_AVX512 static inline __attribute__((always_inline)) __m512i ks_heat_encode8(__m512d x)
+{
+    __mmask8 pos = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GT_OQ); // NaN too goes to zero
+    __m512i u = _mm512_castpd_si512(x);
+    __m512i e = _mm512_and_si512(_mm512_srli_epi64(u, 52), _mm512_set1_epi64(0x7ff)); // biased by 1023
+    __m512i m = _mm512_and_si512(u, _mm512_set1_epi64((INT64_C(1) << 52) - 1));
+    m = _mm512_srli_epi64(_mm512_add_epi64(m, _mm512_set1_epi64(INT64_C(1) << (52 - KS_HEAT_MANT_BITS - 1))),
+                          52 - KS_HEAT_MANT_BITS);
+    __mmask8 carry = _mm512_test_epi64_mask(m, _mm512_set1_epi64(INT64_C(1) << KS_HEAT_MANT_BITS));
+    m = _mm512_mask_mov_epi64(m, carry, _mm512_setzero_si512());
+    e = _mm512_mask_add_epi64(e, carry, e, _mm512_set1_epi64(1));
+    __m512i be = _mm512_sub_epi64(e, _mm512_set1_epi64(1023 - KS_HEAT_EXP_BIAS));
+    __m512i code = _mm512_or_si512(_mm512_slli_epi64(be, KS_HEAT_MANT_BITS), m);
+    __mmask8 high = _mm512_cmpge_epi64_mask(be, _mm512_set1_epi64(1023));
+    code = _mm512_mask_mov_epi64(code, high, _mm512_set1_epi64((long long)KS_HEAT_MAX));
+    __mmask8 keep = pos & _mm512_cmpgt_epi64_mask(be, _mm512_setzero_si512());
+    return _mm512_maskz_mov_epi64(keep, code);
+}
+#endif
+
 void ks_heat_clock_init(struct ks_heat_clock *clk, uint32_t half_life, uint32_t step);
 
 // Advances the clock to `step` (>= clk->now). Returns the factor by which

@@ -20,6 +20,8 @@ ks_add_test(cache.check test_check.c)
 
 ks_add_test(cache.reserve test_reserve.c)
 ks_add_test(cache.buffer test_buffer.c)
+# the wide forms (AVX-512) against the plain ones
+ks_add_test(cache.wide test_wide.c)
 # accesses accounted in aggregate against the same history block by block
 ks_add_test(cache.aggregate test_aggregate.c)
 

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "heat.h"
 #include "rng.h"
@@ -101,6 +102,80 @@ static void encode_zero_nan_and_range(void **state)
     // rescaling keeps zero at zero
     assert_int_equal(ks_heat_rescale(0, 0x1p-64), 0);
     assert_true(ks_heat_decode(ks_heat_rescale(ks_heat_encode(0x1p70), 0x1p-64)) == 64.0);
+}
+
+#ifdef KS_HEAT_WIDE
+KS_HEAT_AVX512 static void wide8(const double x[8], const uint64_t code[8], uint64_t enc[8], double dec[8])
+{
+    _mm512_storeu_si512(enc, ks_heat_encode8(_mm512_loadu_pd(x)));
+    _mm512_storeu_pd(dec, ks_heat_decode8(_mm512_loadu_si512(code)));
+}
+#endif
+
+// The eight-lane forms (heat.h, for the access report's wide form) give the
+// scalar ones' codes and values: the edges above, mantissas that round up
+// into the next power of two (all 28 kept bits ones, the next one set),
+// halfway cases, and random doubles and codes over the whole range.
+static void wide_forms(void **state)
+{
+    (void)state;
+#ifndef KS_HEAT_WIDE
+    skip();
+#else
+    if (!__builtin_cpu_supports("avx512f"))
+        skip();
+    struct ks_rng r;
+    ks_rng_seed(&r, 17);
+    double x[8];
+    uint64_t code[8], enc[8];
+    double dec[8];
+    uint64_t carries = 0;
+    for (int round = 0; round < 20000; round++) {
+        for (int i = 0; i < 8; i++) {
+            uint64_t u;
+            switch (round < 8 ? round : (int)ks_rng_below(&r, 6)) {
+            case 0: { // edges
+                const double edge[] = {0.0, -0.0, NAN, -1.0, INFINITY, -INFINITY, 0x1p-600, 0x1p-511, 0x1p-510,
+                                       0x1p-512, 0x1p520, 0x1p512, 0x1.ffffffp511, 4.9e-324, 1.0, 0x1p-1022};
+                x[i] = edge[(round * 8 + i) % 16];
+                break;
+            }
+            case 1: // the 28 kept bits all ones, the next one set: rounds up to the next power of two
+                u = ((uint64_t)(1023 - 40 + ks_rng_below(&r, 80)) << 52) | (((UINT64_C(1) << 28) - 1) << 24) |
+                    (UINT64_C(1) << 23) | (ks_rng_next(&r) & ((UINT64_C(1) << 23) - 1));
+                memcpy(&x[i], &u, sizeof u);
+                carries++;
+                break;
+            case 2: // exactly halfway between two codes
+                u = ((uint64_t)(1023 - 40 + ks_rng_below(&r, 80)) << 52) |
+                    ((ks_rng_next(&r) & ((UINT64_C(1) << 28) - 1)) << 24) | (UINT64_C(1) << 23);
+                memcpy(&x[i], &u, sizeof u);
+                break;
+            case 3: // the largest exponents kept, and the smallest
+                u = (uint64_t)(ks_rng_below(&r, 2) ? 1023 + 505 + ks_rng_below(&r, 12)
+                                                   : 1023 - 516 + ks_rng_below(&r, 12)) << 52 |
+                    (ks_rng_next(&r) & ((UINT64_C(1) << 52) - 1));
+                memcpy(&x[i], &u, sizeof u);
+                break;
+            default: // any bits: every exponent, both signs, NaNs and infinities
+                u = ks_rng_next(&r);
+                memcpy(&x[i], &u, sizeof u);
+                break;
+            }
+            code[i] = ks_rng_below(&r, 4) == 0 ? 0 : ks_rng_next(&r) % (KS_HEAT_MAX + 1);
+        }
+        wide8(x, code, enc, dec);
+        for (int i = 0; i < 8; i++) {
+            if (enc[i] != ks_heat_encode(x[i]))
+                fail_msg("encode(%a): %#llx in eight lanes, %#llx alone", x[i], (unsigned long long)enc[i],
+                         (unsigned long long)ks_heat_encode(x[i]));
+            double d = ks_heat_decode(code[i]);
+            if (memcmp(&dec[i], &d, sizeof d) != 0)
+                fail_msg("decode(%#llx): %a in eight lanes, %a alone", (unsigned long long)code[i], dec[i], d);
+        }
+    }
+    assert_true(carries > 1000);
+#endif
 }
 
 // Runs n_blocks blocks for `steps` steps with half-life H, each block
@@ -313,6 +388,7 @@ int main(void)
         cmocka_unit_test(encode_round_trip),
         cmocka_unit_test(codes_ordered_like_values),
         cmocka_unit_test(encode_zero_nan_and_range),
+        cmocka_unit_test(wide_forms),
         cmocka_unit_test(clock_advance_rebases),
         cmocka_unit_test(lazy_decay_default_half_life),
         cmocka_unit_test(lazy_decay_small_half_life),
