@@ -1,13 +1,15 @@
 // access_wide.c - the access report's wide form: eight accesses at a time
-// (AVX-512), for the cases where an access only reads its block's entry,
-// updates its heat and recency and counts where it was found (cache.c,
-// ks_cache_access, says when).
+// (AVX-512), for the cases where an access reads no state but its block's
+// entry and the blocks after it (cache.c, ks_cache_access, says when).
 //
 // A group of eight accesses: their block ids looked up, their entries
 // gathered, their heats decoded, raised by the mass times the clock's gain
 // and encoded again (heat.h's operations, in the same order and rounding),
-// their recency set to the step, their entries scattered back; then the
-// misses become candidates, in order. A group with a block twice, or with a
+// their recency set to the step, their entries scattered back; then, in
+// order, the misses become candidates and the accesses that enter a region
+// or raise their block's heat make the next `window` blocks prefetch
+// candidates (prefetch.c reads their tiers and states, which no access
+// changes). A group with a block twice, or with a
 // block that arrived by prefetch and is still unused, is left to the plain
 // form (the caller's), as is a tail of fewer than eight. When a candidate
 // cannot be added (KS_ENOMEM), the group's later accesses were applied
@@ -26,7 +28,7 @@ int ks_access_wide_available(void)
 }
 
 AVX512 uint32_t ks_access_wide(struct ks_cache *c, const struct ks_seq *s, uint32_t req, const struct ks_access *acc,
-                               uint32_t n, uint8_t *where, struct ks_access_report *r, int *err)
+                               uint32_t n, uint32_t window, uint8_t *where, struct ks_access_report *r, int *err)
 {
     enum { AHEAD = 32 }; // entries fetched ahead of their use (cache.c's AHEAD)
     long long *blk = (long long *)c->tab.blk;
@@ -61,6 +63,7 @@ AVX512 uint32_t ks_access_wide(struct ks_cache *c, const struct ks_seq *s, uint3
         __m512d add = _mm512_mul_pd(m, gain);
         __asm__("" : "+v"(add)); // no fused multiply-add (the NOTE above)
         __m512d ref = ks_heat_decode8(_mm512_and_si512(meta, _mm512_set1_epi64((long long)KS_HEAT_MAX)));
+        __mmask8 rising = _mm512_mask_cmp_pd_mask(gt0, add, ref, _CMP_GE_OQ); // ks_heat_access's
         __m512i code = ks_heat_encode8(_mm512_add_pd(ref, add));
         _mm512_i64scatter_epi64(blk + 1, idx, _mm512_or_si512(_mm512_and_si512(meta, heat_keep), code), 8);
         _mm512_i64scatter_epi64(blk, idx, _mm512_or_si512(_mm512_and_si512(w0, low32), _mm512_slli_epi64(now, 32)), 8);
@@ -70,23 +73,32 @@ AVX512 uint32_t ks_access_wide(struct ks_cache *c, const struct ks_seq *s, uint3
             __m512i page = _mm512_and_si512(w0, _mm512_set1_epi64(KS_PAGE_MAX));
             _mm512_mask_i64scatter_epi32(c->l1_last, in_l1, page, v, 4);
         }
-        // where each was found; the misses become candidates, in order
+        // where each was found; in order, the misses become candidates and
+        // the accesses entering a region or raising their heat prefetch after
         __m512i at = _mm512_mask_mov_epi64(tier, inflight, _mm512_set1_epi64(KS_AT_INFLIGHT));
         if (where)
             _mm_storel_epi64((__m128i *)(where + i), _mm512_cvtepi64_epi8(at));
         r->found[KS_L1] += (uint32_t)__builtin_popcount(in_l1);
         r->inflight += (uint32_t)__builtin_popcount(inflight);
-        __mmask8 miss = (__mmask8) ~(in_l1 | inflight);
-        if (!miss)
+        __mmask8 miss = (__mmask8) ~(in_l1 | inflight), ahead = window ? (__mmask8)(~in_l1 | rising) : 0;
+        if (!(miss | ahead))
             continue;
         uint64_t t[8];
-        uint32_t ids[8];
+        uint32_t ids[8], js[8];
         _mm512_storeu_si512(t, tier);
         _mm256_storeu_si256((__m256i *)ids, id32);
-        for (unsigned k = miss; k; k &= k - 1) {
+        _mm256_storeu_si256((__m256i *)js, j);
+        for (unsigned k = miss | ahead; k; k &= k - 1) {
             unsigned l = (unsigned)__builtin_ctz(k);
-            r->found[t[l]]++;
-            if (ks_cache_cand_add(c, ids[l], req, KS_CLASS_MISS, acc[i + l].ahead) != KS_OK) {
+            if (miss >> l & 1) {
+                r->found[t[l]]++;
+                if (ks_cache_cand_add(c, ids[l], req, KS_CLASS_MISS, acc[i + l].ahead) != KS_OK) {
+                    *err = KS_ENOMEM;
+                    return i;
+                }
+            }
+            uint32_t w = window;
+            if (ahead >> l & 1 && ks_prefetch_after(c, s, req, ids[l], js[l], !(in_l1 >> l & 1), &w) != KS_OK) {
                 *err = KS_ENOMEM;
                 return i;
             }
@@ -101,9 +113,9 @@ int ks_access_wide_available(void)
 }
 
 uint32_t ks_access_wide(struct ks_cache *c, const struct ks_seq *s, uint32_t req, const struct ks_access *acc,
-                        uint32_t n, uint8_t *where, struct ks_access_report *r, int *err)
+                        uint32_t n, uint32_t window, uint8_t *where, struct ks_access_report *r, int *err)
 {
-    (void)c, (void)s, (void)req, (void)acc, (void)n, (void)where, (void)r, (void)err;
+    (void)c, (void)s, (void)req, (void)acc, (void)n, (void)window, (void)where, (void)r, (void)err;
     return 0;
 }
 #endif

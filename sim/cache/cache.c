@@ -398,14 +398,14 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
     enum { AHEAD = 32 }; // entries fetched ahead of their use: their misses overlap
     for (uint32_t i = 0; i < n && i < AHEAD; i++)
         __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i].block)));
-    // the wide form, where an access only updates its entry and counts
-    // (access_wide.c), takes groups of eight; this loop the rest, and a group
-    // the wide form leaves
-    int wide = c->wide_access && !settle && !c->lfu && !c->next && w == 0 && !c->p.prefetch_fn && s->n_prefix == 0;
+    // the wide form (access_wide.c), where an access reads and writes no state
+    // but its entry's and the candidates', takes groups of eight; this loop
+    // the rest, and a group the wide form leaves
+    int wide = c->wide_access && !settle && !c->lfu && !c->next && !c->p.prefetch_fn && s->n_prefix == 0;
     for (uint32_t i = 0; i < n;) {
         if (wide) {
             int err = KS_OK;
-            i += ks_access_wide(c, s, req, acc + i, n - i, where ? where + i : NULL, &r, &err);
+            i += ks_access_wide(c, s, req, acc + i, n - i, w, where ? where + i : NULL, &r, &err);
             if (err != KS_OK)
                 return err;
         }

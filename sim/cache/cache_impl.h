@@ -299,14 +299,15 @@ static inline uint32_t ks_blk_last(const struct ks_cache *c, uint32_t id)
 // Whether this CPU runs the access report's AVX-512 form.
 int ks_access_wide_available(void);
 // The accesses acc[0..n) of request req in sequence s, eight at a time, as
-// far as they only update their entries and counts (ks_cache_access says
-// when: no aggregate pending, no prefetch, neither lfu nor belady, no shared
-// prefix): where[] (may be NULL) and r as ks_cache_access fills them, the
-// misses made candidates in order. Stops before a group of eight with a block
-// twice or one that arrived by prefetch, or fewer than eight left; returns
-// how many it took. *err = KS_ENOMEM when a candidate could not be added.
+// ks_cache_access takes them where it may (no aggregate pending, no prefetch
+// function, neither lfu nor belady, no shared prefix; `window` blocks of
+// prefetch after an access): where[] (may be NULL) and r as it fills them,
+// the candidates added in its order. Stops before a group of eight with a
+// block twice or one that arrived by prefetch, or fewer than eight left;
+// returns how many it took. *err = KS_ENOMEM when a candidate could not be
+// added.
 uint32_t ks_access_wide(struct ks_cache *c, const struct ks_seq *s, uint32_t req, const struct ks_access *acc,
-                        uint32_t n, uint8_t *where, struct ks_access_report *r, int *err);
+                        uint32_t n, uint32_t window, uint8_t *where, struct ks_access_report *r, int *err);
 
 // prefetch.c
 // The slot where the candidate hash's probe for block id starts (mod hcap).

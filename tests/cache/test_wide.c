@@ -247,18 +247,20 @@ static void wide_fifo(void **state)
 
 
 // One pool shared by every request (no buffers): the access report's wide
-// form under heat (sampled eviction) and lru. Calls of 1 to 70 accesses, so
+// form under heat (sampled eviction) and lru, without prefetch and with a
+// window of 4 (candidates of every class, in order). Calls of 1 to 70 accesses, so
 // that groups of eight and tails mix; a block twice in some calls (the wide
 // form leaves that group to the plain one); masses of every kind (zero,
 // negative and NaN count as zero; tiny and large ones round); a tier below
 // with misses, migrations in flight and their blocks accessed.
-static void run_pool(enum ks_evict_policy pol)
+static void run_pool(enum ks_evict_policy pol, uint32_t window)
 {
     struct ks_cache_params p = ks_test_params(600, 1200, 4000);
     p.n_blocks = 8192;
     p.groups = 3;
     p.evict = pol;
     p.evict_samples = 5;
+    p.prefetch_window = window;
     p.migration_batch = 16;
     p.debug = 1;
     struct ks_cache *c[2];
@@ -306,7 +308,7 @@ static void run_pool(enum ks_evict_policy pol)
         // the previous step's batches land now, so that some accesses found their blocks in flight
         for (int m = 0; m < 2; m++) {
             ks_test_confirm_all(c[m], &held[m]);
-            assert_int_equal(ks_cache_plan(c[m], 64 * 4096, &held[m]), KS_OK);
+            assert_int_equal(ks_cache_plan(c[m], 256 * 4096, &held[m]), KS_OK);
         }
         compare_plans(&held[0], &held[1], t);
         compare_tables(c[0], c[1], t);
@@ -319,6 +321,8 @@ static void run_pool(enum ks_evict_policy pol)
     assert_true(st->found[KS_L2] + st->found[KS_L3] > 1000); // misses, many
     assert_true(st->found_inflight > 0);
     assert_true(twice > 10);
+    if (window)
+        assert_true(st->pf_issued > 500 && st->pf_used > 100);
     ks_test_check(c[0]);
     ks_test_check(c[1]);
     for (int m = 0; m < 2; m++)
@@ -330,7 +334,15 @@ static void pool_heat(void **state)
     (void)state;
     if (!ks_access_wide_available())
         skip();
-    run_pool(KS_EVICT_HEAT);
+    run_pool(KS_EVICT_HEAT, 0);
+}
+
+static void pool_heat_window(void **state)
+{
+    (void)state;
+    if (!ks_access_wide_available())
+        skip();
+    run_pool(KS_EVICT_HEAT, 4);
 }
 
 static void pool_lru(void **state)
@@ -338,7 +350,15 @@ static void pool_lru(void **state)
     (void)state;
     if (!ks_access_wide_available())
         skip();
-    run_pool(KS_EVICT_LRU);
+    run_pool(KS_EVICT_LRU, 0);
+}
+
+static void pool_lru_window(void **state)
+{
+    (void)state;
+    if (!ks_access_wide_available())
+        skip();
+    run_pool(KS_EVICT_LRU, 4);
 }
 
 int main(void)
@@ -346,7 +366,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(wide_lru_spans), cmocka_unit_test(wide_lru_dense), cmocka_unit_test(wide_lru_no_spans),
         cmocka_unit_test(wide_heat),      cmocka_unit_test(wide_fifo),      cmocka_unit_test(pool_heat),
-        cmocka_unit_test(pool_lru),
+        cmocka_unit_test(pool_lru),       cmocka_unit_test(pool_heat_window), cmocka_unit_test(pool_lru_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
