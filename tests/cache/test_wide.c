@@ -46,17 +46,35 @@ static void compare_stats(const struct ks_cache *c0, const struct ks_cache *c1)
     assert_int_equal(a->batches, b->batches);
 }
 
-// Device buffers: both wide forms. Two managers take the same randomized history
-// (selections that overlap from step to step, so that last uses tie by the
-// hundred; a new block in every sequence each step; dense steps accounted in
-// aggregate, in one of the runs; batches confirmed, some aborted; requests ending and their
-// buffers reused) and must agree on every access, every plan's batches,
-// block by block and page by page, and every statistic. Both check their
-// invariants after each plan, confirm and abort (debug), the lru keys the
-// wide form reads among them. Buffers of 128 pages exercise the spans the
-// lru scan passes over; of 100, no spans and a tail of 4 pages judged plainly.
-// (A dense step in aggregate keeps the plain form while its accesses are
-// pending: only wide_lru_dense has them.)
+// Two managers of parameters p that check their invariants at every step
+// (debug): c[0] takes the widest forms this CPU has, c[1] the plain ones.
+static void pair(struct ks_cache_params *p, struct ks_cache *c[2])
+{
+    p->debug = 1;
+    c[0] = ks_test_new(p);
+    p->plain_forms = 1;
+    c[1] = ks_test_new(p);
+}
+
+// The end of a run: statistics and tables compared, invariants checked, both freed.
+static void finish(struct ks_cache *c[2], uint32_t t)
+{
+    compare_stats(c[0], c[1]);
+    compare_tables(c[0], c[1], t);
+    for (int m = 0; m < 2; m++) {
+        ks_test_check(c[m]);
+        ks_cache_free(c[m]);
+    }
+}
+
+// Device buffers: both wide forms. Two managers take the same randomized
+// history (selections that overlap from step to step, so that last uses tie
+// by the hundred; a new block in every sequence each step; dense steps
+// accounted in aggregate, in one case; batches confirmed, some aborted;
+// requests ending and their buffers reused) and must agree on every access,
+// every plan's batches, block by block and page by page, every statistic and
+// every block table entry. Both check their invariants after each plan,
+// confirm and abort (debug), the lru keys the wide scan reads among them.
 enum { WR = 6, WG = 2, WK = 40, WT = 260 };
 
 struct wide_req {
@@ -102,11 +120,8 @@ static void run_wide(enum ks_evict_policy pol, uint32_t B, int dense_steps)
     p.groups = WG;
     p.evict = pol;
     p.migration_batch = 16;
-    p.debug = 1;
     struct ks_cache *c[2];
-    c[0] = ks_test_new(&p);
-    p.plain_forms = 1;
-    c[1] = ks_test_new(&p);
+    pair(&p, c);
     struct ks_rng rng;
     ks_rng_seed(&rng, 11 + pol + B);
     struct wide_req q[WR];
@@ -192,59 +207,29 @@ static void run_wide(enum ks_evict_policy pol, uint32_t B, int dense_steps)
                     fail_msg("step %u request %u group %u: the new block went to different tiers", t, w->id, g);
         }
     }
-    compare_stats(c[0], c[1]);
-    compare_tables(c[0], c[1], WT);
     const struct ks_cache_stats *a = ks_cache_stats(c[0]);
     assert_true(a->dropped > 1000); // the scans had victims to choose, many of them
     assert_true(aborted > 10);
     assert_true(a->found[KS_L2] > 1000);
     if (dense_steps) // a dense step of a request that fits its buffer is accounted in aggregate
         assert_true(dense > 0);
-    ks_test_check(c[0]);
-    ks_test_check(c[1]);
-    for (int m = 0; m < 2; m++)
-        ks_cache_free(c[m]);
+    finish(c, WT);
 }
 
-static void wide_as_plain(enum ks_evict_policy pol, uint32_t B, int dense_steps)
+// A case of run_wide: its policy, buffer size and whether dense steps come.
+struct buffer_case {
+    enum ks_evict_policy pol;
+    uint32_t B;
+    int dense_steps;
+};
+
+static void buffers(void **state)
 {
+    const struct buffer_case *k = *state;
     if (!ks_evict_wide_available() || !ks_access_wide_available())
         skip(); // both managers would take the plain forms
-    run_wide(pol, B, dense_steps);
+    run_wide(k->pol, k->B, k->dense_steps);
 }
-
-static void wide_lru_spans(void **state)
-{
-    (void)state;
-    wide_as_plain(KS_EVICT_LRU, 128, 0);
-}
-
-// Dense steps leave aggregate accesses pending (the scans are then plain),
-// and their application later moves the lru keys the wide form reads.
-static void wide_lru_dense(void **state)
-{
-    (void)state;
-    wide_as_plain(KS_EVICT_LRU, 128, 1);
-}
-
-static void wide_lru_no_spans(void **state)
-{
-    (void)state;
-    wide_as_plain(KS_EVICT_LRU, 100, 0);
-}
-
-static void wide_heat(void **state)
-{
-    (void)state;
-    wide_as_plain(KS_EVICT_HEAT, 128, 0);
-}
-
-static void wide_fifo(void **state)
-{
-    (void)state;
-    wide_as_plain(KS_EVICT_FIFO, 100, 0);
-}
-
 
 // One pool shared by every request (no buffers): the access report's wide
 // form under heat (sampled eviction) and lru, without prefetch and with a
@@ -262,11 +247,8 @@ static void run_pool(enum ks_evict_policy pol, uint32_t window)
     p.evict_samples = 5;
     p.prefetch_window = window;
     p.migration_batch = 16;
-    p.debug = 1;
     struct ks_cache *c[2];
-    c[0] = ks_test_new(&p);
-    p.plain_forms = 1;
-    c[1] = ks_test_new(&p);
+    pair(&p, c);
     enum { RQ = 4, LEN = 400, T = 300 };
     uint32_t req[RQ];
     for (uint32_t r = 0; r < RQ; r++) {
@@ -315,58 +297,45 @@ static void run_pool(enum ks_evict_policy pol, uint32_t window)
     }
     for (int m = 0; m < 2; m++)
         ks_test_confirm_all(c[m], &held[m]);
-    compare_stats(c[0], c[1]);
-    compare_tables(c[0], c[1], T);
     const struct ks_cache_stats *st = ks_cache_stats(c[0]);
     assert_true(st->found[KS_L2] + st->found[KS_L3] > 1000); // misses, many
     assert_true(st->found_inflight > 0);
     assert_true(twice > 10);
     if (window)
         assert_true(st->pf_issued > 500 && st->pf_used > 100);
-    ks_test_check(c[0]);
-    ks_test_check(c[1]);
-    for (int m = 0; m < 2; m++)
-        ks_cache_free(c[m]);
+    finish(c, T);
 }
 
-static void pool_heat(void **state)
-{
-    (void)state;
-    if (!ks_access_wide_available())
-        skip();
-    run_pool(KS_EVICT_HEAT, 0);
-}
+// A case of run_pool: its policy and prefetch window.
+struct pool_case {
+    enum ks_evict_policy pol;
+    uint32_t window;
+};
 
-static void pool_heat_window(void **state)
+static void pool(void **state)
 {
-    (void)state;
+    const struct pool_case *k = *state;
     if (!ks_access_wide_available())
         skip();
-    run_pool(KS_EVICT_HEAT, 4);
-}
-
-static void pool_lru(void **state)
-{
-    (void)state;
-    if (!ks_access_wide_available())
-        skip();
-    run_pool(KS_EVICT_LRU, 0);
-}
-
-static void pool_lru_window(void **state)
-{
-    (void)state;
-    if (!ks_access_wide_available())
-        skip();
-    run_pool(KS_EVICT_LRU, 4);
+    run_pool(k->pol, k->window);
 }
 
 int main(void)
 {
+    // buffers of 128 pages hold two spans; of 100, none (and a tail of 4
+    // pages); dense steps leave aggregate accesses pending (the scans are then
+    // plain), and their application later moves the lru keys the wide form reads
+    static struct buffer_case lru_spans = {KS_EVICT_LRU, 128, 0}, lru_dense = {KS_EVICT_LRU, 128, 1},
+                              lru_no_spans = {KS_EVICT_LRU, 100, 0}, heat = {KS_EVICT_HEAT, 128, 0},
+                              fifo = {KS_EVICT_FIFO, 100, 0};
+    static struct pool_case pool_heat = {KS_EVICT_HEAT, 0}, pool_lru = {KS_EVICT_LRU, 0},
+                            pool_heat_window = {KS_EVICT_HEAT, 4}, pool_lru_window = {KS_EVICT_LRU, 4};
+#define CASE(fn, k) {#k, fn, NULL, NULL, &k} // cmocka_unit_test_prestate, named by the case
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(wide_lru_spans), cmocka_unit_test(wide_lru_dense), cmocka_unit_test(wide_lru_no_spans),
-        cmocka_unit_test(wide_heat),      cmocka_unit_test(wide_fifo),      cmocka_unit_test(pool_heat),
-        cmocka_unit_test(pool_lru),       cmocka_unit_test(pool_heat_window), cmocka_unit_test(pool_lru_window),
+        CASE(buffers, lru_spans), CASE(buffers, lru_dense), CASE(buffers, lru_no_spans), CASE(buffers, heat),
+        CASE(buffers, fifo),      CASE(pool, pool_heat),    CASE(pool, pool_lru),         CASE(pool, pool_heat_window),
+        CASE(pool, pool_lru_window),
     };
+#undef CASE
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
