@@ -81,6 +81,16 @@ static void warm(const struct ks_step_ahead *x, size_t d, size_t total, int stag
         ks_selection_warm(x->e[d / x->per_request].sr, layer_of(x, d), stage);
 }
 
+void ks_step_warm_request(const struct ks_selection_req *sr, uint64_t id, uint32_t scale, uint32_t groups,
+                          uint32_t g)
+{
+    for (int stage = 0; stage < WARM; stage++) {
+        uint32_t from = g == 0 ? 0 : WARM - (uint32_t)stage; // at g == 0: the draws before, at every earlier stage
+        for (uint32_t d = g + from; d <= g + WARM - (uint32_t)stage && d < groups; d++)
+            ks_selection_warm(sr, ks_step_layer_of(scale, d, id), stage);
+    }
+}
+
 // The job: every listed request's draws, in list order, each request's in
 // layer order (as the step would make them).
 // NOTE: each draw's state is fetched into the cache in ks_selection_warm's

@@ -53,4 +53,12 @@ void ks_step_ahead_wait(struct ks_step_ahead *x);
 int ks_step_ahead_take(struct ks_step_ahead *x, uint64_t id, uint32_t step, uint32_t layer, uint32_t nb,
                        const uint32_t **sel, const float **mass, uint32_t *k, char *err, size_t len);
 
+// For a driver drawing a request's per-layer selections itself (no worker),
+// about to draw group g of `groups`: warms the request's next draws as the
+// worker warms its list (ks_selection_warm's stages, each one draw apart),
+// within the request; at g == 0 the first draws' earlier stages too. It
+// changes no result.
+void ks_step_warm_request(const struct ks_selection_req *sr, uint64_t id, uint32_t scale, uint32_t groups,
+                          uint32_t g);
+
 #endif

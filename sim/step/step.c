@@ -547,6 +547,8 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         for (uint32_t l = 0; l < groups; l++) {
             if (l == 0 || per_layer) {
                 uint32_t layer = per_layer ? ks_step_layer_of(d->p.z.layer_scale, l, a->spec.id) : 0;
+                if (per_layer && !d->ahead) // drawn here: the next draws' state fetched while this layer runs
+                    ks_step_warm_request(a->sr, a->spec.id, d->p.z.layer_scale, groups, l);
                 hold(d, 1);
                 int st = select_blocks(d, a, step, l, layer, nb, &sel, &mass, &k, err, len);
                 if (st != KS_OK) {
