@@ -254,19 +254,16 @@ uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err)
         uint32_t page = take_free(c, buf_of(c, id), id);
         if (page == KS_NONE)
             continue;
-        struct ks_rec r = {.id = id, .src_page = ks_blk_page(blk), .dst_page = page, .dep = KS_NONE,
-                           .handoff = KS_NONE, .batch = KS_NONE, .src = c->adm_src[k], .dst = KS_L1,
-                           .klass = c->adm_klass[k], .depth = 0,
-                           .group = c->tab.chunk[id / KS_CHUNK].group};
-        if (*err == KS_OK && ks_plan_push_rec(c, r) != KS_OK) {
+        struct ks_rec *r = *err == KS_OK ? ks_plan_rec_new(c) : NULL;
+        if (!r) {
             ks_cache_page_free(c, KS_L1, page);
-            *err = KS_ENOMEM;
+            if (*err == KS_OK)
+                *err = KS_ENOMEM;
             continue;
         }
-        if (*err != KS_OK) {
-            ks_cache_page_free(c, KS_L1, page);
-            continue;
-        }
+        *r = (struct ks_rec){.id = id, .src_page = ks_blk_page(blk), .dst_page = page, .dep = KS_NONE,
+                             .handoff = KS_NONE, .batch = KS_NONE, .src = c->adm_src[k], .dst = KS_L1,
+                             .klass = c->adm_klass[k], .depth = 0, .group = c->tab.chunk[id / KS_CHUNK].group};
         // swap k into the placed prefix (the ones skipped keep their order after it)
         struct ks_cand a = c->adm[k];
         uint8_t src = c->adm_src[k], kl = c->adm_klass[k];

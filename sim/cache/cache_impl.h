@@ -330,8 +330,12 @@ int ks_prefetch_after(struct ks_cache *c, const struct ks_seq *s, uint32_t req, 
                       uint32_t *w);
 
 // migrate.c
-// Appends a planned move. KS_OK or KS_ENOMEM.
-int ks_plan_push_rec(struct ks_cache *c, struct ks_rec r);
+// A new planned move at the end of the list, for the caller to fill in place;
+// NULL when memory runs out. NOTE: filled in place, not built aside and
+// copied in: the copy read back as 16 bytes what was just stored as 8, a
+// store-forwarding stall (a fifth of ks_cache_plan's time on hs_one: perf,
+// 2026-12-05).
+struct ks_rec *ks_plan_rec_new(struct ks_cache *c);
 void ks_batch_rec_free(struct ks_batch_rec *br); // NULL is a no-op
 
 // evict.c

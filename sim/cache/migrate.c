@@ -105,12 +105,11 @@ static int grow_adm(struct ks_cache *c, uint32_t n)
     return KS_OK;
 }
 
-int ks_plan_push_rec(struct ks_cache *c, struct ks_rec r)
+struct ks_rec *ks_plan_rec_new(struct ks_cache *c)
 {
     if (ks_grow((void **)&c->rec, &c->cap_rec, c->n_rec + 1, sizeof *c->rec) != KS_OK)
-        return KS_ENOMEM;
-    c->rec[c->n_rec++] = r;
-    return KS_OK;
+        return NULL;
+    return &c->rec[c->n_rec++];
 }
 
 static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, const uint8_t *src_tier,
@@ -188,14 +187,15 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
         uint32_t id = in[got];
         const struct ks_block *b = ks_blocktab_get(&c->tab, id);
         uint32_t page = ks_tier_alloc(tr, id);
-        struct ks_rec r = {.id = id, .src_page = ks_blk_page(b), .dst_page = page, .dep = KS_NONE,
-                           .handoff = KS_NONE, .batch = KS_NONE, .group = c->tab.chunk[id / KS_CHUNK].group,
-                           .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
-                           .klass = klass ? klass[got] : KS_CLASS_EVICT, .depth = depth};
-        if (ks_plan_push_rec(c, r) != KS_OK) {
+        struct ks_rec *r = ks_plan_rec_new(c);
+        if (!r) {
             *err = KS_ENOMEM;
             return got;
         }
+        *r = (struct ks_rec){.id = id, .src_page = ks_blk_page(b), .dst_page = page, .dep = KS_NONE,
+                             .handoff = KS_NONE, .batch = KS_NONE, .group = c->tab.chunk[id / KS_CHUNK].group,
+                             .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
+                             .klass = klass ? klass[got] : KS_CLASS_EVICT, .depth = depth};
     }
     if (got == n)
         return got;
@@ -214,14 +214,15 @@ static uint32_t make_room(struct ks_cache *c, unsigned t, const uint32_t *in, co
         const struct ks_block *b = ks_blocktab_get(&c->tab, id);
         const struct ks_block *v = ks_blocktab_get(&c->tab, vict[vi]);
         c->rec[r].handoff = id;
-        struct ks_rec m = {.id = id, .src_page = ks_blk_page(b), .dst_page = ks_blk_page(v), .dep = r,
-                           .handoff = KS_NONE, .batch = KS_NONE, .group = c->tab.chunk[id / KS_CHUNK].group,
-                           .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
-                           .klass = klass ? klass[got] : KS_CLASS_EVICT, .depth = depth};
-        if (ks_plan_push_rec(c, m) != KS_OK) {
+        struct ks_rec *m = ks_plan_rec_new(c);
+        if (!m) {
             *err = KS_ENOMEM;
             break;
         }
+        *m = (struct ks_rec){.id = id, .src_page = ks_blk_page(b), .dst_page = ks_blk_page(v), .dep = r,
+                             .handoff = KS_NONE, .batch = KS_NONE, .group = c->tab.chunk[id / KS_CHUNK].group,
+                             .src = src_tier ? src_tier[got] : (uint8_t)one_src, .dst = (uint8_t)t,
+                             .klass = klass ? klass[got] : KS_CLASS_EVICT, .depth = depth};
         got++;
         vi++;
     }
