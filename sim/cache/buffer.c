@@ -236,11 +236,16 @@ uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err)
             }
             uint32_t got = ks_evict_select_buffer(c, c->touched[k], want - 1, c->samp, &b->spare);
             b->spare_step = c->now + 1u;
-            for (uint32_t v = 0; v < got; v++)
+            for (uint32_t v = 0; v < got && v < KS_AHEAD; v++) // the scan may not have read them (lru)
+                __builtin_prefetch(ks_blocktab_get(&c->tab, c->samp[v]), 1);
+            for (uint32_t v = 0; v < got; v++) {
+                if (v + KS_AHEAD < got)
+                    __builtin_prefetch(ks_blocktab_get(&c->tab, c->samp[v + KS_AHEAD]), 1);
                 if (!drop(c, c->samp[v])) {
                     b->spare = KS_NONE; // a victim stays: it, not the spare, goes next
                     break;
                 }
+            }
         }
         b->need = 0;
     }
