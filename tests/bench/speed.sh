@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/bench/speed.sh [--base REV | --base-bin KVSTRATA] [--quick] [--cases LIST] [--reps N]
-#                      [--new KVSTRATA]
+#                      [--new KVSTRATA] [--threads N]
 #
 # The simulator's speed, before and after, on one machine in one run (issue
 # 19). Builds the current tree into build/ (RelWithDebInfo when build/ is
@@ -19,7 +19,9 @@
 # "apart" when the two binaries' ranges of wall seconds do not overlap,
 # "overlap" when they do (then the ratio is within the machine's noise: more
 # repetitions, or a quieter machine, may resolve it). Then one JSON line per
-# case (`grep '^{'`), for a check to compare.
+# case (`grep '^{'`), for a check to compare. --threads N runs the
+# simulations (not bench cache) with `--threads N` (default: the binary's
+# own default); `--threads 1` is how `kvstrata sweep` runs each point.
 #
 # Cases (--cases, comma-separated; default all; `cache` is both cache cases):
 #   cluster     scenarios/cluster_64x8.lua, 512 GPUs, 10 s simulated;
@@ -75,7 +77,7 @@ usage() {
 }
 fail() { echo "speed.sh: $*" >&2; exit 1; }
 
-base_rev="" base_bin="" quick=0 cases="cluster,loaded,cluster_lod,loaded_lod,dense,cache" reps=3 new_bin=""
+base_rev="" base_bin="" quick=0 cases="cluster,loaded,cluster_lod,loaded_lod,dense,cache" reps=3 new_bin="" threads=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --base) base_rev=${2:?--base needs a revision}; shift 2 ;;
@@ -84,12 +86,15 @@ while [ $# -gt 0 ]; do
         --reps) reps=${2:?--reps needs a number}; shift 2 ;;
         --new) new_bin=${2:?--new needs a binary}; shift 2 ;;
         --base-bin) base_bin=${2:?--base-bin needs a binary}; shift 2 ;;
+        --threads) threads=${2:?--threads needs a number}; shift 2 ;;
         -h|--help) usage 0 ;;
         *) echo "speed.sh: unknown option '$1'" >&2; usage 2 ;;
     esac
 done
 [ -z "$base_rev" ] || [ -z "$base_bin" ] || { echo "speed.sh: --base and --base-bin exclude each other" >&2; exit 2; }
 [[ "$reps" =~ ^[1-9][0-9]*$ ]] || { echo "speed.sh: --reps must be a positive whole number" >&2; exit 2; }
+[ -z "$threads" ] || [[ "$threads" =~ ^[1-9][0-9]*$ ]] ||
+    { echo "speed.sh: --threads must be a positive whole number" >&2; exit 2; }
 list=()
 IFS=',' read -ra asked <<< "$cases"
 for c in "${asked[@]}"; do
@@ -234,6 +239,7 @@ measure() {
     local bin=$1 out=$2 st=0
     local cmd=("$bin" "${args[@]}")
     [ "$kind" = run ] && cmd+=(-o "$tmp/run.h5")
+    [ "$kind" = run ] && [ -n "$threads" ] && cmd+=(--threads "$threads")
     /usr/bin/time -f '%e %M' -o "$tmp/time" "${cmd[@]}" --json > "$tmp/out.json" 2> "$tmp/err" || st=$?
     rm -f "$tmp/run.h5"
     if [ $st != 0 ]; then
@@ -266,7 +272,9 @@ echo "  new:  $new_desc"
 [ ${#bins[@]} = 2 ] && echo "  base: $base_desc"
 for c in "${list[@]}"; do
     case_cmd "$c"
-    echo "  $c: ${args[*]} ($what)"
+    shown="${args[*]}"
+    [ "$kind" = run ] && [ -n "$threads" ] && shown+=" --threads $threads"
+    echo "  $c: $shown ($what)"
     gpus=null
     if [ "$kind" = run ]; then
         gpus=$("$new_bin" scenario check "${args[@]:1}" --json 2> /dev/null |
@@ -305,7 +313,7 @@ for c in "${list[@]}"; do
     base_json=null
     [ ${#bins[@]} = 2 ] && base_json=$(cat "$tmp/$c.base.json")
     jq -cn --arg case "$c" --arg mode "$mode" --arg what "$what" --argjson reps "$reps" \
-        --arg args "${args[*]}" --arg new_desc "$new_desc" --arg base_desc "${base_desc:-}" \
+        --arg args "$shown" --arg new_desc "$new_desc" --arg base_desc "${base_desc:-}" \
         --argjson new "$new_json" --argjson base "$base_json" '
         {speed: 1, case: $case, mode: $mode, what: $what, command: $args, reps: $reps,
          binaries: {new: $new_desc, base: (if $base == null then null else $base_desc end)},
