@@ -25,6 +25,7 @@ int ks_buffer_init(struct ks_cache *c)
 {
     uint32_t B = c->p.buffer_blocks, n = c->p.tier_blocks[KS_L1] / B;
     c->n_bufs = n;
+    c->buf_recip = ks_buf_recip(B);
     c->bufs = calloc(n ? n : 1, sizeof *c->bufs);
     c->free_bufs = malloc((n ? n : 1) * sizeof *c->free_bufs);
     c->touched = malloc((n ? n : 1) * sizeof *c->touched);
@@ -112,10 +113,11 @@ void ks_cache_page_free(struct ks_cache *c, unsigned t, uint32_t page)
     ks_tier_free(&c->tier[t], page);
     if (t != KS_L1 || !c->p.buffer_blocks)
         return;
-    struct ks_buf *b = &c->bufs[page / c->p.buffer_blocks];
+    uint32_t i = ks_buf_of_page(c, page);
+    struct ks_buf *b = &c->bufs[i];
     KS_ASSERT(b->used > 0);
     if (--b->used == 0 && b->state == KS_BUF_ORPHAN)
-        give_back(c, page / c->p.buffer_blocks);
+        give_back(c, i);
 }
 
 // The buffer of block id's sequence (its chunk's owner: no block is shared).
@@ -193,8 +195,7 @@ static int spare_valid(const struct ks_cache *c, uint32_t i)
     if (b->spare == KS_NONE || b->spare_step != c->now + 1u)
         return 0;
     const struct ks_block *k = ks_blocktab_get(&c->tab, b->spare);
-    uint32_t B = c->p.buffer_blocks;
-    return ks_blk_state(k) == KS_BLK_RESIDENT && ks_blk_tier(k) == KS_L1 && ks_blk_page(k) / B == i &&
+    return ks_blk_state(k) == KS_BLK_RESIDENT && ks_blk_tier(k) == KS_L1 && ks_buf_of_page(c, ks_blk_page(k)) == i &&
            c->tier[KS_L1].owner[ks_blk_page(k)] == b->spare && ks_blk_last(c, b->spare) != c->now;
 }
 
