@@ -25,7 +25,7 @@ int ks_buffer_init(struct ks_cache *c)
 {
     uint32_t B = c->p.buffer_blocks, n = c->p.tier_blocks[KS_L1] / B;
     c->n_bufs = n;
-    c->buf_recip = ks_buf_recip(B);
+    c->buf_magic = ks_fastdiv_magic(B);
     c->bufs = calloc(n ? n : 1, sizeof *c->bufs);
     c->free_bufs = malloc((n ? n : 1) * sizeof *c->free_bufs);
     c->touched = malloc((n ? n : 1) * sizeof *c->touched);

@@ -7,6 +7,7 @@
 
 #include "blocktab.h"
 #include "cache.h"
+#include "fastdiv.h"
 #include "grow.h"
 #include "heat.h"
 #include "rng.h"
@@ -185,7 +186,7 @@ struct ks_cache {
     // device buffers (buffer_blocks > 0, buffer.c)
     struct ks_buf *bufs;     // [n_bufs]
     uint32_t n_bufs;
-    uint64_t buf_recip;      // ks_buf_of_page's multiplier: 2^64 / B rounded up (0 when B is 1)
+    uint64_t buf_magic;      // ks_fastdiv_magic(buffer_blocks), for ks_buf_of_page
     uint32_t *free_bufs;     // stack of free buffers
     uint32_t n_free_bufs;
     uint32_t *touched;       // [n_bufs] planning scratch: buffers with a need
@@ -288,25 +289,11 @@ static inline void ks_l1_last_note(struct ks_cache *c, const struct ks_block *b)
         c->l1_least[p / KS_SPAN] = v;
 }
 
-// The device buffer of L1 page `page`: page / buffer_blocks, as the high
-// word of a product with a precomputed multiplier, exact for every 32-bit
-// page and divisor (Lemire, Kaser and Kurz, "Faster remainder by direct
-// computation", 2019). NOTE: not a division: freeing a page divided by a
-// divisor the compiler cannot see, whose latency (about 26 cycles) was a
-// fifth of ks_cache_page_free (perf, hs_one, 2026-12-06).
-static inline uint64_t ks_buf_recip(uint32_t buffer_blocks) // c->buf_recip
-{
-    return buffer_blocks > 1 ? UINT64_MAX / buffer_blocks + 1 : 0;
-}
-
-static inline uint32_t ks_buf_divide(uint64_t recip, uint32_t page)
-{
-    return recip ? (uint32_t)(((unsigned __int128)recip * page) >> 64) : page;
-}
-
+// The device buffer of L1 page `page`: page / buffer_blocks (fastdiv.h's
+// NOTE: freeing a page waited on a division).
 static inline uint32_t ks_buf_of_page(const struct ks_cache *c, uint32_t page)
 {
-    return ks_buf_divide(c->buf_recip, page);
+    return ks_fastdiv(c->buf_magic, page);
 }
 
 static inline uint32_t ks_blk_last(const struct ks_cache *c, uint32_t id)

@@ -7,6 +7,10 @@ target_link_libraries(base_heap PRIVATE ks_base)
 ks_add_test(base.sort test_sort.c)
 target_link_libraries(base_sort PRIVATE ks_base)
 
+# division and remainder by a magic number: the hardware's, exactly
+ks_add_test(base.fastdiv test_fastdiv.c)
+target_link_libraries(base_fastdiv PRIVATE ks_base)
+
 ks_add_test(base.atomicfile test_atomicfile.c)
 target_link_libraries(base_atomicfile PRIVATE ks_base)
 target_compile_definitions(base_atomicfile PRIVATE KS_TEST_BINARY_DIR="${CMAKE_CURRENT_BINARY_DIR}")

@@ -17,7 +17,6 @@
 
 #include <string.h>
 
-#include "cache_impl.h"
 #include "rng.h"
 #include "unit_util.h"
 
@@ -372,38 +371,11 @@ static void random_uniform(void **state)
     ks_cache_free(c);
 }
 
-// A page's buffer by the precomputed multiplier (ks_buf_of_page) equals the
-// division, for divisors small, large, powers of two and not, and pages at
-// the edges (0, multiples and their neighbours, the largest) and at random.
-static void page_to_buffer(void **state)
-{
-    (void)state;
-    const uint32_t divisors[] = {1, 2, 3, 7, 64, 100, 2048, 4095, 4096, 65537, 1000003, UINT32_C(1) << 31,
-                                 UINT32_MAX - 1, UINT32_MAX};
-    struct ks_rng rng;
-    ks_rng_seed(&rng, 7);
-    for (size_t d = 0; d < sizeof divisors / sizeof *divisors; d++) {
-        uint32_t B = divisors[d];
-        uint64_t recip = ks_buf_recip(B);
-        uint32_t edge[] = {0, 1, B - 1, B, B + 1, 2 * B - 1, 2 * B, UINT32_MAX - 1, UINT32_MAX,
-                           UINT32_MAX / B * B, UINT32_MAX / B * B - 1};
-        for (size_t e = 0; e < sizeof edge / sizeof *edge; e++)
-            if (ks_buf_divide(recip, edge[e]) != edge[e] / B)
-                fail_msg("%u / %u: %u, not %u", edge[e], B, ks_buf_divide(recip, edge[e]), edge[e] / B);
-        for (int i = 0; i < 200000; i++) {
-            uint32_t page = (uint32_t)ks_rng_next(&rng) >> (i % 32); // every magnitude
-            if (ks_buf_divide(recip, page) != page / B)
-                fail_msg("%u / %u: %u, not %u", page, B, ks_buf_divide(recip, page), page / B);
-        }
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reference_lru),   cmocka_unit_test(reference_fifo), cmocka_unit_test(reference_belady),
         cmocka_unit_test(grow_evicts_own), cmocka_unit_test(batch_most_per_req), cmocka_unit_test(buffers_run_out), cmocka_unit_test(random_uniform),
-        cmocka_unit_test(page_to_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
