@@ -85,7 +85,7 @@ void ks_step_warm_request(const struct ks_selection_req *sr, uint64_t id, uint32
                           uint32_t g)
 {
     for (int stage = 0; stage < WARM; stage++) {
-        uint32_t from = g == 0 ? 0 : WARM - (uint32_t)stage; // at g == 0: the draws before, at every earlier stage
+        uint32_t from = g == 0 ? 0 : WARM - (uint32_t)stage; // at g == 0 also the first draws, which nothing warmed
         for (uint32_t d = g + from; d <= g + WARM - (uint32_t)stage && d < groups; d++)
             ks_selection_warm(sr, ks_step_layer_of(scale, d, id), stage);
     }

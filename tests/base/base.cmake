@@ -7,7 +7,7 @@ target_link_libraries(base_heap PRIVATE ks_base)
 ks_add_test(base.sort test_sort.c)
 target_link_libraries(base_sort PRIVATE ks_base)
 
-# division and remainder by a magic number: the hardware's, exactly
+# division by a magic number: the hardware's, exactly
 ks_add_test(base.fastdiv test_fastdiv.c)
 target_link_libraries(base_fastdiv PRIVATE ks_base)
 
