@@ -229,6 +229,32 @@ AVX512 static inline __attribute__((always_inline)) uint64_t judge8_lru(const st
     return _mm512_mask_reduce_min_epu64(used, key);
 }
 
+// Which of the used pages `cand` of tier t, pages p, their owners' first
+// words w0 (last use in the high half), hold a block that may leave: eligible's
+// test in lanes.
+AVX512 static inline __attribute__((always_inline)) __mmask8 ok8(const struct ks_cache *c, unsigned t, __m512i p,
+                                                                 __mmask8 cand, __m512i w0, __m512i last)
+{
+    __m512i at = _mm512_or_si512(p, _mm512_set1_epi64((long long)t << 27 | (long long)KS_BLK_RESIDENT << 29));
+    __mmask8 ok = _mm512_mask_cmpeq_epi64_mask(cand, _mm512_and_si512(w0, _mm512_set1_epi64(0x7fffffffLL)), at);
+    return _mm512_mask_cmpneq_epi64_mask(ok, last, _mm512_set1_epi64(c->now));
+}
+
+// key_of's heat key in the lanes ok (entries at idx, their last uses last):
+// (protect << 63) | (heat << 25) | (last & 0x1ffffff).
+AVX512 static inline __attribute__((always_inline)) __m512i heat_key8(const struct ks_cache *c, __mmask8 ok,
+                                                                      __m512i idx, __m512i last)
+{
+    const long long *blk = (const long long *)c->tab.blk;
+    __m512i meta = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), ok, idx, blk + 1, 8);
+    __m512i age = _mm512_and_si512(_mm512_sub_epi64(_mm512_set1_epi64(c->now), last),
+                                   _mm512_set1_epi64(0xffffffffLL)); // 32-bit wrap
+    __mmask8 young = _mm512_cmplt_epu64_mask(age, _mm512_set1_epi64(c->p.protect_steps));
+    __m512i key = _mm512_or_si512(_mm512_slli_epi64(_mm512_and_si512(meta, _mm512_set1_epi64((long long)KS_HEAT_MAX)), 25),
+                                  _mm512_and_si512(last, _mm512_set1_epi64(0x1ffffff)));
+    return _mm512_mask_or_epi64(key, young, key, _mm512_set1_epi64((long long)(UINT64_C(1) << 63)));
+}
+
 // Judges pages [p, p + 8) of tier L1 under heat or fifo (end: where the scan
 // stops, for the entries fetched ahead).
 AVX512 static inline __attribute__((always_inline)) void judge8(const struct wide *w, uint32_t p, uint32_t end)
@@ -253,21 +279,13 @@ AVX512 static inline __attribute__((always_inline)) void judge8(const struct wid
         return;
     __m512i idx = _mm512_slli_epi64(own, 1); // an entry is two 64-bit words
     __m512i w0 = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), cand, idx, blk, 8);
-    __m512i last = _mm512_srli_epi64(w0, 32), now = _mm512_set1_epi64(c->now);
-    __m512i at = _mm512_or_si512(_mm512_add_epi64(_mm512_set1_epi64(p), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
-                                 _mm512_set1_epi64((long long)KS_BLK_RESIDENT << 29));
-    __mmask8 ok = _mm512_mask_cmpeq_epi64_mask(cand, _mm512_and_si512(w0, _mm512_set1_epi64(0x7fffffffLL)), at);
-    ok = _mm512_mask_cmpneq_epi64_mask(ok, last, now);
+    __m512i last = _mm512_srli_epi64(w0, 32);
+    __m512i pages = _mm512_add_epi64(_mm512_set1_epi64(p), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+    __mmask8 ok = ok8(c, KS_L1, pages, cand, w0, last);
     if (!ok)
         return;
-    if (!fifo) { // heat: key_of's (protect << 63) | (heat << 25) | (last & 0x1ffffff)
-        __m512i meta = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), ok, idx, blk + 1, 8);
-        __m512i age = _mm512_and_si512(_mm512_sub_epi64(now, last), _mm512_set1_epi64(0xffffffffLL)); // 32-bit wrap
-        __mmask8 young = _mm512_cmplt_epu64_mask(age, _mm512_set1_epi64(c->p.protect_steps));
-        key = _mm512_or_si512(_mm512_slli_epi64(_mm512_and_si512(meta, _mm512_set1_epi64((long long)KS_HEAT_MAX)), 25),
-                              _mm512_and_si512(last, _mm512_set1_epi64(0x1ffffff)));
-        key = _mm512_mask_or_epi64(key, young, key, _mm512_set1_epi64((long long)(UINT64_C(1) << 63)));
-    }
+    if (!fifo)
+        key = heat_key8(c, ok, idx, last);
     __mmask8 pass = full ? _mm512_mask_cmplt_epu64_mask(ok, key, top) : ok;
     if (pass)
         offer8(w, pass, key, own);
@@ -313,6 +331,45 @@ static int scan_wide(const struct ks_cache *c)
         return 0;
     return (c->p.evict == KS_EVICT_LRU && c->l1_last) || c->p.evict == KS_EVICT_HEAT ||
            (c->p.evict == KS_EVICT_FIFO && c->arrival);
+}
+
+// A sampling round's samples, eight at a time: the pages' owners and their
+// entries gathered, eligibility and the key (lru: the last use; heat)
+// computed in lanes, and the passing samples offered in order to the same
+// heap with the same test (the scan's argument above). Judges page[0 .. m)
+// of tier t in eights; returns how many it judged.
+AVX512 static uint32_t sample8(const struct ks_cache *c, unsigned t, const uint32_t *page, uint32_t m, struct kv *h,
+                               uint32_t *k, uint32_t want)
+{
+    const struct wide w = {.c = c, .h = h, .k = k, .want = want};
+    const long long *blk = (const long long *)c->tab.blk;
+    const int *owner = (const int *)c->tier[t].owner;
+    int lru = c->p.evict == KS_EVICT_LRU;
+    uint32_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+        __m256i p32 = _mm256_loadu_si256((const __m256i *)(page + i));
+        __m512i own = _mm512_cvtepu32_epi64(_mm256_i32gather_epi32(owner, p32, 4));
+        __mmask8 cand = _mm512_testn_epi64_mask(own, _mm512_set1_epi64(KS_PAGE_FREE));
+        if (!cand)
+            continue;
+        __m512i idx = _mm512_slli_epi64(own, 1); // an entry is two 64-bit words
+        __m512i w0 = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), cand, idx, blk, 8);
+        __m512i last = _mm512_srli_epi64(w0, 32);
+        __mmask8 ok = ok8(c, t, _mm512_cvtepu32_epi64(p32), cand, w0, last);
+        if (!ok)
+            continue;
+        __m512i key = lru ? last : heat_key8(c, ok, idx, last);
+        __mmask8 pass = *k == want ? _mm512_mask_cmplt_epu64_mask(ok, key, _mm512_set1_epi64((long long)h[0].key)) : ok;
+        if (pass)
+            offer8(&w, pass, key, own);
+    }
+    return i;
+}
+
+// Whether the wide form may judge this cache's samples now.
+static int sample_wide(const struct ks_cache *c)
+{
+    return c->wide && !c->agg_pending && (c->p.evict == KS_EVICT_LRU || c->p.evict == KS_EVICT_HEAT);
 }
 #endif
 
@@ -406,7 +463,12 @@ static uint32_t sample_round(struct ks_cache *c, unsigned t, uint32_t want, uint
         if (!(id & KS_PAGE_FREE))
             __builtin_prefetch(&c->tab.blk[id]);
     }
-    for (uint32_t i = 0; i < m; i++) {
+    uint32_t i = 0;
+#ifdef KS_EVICT_X86
+    if (sample_wide(c))
+        i = sample8(c, t, page, m, h, &k, keep);
+#endif
+    for (; i < m; i++) {
         uint32_t p = page[i], id = tr->owner[p];
         if (!(id & KS_PAGE_FREE) && eligible(c, t, p, id))
             heap_offer(h, &k, keep, key_of(c, id), id);
