@@ -166,7 +166,7 @@ static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_
     return k;
 }
 
-// ---- the buffer scan's wide form --------------------------------------------
+// ---- the wide forms: a buffer's scan, a pool's samples -----------------------
 //
 // A device buffer's scan judges every page, about half of them eligible and
 // few entering the heap once it holds `want`. The wide form judges eight
@@ -183,6 +183,8 @@ static uint32_t select_exact(struct ks_cache *c, unsigned t, uint32_t n, uint32_
 //   heat: the owners' entries are gathered, key and eligibility computed.
 //   fifo: the page's arrival is its key; the entries of the pages that may
 //         pass are gathered for eligibility.
+// A shared pool's sampling round judges its samples the same way, eight at a
+// time, under lru (the entry's last use is the key) and heat (sample8).
 // Not for the other policies, nor while aggregate accesses are pending (the
 // entries then lag the keys): those take the plain form.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

@@ -1,6 +1,6 @@
 // test_wide.c - the cache manager's wide forms (AVX-512: the access report,
-// access_wide.c; a device buffer's victim scan, evict.c) against its plain
-// forms. Each test runs two managers on the same randomized history, one told
+// access_wide.c; a device buffer's victim scan and a shared pool's sampling
+// round, evict.c) against its plain forms. Each test runs two managers on the same randomized history, one told
 // to take the plain forms (plain_forms), and requires the same results: every
 // access's tier, every plan's batches block by block and page by page, every
 // statistic, and block tables equal bit for bit (heat, recency, location).
@@ -231,8 +231,8 @@ static void buffers(void **state)
     run_wide(k->pol, k->B, k->dense_steps);
 }
 
-// One pool shared by every request (no buffers): the access report's wide
-// form under heat (sampled eviction) and lru, without prefetch and with a
+// One pool shared by every request (no buffers): the access report's and the
+// sampling round's wide forms under heat and lru, without prefetch and with a
 // window of 4 (candidates of every class, in order). Calls of 1 to 70 accesses, so
 // that groups of eight and tails mix; a block twice in some calls (the wide
 // form leaves that group to the plain one); masses of every kind (zero,
