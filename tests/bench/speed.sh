@@ -267,7 +267,8 @@ measure() {
 
 status=0
 mode=$([ $quick = 1 ] && echo quick || echo full)
-echo "kvstrata speed, $(date -u +%Y-%m-%dT%H:%MZ), $(uname -n), $jobs cores, median of $reps"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+echo "kvstrata speed, $(date -u +%Y-%m-%dT%H:%MZ), $(uname -n), ${cpu:-CPU unknown}, $jobs cores, median of $reps"
 echo "  new:  $new_desc"
 [ ${#bins[@]} = 2 ] && echo "  base: $base_desc"
 for c in "${list[@]}"; do
