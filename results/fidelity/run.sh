@@ -3,9 +3,11 @@
 # validation scenarios (scenarios/validation/), each RUNS times (default 3),
 # one after another on a machine left otherwise idle.
 #
-# Usage: results/fidelity/run.sh [--runs N] [--kvstrata BIN] [--dir DIR] [--measure-kernels] [--table-only]
-# Writes results/fidelity/NAME.json (one validate --json object per run, in
-# a JSON array) and prints the table (markdown) on stdout: per scenario the
+# Usage: results/fidelity/run.sh [--runs N] [--kvstrata BIN] [--dir DIR] [--out DIR] [--set PATH=VALUE ...]
+#                                 [--measure-kernels] [--table-only]
+# Writes OUT/NAME.json (OUT: --out, default results/fidelity; one validate
+# --json object per run, in a JSON array; --set goes to every validate, e.g.
+# platform.profile=NAME) and prints the table (markdown) on stdout: per scenario the
 # L1/L2/L3 hit rates (identical in both, or the script fails), ITL mean,
 # P50 and P99 (simulator; runtime median over the runs) with the range of
 # the simulator's relative error over the runs, the runtime's own spread of
@@ -17,20 +19,22 @@
 # --table-only prints the tables of the JSON files.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-runs=3 bin=build/kvstrata dir=/var/tmp extra=() table_only=0
+runs=3 bin=build/kvstrata dir=/var/tmp out=results/fidelity extra=() table_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) runs=$2; shift 2 ;;
         --kvstrata) bin=$2; shift 2 ;;
         --dir) dir=$2; shift 2 ;;
+        --out) out=$2; shift 2 ;;
+        --set) extra+=(--set "$2"); shift 2 ;;
         --measure-kernels) extra+=(--measure-kernels); shift ;;
         --table-only) table_only=1; shift ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 command -v jq > /dev/null || { echo "run.sh: jq is needed (apt-get install jq)" >&2; exit 2; }
-out=results/fidelity
+mkdir -p "$out"
 scenarios=(resident l2_bound ssd_bound prefetch_heavy shared_prefix noisy_selection)
 for s in "${scenarios[@]}"; do
     [ "$table_only" = 0 ] || break

@@ -103,3 +103,16 @@ out=$(\"$1\" validate \"$2\" --json --dir /var/tmp --set model.q_heads=2 --measu
 echo \"$out\" | jq -e '.hit_rates_identical == true and .in_run_kernel_s_per_block > 0' > /dev/null"
   sh $<TARGET_FILE:kvstrata> ${ks_ts}/runtime_tiny.lua)
 set_tests_properties(cli_validate_measure_kernels PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# results/fidelity/2026-12-06_xeon/README.md: its tables are those
+# results/fidelity/run.sh --table-only prints from the JSON files beside it
+# (each line of the output is a line of the README), for both profiles.
+add_test(NAME fidelity_xeon_tables
+  COMMAND sh -c "set -e; d=\"$1/results/fidelity/2026-12-06_xeon\"; \
+for p in epyc_profile xeon_profile; do \
+  bash \"$1/results/fidelity/run.sh\" --table-only --out \"$d/$p\" > fidelity_$p.md; \
+  [ $(grep -c '^| ' fidelity_$p.md) -ge 24 ] || { echo \"$p: too few table rows\" >&2; exit 1; }; \
+  grep '^| ' fidelity_$p.md | while IFS= read -r l; do grep -Fxq -- \"$l\" \"$d/README.md\" || { echo \"$p: not in the README: $l\" >&2; exit 1; }; done; \
+done"
+  sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(fidelity_xeon_tables PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR} LABELS runtime)
