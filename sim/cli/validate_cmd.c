@@ -297,6 +297,10 @@ const struct ks_cli_cmd ks_validate_cmd = {
              "The runtime supports one node and one GPU, closed arrivals with\n"
              "workload.requests, single-turn requests, colocated prefill, fp16 KV\n"
              "(runtime.h lists it all). The scenario's profile should be measured on\n"
-             "this machine (calib/profiles/devvm_cpu_runtime.lua for this project's VM).\n",
+             "this machine: scenarios/validation/ use devvm_cpu_runtime, this project's\n"
+             "VM as an AMD EPYC; on it as an Intel Xeon, --set\n"
+             "platform.profile=devvm_xeon_cpu_runtime (results/fidelity/2026-12-06_xeon/:\n"
+             "the other CPU's figures put its ITL P50 14-52% off). On another\n"
+             "machine, measure it first (kvstrata calib host, kvstrata bench kernels).\n",
     .run = validate,
 };
