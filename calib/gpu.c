@@ -212,7 +212,7 @@ int ks_gpu_write_profile(const struct ks_gpu_run *r, const struct ks_machine *m,
              "device-to-device %.4g GB/s (read + written); both directions at once, 64 MiB each: %.4g ms "
              "(one direction alone %.4g ms)",
              name, cmdline, m->host, dev, m->date, r->d2d_bw / 1e9, 1e3 * r->bidir_s, 1e3 * r->one_dir_s);
-    struct ks_calib_profile prof = {.base_file = base_file, .name = name, .part = part,
+    struct ks_calib_profile prof = {.base_file = base_file, .name = name, .part = part, .cpu = m->cpu,
                                     .notes = "GPU copy figures and kernel_time measured by kvstrata calib gpu",
                                     .comment = comment, .figs = figs, .n_figs = N_OF(figs), .tables = tables,
                                     .n_tables = N_OF(tables)};

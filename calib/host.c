@@ -227,7 +227,7 @@ int ks_host_write_profile(const struct ks_host_params *o, const struct ks_host_r
         {.key = "host_wake", .lists = w_lists, .n_lists = N_OF(w_lists), .n = h->n_wake, .source = t.s_wake,
          .kind = "measured"},
     };
-    struct ks_calib_profile prof = {.base_file = base_file, .name = t.name, .part = t.part, .notes = t.notes,
+    struct ks_calib_profile prof = {.base_file = base_file, .name = t.name, .part = t.part, .notes = t.notes, .cpu = m->cpu,
                                     .comment = t.comment, .figs = figs, .n_figs = N_OF(figs), .tables = tables,
                                     .n_tables = N_OF(tables)};
     return ks_calib_profile_write(&prof, out, err, len);

@@ -253,7 +253,8 @@ static int put_fields(FILE *f, const struct ks_calib_profile *p, const struct ks
 {
     char path[PATH_LEN];
     for (const struct ks_luatab *c = t->child; c; c = c->next) {
-        if (depth == 1 && (!strcmp(c->key, "name") || !strcmp(c->key, "part") || !strcmp(c->key, "notes")))
+        if (depth == 1 && (!strcmp(c->key, "name") || !strcmp(c->key, "part") || !strcmp(c->key, "notes") ||
+                           !strcmp(c->key, "cpu"))) // this machine's, not the base's
             continue;
         join(path, sizeof path, prefix, c->key);
         const struct ks_calib_table *tt = depth == 1 ? table_named(p, c->key) : NULL;
@@ -381,8 +382,10 @@ int ks_calib_profile_write(const struct ks_calib_profile *p, const char *out, ch
         }
     }
     fputs("return {\n", f);
-    const char *meta[][2] = {{"name", p->name}, {"part", p->part}, {"notes", p->notes}};
-    for (int i = 0; i < 3; i++) {
+    const char *meta[][2] = {{"name", p->name}, {"part", p->part}, {"notes", p->notes}, {"cpu", p->cpu}};
+    for (int i = 0; i < 4; i++) {
+        if (i == 3 && !p->cpu)
+            break;
         fprintf(f, "  %s = ", meta[i][0]);
         put_string(f, meta[i][1] ? meta[i][1] : "");
         fputs(",\n", f);

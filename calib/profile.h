@@ -7,7 +7,7 @@
 // source and kind as the base gives them, except the figures named in the
 // replacement list, which take the new value, source and kind (figures the
 // base lacks are added at the end of their table), and the top-level tables
-// of number lists given whole (ks_calib_table). name, part and notes are
+// of number lists given whole (ks_calib_table). name, part, notes and cpu are
 // the new profile's. The result goes to a temporary file in the target's
 // directory, is checked by the scenario loader's profile check, and is
 // renamed over the target: a failure leaves no file and no half-written one.
@@ -53,6 +53,7 @@ struct ks_calib_table {
 struct ks_calib_profile {
     const char *base_file;      // the profile whose other figures are kept
     const char *name, *part, *notes;
+    const char *cpu; // the machine's CPU (struct ks_machine): the profile's `cpu`, which validate compares
     const char *comment;        // lines written as Lua comments at the top (may be NULL)
     const struct ks_calib_figure *figs;
     size_t n_figs;

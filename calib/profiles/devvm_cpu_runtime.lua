@@ -10,6 +10,7 @@ return {
   name = "devvm_cpu_runtime",
   part = "host vm (AMD EPYC, 2 cores, 24 GiB) running the CPU runtime; drive ext4 on /dev/vda",
   notes = "measured figures from calib host and bench kernels on this VM; prefill and host costs are set to what the runtime's clock counts of them (nothing)",
+  cpu = "AMD EPYC", -- /proc/cpuinfo's model name: the CPU devvm_epyc_host.lua's header names
   hbm_bytes = {value = "64MB", source = "the runtime's L1 arena: a choice of the scenario (platform.hbm_bytes), not a property of the machine", kind = "assumed"},
   hbm_bw = {value = "8.480501854GBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z (devvm_epyc_host.lua): memcpy of 64 KiB to 1024 MiB, 2 threads at once, bytes copied per second; fit lat 5.38 us, worst residual 34.2%: the L1 arena is host DRAM", kind = "measured"},
   pcie_bw = {value = "8.480501854GBps", source = "`kvstrata calib host --dir /var/tmp -o calib/profiles/devvm_epyc_host.lua` on vm (AMD EPYC, 2 cores), 2026-11-29T15:23:07Z (devvm_epyc_host.lua): memcpy of 64 KiB to 1024 MiB, 2 threads at once, bytes copied per second; fit lat 5.38 us, worst residual 34.2%: an L1 <-> L2 copy is a memcpy between two RAM arenas", kind = "measured"},

@@ -94,6 +94,7 @@ return {
   name = "devvm_epyc_host",
   part = "host vm (AMD EPYC, 2 cores, 24 GiB), drive ext4 on /dev/vda; GPU figures from /work/main/calib/profiles/h200_sxm_pcie5.lua",
   notes = "host figures measured by kvstrata calib host (kind \"measured\"); every other figure is the base profile's, with its own source and kind",
+  cpu = "AMD EPYC", -- /proc/cpuinfo's model name: added by hand on 2026-12-06: the CPU this file's header names (calib host wrote it there; it writes `cpu` since)
   hbm_bytes = {value = "141GB", source = "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 141 GB HBM3e", kind = "datasheet"},
   hbm_bw = {value = "4.8TBps", source = "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: 4.8 TB/s", kind = "datasheet"},
   pcie_bw = {value = "50GBps", source = "PCIe Gen5 x16 on an H100, large copies, one direction: ~50 GB/s (~83 GB/s both directions at once through the copy engine); vLLM blog post on KV-cache offloading, 2025-12 (title and URL not recorded)", kind = "measured (published)"},

@@ -102,7 +102,7 @@ static int in_run_json(const struct ks_validate_in_run *ir, json_t **out)
 }
 
 // The --json report (also made, and checked, for the text one); NULL on error.
-static json_t *report_json(const struct ks_scenario *sc, int device, const struct ks_validate *v)
+static json_t *report_json(const struct ks_scenario *sc, int device, const struct ks_validate *v, const char *host_cpu)
 {
     const struct ks_runtime_extra *x = &v->x;
     const struct ks_run_result *real = &v->real, *sim = &v->sim;
@@ -122,6 +122,10 @@ static json_t *report_json(const struct ks_scenario *sc, int device, const struc
         e |= ks_json_set_str(o, "scenario", sc->name);
         e |= ks_json_set_str(o, "device", devices[device]);
         e |= ks_json_set_num(o, "seed", (double)sc->seed);
+        e |= ks_json_set_str(o, "profile", sc->platform.profile);
+        e |= sc->platform.profile_cpu ? ks_json_set_str(o, "profile_cpu", sc->platform.profile_cpu)
+                                      : json_object_set_new(o, "profile_cpu", json_null());
+        e |= ks_json_set_str(o, "host_cpu", host_cpu);
         e |= json_object_set(o, "rows", arr);
         e |= ks_json_set_bool(o, "hit_rates_identical", v->same);
         e |= ks_json_set_num(o, "runtime_kernel_launches", (double)x->kernel_launches);
@@ -155,11 +159,13 @@ static json_t *report_json(const struct ks_scenario *sc, int device, const struc
     return o;
 }
 
-static void print_text(const struct ks_scenario *sc, int device, const struct ks_validate *v)
+static void print_text(const struct ks_scenario *sc, int device, const struct ks_validate *v, const char *host_cpu)
 {
     const struct ks_runtime_extra *x = &v->x;
     const struct ks_run_result *real = &v->real, *sim = &v->sim;
     printf("%s (seed %llu, device %s)\n", sc->name, (unsigned long long)sc->seed, devices[device]);
+    printf("profile %s, measured on %s; this machine: %s\n", sc->platform.profile,
+           sc->platform.profile_cpu ? sc->platform.profile_cpu : "a CPU it does not name", host_cpu);
     printf("%-22s %16s %16s %10s  %s\n", "metric", "simulator", "runtime", "error", "");
     print_rows(v->rows, v->n_rows);
     printf("runtime: %llu kernel launches, %llu block reads (%llu in flight, %llu via scratch), "
@@ -239,6 +245,13 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
         ks_scenario_free(sc);
         return ks_cli_fail(cmd, "--measure-kernels: %s", err);
     }
+    char host_cpu[256];
+    if (ks_validate_other_machine(sc, host_cpu, sizeof host_cpu) == 1)
+        fprintf(stderr,
+                "kvstrata %s: warning: profile %s was measured on %s, this machine is %s: its figures are likely not "
+                "this machine's (results/fidelity/2026-12-06_xeon/: another CPU's put the simulator 14-52%% off); "
+                "measure this one (kvstrata calib host, kvstrata bench kernels)\n",
+                cmd->name, sc->platform.profile, sc->platform.profile_cpu, host_cpu);
     struct ks_validate v;
     struct ks_validate_params vp = {.dir = dir, .progress = isatty(STDERR_FILENO), .gpu = device == 1};
     if ((st = ks_validate_run(sc, &vp, &v, err, sizeof err)) != KS_OK) {
@@ -248,13 +261,13 @@ static int validate(const struct ks_cli_cmd *cmd, int argc, char **argv)
     int rc = KS_EXIT_OK;
     if (out && ks_validate_write(out, sc, &v, err, sizeof err) != KS_OK)
         rc = ks_cli_fail(cmd, "%s", err);
-    json_t *o = report_json(sc, device, &v);
+    json_t *o = report_json(sc, device, &v, host_cpu);
     int e = !o;
     if (!e && rc == KS_EXIT_OK) {
         if (json)
             e |= ks_json_print(stdout, o);
         else
-            print_text(sc, device, &v);
+            print_text(sc, device, &v, host_cpu);
     }
     json_decref(o);
     uint64_t stale = v.x.stale_refused;
@@ -301,6 +314,9 @@ const struct ks_cli_cmd ks_validate_cmd = {
              "VM as an AMD EPYC; on it as an Intel Xeon, --set\n"
              "platform.profile=devvm_xeon_cpu_runtime (results/fidelity/2026-12-06_xeon/:\n"
              "the other CPU's figures put its ITL P50 14-52% off). On another\n"
-             "machine, measure it first (kvstrata calib host, kvstrata bench kernels).\n",
+             "machine, measure it first (kvstrata calib host, kvstrata bench kernels).\n"
+             "The report names the CPU the profile was measured on (its `cpu`, which\n"
+             "calib host and calib gpu write) and this machine's (JSON: profile,\n"
+             "profile_cpu, host_cpu); when they differ, a warning on stderr says so.\n",
     .run = validate,
 };

@@ -141,7 +141,7 @@ static const char *const dist_needs[] = {"value", "min max", "mu sigma", "mean s
 static const char *const dist_keys[] = {"kind", "value", "min", "max", "mu", "sigma", "mean", "stddev", "file", NULL};
 static const char *const figure_kinds[] = {"datasheet", "datasheet-derived", "measured (published)", "measured",
                                            "assumed", NULL};
-static const char *const profile_meta[] = {"name", "part", "notes", NULL};
+static const char *const profile_meta[] = {"name", "part", "notes", "cpu", NULL};
 
 #define OFF(m) offsetof(struct ks_scenario, m)
 #define B KS_UNIT_BYTES
@@ -1892,6 +1892,7 @@ void ks_scenario_platform_fini(struct ks_scenario_platform *p)
 {
     free(p->profile);
     free(p->profile_file);
+    free(p->profile_cpu);
     free(p->kernel_time.blocks);
     free(p->kernel_time.seconds);
     free(p->kernel_time.source);
@@ -1995,6 +1996,9 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
         x.s->origin[0].from = dup_checked(&x, "default (the file's name)");
     }
     x.s->platform.profile_file = dup_checked(&x, x.profile_file);
+    const struct ks_luatab *cpu = x.profile ? ks_luatab_get(x.profile, "cpu") : NULL;
+    if (cpu && cpu->type == KS_LUATAB_STRING) // checked by check_profile
+        x.s->platform.profile_cpu = dup_checked(&x, cpu->s);
     if (x.n_errors == 0 && !x.oom && !(x.p && x.p->no_kernel_time))
         read_kernel_time(&x);
     if (x.n_errors == 0 && !x.oom)

@@ -146,6 +146,7 @@ struct ks_scenario_platform {
     int gpudirect;           // platform.rdma = "gpudirect": GPU memory reaches the NIC over the GPU's own PCIe link
     char *profile;           // profile name, or "inline"
     char *profile_file;      // the profile's file; NULL when inline
+    char *profile_cpu;       // the CPU the profile was measured on (its `cpu`, /proc/cpuinfo's model); NULL: not said
     uint64_t hbm_bytes;      // bytes of HBM per GPU
     double hbm_bw;           // bytes/s per GPU
     double pcie_bw;          // bytes/s per GPU host link, per direction

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "machine.h"
 #include "runfile.h"
 #include "status.h"
 
@@ -313,4 +314,14 @@ int ks_validate_write(const char *dir, const struct ks_scenario *sc, const struc
             return st;
     }
     return KS_OK;
+}
+
+int ks_validate_other_machine(const struct ks_scenario *sc, char *host_cpu, size_t len)
+{
+    struct ks_machine m;
+    ks_machine_init(&m);
+    snprintf(host_cpu, len, "%s", m.cpu);
+    if (!sc->platform.profile_cpu)
+        return -1;
+    return strcmp(sc->platform.profile_cpu, m.cpu) != 0;
 }

@@ -106,4 +106,11 @@ int ks_validate_kernels_plan(const struct ks_scenario *sc, struct ks_validate_ke
 // reason in err.
 int ks_validate_kernels_install(struct ks_scenario *sc, const struct ks_validate_kernels *k, char *err, size_t len);
 
+// Is sc's profile this machine's? Writes this machine's CPU model
+// (/proc/cpuinfo, machine.h) to host_cpu. 1: the profile names another CPU
+// (its `cpu`: calib host and calib gpu write it), so its measured figures
+// are likely not this machine's (results/fidelity/2026-12-06_xeon/: 14-52%
+// off); 0: the same CPU; -1: the profile names none.
+int ks_validate_other_machine(const struct ks_scenario *sc, char *host_cpu, size_t len);
+
 #endif

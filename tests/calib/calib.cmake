@@ -52,6 +52,13 @@ endfunction()
 ks_calib_skip_test(calib_host_quick --json --gt threads 0 --is dir ${ks_cal_dir} --has ssd_read_fit
                    --has dram_fit_all_threads --gt file_bytes 0
                    -- calib host --quick --dir ${ks_cal_dir} -o ${ks_cal_dir}/calib_quick.lua --json)
+# the profile calib host writes names the CPU it was measured on (`cpu`, the
+# JSON's cpu: /proc/cpuinfo's model), which validate compares with its own
+add_test(NAME calib_host_cpu COMMAND sh -c
+  "d=${ks_cal_dir}/cpu; rm -rf $d; mkdir -p $d; $<TARGET_FILE:kvstrata> calib host --quick --dir ${ks_cal_dir} -o $d/p.lua --json > $d/j 2> $d/err || { cat $d/err >&2; grep -q 'refuses O_DIRECT\\|which is memory' $d/err && exit 77; exit 1; }; \
+cpu=$(jq -r .cpu $d/j); [ -n \"$cpu\" ] && [ \"$cpu\" != null ] || { echo 'no cpu in the JSON' >&2; exit 1; }; \
+[ \"$(grep -c '^  cpu = ' $d/p.lua)\" = 1 ] && grep -Fxq \"  cpu = \\\"$cpu\\\",\" $d/p.lua || { echo \"the profile does not say cpu = $cpu\" >&2; grep -n cpu $d/p.lua >&2; exit 1; }")
+set_tests_properties(calib_host_cpu PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE ${KS_TEST_SKIP})
 ks_calib_skip_test(calib_check_quick --json --has goals --has ssd_read --has all_goals_met --has gpu
                    -- calib check h200_sxm_pcie5 --quick --dir ${ks_cal_dir} --json)
 ks_cli_test(calib_check_dram_only --json --has goals --has dram --stdout-lacks ssd_read
