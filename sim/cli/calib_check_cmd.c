@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "calib_cmd.h"
 #include "calib_print.h"
@@ -38,7 +39,9 @@ static int report_text(const struct report *o)
     const struct ks_scenario_ssd *f = &pf->ssd;
     const struct ks_machine *m = o->m;
     const struct ks_check_result *r = o->r;
-    printf("calib check: %s on %s (%s, %u cores), %s\n\n", o->file, m->host, m->cpu, m->cores, m->date);
+    printf("calib check: %s on %s (%s, %u cores), %s\n", o->file, m->host, m->cpu, m->cores, m->date);
+    printf("the profile was measured on %s%s\n\n", pf->profile_cpu ? pf->profile_cpu : "a CPU it does not name",
+           pf->profile_cpu && strcmp(pf->profile_cpu, m->cpu) != 0 ? ": another CPU than this one" : "");
     char v[32];
     ks_units_format(pf->dram_bw, KS_UNIT_BANDWIDTH, v, sizeof v);
     printf("dram_bw %s (bytes moved), %u threads; a copy moves 3 bytes per byte below %zu MiB (glibc's "
@@ -95,6 +98,8 @@ static int report_json(const struct report *o)
     e |= ks_json_set_str(j, "profile", o->file);
     e |= ks_json_set_str(j, "host", m->host);
     e |= ks_json_set_str(j, "cpu", m->cpu);
+    e |= o->pf->profile_cpu ? ks_json_set_str(j, "profile_cpu", o->pf->profile_cpu)
+                            : json_object_set_new(j, "profile_cpu", json_null());
     e |= ks_json_set_str(j, "date", m->date);
     e |= ks_json_set_int(j, "threads", o->threads);
     e |= ks_json_set_real(j, "dram_bw", o->pf->dram_bw);
@@ -198,7 +203,8 @@ const struct ks_cli_cmd ks_calib_check_cmd = {
     .about =
         "Reads the profile's figures and, for each model, measures again and\n"
         "prints predicted against measured seconds and the relative error\n"
-        "(predicted - measured) / measured:\n"
+        "(predicted - measured) / measured, under a line naming the CPU the\n"
+        "profile was measured on (its cpu; JSON profile_cpu) beside this one's:\n"
         "  DRAM copies (all threads): threads * size * moved / dram_bw (dram_bw\n"
         "    counts bytes read plus bytes written; moved = 3 bytes per byte copied\n"
         "    below glibc's non-temporal threshold, 2 at or above it);\n"

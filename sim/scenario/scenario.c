@@ -1052,6 +1052,14 @@ static char *dup_checked(struct ctx *x, const char *s)
     return d;
 }
 
+// The profile's `cpu` (the machine it was measured on), when it says one.
+static void read_profile_cpu(struct ctx *x)
+{
+    const struct ks_luatab *cpu = x->profile ? ks_luatab_get(x->profile, "cpu") : NULL;
+    if (cpu && cpu->type == KS_LUATAB_STRING) // a string: check_profile refuses anything else
+        x->s->platform.profile_cpu = dup_checked(x, cpu->s);
+}
+
 // Records where field i came from.
 static void set_origin(struct ctx *x, int i, const struct ks_luatab *n, const char *how)
 {
@@ -1996,9 +2004,7 @@ int ks_scenario_load(const char *file, const struct ks_scenario_params *params, 
         x.s->origin[0].from = dup_checked(&x, "default (the file's name)");
     }
     x.s->platform.profile_file = dup_checked(&x, x.profile_file);
-    const struct ks_luatab *cpu = x.profile ? ks_luatab_get(x.profile, "cpu") : NULL;
-    if (cpu && cpu->type == KS_LUATAB_STRING) // checked by check_profile
-        x.s->platform.profile_cpu = dup_checked(&x, cpu->s);
+    read_profile_cpu(&x);
     if (x.n_errors == 0 && !x.oom && !(x.p && x.p->no_kernel_time))
         read_kernel_time(&x);
     if (x.n_errors == 0 && !x.oom)
@@ -2056,6 +2062,7 @@ static int read_profile(const char *file, const char *lua_dirs, struct ks_scenar
     x.profile = x.own_profile;
     check_profile(&x, x.profile, "", "", 1);
     x.s = s;
+    read_profile_cpu(&x);
     read_host_wake(&x);
     for (int i = 0; i < N_FIELDS; i++) { // every required figure is there, and reads
         const struct field *f = &fields[i];

@@ -61,10 +61,11 @@ cpu=$(jq -r .cpu $d/j); [ -n \"$cpu\" ] && [ \"$cpu\" != null ] || { echo 'no cp
 set_tests_properties(calib_host_cpu PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE ${KS_TEST_SKIP})
 ks_calib_skip_test(calib_check_quick --json --has goals --has ssd_read --has all_goals_met --has gpu
                    -- calib check h200_sxm_pcie5 --quick --dir ${ks_cal_dir} --json)
-ks_cli_test(calib_check_dram_only --json --has goals --has dram --stdout-lacks ssd_read
+ks_cli_test(calib_check_dram_only --json --has goals --has dram --stdout-lacks ssd_read --is profile_cpu "AMD EPYC"
             -- calib check devvm_epyc_host --quick --json)
 ks_cli_test(calib_check_text --stdout-has "goal 5%" --stdout-has "ssd: not checked" --stdout-has "windows_GB/s"
-            --stdout-has "measurement noise" -- calib check devvm_epyc_host --quick)
+            --stdout-has "measurement noise" --stdout-has "the profile was measured on AMD EPYC"
+            -- calib check devvm_epyc_host --quick)
 # the help says how the DRAM points are measured and what their goal reports
 ks_cli_test(calib_check_help --stdout-has "in rounds" --stdout-has "the DRAM and SSD goals also" -- calib check --help)
 ks_cli_test(calib_host_help --stdout-has "rounds, each one window of every size and thread count"
