@@ -120,13 +120,14 @@ set_tests_properties(fidelity_xeon_tables PROPERTIES WORKING_DIRECTORY ${CMAKE_C
 # validate names the CPU the profile was measured on and this machine's, and
 # warns when they differ: a profile that says another CPU (the inline one of
 # runtime_other_cpu.lua), and the shipped devvm_cpu_runtime (an AMD EPYC's:
-# the warning exactly when this machine's CPU is another)
+# the warning exactly when this machine's CPU is another; the CPU read as
+# sim/base/machine.c reads it: the first non-empty model name or Model line)
 ks_cli_test(validate_other_cpu --json --is profile inline --is profile_cpu "a CPU no machine reports"
             --has host_cpu --stderr-has "warning: profile inline was measured on a CPU no machine reports, this machine is"
             --stderr-has "kvstrata calib host" -- validate ${ks_ts}/runtime_other_cpu.lua --json)
 add_test(NAME cli_validate_profile_cpu
   COMMAND sh -c "set -e; \"$1\" validate \"$2\" --json > vcpu.json 2> vcpu.err; \
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); cpu=\${cpu:-unknown CPU}; \
+cpu=$(sed -n -E 's/^(model name|Model)[^:]*:[[:space:]]*//p' /proc/cpuinfo | grep -m 1 . || true); cpu=\${cpu:-unknown CPU}; \
 jq -e --arg c \"$cpu\" '.profile == \"devvm_cpu_runtime\" and .profile_cpu == \"AMD EPYC\" and .host_cpu == $c' vcpu.json > /dev/null \
   || { echo 'profile_cpu or host_cpu wrong' >&2; jq -c '{profile, profile_cpu, host_cpu}' vcpu.json >&2; exit 1; }; \
 if [ \"$cpu\" = 'AMD EPYC' ]; then ! grep -q warning vcpu.err; else grep -q 'warning: profile devvm_cpu_runtime was measured on AMD EPYC' vcpu.err; fi"
