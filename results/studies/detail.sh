@@ -75,8 +75,8 @@ done
 {
     echo "# Levels of detail against full detail"
     echo
-    cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
-    echo "\`results/studies/detail.sh\`, $(date -u +%Y-%m-%d), $(uname -m), ${cpu:-CPU unknown}, $(nproc) cores, kvstrata $(git rev-parse --short HEAD)."
+    cpu=$("$ks" info --json | jq -r '.cpu // "unknown CPU"')
+    echo "\`results/studies/detail.sh\`, $(date -u +%Y-%m-%d), $(uname -m), $cpu, $(nproc) cores, kvstrata $(git rev-parse --short HEAD)."
     echo "\`detail.layers = K\` simulates the cache and the selections of K of the model's 32 layers (a"
     echo "request's those of one layer of each run of 32/K, drawn per request), each standing for 32/K"
     echo "layers: its blocks carry their KV, and its batches are copied as one per model layer, so"

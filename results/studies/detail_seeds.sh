@@ -85,8 +85,8 @@ done
 {
     echo "# The loaded 512-GPU cluster at a level of detail, over seeds"
     echo
-    cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
-    echo "\`results/studies/detail_seeds.sh\`, $(date -u +%Y-%m-%d), $(uname -m), ${cpu:-CPU unknown}, $(nproc) cores, kvstrata $(git rev-parse --short HEAD)."
+    cpu=$("$ks" info --json | jq -r '.cpu // "unknown CPU"')
+    echo "\`results/studies/detail_seeds.sh\`, $(date -u +%Y-%m-%d), $(uname -m), $cpu, $(nproc) cores, kvstrata $(git rev-parse --short HEAD)."
     echo "Issue 19's goal: at most 1 wall second per simulated second, with every figure within 2% of full detail."
     echo "Level: \`$scen --set duration=$dur ${level[*]} --set detail.layers=L --set seed=S\` (the"
     echo "whole cluster, $level_text, L of the 32 layers). Reference: full detail of $ref_nodes nodes at the same"

@@ -267,8 +267,8 @@ measure() {
 
 status=0
 mode=$([ $quick = 1 ] && echo quick || echo full)
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
-echo "kvstrata speed, $(date -u +%Y-%m-%dT%H:%MZ), $(uname -n), ${cpu:-CPU unknown}, $jobs cores, median of $reps"
+cpu=$("$new_bin" info --json 2> /dev/null | jq -r '.cpu // "unknown CPU"') || cpu="unknown CPU"
+echo "kvstrata speed, $(date -u +%Y-%m-%dT%H:%MZ), $(uname -n), $cpu, $jobs cores, median of $reps"
 echo "  new:  $new_desc"
 [ ${#bins[@]} = 2 ] && echo "  base: $base_desc"
 for c in "${list[@]}"; do

@@ -17,8 +17,8 @@ fail() { echo "speed_check: $*" >&2; cat "$dir/out" >&2 2> /dev/null || true; ex
 "$here/speed.sh" --quick --reps 1 --cases dense,cache --new "$ks" --base-bin "$ks" --threads 1 > "$dir/out" 2> "$dir/err" ||
     { cat "$dir/err" >&2; fail "speed.sh failed"; }
 # the header names the machine's CPU, as /proc/cpuinfo gives it
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -n 1)
-head -n 1 "$dir/out" | grep -Fq ", ${cpu:-CPU unknown}, $(nproc) cores, median of 1" || fail "the header does not name the CPU"
+cpu=$("$ks" info --json | jq -r .cpu)
+head -n 1 "$dir/out" | grep -Fq ", $cpu, $(nproc) cores, median of 1" || fail "the header does not name the CPU"
 grep -Eq '^case +binary +wall_s +process_s +sim_s +wall/sim +steps/s +accesses/s +rss_MB +MB/GPU +B/block +spread$' \
     "$dir/out" || fail "no table header"
 

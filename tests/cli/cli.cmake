@@ -87,7 +87,15 @@ ks_cli_test(bench_text --stdout-has "accesses_per_s" --stdout-has "bytes_per_blo
             -- bench cache --blocks 2000 --topk 8 --steps 100)
 ks_cli_test(info_json --json --stderr-empty --has version --has build_type --has cuda_kernels
             --ge cuda_devices 0 -- info --json)
-ks_cli_test(info_text --stdout-has "version" --stdout-has "cuda_devices" -- info)
+ks_cli_test(info_text --stdout-has "version" --stdout-has "cpu" --stdout-has "cuda_devices" -- info)
+# info names this machine's CPU as calibrations record it (read here on its
+# own: the first non-empty model name or Model line of /proc/cpuinfo) and its
+# online CPUs; the benchmark scripts' headers take it from there
+add_test(NAME cli_info_cpu
+  COMMAND sh -c "set -e; cpu=$(sed -n -E 's/^(model name|Model)[^:]*:[[:space:]]*//p' /proc/cpuinfo | grep -m 1 . || true); \
+cpu=\${cpu:-unknown CPU}; \"$1\" info --json | jq -e --arg c \"$cpu\" --argjson n $(nproc) '.cpu == $c and .cores == $n' > /dev/null"
+  sh $<TARGET_FILE:kvstrata>)
+ks_kind(contract cli_info_cpu)
 
 # --seed takes the whole 64-bit range (issue 16): 2^64 - 1 runs and is recorded
 # exactly; one more is a usage error about --seed, not about --set
