@@ -87,6 +87,25 @@ endif()
 add_test(NAME bench_speed_quick COMMAND ${CMAKE_CURRENT_LIST_DIR}/speed_check.sh $<TARGET_FILE:kvstrata>)
 set_tests_properties(bench_speed_quick PROPERTIES TIMEOUT 120)
 
+# tests/bench/goals.sh (issue 19's goals): --quick prints a row per goal with
+# a figure, no verdict and its command, keeps what it printed with --out, and
+# --table-only reprints it (about 10 s)
+add_test(NAME bench_goals_quick COMMAND ${CMAKE_CURRENT_LIST_DIR}/goals_check.sh $<TARGET_FILE:kvstrata>)
+set_tests_properties(bench_goals_quick PROPERTIES TIMEOUT 180)
+
+# results/speed/README.md: its table of the goals is what goals.sh
+# --table-only prints from the record beside it (each line of the output is
+# a line of the README): 12 goals, 11 judged (the 1,024 GPUs at full detail
+# were stopped by hand)
+add_test(NAME bench_goals_record
+  COMMAND sh -c "set -e; d=\"$1/results/speed\"; \
+bash \"$1/tests/bench/goals.sh\" --table-only \"$d/2026-12-06_xeon\" > goals_record.txt; \
+[ $(grep -c '^\\(bench cache\\|dense\\|512 GPUs\\|loaded 512\\|1,024 GPUs\\)' goals_record.txt) = 12 ] || { echo 'not 12 goals' >&2; exit 1; }; \
+[ $(grep -c ' \\(met\\|missed\\) ' goals_record.txt) = 11 ] || { echo 'not 11 verdicts' >&2; exit 1; }; \
+while IFS= read -r l; do [ -z \"$l\" ] || grep -Fxq -- \"$l\" \"$d/README.md\" || { echo \"not in the README: $l\" >&2; exit 1; }; done < goals_record.txt"
+  sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(bench_goals_record PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
 # README "Measured", on the heat row's run of the bench cache table: "(prefetch accuracy 12%): per
 # step, about 2 misses become about 11 promotions, 11 L1 victims and 8 L2 victims". Each figure to
 # the README's rounding (12% -> [0.115, 0.125], about 2 -> [1.5, 2.5], 11 -> [10.5, 11.5]): the
