@@ -20,7 +20,11 @@
 // - Free count m: per step, drawn from the empirical distribution of the
 //   free-range selection count over unsaturated records (records that left
 //   some free block out); capped at the free range (every record saturated:
-//   all of it).
+//   all of it). Its uniform is not the stream's next draw but a hash of the
+//   stream's seed and the step (u = the top 53 bits of ks_rng_mix(key +
+//   (step + 1) * KS_ACCESSMODEL_COUNT_STRIDE) / 2^53, key =
+//   ks_rng_mix(seed + KS_ACCESSMODEL_COUNT_SALT)), so that a step's size is
+//   known before its draws (ks_accessmodel_count).
 // - Stay: each block of the previous selection that lies in the free range
 //   stays with a probability fitted per age bucket, age = consecutive steps
 //   it has been selected (bucket 0: 1, bucket k: 2^(k-1) < age <= 2^k, the
@@ -40,7 +44,9 @@
 //   last class), so the stream reproduces the trace's reuse distances up to
 //   the horizon and with them its reuse fractions R(W) (tracestats.h) at
 //   the bucket edges W = 1, 4, 16, 256. A draw that finds no candidate is
-//   redrawn.
+//   redrawn, within 4 (m - stays) + 16 draws; a step those leave short of m
+//   (about one in 10^5) takes the rest from a uniform block of the free range
+//   onwards (wrapping): the first blocks it has not selected.
 // - Mass: sink i gets the trace's mean mass of sink i, window offset j
 //   (0 = the last block) the mean of offset j, and the free blocks, ranked
 //   by age (longest-selected first), the trace's mean mass at that rank of
@@ -49,7 +55,7 @@
 // Fidelity: R(W) within 5% relative of the source's (tested on synthetic
 // traces, tests/workload/test_accessmodel.c, which measures 0.8% at most); on traces
 // the kernels recorded (README.md, Traces) R(1), R(4), R(16) within 0.4%
-// (stable) to 1.4% (noisy) over model seeds 1-8, though another noisy
+// (stable) to 1.2% (noisy) over model seeds 1-8, though another noisy
 // trace gave 2.5%;
 // blocks a step, total mass and the working set over 16 steps within a
 // few percent; the sequential-neighbour probability lower (runs of blocks
@@ -69,6 +75,10 @@
 #include <stdint.h>
 
 #include "trace.h"
+
+// The free counts' hash (the model, below): its salt and stride.
+#define KS_ACCESSMODEL_COUNT_SALT UINT64_C(0xd1b54a32d192ed03)
+#define KS_ACCESSMODEL_COUNT_STRIDE UINT64_C(0x9e3779b97f4a7c15)
 
 enum {
     KS_ACCESSMODEL_AGES = 12,    // stay-probability age buckets
@@ -139,6 +149,16 @@ void ks_accessmodel_stream_free(struct ks_accessmodel_stream *s);
 // then only good for ks_accessmodel_stream_free).
 int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_stream *s, uint32_t context_blocks,
                         uint32_t *out_blocks, float *out_mass, uint32_t cap);
+
+// The number of blocks step `step` of the stream selects in a context of
+// context_blocks blocks, known before the step's draws (its free count is
+// hashed, and every step reaches it): ks_accessmodel_next returns it for
+// that step. step may lie ahead of the stream's next (a caller that defers
+// its draws; ks_accessmodel_stream_step).
+uint32_t ks_accessmodel_count(const struct ks_accessmodel_stream *s, uint32_t step, uint32_t context_blocks);
+
+// The step the stream generates next (the steps generated so far).
+uint32_t ks_accessmodel_stream_step(const struct ks_accessmodel_stream *s);
 
 // Fetches into the CPU's cache what the stream's next step reads first, so
 // that a caller drawing many streams in turn can overlap one stream's memory

@@ -67,6 +67,7 @@ struct ks_accessmodel_stream {
     const struct ks_accessmodel_layer *ml;
     uint32_t horizon, near, ring; // ring = horizon + 1 slots
     struct ks_rng rng;
+    uint64_t count_key;           // the free counts' hash key (count_unit)
     uint32_t step, nb;            // steps generated; context of the last one
     uint32_t fs, fe;              // the last one's free range
     struct blk *blk;              // [cap_blk], zero from nb on
@@ -104,6 +105,7 @@ struct ks_accessmodel_stream *ks_accessmodel_stream_new(const struct ks_accessmo
         return NULL;
     }
     ks_rng_seed(&s->rng, seed);
+    s->count_key = ks_rng_mix(seed + KS_ACCESSMODEL_COUNT_SALT);
     return s;
 }
 
@@ -337,13 +339,14 @@ static uint32_t draw_far(struct ks_accessmodel_stream *s, uint32_t fs, uint32_t 
     return UINT32_MAX;
 }
 
-// The free count of this step, at most span.
-static uint32_t draw_count(struct ks_accessmodel_stream *s, uint32_t span)
+// The free count of `step`, at most span: the fitted distribution's
+// quantile at a uniform hashed from the stream's key and the step
+// (accessmodel.h), so that it is known before the step's draws.
+static uint32_t count_at(const struct ks_accessmodel_layer *ml, uint64_t key, uint32_t step, uint32_t span)
 {
-    const struct ks_accessmodel_layer *ml = s->ml;
     if (!ml->count_cdf)
         return span;
-    double u = ks_rng_unit(&s->rng);
+    double u = (double)(ks_rng_mix(key + (uint64_t)(step + 1) * KS_ACCESSMODEL_COUNT_STRIDE) >> 11) * 0x1.0p-53;
     uint32_t lo = 0, hi = ml->max_free;
     while (lo < hi) { // first m with cdf[m] > u
         uint32_t mid = lo + (hi - lo) / 2;
@@ -410,7 +413,7 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     free_range(ml, nb, &fs, &fe);
     if (grow_blocks(s, nb) != KS_OK)
         return KS_ENOMEM;
-    uint32_t m_free = draw_count(s, fe - fs);
+    uint32_t m_free = count_at(ml, s->count_key, step, fe - fs);
     size_t n_prev = prev_count(s);
     if (grow((void **)&s->pk, &s->cap_pk, (size_t)m_free + n_prev + 1, sizeof *s->pk, 0) != KS_OK ||
         grow((void **)&s->free_blk, &s->cap_free_blk, (size_t)m_free + 1, sizeof *s->free_blk, 0) != KS_OK ||
@@ -445,7 +448,7 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     n = n < m_free ? n : m_free;
     for (size_t i = 0; i < n; i++)
         take(s, pk[i], s->blk[pk[i]].ap + 1);
-    const size_t n_stay = n;
+    size_t n_stay = n;
     // the edges, whose ages go on from the previous step (sinks and the window never leave)
     size_t n_out = 0;
     for (uint32_t b = 0; b < fs; b++) {
@@ -463,6 +466,29 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
             continue;
         pk[n++] = b;
         take(s, b, 1);
+    }
+    // NOTE: the budget can end a step short of its count (10 steps in a
+    // million of cluster_64x8.lua); the rest are then taken from a uniform
+    // block of the free range on, wrapping, so that every step selects
+    // exactly its count (ks_accessmodel_count): first the blocks that may
+    // enter (selected neither now nor at the previous step), then, should
+    // they run out, the previous step's that did not stay, which stay after
+    // all (in the stays' place in pk). The free range has enough: m_free <= span.
+    if (n < m_free) {
+        uint32_t from = fs + ks_rng_below(&s->rng, fe - fs), b = from;
+        for (uint32_t i = 0; n < m_free && i < fe - fs; i++, b = b + 1 < fe ? b + 1 : fs)
+            if (!recent(s, b)) {
+                pk[n++] = b;
+                take(s, b, 1);
+            }
+        for (uint32_t i = 0; n < m_free && i < fe - fs; i++, b = b + 1 < fe ? b + 1 : fs)
+            if (step > 0 && s->blk[b].last == step) {
+                memmove(pk + n_stay + 1, pk + n_stay, (n - n_stay) * sizeof *pk);
+                pk[n_stay++] = b;
+                n++;
+                take(s, b, s->blk[b].ap + 1);
+            }
+        KS_ASSERT(n == m_free);
     }
     const size_t n_enter = n - n_stay;
 
@@ -531,6 +557,18 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     s->nb = nb;
     s->step++;
     return (int)n_out;
+}
+
+uint32_t ks_accessmodel_count(const struct ks_accessmodel_stream *s, uint32_t step, uint32_t context_blocks)
+{
+    uint32_t fs, fe;
+    free_range(s->ml, context_blocks, &fs, &fe);
+    return context_blocks - (fe - fs) + count_at(s->ml, s->count_key, step, fe - fs);
+}
+
+uint32_t ks_accessmodel_stream_step(const struct ks_accessmodel_stream *s)
+{
+    return s->step;
 }
 
 void ks_accessmodel_stream_warm(const struct ks_accessmodel_stream *s, int stage)

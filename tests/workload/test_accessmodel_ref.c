@@ -61,11 +61,13 @@ struct ref {
     const struct ks_accessmodel_layer *ml;
     uint32_t horizon, near, ring;
     struct ks_rng rng;
+    uint64_t seed; // the free counts' uniforms hash it with the step
     uint32_t step;
     uint32_t last[MAX_BLOCKS + 1]; // step + 1 of the last selection (0: never); one past the end stays 0
     uint32_t age[MAX_BLOCKS], pos[MAX_BLOCKS]; // consecutive steps selected; index in its slot
     struct ref_pick prev[MAX_BLOCKS], pk[2 * MAX_BLOCKS];
     size_t n_prev;
+    uint64_t filled, restayed; // steps the draws left short of their count; blocks that then stayed
     struct ref_slot *slot; // [ring] blocks last selected at step t (t mod ring), not at t + 1
 };
 
@@ -83,6 +85,7 @@ static struct ref *ref_new(const struct ks_accessmodel *m, uint32_t layer, const
     for (uint32_t i = 0; i < r->ring; i++)
         assert_non_null(r->slot[i].block = malloc(MAX_BLOCKS * sizeof *r->slot[i].block));
     ks_rng_seed(&r->rng, seed);
+    r->seed = seed;
     return r;
 }
 
@@ -215,9 +218,10 @@ static uint32_t ref_next(struct ref *r, uint32_t nb, uint32_t *out, float *mass)
     uint32_t step = r->step;
     uint32_t fs = ml->n_sink < nb ? ml->n_sink : nb;
     uint32_t fe = nb - fs > ml->n_window ? nb - ml->n_window : fs;
-    uint32_t m_free = fe - fs; // the free count, from the fitted distribution
+    uint32_t m_free = fe - fs; // the free count, from the fitted distribution at a uniform hashed from seed and step
     if (ml->count_cdf) {
-        double u = ks_rng_unit(&r->rng);
+        uint64_t key = ks_rng_mix(r->seed + UINT64_C(0xd1b54a32d192ed03));
+        double u = (double)(ks_rng_mix(key + (uint64_t)(step + 1) * UINT64_C(0x9e3779b97f4a7c15)) >> 11) / 9007199254740992.0;
         uint32_t c = 0;
         while (c < ml->max_free && !(ml->count_cdf[c] > u))
             c++;
@@ -251,6 +255,25 @@ static uint32_t ref_next(struct ref *r, uint32_t nb, uint32_t *out, float *mass)
             continue;
         r->pk[n++] = (struct ref_pick){b, 1, 0};
         ref_take(r, b, 1);
+    }
+    if (n < m_free) { // short of the count: from a uniform free block on, wrapping, the
+        r->filled++;     // blocks selected neither now nor before entering, then the previous step's staying
+        uint32_t from = fs + ks_rng_below(&r->rng, fe - fs);
+        for (uint32_t i = 0; i < fe - fs && n < m_free; i++) {
+            uint32_t b = fs + (from - fs + i) % (fe - fs);
+            if (r->last[b] == 0 || r->last[b] < step) {
+                r->pk[n++] = (struct ref_pick){b, 1, 0};
+                ref_take(r, b, 1);
+            }
+        }
+        for (uint32_t i = 0; i < fe - fs && n < m_free; i++) {
+            uint32_t b = fs + (from - fs + i) % (fe - fs);
+            if (step > 0 && r->last[b] == step) {
+                r->restayed++;
+                r->pk[n++] = (struct ref_pick){b, r->age[b] + 1, 0};
+                ref_take(r, b, r->age[b] + 1);
+            }
+        }
     }
     qsort(r->pk, n, sizeof *r->pk, ref_by_rank);
     for (size_t i = 0; i < n; i++) {
@@ -406,12 +429,18 @@ static uint32_t next_context(struct ks_rng *g, int schedule, uint32_t nb0, uint3
     return nb < MAX_BLOCKS ? nb : MAX_BLOCKS;
 }
 
+// Steps the reference filled up to their count, and blocks of the previous
+// step that stayed in the fill, over every compare().
+static uint64_t filled, restayed;
+
 // Streams of `layer` with seeds 1 .. seeds and every schedule against the
-// reference, step by step; returns the selections compared.
+// reference, step by step; returns the selections compared. Each step's
+// size is also the stream's count for it (ks_accessmodel_count), asked for
+// every step before the first draw.
 static uint64_t compare(const struct ks_accessmodel *m, const struct ks_accessmodel_params *p, uint32_t layer,
                         uint32_t nb0, unsigned seeds, const char *what)
 {
-    static uint32_t got[MAX_BLOCKS], want[MAX_BLOCKS];
+    static uint32_t got[MAX_BLOCKS], want[MAX_BLOCKS], contexts[STEPS], counts[STEPS];
     static float got_mass[MAX_BLOCKS], want_mass[MAX_BLOCKS];
     uint64_t compared = 0;
     for (unsigned seed = 1; seed <= seeds; seed++)
@@ -422,10 +451,17 @@ static uint64_t compare(const struct ks_accessmodel *m, const struct ks_accessmo
             assert_non_null(s);
             struct ks_rng g;
             ks_rng_seed(&g, seed * 31 + (uint64_t)schedule);
-            uint32_t nb = 0;
             for (uint32_t step = 0; step < STEPS; step++) {
-                nb = next_context(&g, schedule, nb0, step, nb);
+                contexts[step] = next_context(&g, schedule, nb0, step, step ? contexts[step - 1] : 0);
+                counts[step] = ks_accessmodel_count(s, step, contexts[step]);
+            }
+            for (uint32_t step = 0; step < STEPS; step++) {
+                uint32_t nb = contexts[step];
+                assert_int_equal(ks_accessmodel_stream_step(s), step);
                 int n = ks_accessmodel_next(m, s, nb, got, got_mass, MAX_BLOCKS);
+                if (n != (int)counts[step])
+                    fail_msg("%s layer %u seed %u schedule %d step %u: %d blocks, counted %u before the first draw",
+                             what, layer, seed, schedule, step, n, counts[step]);
                 uint32_t k = ref_next(r, nb, want, want_mass);
                 if (n != (int)k || memcmp(got, want, k * sizeof *got) != 0 ||
                     memcmp(got_mass, want_mass, k * sizeof *got_mass) != 0) {
@@ -440,6 +476,8 @@ static uint64_t compare(const struct ks_accessmodel *m, const struct ks_accessmo
                 }
                 compared++;
             }
+            filled += r->filled;
+            restayed += r->restayed;
             ks_accessmodel_stream_free(s);
             ref_free(r);
         }
@@ -491,7 +529,9 @@ static void same_as_reference_cases(void **state)
             n += compare(m, &p, l, l == 1 ? 60 : 100, 3, what);
         ks_accessmodel_free(m);
     }
-    print_message("cases: %llu selections identical\n", (unsigned long long)n);
+    print_message("cases: %llu selections identical, %llu filled up to their count (%llu blocks staying)\n",
+                  (unsigned long long)n, (unsigned long long)filled, (unsigned long long)restayed);
+    assert_true(filled > 0 && restayed > 0); // both ways of filling were compared
     ks_trace_free(t);
 }
 
