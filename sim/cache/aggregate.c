@@ -1,4 +1,5 @@
-// aggregate.c - accesses accounted in aggregate (ks_cache_access_uniform).
+// aggregate.c - accesses accounted in aggregate (ks_cache_access_uniform;
+// the request state it keeps also holds the selections defer.c defers).
 //
 // When every block of a sequence is in L1 (and none arrived by prefetch
 // unused) and the step reads them all with one mass, what block-by-block
@@ -152,8 +153,52 @@ void ks_agg_leave(struct ks_cache *c, uint32_t id)
 
 void ks_agg_shared(struct ks_cache *c, struct ks_req *q)
 {
+    // the sharer reads the blocks block by block: deferred selections first
+    int st = q->agg && q->agg->def_groups ? ks_cache_settle(c, (uint32_t)(q - c->req)) : KS_OK;
+    if (st != KS_OK && c->def_status == KS_OK)
+        c->def_status = st;
     if (q->agg)
         memset(q->agg->settled, 0, c->p.groups * sizeof *q->agg->settled);
+}
+
+struct ks_agg *ks_agg_get(struct ks_cache *c, struct ks_req *q)
+{
+    if (q->agg)
+        return q->agg;
+    struct ks_agg *a = calloc(1, sizeof *a);
+    uint32_t *settled = calloc(c->p.groups, sizeof *settled), *touched = calloc(c->p.groups, sizeof *touched),
+             *accounted = calloc(c->p.groups, sizeof *accounted), *def_from = malloc(c->p.groups * sizeof *def_from);
+    if (!a || !settled || !touched || !accounted || !def_from) {
+        free(a);
+        free(settled);
+        free(touched);
+        free(accounted);
+        free(def_from);
+        return NULL;
+    }
+    for (uint32_t g = 0; g < c->p.groups; g++)
+        def_from[g] = KS_NONE;
+    a->settled = settled;
+    a->touched = touched;
+    a->accounted = accounted;
+    a->def_from = def_from;
+    q->agg = a;
+    c->agg_reqs++;
+    return a;
+}
+
+int ks_agg_in_l1(const struct ks_cache *c, const struct ks_req *q, struct ks_agg *a, uint32_t group)
+{
+    const struct ks_seq *s = &q->seq[group];
+    for (uint32_t p = a->settled[group]; p < s->n; p++) { // the blocks not yet known to be in L1: are they?
+        const struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(s, p));
+        if (ks_blk_tier(b) != KS_L1 || ks_blk_prefetched(b) || ks_blk_refs(b) != 1) {
+            a->settled[group] = p;
+            return 0;
+        }
+    }
+    a->settled[group] = s->n;
+    return 1;
 }
 
 void ks_agg_free(struct ks_cache *c, struct ks_req *q)
@@ -161,9 +206,13 @@ void ks_agg_free(struct ks_cache *c, struct ks_req *q)
     if (!q->agg)
         return;
     ks_agg_flush(c, q);
+    if (q->agg->def_groups)
+        c->def_pending--;
+    ks_defer_free(q->agg);
     free(q->agg->settled);
     free(q->agg->touched);
     free(q->agg->accounted);
+    free(q->agg->def_from);
     free(q->agg);
     q->agg = NULL;
     c->agg_reqs--;
@@ -171,7 +220,7 @@ void ks_agg_free(struct ks_cache *c, struct ks_req *q)
 
 uint64_t ks_agg_bytes(const struct ks_cache *c, const struct ks_req *q)
 {
-    return q->agg ? sizeof *q->agg + 3 * (uint64_t)c->p.groups * sizeof(uint32_t) : 0;
+    return q->agg ? sizeof *q->agg + 4 * (uint64_t)c->p.groups * sizeof(uint32_t) + ks_defer_bytes(q->agg) : 0;
 }
 
 int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, float mass, int *done,
@@ -186,41 +235,19 @@ int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, fl
     const struct ks_seq *s = &q->seq[group];
     if (c->lfu || c->next || c->p.prefetch_fn || s->n_prefix > 0)
         return KS_OK; // every access matters to the policy, or blocks are shared
-    if (!q->agg) {
-        struct ks_agg *a = calloc(1, sizeof *a);
-        uint32_t *settled = calloc(c->p.groups, sizeof *settled), *touched = calloc(c->p.groups, sizeof *touched),
-                 *accounted = calloc(c->p.groups, sizeof *accounted);
-        if (!a || !settled || !touched || !accounted) {
-            free(a);
-            free(settled);
-            free(touched);
-            free(accounted);
-            return KS_ENOMEM;
-        }
-        a->settled = settled;
-        a->touched = touched;
-        a->accounted = accounted;
-        q->agg = a;
-        c->agg_reqs++;
-    }
-    struct ks_agg *a = q->agg;
-    if (a->touched[group] == c->now + 1u || a->accounted[group] == c->now + 1u)
-        return KS_OK; // accessed already in this step
+    struct ks_agg *a = ks_agg_get(c, q);
+    if (!a)
+        return KS_ENOMEM;
+    if (a->touched[group] == c->now + 1u || a->accounted[group] == c->now + 1u || a->def_groups)
+        return KS_OK; // accessed already in this step, or selections deferred (defer.c)
     double add = (double)(mass > 0 ? mass : 0.0f) * c->clk.gain;
     struct ks_agg_entry *e = a->n ? &a->e[a->n - 1] : NULL;
     int have = e && e->step == c->now;
     if (have && (e->add != add || e->blocks != s->n))
         return KS_OK; // another group of the step read another mass or length
-    // the blocks not yet known to be in L1: are they?
     uint32_t from = a->settled[group];
-    for (uint32_t p = from; p < s->n; p++) {
-        const struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(s, p));
-        if (ks_blk_tier(b) != KS_L1 || ks_blk_prefetched(b) || ks_blk_refs(b) != 1) {
-            a->settled[group] = p;
-            return KS_OK;
-        }
-    }
-    a->settled[group] = s->n;
+    if (!ks_agg_in_l1(c, q, a, group))
+        return KS_OK;
     if (!have && a->n == KS_AGG_LOG)
         ks_agg_flush(c, q);
     // a block used already in this step (created, or arrived in L1) is

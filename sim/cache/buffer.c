@@ -205,6 +205,7 @@ uint32_t ks_buffer_place(struct ks_cache *c, uint32_t id)
     if (page != KS_NONE)
         return page;
     uint32_t v;
+    ks_defer_settle_buffer(c, i); // the spare's recency is read: deferred selections applied first
     int found = spare_valid(c, i) ? (v = c->bufs[i].spare, 1) : ks_evict_select_buffer(c, i, 1, &v, NULL) == 1;
     c->bufs[i].spare = KS_NONE;
     if (found && drop(c, v))

@@ -367,7 +367,8 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
     double factor = ks_heat_clock_advance(&c->clk, step);
     if (factor != 1.0) {
         c->st.rebases++;
-        ks_agg_flush_all(c); // pending adds are in the old epoch's units
+        ks_agg_flush_all(c);    // pending adds are in the old epoch's units
+        ks_defer_settle_all(c); // and the deferred steps' gains
         uint32_t ids = ks_blocktab_ids_used(&c->tab); // the rest were never used
         for (uint32_t id = 0; id < ids; id++) {
             struct ks_block *b = &c->tab.blk[id];
@@ -375,7 +376,7 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
                 ks_blk_set_heat(b, ks_heat_rescale(ks_blk_heat(b), factor));
         }
     }
-    return KS_OK;
+    return c->def_status; // a deferred selection's settling failed (defer.c)
 }
 
 int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_access *acc, uint32_t n,
@@ -390,6 +391,8 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
             return KS_EINVAL;
     struct ks_access_report r = {0};
     uint32_t w = c->p.prefetch_window;
+    if (q->agg && q->agg->def_from[group] != KS_NONE)
+        return KS_ESTATE; // deferred selections not settled (contract: ks_cache_settle first)
     ks_agg_touch(c, q, group);
     int settle = c->agg_pending != 0; // blocks with aggregate accesses pending get them first
     // NOTE: 32, not 8: on a loaded node (cluster_64x8_loaded.lua, detail.nodes=1

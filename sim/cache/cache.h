@@ -106,6 +106,22 @@ typedef double (*ks_evict_score_fn)(void *ud, const struct ks_block_view *b);
 // 1024). Replaces prefetch_window when set.
 typedef uint32_t (*ks_prefetch_fn)(void *ud, const struct ks_block_view *b, int entering);
 
+struct ks_cache;
+
+// A step whose selection of one (request, group) was deferred
+// (ks_cache_access_deferred).
+struct ks_deferred {
+    uint32_t step; // the cache's step
+    uint32_t arg;  // the caller's (ks_cache_access_deferred's arg)
+    double gain;   // the heat clock's gain in that step
+};
+
+// Brings deferred selections up to date: draws the selections of the n
+// steps e[0 .. n) of request req's group `group`, oldest first, and hands
+// each to ks_cache_access_past(c, req, group, &e[i], ...). KS_OK or a status.
+typedef int (*ks_settle_fn)(void *ud, struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_deferred *e,
+                            uint32_t n);
+
 struct ks_cache_params {
     uint32_t n_blocks;               // virtual block ids (table entries)
     uint32_t tier_blocks[KS_TIERS];  // pages per tier, blocks; 0 = tier absent (L1 required)
@@ -231,6 +247,45 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
 int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, float mass, int *done,
                             struct ks_access_report *rep);
 
+// Lets selections be deferred (ks_cache_access_deferred), settle_fn drawing
+// them (NULL: none is; the default).
+void ks_cache_set_settle(struct ks_cache *c, ks_settle_fn fn, void *ud);
+
+// A selection not drawn yet of n blocks of one request's group, all hits
+// (a generator's whose size is known before its draws: the access model's),
+// accounted without its blocks where nothing can tell which they are: the
+// conditions of ks_cache_access_uniform, no dense step of the request
+// pending in aggregate, and a settle_fn set (ks_cache_set_settle). Then
+// *done = 1: the n hits are counted and the step is logged with `arg` (the
+// caller's, the same for every group of the request in a step); the blocks'
+// heat and recency are brought up to date when something may read them (a
+// victim is chosen in L1, the heat clock rebases, another request maps the
+// request's blocks, ks_cache_settle): the cache calls settle_fn with the
+// group's deferred steps, and each selection then drawn is applied as
+// ks_cache_access would have applied it in its step (defer.c). Otherwise
+// *done = 0 and nothing is recorded. A request freed with deferred steps
+// drops them. Contract: as ks_cache_access_uniform's; and a group with
+// deferred steps is settled (ks_cache_settle) before ks_cache_access reads it.
+int ks_cache_access_deferred(struct ks_cache *c, uint32_t req, uint32_t group, uint32_t n, uint32_t arg, int *done,
+                             struct ks_access_report *rep);
+
+// The deferred steps of request req's group not settled yet.
+uint32_t ks_cache_deferred(const struct ks_cache *c, uint32_t req, uint32_t group);
+
+// Whether request req's next selections may be deferred: the policy
+// allows it and every block of every group is in L1 as
+// ks_cache_access_deferred needs.
+int ks_cache_deferrable(struct ks_cache *c, uint32_t req);
+
+// For settle_fn: deferred step e's selection of request req's group, its
+// n accesses applied to heat and recency as in e's step. KS_OK or KS_EINVAL.
+int ks_cache_access_past(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_deferred *e,
+                         const struct ks_access *acc, uint32_t n);
+
+// Settles request req's deferred steps (every group's): settle_fn draws
+// them. KS_OK or settle_fn's status.
+int ks_cache_settle(struct ks_cache *c, uint32_t req);
+
 // Request req sits this step out (its cold region warms up): its misses of
 // the step so far become KS_CLASS_WARM candidates, moved after every other
 // request's misses and only within the plan's budget, so that no step waits
@@ -355,7 +410,8 @@ struct ks_tier_view {
 };
 void ks_cache_tier_view(const struct ks_cache *c, unsigned tier, struct ks_tier_view *v);
 
-// Heat of a block (attention mass, decayed to the current step).
+// Heat of a block (attention mass, decayed to the current step); a
+// deferred selection not settled (ks_cache_settle) is not in it.
 double ks_cache_heat(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block);
 
 // The layer group of a live block (the group of the request that created it).

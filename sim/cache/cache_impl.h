@@ -33,6 +33,12 @@ struct ks_agg {
     uint32_t *touched; // [groups] 1 + the step the group was last accessed block by block, or 0
     uint32_t *accounted; // [groups] 1 + the step the group was last accounted in aggregate, or 0
     struct ks_agg_entry e[KS_AGG_LOG];
+    // selections deferred (defer.c): the steps, oldest first; group g's
+    // are def[def_from[g] .. n_def), none when def_from[g] is KS_NONE
+    struct ks_deferred *def;
+    uint32_t n_def, cap_def;
+    uint32_t *def_from; // [groups]
+    uint32_t def_groups; // groups with deferred steps
 };
 
 struct ks_req {
@@ -200,6 +206,10 @@ struct ks_cache {
 
     uint32_t agg_pending;        // requests with aggregate entries not yet applied (aggregate.c)
     uint32_t agg_reqs;           // requests with aggregate state (aggregate.c)
+    ks_settle_fn settle_fn;      // draws deferred selections (defer.c); NULL: none is deferred
+    void *settle_ud;
+    uint32_t def_pending;        // requests with deferred selections not settled (defer.c)
+    int def_status;              // KS_OK, or the status of a settling that failed (defer.c)
 
     uint64_t placed[KS_TIERS];   // blocks created in each tier (ks_cache_req_grow)
     uint64_t released[KS_TIERS]; // blocks freed from each tier
@@ -258,9 +268,33 @@ static inline void ks_agg_touch(struct ks_cache *c, struct ks_req *q, uint32_t g
     if (q->agg)
         q->agg->touched[g] = c->now + 1u;
 }
-// Frees q's aggregate state (its entries applied first).
+// q's aggregate state, made on first use; NULL when out of memory.
+struct ks_agg *ks_agg_get(struct ks_cache *c, struct ks_req *q);
+// Whether every block of q's group is in L1, not arrived by a prefetch still
+// unused, and mapped by q alone (a->settled[group] moved past those known).
+int ks_agg_in_l1(const struct ks_cache *c, const struct ks_req *q, struct ks_agg *a, uint32_t group);
+// Frees q's aggregate state (its entries applied first, its deferred
+// selections dropped).
 void ks_agg_free(struct ks_cache *c, struct ks_req *q);
 uint64_t ks_agg_bytes(const struct ks_cache *c, const struct ks_req *q);
+
+// defer.c: selections deferred (ks_cache_access_deferred)
+// Settles every request's deferred selections, before anything reads the
+// heat or recency of a block in L1 (a victim's choice): in line, the common
+// case of none pending. A failure is kept in c->def_status (ks_cache_plan
+// and ks_cache_step return it).
+int ks_defer_settle_all(struct ks_cache *c);
+static inline void ks_defer_settle_l1(struct ks_cache *c)
+{
+    if (c->def_pending)
+        ks_defer_settle_all(c);
+}
+// The same before a victim is chosen in device buffer `buf`, whose pages
+// hold its owner's blocks only: that request's.
+void ks_defer_settle_buffer(struct ks_cache *c, uint32_t buf);
+// Frees q's deferred selections (dropped).
+void ks_defer_free(struct ks_agg *a);
+uint64_t ks_defer_bytes(const struct ks_agg *a);
 
 // The heat code and recency an eviction policy reads (pending aggregate
 // accesses applied).

@@ -386,6 +386,7 @@ int ks_evict_wide_available(void)
 
 uint32_t ks_evict_select_buffer(struct ks_cache *c, uint32_t buf, uint32_t n, uint32_t *out, uint32_t *next)
 {
+    ks_defer_settle_buffer(c, buf); // keys read: deferred selections applied first
     struct ks_buf *bf = &c->bufs[buf];
     uint32_t want = n + (next != NULL);
     if (next)
@@ -569,6 +570,8 @@ static uint32_t select_belady(struct ks_cache *c, unsigned t, uint32_t n, uint32
 
 uint32_t ks_evict_select(struct ks_cache *c, unsigned t, uint32_t n, uint32_t *out)
 {
+    if (t == KS_L1)
+        ks_defer_settle_l1(c); // keys read: deferred selections applied first
     const struct ks_tier *tr = &c->tier[t];
     if (n == 0 || tr->used == 0)
         return 0;

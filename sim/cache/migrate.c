@@ -597,7 +597,7 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
     if (st == KS_OK && c->p.count_per_req)
         st = count_per_req(c, plan);
     debug_check(c, "ks_cache_plan");
-    return st;
+    return st == KS_OK ? c->def_status : st; // a deferred selection's settling failed (defer.c)
 }
 
 // The batch record around a batch the caller holds, if it is live.

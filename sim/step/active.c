@@ -260,12 +260,16 @@ static int before(const struct ks_active *a, const struct ks_active *b)
     return a->spec.id > b->spec.id;
 }
 
-// Moves request i to the retracted, in arrival order; its blocks are freed.
+// Moves request i to the retracted, in arrival order; its blocks are freed
+// (its deferred selections settled first: its streams go on). KS_OK or a status.
 static int retract(struct ks_active_set *set, uint32_t i)
 {
     if (ks_grow((void **)&set->out, &set->cap_out, set->n_out + 1, sizeof *set->out) != KS_OK)
         return KS_ENOMEM;
     struct ks_active *a = &set->a[i];
+    int st = ks_cache_settle(set->p.cache, a->req);
+    if (st != KS_OK)
+        return st;
     ks_cache_req_free(set->p.cache, a->req);
     a->req = KS_NONE;
     a->sitting = 0;
@@ -313,8 +317,9 @@ int ks_active_make_room(struct ks_active_set *set)
             if (ks_active_decodes(&set->a[i]) && (v == UINT32_MAX || before(&set->a[i], &set->a[v])))
                 v = i;
         held -= (uint64_t)ks_step_blocks(s, set->a[v].ctx) * groups;
-        if (retract(set, v) != KS_OK)
-            return KS_ENOMEM;
+        int st = retract(set, v);
+        if (st != KS_OK)
+            return st;
         decoding--;
     }
     uint64_t made = 0, asked = 0;

@@ -39,6 +39,8 @@ struct ks_active {
     uint8_t sitting;                          // it sits the current decode step out: no token
     uint8_t resumed;                          // readmitted after a retraction: its prefill gives its next token
     uint8_t listed;                           // its next selection is (or would be) drawn ahead (step.c)
+    uint8_t drawn;                            // listed, not to be deferred: handed to the worker that draws
+                                              // ahead, when there is one (step.c)
     void *user;                               // the caller's per-request state; NULL until it sets it
 };
 

@@ -48,6 +48,9 @@ static double now(const struct ks_step *d)
     return d->p.ops.now(d->p.ops.ctx);
 }
 
+static int settle_draws(void *ud, struct ks_cache *c, uint32_t req, uint32_t g, const struct ks_deferred *e,
+                        uint32_t n);
+
 int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
 {
     const struct ks_scenario *s = p->s;
@@ -72,6 +75,14 @@ int ks_step_init(struct ks_step *d, const struct ks_step_params *p)
         return KS_ENOMEM;
     if (p->follow && !p->sampled && ks_follow_out_init(&d->fo, p->z.groups ? p->z.groups : 1) != KS_OK)
         return KS_ENOMEM;
+    // cache.accounting = "aggregate": the access model's draws of a request
+    // all in L1 wait until the cache reads those blocks (settle_draws), where
+    // nothing else watches a selection (the runtime's ops, the previous
+    // layer's marks)
+    d->defer = s->cache.accounting == KS_ACCOUNT_AGGREGATE && s->sparse.policy == KS_SPARSE_MODEL &&
+               !p->ops.selected && !p->ops.hold && s->cache.layer_prefetch != KS_LAYER_PREFETCH_PREVIOUS;
+    if (d->defer)
+        ks_cache_set_settle(p->cache, settle_draws, d);
     return d->sel && d->dist && d->mass && d->acc && d->where && d->outside ? KS_OK : KS_ENOMEM;
 }
 
@@ -409,9 +420,77 @@ static int select_blocks(struct ks_step *d, struct ks_active *a, uint32_t step, 
     return ks_selection_get(a->sr, step, layer, nb, &d->rng, d->sel, d->mass, k, err, len);
 }
 
+// The cache's settle_fn (ks_cache_set_settle): request req's deferred
+// selections of group g, drawn in order and applied each as in its step.
+// The step's buffers are free whenever the cache settles (it does so from
+// access_all before a draw, from the plan, a retraction, a request's
+// placement or the clock), so the draws use them.
+static int settle_draws(void *ud, struct ks_cache *c, uint32_t req, uint32_t g, const struct ks_deferred *e,
+                        uint32_t n)
+{
+    struct ks_step *d = ud;
+    struct ks_active *a = NULL;
+    for (uint32_t i = 0; i < d->act.n && !a; i++)
+        if (d->act.a[i].req == req)
+            a = &d->act.a[i];
+    if (!a)
+        return KS_EINVAL;
+    uint32_t layer = ks_step_layer_of(d->p.z.layer_scale, g, a->spec.id);
+    char err[256];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = 0;
+        int st = ks_selection_get(a->sr, e[i].step, layer, e[i].arg, NULL, d->sel, d->mass, &k, err, sizeof err);
+        for (uint32_t j = 0; st == KS_OK && j < k; j++)
+            d->acc[j] = (struct ks_access){.block = d->sel[j], .mass = d->mass[j], .next = KS_NONE};
+        if (st != KS_OK || (st = ks_cache_access_past(c, req, g, &e[i], d->acc, k)) != KS_OK)
+            return st;
+    }
+    return KS_OK;
+}
+
+// Whether request a's next selections will likely be deferred (its steps
+// deferred so far not settled, or its blocks all in L1): they are then not
+// drawn ahead, which would draw a step before those deferred.
+static int defers(struct ks_step *d, const struct ks_active *a)
+{
+    if (!d->defer)
+        return 0;
+    for (uint32_t g = 0; g < d->p.z.groups; g++)
+        if (ks_cache_deferred(d->p.cache, a->req, g))
+            return 1;
+    return ks_cache_deferrable(d->p.cache, a->req);
+}
+
+// Request a's selection of group g (the model's `layer`) over nb blocks,
+// deferred where the cache may account it unseen (ks_cache_access_deferred:
+// its count known before the draw, the last block among them, every block
+// in L1): then *done = 1, with the count in *k and the tokens it reads in
+// *tokens (every block but the last is whole). Otherwise *done = 0, and the
+// request's deferred selections are settled before the caller draws this
+// one. KS_OK or a status.
+static int defer_select(struct ks_step *d, struct ks_active *a, uint32_t g, uint32_t layer, uint32_t nb,
+                        uint32_t *k, uint64_t *tokens, int *done)
+{
+    struct ks_cache *c = d->p.cache;
+    uint32_t behind = ks_cache_deferred(c, a->req, g), bs = d->p.s->cache.block_size;
+    *done = 0;
+    if (ks_selection_count(a->sr, layer, behind, nb, k)) {
+        int st = ks_cache_access_deferred(c, a->req, g, *k, nb, done, NULL);
+        if (st != KS_OK)
+            return st;
+    }
+    if (*done) {
+        uint64_t end = (uint64_t)nb * bs;
+        *tokens = (uint64_t)(*k - 1) * bs + (end <= a->ctx ? end : a->ctx) - (uint64_t)(nb - 1) * bs;
+        return KS_OK;
+    }
+    return behind ? ks_cache_settle(c, a->req) : KS_OK;
+}
+
 // Marks every request that will decode in the next step (`listed`), and
 // lists each for d->ahead's worker, when there is one, with the step and
-// context it will then select for, and starts it.
+// context it will then select for (`drawn`: not those whose selections will
+// likely be deferred, which are not deferred then), and starts it.
 // The emission that follows this step (ks_active_emit) decides both: a
 // request that sat this step out asks again for the same step and context;
 // one that produces its tokens (ks_active_kept: one, or several with
@@ -424,7 +503,7 @@ static int draw_ahead(struct ks_step *d)
         ks_step_ahead_clear(x);
     for (uint32_t i = 0; i < d->act.n; i++) {
         struct ks_active *a = &d->act.a[i];
-        a->listed = 0;
+        a->listed = a->drawn = 0;
         if (!ks_active_decodes(a))
             continue; // still in prefill: its first selection is drawn when it comes
         uint32_t step = a->generated - 1, ctx = a->ctx;
@@ -436,6 +515,9 @@ static int draw_ahead(struct ks_step *d)
             ctx += kept;
         }
         a->listed = 1;
+        if (defers(d, a))
+            continue;
+        a->drawn = 1; // with or without a worker, so that the same selections are deferred for any thread count
         if (x && ks_step_ahead_add(x, a->sr, a->spec.id, step, ks_step_blocks(d->p.s, ctx)) != KS_OK)
             return KS_ENOMEM;
     }
@@ -445,9 +527,11 @@ static int draw_ahead(struct ks_step *d)
 }
 
 // Requests retracted (ks_active_make_room) after their next selection was
-// listed: a worker drew it and nobody takes it. Without a worker the same
-// draw is made and dropped, so that a selection stream (the access model's)
-// stands where it would with one: results identical for any thread count.
+// listed: a worker drew it and nobody takes it. Without a worker (or not
+// handed to it) the same draw is made and dropped, so that a selection
+// stream (the access model's) stands where it would with one: results
+// identical for any thread count. (The retraction settled the request's
+// deferred selections: ks_active_make_room.)
 static int drop_listed(struct ks_step *d, char *err, size_t len)
 {
     struct ks_active_set *set = &d->act;
@@ -457,7 +541,7 @@ static int drop_listed(struct ks_step *d, char *err, size_t len)
         if (!a->listed)
             continue;
         a->listed = 0;
-        if (d->ahead || !ahead)
+        if ((d->ahead && a->drawn) || !ahead)
             continue;
         uint32_t nb = ks_step_blocks(d->p.s, a->ctx), k = 0;
         int st = KS_OK;
@@ -565,31 +649,38 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
         // the request's attention and token, added once it is known not to sit out
         double r_hbm = 0, r_attn = 0, r_kv = 0, r_flops = 0;
         for (uint32_t l = 0; l < groups; l++) {
+            int done = 0;
             if (l == 0 || per_layer) {
                 uint32_t layer = per_layer ? ks_step_layer_of(d->p.z.layer_scale, l, a->spec.id) : 0;
-                if (per_layer && !d->ahead) // drawn here: the next draws' state fetched while this layer runs
-                    ks_step_warm_request(a->sr, a->spec.id, d->p.z.layer_scale, groups, l);
-                hold(d, 1);
-                int st = select_blocks(d, a, step, l, layer, nb, &sel, &mass, &k, err, len);
-                if (st != KS_OK) {
-                    hold(d, 0);
-                    return st;
-                }
-                if (d->p.ops.selected)
-                    d->p.ops.selected(d->p.ops.ctx, a, layer, sel, mass, k);
-                hold(d, 0);
-                if (belady) // the trace knows when each block is read again
-                    ks_selection_next_uses(a->sr, d->dist);
                 uint64_t tokens = 0;
-                for (uint32_t j = 0; j < k; j++) {
-                    uint32_t next = KS_NONE;
-                    if (belady && d->dist[j] != KS_SELECTION_NEVER && step + d->dist[j] < a->spec.output_tokens - 1)
-                        next = now_step + d->dist[j];
-                    d->acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = next};
-                    uint64_t end = (uint64_t)(sel[j] + 1) * s->cache.block_size;
-                    tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
+                int st = d->defer && !a->drawn ? defer_select(d, a, l, layer, nb, &k, &tokens, &done) : KS_OK;
+                if (st != KS_OK)
+                    return failed(err, len, "a decode step", st);
+                if (!done) {
+                    if (per_layer && !d->ahead) // drawn here: the next draws' state fetched while this layer runs
+                        ks_step_warm_request(a->sr, a->spec.id, d->p.z.layer_scale, groups, l);
+                    hold(d, 1);
+                    st = select_blocks(d, a, step, l, layer, nb, &sel, &mass, &k, err, len);
+                    if (st != KS_OK) {
+                        hold(d, 0);
+                        return st;
+                    }
+                    if (d->p.ops.selected)
+                        d->p.ops.selected(d->p.ops.ctx, a, layer, sel, mass, k);
+                    hold(d, 0);
+                    if (belady) // the trace knows when each block is read again
+                        ks_selection_next_uses(a->sr, d->dist);
+                    for (uint32_t j = 0; j < k; j++) {
+                        uint32_t next = KS_NONE;
+                        if (belady && d->dist[j] != KS_SELECTION_NEVER &&
+                            step + d->dist[j] < a->spec.output_tokens - 1)
+                            next = now_step + d->dist[j];
+                        d->acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = next};
+                        uint64_t end = (uint64_t)(sel[j] + 1) * s->cache.block_size;
+                        tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * s->cache.block_size;
+                    }
                 }
-                if (layer_ahead && mark_ahead(d, l, nb, k) != KS_OK)
+                if (!done && layer_ahead && mark_ahead(d, l, nb, k) != KS_OK)
                     return failed(err, len, "a decode step", KS_ENOMEM);
                 // KV bytes this selection reads: in every layer, or in the layers of this group
                 double bytes = (double)tokens * (double)d->p.z.token_bytes;
@@ -606,8 +697,8 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                 else
                     r_hbm += bytes;
             }
-            int done = 0, st = KS_OK;
-            if (uniform && k == nb && k > 0)
+            int st = KS_OK;
+            if (!done && uniform && k == nb && k > 0)
                 st = ks_cache_access_uniform(c, a->req, l, mass[0], &done, NULL);
             if (st == KS_OK && !done)
                 st = ks_cache_access(c, a->req, l, d->acc, k, d->where, NULL);

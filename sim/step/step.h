@@ -186,6 +186,7 @@ struct ks_step {
     // layer (group) selected block b in this step
     uint32_t *mark, cap_mark, stamp;
     struct ks_step_ahead *ahead;     // the next step's selections, drawn by p.pool; NULL: none
+    int defer;                       // selections of requests all in L1 may be deferred (settle_draws)
     // the decode step's cache work up to its plan (ops.yield): what it sums
     // for the step, its plan, and its status with the reason
     struct ks_step_front {

@@ -150,12 +150,15 @@ void ks_accessmodel_stream_free(struct ks_accessmodel_stream *s);
 int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_stream *s, uint32_t context_blocks,
                         uint32_t *out_blocks, float *out_mass, uint32_t cap);
 
-// The number of blocks step `step` of the stream selects in a context of
-// context_blocks blocks, known before the step's draws (its free count is
-// hashed, and every step reaches it): ks_accessmodel_next returns it for
-// that step. step may lie ahead of the stream's next (a caller that defers
-// its draws; ks_accessmodel_stream_step).
-uint32_t ks_accessmodel_count(const struct ks_accessmodel_stream *s, uint32_t step, uint32_t context_blocks);
+// The number of blocks step `step` of the stream of `layer` seeded with
+// `seed` selects in a context of context_blocks blocks, known before the
+// step's draws and without the stream (its free count is hashed, and every
+// step reaches it): ks_accessmodel_next returns it for that step. step may
+// lie ahead of the stream's next (a caller that defers its draws,
+// ks_accessmodel_stream_step), or the stream not be made yet. 0 when layer
+// is out of range.
+uint32_t ks_accessmodel_count(const struct ks_accessmodel *m, uint32_t layer, uint64_t seed, uint32_t step,
+                              uint32_t context_blocks);
 
 // The step the stream generates next (the steps generated so far).
 uint32_t ks_accessmodel_stream_step(const struct ks_accessmodel_stream *s);

@@ -559,11 +559,15 @@ int ks_accessmodel_next(const struct ks_accessmodel *m, struct ks_accessmodel_st
     return (int)n_out;
 }
 
-uint32_t ks_accessmodel_count(const struct ks_accessmodel_stream *s, uint32_t step, uint32_t context_blocks)
+uint32_t ks_accessmodel_count(const struct ks_accessmodel *m, uint32_t layer, uint64_t seed, uint32_t step,
+                              uint32_t context_blocks)
 {
+    if (layer >= m->layers)
+        return 0;
+    const struct ks_accessmodel_layer *ml = &m->layer[layer];
     uint32_t fs, fe;
-    free_range(s->ml, context_blocks, &fs, &fe);
-    return context_blocks - (fe - fs) + count_at(s->ml, s->count_key, step, fe - fs);
+    free_range(ml, context_blocks, &fs, &fe);
+    return context_blocks - (fe - fs) + count_at(ml, ks_rng_mix(seed + KS_ACCESSMODEL_COUNT_SALT), step, fe - fs);
 }
 
 uint32_t ks_accessmodel_stream_step(const struct ks_accessmodel_stream *s)

@@ -418,6 +418,28 @@ void ks_selection_warm(const struct ks_selection_req *r, uint32_t layer, int sta
         ks_accessmodel_stream_warm(r->streams[layer], stage);
 }
 
+// The seed of request r's access-model stream of `layer`.
+static uint64_t model_seed(const struct ks_selection_req *r, uint32_t layer)
+{
+    return r->sp->s->seed ^ (r->id * 0x9e3779b97f4a7c15ULL) ^ layer;
+}
+
+int ks_selection_count(const struct ks_selection_req *r, uint32_t layer, uint32_t ahead, uint32_t nb, uint32_t *k)
+{
+    const struct ks_selection *sp = r->sp;
+    if (sp->policy != KS_SPARSE_MODEL || nb == 0)
+        return 0;
+    const struct ks_accessmodel_layer *ml = ks_accessmodel_layer(sp->model, layer % sp->model_layers);
+    uint32_t fs = ml->n_sink < nb ? ml->n_sink : nb; // the last block is a sink or in the window
+    if (fs < nb && ml->n_window == 0)
+        return 0;
+    // a stream is made at its first draw: the counts of the steps before it need none
+    const struct ks_accessmodel_stream *st = r->streams[layer];
+    uint32_t step = (st ? ks_accessmodel_stream_step(st) : 0) + ahead;
+    *k = ks_accessmodel_count(sp->model, layer % sp->model_layers, model_seed(r, layer), step, nb);
+    return 1;
+}
+
 int ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
                      uint32_t *out, float *mass, uint32_t *k, char *err, size_t len)
 {
@@ -448,8 +470,7 @@ int ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, 
     case KS_SPARSE_MODEL: {
         // one stream per layer, one draw per step (the engine asks each layer once a step, in order)
         struct ks_accessmodel_stream **st = &r->streams[layer];
-        if (!*st && !(*st = ks_accessmodel_stream_new(sp->model, layer % sp->model_layers,
-                                                       sp->s->seed ^ (r->id * 0x9e3779b97f4a7c15ULL) ^ layer))) {
+        if (!*st && !(*st = ks_accessmodel_stream_new(sp->model, layer % sp->model_layers, model_seed(r, layer)))) {
             snprintf(err, len, "access model: out of memory");
             return KS_ENOMEM;
         }

@@ -77,6 +77,14 @@ void ks_selection_close(struct ks_selection_req *r);
 int ks_selection_get(struct ks_selection_req *r, uint32_t step, uint32_t layer, uint32_t nb, struct ks_rng *rng,
                      uint32_t *out, float *mass, uint32_t *k, char *err, size_t len);
 
+// The size of request r's selection in `layer` over nb blocks of context,
+// `ahead` selections after the next one it draws there (a caller that
+// defers draws: ks_cache_access_deferred), where the policy knows it before
+// drawing and the last block (nb - 1) is among the blocks: 1 with the
+// count in *k. 0 otherwise: only the access model knows its sizes, and a
+// layer of it without a window may leave the last block out.
+int ks_selection_count(const struct ks_selection_req *r, uint32_t layer, uint32_t ahead, uint32_t nb, uint32_t *k);
+
 // Prepares request r's next selection in `layer` for a caller that draws
 // many in turn: fetches into the CPU's cache what it reads first, in stages
 // 0, 1, 2 made one draw apart (ks_accessmodel_stream_warm), so that its

@@ -24,6 +24,8 @@ ks_add_test(cache.buffer test_buffer.c)
 ks_add_test(cache.wide test_wide.c)
 # accesses accounted in aggregate against the same history block by block
 ks_add_test(cache.aggregate test_aggregate.c)
+# selections deferred against the same history drawn in their steps
+ks_add_test(cache.defer test_defer.c)
 
 # `kvstrata bench cache --check`: the invariant checker passes under every
 # policy, with every tier full (no block can move: misses stay unplanned),

@@ -6,10 +6,12 @@
 # or `nodes=K` (--set detail.nodes=K), and checks every figure of the two summaries: each number
 # within TOLERANCE (relative) of its full-detail value (0 stays 0), each
 # other value (null, a string) the same. Left out: wall_s, result (the
-# file's name), steps_followed (the level's own count: 0 at full detail;
-# `detail.gpus` must have followed, > 0) and block_accesses, which detail.layers shrinks by design
-# (README, detail.layers: "the blocks handled (`block_accesses`, the cache's
-# block counts) shrink"), and, with `time=K`, copy_bandwidth: followers in
+# file's name), accesses_aggregated (how the cache counted the accesses, not
+# a figure of the run: cache.accounting), steps_followed (the level's own
+# count: 0 at full detail; `detail.gpus` must have followed, > 0) and
+# block_accesses, which detail.layers shrinks by design (README,
+# detail.layers: "the blocks handled (`block_accesses`, the cache's block
+# counts) shrink"), and, with `time=K`, copy_bandwidth: followers in
 # time copy nothing, the figure is the sampled GPUs' batches' alone (README,
 # detail.follow); `detail.gpus` estimates block_accesses from its sample, as the
 # cache's other counts, and is held to the tolerance; `detail.nodes` scales
@@ -19,12 +21,12 @@ ks=$1 level=$2 tol=$3
 shift 3
 follow=()
 case $level in
-    gpus=* | nodes=*) set_level=detail.$level skip=none ;;
-    time=*) set_level=detail.gpus=${level#time=} skip=copy_bandwidth follow=(--set detail.follow=time) ;;
-    *) set_level=detail.layers=$level skip=block_accesses ;;
+    gpus=* | nodes=*) set_level=detail.$level skip='"none"' ;;
+    time=*) set_level=detail.gpus=${level#time=} skip='"copy_bandwidth"' follow=(--set detail.follow=time) ;;
+    *) set_level=detail.layers=$level skip='"block_accesses"' ;;
 esac
 # the keys left out (see above), once for both comparisons below
-out="[\"wall_s\", \"result\", \"steps_followed\", \"$skip\"]"
+out="[\"wall_s\", \"result\", \"accesses_aggregated\", \"steps_followed\", $skip]"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$ks" run "$@" -o "$dir/full.h5" --json > "$dir/full.json"

@@ -705,6 +705,27 @@ add_test(NAME threads_lockstep COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_same.sh
          --set workload.arrival.concurrency=20)
 set_tests_properties(threads_cluster threads_tiered threads_lua threads_detail threads_one_group threads_speculative
                      threads_reserve threads_lockstep PROPERTIES TIMEOUT 300)
+# cache.accounting both ways with the access model's selections deferred (defer.c): the tiered node
+# (victims chosen in L1 settle them: L1 hit rate 0.998) under heat, lru and random eviction, sitting
+# steps out, at detail.layers=8, with speculative decoding and with a heat half-life of 2 steps (the
+# clock rebases every 128); device buffers (a buffer's victims settle its owner only); retractions
+# (their deferred selections settled before their blocks go: 4 retracted)
+function(ks_accounting_test name)
+  add_test(NAME accounting_model_${name} COMMAND ${CMAKE_CURRENT_LIST_DIR}/accounting_same.sh $<TARGET_FILE:kvstrata>
+           ${ARGN})
+  set_tests_properties(accounting_model_${name} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS engine)
+endfunction()
+ks_accounting_test(tiered_heat ${ks_threads_node})
+ks_accounting_test(tiered_lru ${ks_threads_node} --set cache.evict=lru)
+ks_accounting_test(tiered_random ${ks_threads_node} --set cache.evict=random)
+ks_accounting_test(tiered_cold ${ks_threads_node} --set cache.cold_share=0.02)
+ks_accounting_test(tiered_detail ${ks_threads_node} --set detail.layers=8)
+ks_accounting_test(tiered_speculative ${ks_threads_node} --set speculative.draft_tokens=2
+                   --set speculative.accept_length=1.7)
+ks_accounting_test(tiered_rebase ${ks_threads_node} --set cache.heat_half_life=2)
+ks_accounting_test(buffers_heat ${ks_threads_node} --set cache.organisation=per_request)
+ks_accounting_test(buffers_fifo ${ks_threads_node} --set cache.organisation=per_request --set cache.evict=fifo)
+ks_accounting_test(reserve ${ks_threads_reserve})
 # README "a 32-GPU slice of `cluster_64x8.lua` over 20 s: 1,323 decode steps at 1,323 distinct
 # instants" (the slice as README runs it: --set platform.nodes=4 --set duration=20s; 7 s of wall time)
 add_test(NAME run_step_instants COMMAND ${CMAKE_CURRENT_LIST_DIR}/step_instants.sh $<TARGET_FILE:kvstrata> 1323

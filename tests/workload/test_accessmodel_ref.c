@@ -453,7 +453,7 @@ static uint64_t compare(const struct ks_accessmodel *m, const struct ks_accessmo
             ks_rng_seed(&g, seed * 31 + (uint64_t)schedule);
             for (uint32_t step = 0; step < STEPS; step++) {
                 contexts[step] = next_context(&g, schedule, nb0, step, step ? contexts[step - 1] : 0);
-                counts[step] = ks_accessmodel_count(s, step, contexts[step]);
+                counts[step] = ks_accessmodel_count(m, layer, sd, step, contexts[step]);
             }
             for (uint32_t step = 0; step < STEPS; step++) {
                 uint32_t nb = contexts[step];

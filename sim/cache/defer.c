@@ -1,0 +1,191 @@
+// defer.c - selections deferred (ks_cache_access_deferred).
+//
+// A step's selection of a (request, group) whose blocks are all in L1
+// (none arrived by a prefetch still unused, none mapped by another request)
+// changes nothing but their heat and recency, as aggregate.c argues for
+// dense steps: every access is a hit, no prefetch candidate can follow,
+// and under a policy that reads no more than heat and recency (not LFU, not
+// Belady, no prefetch function) nothing else is kept. So where the caller
+// knows a selection's size before drawing it (the access model), the draw
+// can wait until something reads those blocks' heat or recency: the step is
+// logged per request (its step, the clock's gain, the caller's argument), the
+// hits counted, and the group's deferred steps are drawn by the caller's
+// settle_fn and applied in order, each as ks_cache_access would have applied
+// it in its step (the same heat sum at that step's gain; recency that
+// step), when:
+// - a victim is chosen in L1 (evict.c, buffer.c), which reads keys; every
+//   request's deferred steps are settled first;
+// - the heat clock rebases (cache.c): the gains logged are the old epoch's;
+// - another request maps the request's blocks (ks_agg_shared);
+// - the caller asks (ks_cache_settle: a request retracted keeps its
+//   generator, which must stand where it would have).
+// A request freed drops its deferred steps: its blocks go with it, and no
+// other reads them (none is shared or in flight while deferred). The blocks
+// are not read in between: a block leaves L1 only as a victim, and a
+// group's next step accessed block by block follows its settling (contract).
+// The gain logged is the clock's in the step, so the sums are bit for bit
+// the ones a block-by-block access makes (ks_heat_access at that gain).
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache_impl.h"
+
+void ks_defer_free(struct ks_agg *a)
+{
+    free(a->def);
+    a->def = NULL;
+    a->n_def = a->cap_def = 0;
+}
+
+uint64_t ks_defer_bytes(const struct ks_agg *a)
+{
+    return (uint64_t)a->cap_def * sizeof *a->def;
+}
+
+static struct ks_req *live_req(const struct ks_cache *c, uint32_t req)
+{
+    return req < c->n_req && c->req[req].live ? &c->req[req] : NULL;
+}
+
+void ks_cache_set_settle(struct ks_cache *c, ks_settle_fn fn, void *ud)
+{
+    c->settle_fn = fn;
+    c->settle_ud = ud;
+}
+
+int ks_cache_access_deferred(struct ks_cache *c, uint32_t req, uint32_t group, uint32_t n, uint32_t arg, int *done,
+                             struct ks_access_report *rep)
+{
+    *done = 0;
+    struct ks_req *q = live_req(c, req);
+    if (!q || group >= c->p.groups)
+        return KS_EINVAL;
+    if (!c->started)
+        return KS_ESTATE;
+    const struct ks_seq *s = &q->seq[group];
+    if (!c->settle_fn || c->lfu || c->next || c->p.prefetch_fn || s->n_prefix > 0 || n > s->n)
+        return KS_OK; // every access matters to the policy, or blocks are shared
+    struct ks_agg *a = ks_agg_get(c, q);
+    if (!a)
+        return KS_ENOMEM;
+    if (a->n > 0 || a->touched[group] == c->now + 1u || a->accounted[group] == c->now + 1u)
+        return KS_OK; // dense steps pending in aggregate, or accessed already in this step
+    const struct ks_deferred *e = a->n_def ? &a->def[a->n_def - 1] : NULL;
+    int have = e && e->step == c->now;
+    if ((have && e->arg != arg) || !ks_agg_in_l1(c, q, a, group))
+        return KS_OK;
+    if (!have) {
+        if (ks_grow((void **)&a->def, &a->cap_def, a->n_def + 1, sizeof *a->def) != KS_OK)
+            return KS_ENOMEM;
+        a->def[a->n_def++] = (struct ks_deferred){.step = c->now, .arg = arg, .gain = c->clk.gain};
+    }
+    if (a->def_from[group] == KS_NONE) {
+        a->def_from[group] = a->n_def - 1;
+        if (a->def_groups++ == 0)
+            c->def_pending++;
+    }
+    a->accounted[group] = c->now + 1u;
+    c->st.accesses += n;
+    c->st.found[KS_L1] += n;
+    c->st.aggregated += n;
+    if (rep)
+        *rep = (struct ks_access_report){.found = {n, 0, 0}};
+    *done = 1;
+    return KS_OK;
+}
+
+// Group g's deferred steps: the log's from def_from[g] on, but for the
+// current step's when another group logged it and g has not been accounted
+// in it (yet).
+static uint32_t group_deferred(const struct ks_cache *c, const struct ks_agg *a, uint32_t g)
+{
+    if (a->def_from[g] == KS_NONE)
+        return 0;
+    uint32_t n = a->n_def - a->def_from[g];
+    return a->def[a->n_def - 1].step == c->now && a->accounted[g] != c->now + 1u ? n - 1 : n;
+}
+
+uint32_t ks_cache_deferred(const struct ks_cache *c, uint32_t req, uint32_t group)
+{
+    const struct ks_req *q = live_req(c, req);
+    return q && group < c->p.groups && q->agg ? group_deferred(c, q->agg, group) : 0;
+}
+
+int ks_cache_deferrable(struct ks_cache *c, uint32_t req)
+{
+    struct ks_req *q = live_req(c, req);
+    if (!q || !c->settle_fn || c->lfu || c->next || c->p.prefetch_fn)
+        return 0;
+    struct ks_agg *a = ks_agg_get(c, q);
+    for (uint32_t g = 0; a && g < c->p.groups; g++)
+        if (q->seq[g].n_prefix > 0 || !ks_agg_in_l1(c, q, a, g))
+            return 0;
+    return a != NULL;
+}
+
+int ks_cache_access_past(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_deferred *e,
+                         const struct ks_access *acc, uint32_t n)
+{
+    struct ks_req *q = live_req(c, req);
+    if (!q || group >= c->p.groups)
+        return KS_EINVAL;
+    const struct ks_seq *s = &q->seq[group];
+    struct ks_heat_clock then = c->clk;
+    then.gain = e->gain;
+    for (uint32_t i = 0; i < n; i++) {
+        if (acc[i].block >= s->n)
+            return KS_EINVAL;
+        struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i].block));
+        int rising; // a hit whose heat rises opens a window of blocks all in L1 then: nothing
+        ks_blk_set_heat(b, ks_heat_access(&then, ks_blk_heat(b), acc[i].mass > 0 ? acc[i].mass : 0.0, &rising));
+        b->last = e->step;
+        ks_l1_last_note(c, b);
+    }
+    return KS_OK;
+}
+
+int ks_cache_settle(struct ks_cache *c, uint32_t req)
+{
+    struct ks_req *q = live_req(c, req);
+    if (!q)
+        return KS_EINVAL;
+    struct ks_agg *a = q->agg;
+    if (!a || a->def_groups == 0)
+        return KS_OK;
+    for (uint32_t g = 0; g < c->p.groups; g++) {
+        uint32_t from = a->def_from[g];
+        if (from == KS_NONE)
+            continue;
+        int st = c->settle_fn(c->settle_ud, c, req, g, a->def + from, group_deferred(c, a, g));
+        if (st != KS_OK)
+            return st;
+        a->def_from[g] = KS_NONE;
+        a->def_groups--;
+    }
+    a->n_def = 0;
+    c->def_pending--;
+    return KS_OK;
+}
+
+void ks_defer_settle_buffer(struct ks_cache *c, uint32_t buf)
+{
+    const struct ks_buf *bf = &c->bufs[buf];
+    if (!c->def_pending || bf->state != KS_BUF_OWNED)
+        return;
+    int st = ks_cache_settle(c, bf->req);
+    if (st != KS_OK && c->def_status == KS_OK)
+        c->def_status = st;
+}
+
+int ks_defer_settle_all(struct ks_cache *c)
+{
+    for (uint32_t r = 0; r < c->n_req && c->def_pending; r++) {
+        int st = c->req[r].live ? ks_cache_settle(c, r) : KS_OK;
+        if (st != KS_OK) {
+            if (c->def_status == KS_OK)
+                c->def_status = st;
+            return st;
+        }
+    }
+    return KS_OK;
+}
