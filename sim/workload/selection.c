@@ -53,7 +53,7 @@ struct ks_selection_req {
     struct ks_synth_step st; // synthetic attention at step `st.step`
     int started;
     struct computed *c;      // [computed]
-    struct ks_accessmodel_stream **streams; // model: [layers], made at first use
+    struct ks_accessmodel_stream **streams; // model: [layers], made at a layer's first draw
     struct ks_dsa_req *dsa;  // dsa
     const struct ks_trace_step *last; // trace: the record the last selection came from
     uint32_t last_nb;        // trace: the context (blocks) of the last selection

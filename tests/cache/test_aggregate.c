@@ -42,24 +42,6 @@ static double score(void *ud, const struct ks_block_view *v)
     return v->heat * 1e3 + (double)v->last - (double)v->pos * 1e-3;
 }
 
-static void same_plans(const struct ks_plan *x, const struct ks_plan *y)
-{
-    assert_int_equal(x->n, y->n);
-    assert_true(x->bytes == y->bytes);
-    for (uint32_t i = 0; i < x->n; i++) {
-        const struct ks_batch *p = x->batch[i], *q = y->batch[i];
-        assert_int_equal(p->n, q->n);
-        assert_int_equal(p->src, q->src);
-        assert_int_equal(p->dst, q->dst);
-        assert_int_equal(p->klass, q->klass);
-        assert_int_equal(p->after == KS_NONE, q->after == KS_NONE);
-        assert_memory_equal(p->blocks, q->blocks, p->n * sizeof *p->blocks);
-        assert_memory_equal(p->src_pages, q->src_pages, p->n * sizeof *p->src_pages);
-        assert_memory_equal(p->dst_pages, q->dst_pages, p->n * sizeof *p->dst_pages);
-        assert_memory_equal(p->block_klass, q->block_klass, p->n);
-    }
-}
-
 static void same_blocks(const struct world *w)
 {
     struct ks_cache_stats sa = *ks_cache_stats(w->a), sb = *ks_cache_stats(w->b);
@@ -163,26 +145,6 @@ static void arrive(struct world *w, int i, int share)
     grow(w, ra, 1 + ks_rng_below(&w->rng, MAXN - 8));
 }
 
-static void plan_and_land(struct world *w)
-{
-    uint64_t budget = ks_rng_below(&w->rng, 2) ? UINT64_MAX : 4096 * 8;
-    struct ks_plan pa, pb;
-    assert_int_equal(ks_cache_plan(w->a, budget, &pa), KS_OK);
-    assert_int_equal(ks_cache_plan(w->b, budget, &pb), KS_OK);
-    same_plans(&pa, &pb);
-    if (ks_rng_below(&w->rng, 10) == 0) { // the step's batches fail: dependents first
-        for (uint32_t i = pa.n; i-- > 0;) {
-            assert_int_equal(ks_cache_abort(w->a, pa.batch[i]), KS_OK);
-            assert_int_equal(ks_cache_abort(w->b, pb.batch[i]), KS_OK);
-        }
-    } else {
-        for (uint32_t i = 0; i < pa.n; i++) {
-            assert_int_equal(ks_cache_confirm(w->a, pa.batch[i]), KS_OK);
-            assert_int_equal(ks_cache_confirm(w->b, pb.batch[i]), KS_OK);
-        }
-    }
-}
-
 static void run(enum ks_evict_policy pol, uint32_t buffer_blocks, uint32_t samples, uint64_t seed)
 {
     struct ks_cache_params p = ks_test_params(buffer_blocks ? buffer_blocks * G * MAXREQ : 300, 2048, 4096);
@@ -216,7 +178,7 @@ static void run(enum ks_evict_policy pol, uint32_t buffer_blocks, uint32_t sampl
             else if (mode < 18)
                 sparse(&w, w.req[i]);
         }
-        plan_and_land(&w);
+        ks_test_plan_twins(w.a, w.b, &w.rng);
         for (int i = 0; i < MAXREQ; i++)
             if (w.req[i] != KS_NONE && ks_rng_below(&w.rng, 25) == 0)
                 finish(&w, i);
