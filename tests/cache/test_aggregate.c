@@ -110,12 +110,6 @@ static void sparse(struct world *w, uint32_t r)
     }
 }
 
-static void grow(struct world *w, uint32_t r, uint32_t n)
-{
-    int sa = ks_cache_req_grow(w->a, r, n, KS_L1, NULL), sb = ks_cache_req_grow(w->b, r, n, KS_L1, NULL);
-    assert_int_equal(sa, sb);
-}
-
 static void finish(struct world *w, int i)
 {
     assert_int_equal(ks_cache_req_free(w->a, w->req[i]), KS_OK);
@@ -125,24 +119,8 @@ static void finish(struct world *w, int i)
 
 static void arrive(struct world *w, int i, int share)
 {
-    uint32_t ra, rb;
-    int sa = ks_cache_req_new(w->a, &ra), sb = ks_cache_req_new(w->b, &rb);
-    assert_int_equal(sa, sb);
-    if (sa != KS_OK)
-        return;
-    assert_int_equal(ra, rb);
-    w->req[i] = ra;
-    if (share) {
-        for (int s = 0; s < MAXREQ; s++) {
-            uint32_t src = w->req[s];
-            if (s == i || src == KS_NONE || ks_cache_req_len(w->a, src) < 4)
-                continue;
-            uint32_t k = 1 + ks_rng_below(&w->rng, ks_cache_req_len(w->a, src) - 1);
-            assert_int_equal(ks_cache_req_share(w->a, ra, src, k), ks_cache_req_share(w->b, rb, src, k));
-            break;
-        }
-    }
-    grow(w, ra, 1 + ks_rng_below(&w->rng, MAXN - 8));
+    uint32_t src;
+    w->req[i] = ks_test_twin_arrive(w->a, w->b, w->req, MAXREQ, i, share, MAXN, &w->rng, &src);
 }
 
 static void run(enum ks_evict_policy pol, uint32_t buffer_blocks, uint32_t samples, uint64_t seed)
@@ -171,7 +149,7 @@ static void run(enum ks_evict_policy pol, uint32_t buffer_blocks, uint32_t sampl
                 continue;
             }
             if (ks_rng_below(&w.rng, 8) == 0 && ks_cache_req_len(w.a, w.req[i]) < MAXN)
-                grow(&w, w.req[i], 1);
+                ks_test_twin_grow(w.a, w.b, w.req[i], 1);
             uint32_t mode = ks_rng_below(&w.rng, 20);
             if (mode < 14)
                 dense(&w, w.req[i], mode == 0, mode == 1);

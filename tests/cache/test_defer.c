@@ -135,12 +135,6 @@ static void read_step(struct world *w, int i)
     }
 }
 
-static void grow(struct world *w, uint32_t r, uint32_t n)
-{
-    int sa = ks_cache_req_grow(w->a, r, n, KS_L1, NULL), sb = ks_cache_req_grow(w->b, r, n, KS_L1, NULL);
-    assert_int_equal(sa, sb);
-}
-
 // Request i leaves: finished (A drops its deferred selections) or retracted
 // (A settles them first, as the step driver does).
 static void leave(struct world *w, int i, int retracted)
@@ -154,29 +148,14 @@ static void leave(struct world *w, int i, int retracted)
 
 static void arrive(struct world *w, int i, int share)
 {
-    uint32_t ra, rb;
-    int sa = ks_cache_req_new(w->a, &ra), sb = ks_cache_req_new(w->b, &rb);
-    assert_int_equal(sa, sb);
-    if (sa != KS_OK)
-        return;
-    assert_int_equal(ra, rb);
-    w->req[i] = ra;
+    uint32_t src;
+    w->req[i] = ks_test_twin_arrive(w->a, w->b, w->req, MAXREQ, i, share, MAXN, &w->rng, &src);
     w->gen[i] = ++w->arrivals;
     memset(w->drawn_a[i], 0, sizeof w->drawn_a[i]);
     memset(w->drawn_b[i], 0, sizeof w->drawn_b[i]);
-    if (share) { // the source's deferred selections are settled as it is mapped
-        for (int s = 0; s < MAXREQ; s++) {
-            uint32_t src = w->req[s];
-            if (s == i || src == KS_NONE || ks_cache_req_len(w->a, src) < 4)
-                continue;
-            uint32_t k = 1 + ks_rng_below(&w->rng, ks_cache_req_len(w->a, src) - 1);
-            assert_int_equal(ks_cache_req_share(w->a, ra, src, k), ks_cache_req_share(w->b, rb, src, k));
-            for (uint32_t g = 0; g < G; g++)
-                assert_int_equal(ks_cache_deferred(w->a, src, g), 0);
-            break;
-        }
-    }
-    grow(w, ra, 1 + ks_rng_below(&w->rng, MAXN - 8));
+    // the source's deferred selections were settled as it was mapped
+    for (uint32_t g = 0; src != KS_NONE && g < G; g++)
+        assert_int_equal(ks_cache_deferred(w->a, src, g), 0);
 }
 
 static void run(enum ks_evict_policy pol, uint32_t buffer_blocks, uint32_t samples, uint32_t l1, uint64_t seed)
@@ -204,7 +183,7 @@ static void run(enum ks_evict_policy pol, uint32_t buffer_blocks, uint32_t sampl
                 continue;
             }
             if (ks_rng_below(&w.rng, 8) == 0 && ks_cache_req_len(w.a, w.req[i]) < MAXN)
-                grow(&w, w.req[i], 1);
+                ks_test_twin_grow(w.a, w.b, w.req[i], 1);
             if (ks_rng_below(&w.rng, 10) != 0) // else it sits the step out
                 read_step(&w, i);
         }
