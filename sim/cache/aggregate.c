@@ -154,9 +154,8 @@ void ks_agg_leave(struct ks_cache *c, uint32_t id)
 void ks_agg_shared(struct ks_cache *c, struct ks_req *q)
 {
     // the sharer reads the blocks block by block: deferred selections first
-    int st = q->agg && q->agg->def_groups ? ks_cache_settle(c, (uint32_t)(q - c->req)) : KS_OK;
-    if (st != KS_OK && c->def_status == KS_OK)
-        c->def_status = st;
+    if (q->agg && q->agg->def_groups)
+        ks_defer_settle_kept(c, (uint32_t)(q - c->req));
     if (q->agg)
         memset(q->agg->settled, 0, c->p.groups * sizeof *q->agg->settled);
 }
@@ -233,7 +232,7 @@ int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, fl
         return KS_ESTATE;
     struct ks_req *q = &c->req[req];
     const struct ks_seq *s = &q->seq[group];
-    if (c->lfu || c->next || c->p.prefetch_fn || s->n_prefix > 0)
+    if (!ks_agg_policy_allows(c) || s->n_prefix > 0)
         return KS_OK; // every access matters to the policy, or blocks are shared
     struct ks_agg *a = ks_agg_get(c, q);
     if (!a)

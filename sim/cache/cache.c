@@ -161,13 +161,6 @@ void ks_cache_free(struct ks_cache *c)
 
 // ---- requests ----------------------------------------------------------
 
-static struct ks_req *get_req(const struct ks_cache *c, uint32_t req)
-{
-    if (req >= c->n_req || !c->req[req].live)
-        return NULL;
-    return &c->req[req];
-}
-
 int ks_cache_req_new(struct ks_cache *c, uint32_t *out)
 {
     uint32_t r;
@@ -216,13 +209,13 @@ int ks_cache_req_new(struct ks_cache *c, uint32_t *out)
 
 uint32_t ks_cache_req_len(const struct ks_cache *c, uint32_t req)
 {
-    const struct ks_req *q = get_req(c, req);
+    const struct ks_req *q = ks_cache_req_of(c, req);
     return q ? q->seq[0].n : 0;
 }
 
 int ks_cache_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t n)
 {
-    struct ks_req *d = get_req(c, req), *s = get_req(c, src);
+    struct ks_req *d = ks_cache_req_of(c, req), *s = ks_cache_req_of(c, src);
     if (!d || !s || req == src || d->seq[0].n != 0 || n > s->seq[0].n || c->p.buffer_blocks)
         return KS_EINVAL;
     for (uint32_t g = 0; g < c->p.groups; g++)
@@ -249,7 +242,7 @@ int ks_cache_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t 
 
 int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tier, uint32_t placed[KS_TIERS])
 {
-    struct ks_req *q = get_req(c, req);
+    struct ks_req *q = ks_cache_req_of(c, req);
     if (!q || tier >= KS_TIERS)
         return KS_EINVAL;
     // all or nothing: check pages and chunks for every group first
@@ -319,7 +312,7 @@ void ks_cache_release_block(struct ks_cache *c, uint32_t id)
 
 int ks_cache_req_free(struct ks_cache *c, uint32_t req)
 {
-    struct ks_req *q = get_req(c, req);
+    struct ks_req *q = ks_cache_req_of(c, req);
     if (!q)
         return KS_EINVAL;
     ks_agg_free(c, q); // its blocks that outlive it (shared, in flight) get their pending accesses
@@ -382,7 +375,7 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
 int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_access *acc, uint32_t n,
                     uint8_t *where, struct ks_access_report *rep)
 {
-    struct ks_req *q = get_req(c, req);
+    struct ks_req *q = ks_cache_req_of(c, req);
     if (!q || group >= c->p.groups || !c->started)
         return q && group < c->p.groups ? KS_ESTATE : KS_EINVAL;
     const struct ks_seq *s = &q->seq[group];
@@ -483,7 +476,7 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
 
 int ks_cache_set_next_use(struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block, uint32_t step)
 {
-    const struct ks_req *q = get_req(c, req);
+    const struct ks_req *q = ks_cache_req_of(c, req);
     if (!q || group >= c->p.groups || block >= q->seq[group].n)
         return KS_EINVAL;
     if (!c->next)
@@ -498,7 +491,7 @@ int ks_cache_set_next_use(struct ks_cache *c, uint32_t req, uint32_t group, uint
 
 int ks_cache_locate(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block, struct ks_loc *loc)
 {
-    const struct ks_req *q = get_req(c, req);
+    const struct ks_req *q = ks_cache_req_of(c, req);
     if (!q || group >= c->p.groups || block >= q->seq[group].n)
         return KS_EINVAL;
     uint32_t id = ks_seq_lookup(&q->seq[group], block);
@@ -513,7 +506,7 @@ int ks_cache_locate(const struct ks_cache *c, uint32_t req, uint32_t group, uint
 
 void ks_cache_locate_ahead(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block)
 {
-    const struct ks_req *q = get_req(c, req);
+    const struct ks_req *q = ks_cache_req_of(c, req);
     if (q && group < c->p.groups && block < q->seq[group].n)
         __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(&q->seq[group], block)));
 }
@@ -551,7 +544,7 @@ uint32_t ks_cache_block_group(const struct ks_cache *c, uint32_t id)
 
 double ks_cache_heat(const struct ks_cache *c, uint32_t req, uint32_t group, uint32_t block)
 {
-    const struct ks_req *q = get_req(c, req);
+    const struct ks_req *q = ks_cache_req_of(c, req);
     if (!q || group >= c->p.groups || block >= q->seq[group].n)
         return 0.0;
     uint64_t heat;

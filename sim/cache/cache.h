@@ -273,8 +273,8 @@ int ks_cache_access_deferred(struct ks_cache *c, uint32_t req, uint32_t group, u
 uint32_t ks_cache_deferred(const struct ks_cache *c, uint32_t req, uint32_t group);
 
 // Whether request req's next selections may be deferred: the policy
-// allows it and every block of every group is in L1 as
-// ks_cache_access_deferred needs.
+// allows it, and it has steps deferred not settled or every block of every
+// group is in L1 as ks_cache_access_deferred needs.
 int ks_cache_deferrable(struct ks_cache *c, uint32_t req);
 
 // For settle_fn: deferred step e's selection of request req's group, its

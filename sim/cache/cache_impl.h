@@ -218,6 +218,11 @@ struct ks_cache {
 
 // cache.c
 void ks_cache_release_block(struct ks_cache *c, uint32_t id);
+// Live request req, or NULL.
+static inline struct ks_req *ks_cache_req_of(const struct ks_cache *c, uint32_t req)
+{
+    return req < c->n_req && c->req[req].live ? &c->req[req] : NULL;
+}
 
 // buffer.c: the device buffers (cache.h, "Device buffers")
 int ks_buffer_init(struct ks_cache *c);
@@ -268,6 +273,13 @@ static inline void ks_agg_touch(struct ks_cache *c, struct ks_req *q, uint32_t g
     if (q->agg)
         q->agg->touched[g] = c->now + 1u;
 }
+// Whether the policy reads nothing of an access but heat and recency (not
+// LFU, not Belady, no prefetch function): then accesses of blocks all in L1
+// may be accounted in aggregate or deferred.
+static inline int ks_agg_policy_allows(const struct ks_cache *c)
+{
+    return !c->lfu && !c->next && !c->p.prefetch_fn;
+}
 // q's aggregate state, made on first use; NULL when out of memory.
 struct ks_agg *ks_agg_get(struct ks_cache *c, struct ks_req *q);
 // Whether every block of q's group is in L1, not arrived by a prefetch still
@@ -292,6 +304,9 @@ static inline void ks_defer_settle_l1(struct ks_cache *c)
 // The same before a victim is chosen in device buffer `buf`, whose pages
 // hold its owner's blocks only: that request's.
 void ks_defer_settle_buffer(struct ks_cache *c, uint32_t buf);
+// Settles request req's deferred selections where a caller cannot report a
+// failure: it is kept in c->def_status.
+void ks_defer_settle_kept(struct ks_cache *c, uint32_t req);
 // Frees q's deferred selections (dropped).
 void ks_defer_free(struct ks_agg *a);
 uint64_t ks_defer_bytes(const struct ks_agg *a);

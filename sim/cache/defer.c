@@ -42,11 +42,6 @@ uint64_t ks_defer_bytes(const struct ks_agg *a)
     return (uint64_t)a->cap_def * sizeof *a->def;
 }
 
-static struct ks_req *live_req(const struct ks_cache *c, uint32_t req)
-{
-    return req < c->n_req && c->req[req].live ? &c->req[req] : NULL;
-}
-
 void ks_cache_set_settle(struct ks_cache *c, ks_settle_fn fn, void *ud)
 {
     c->settle_fn = fn;
@@ -57,13 +52,13 @@ int ks_cache_access_deferred(struct ks_cache *c, uint32_t req, uint32_t group, u
                              struct ks_access_report *rep)
 {
     *done = 0;
-    struct ks_req *q = live_req(c, req);
+    struct ks_req *q = ks_cache_req_of(c, req);
     if (!q || group >= c->p.groups)
         return KS_EINVAL;
     if (!c->started)
         return KS_ESTATE;
     const struct ks_seq *s = &q->seq[group];
-    if (!c->settle_fn || c->lfu || c->next || c->p.prefetch_fn || s->n_prefix > 0 || n > s->n)
+    if (!c->settle_fn || !ks_agg_policy_allows(c) || s->n_prefix > 0 || n > s->n)
         return KS_OK; // every access matters to the policy, or blocks are shared
     struct ks_agg *a = ks_agg_get(c, q);
     if (!a)
@@ -107,15 +102,17 @@ static uint32_t group_deferred(const struct ks_cache *c, const struct ks_agg *a,
 
 uint32_t ks_cache_deferred(const struct ks_cache *c, uint32_t req, uint32_t group)
 {
-    const struct ks_req *q = live_req(c, req);
+    const struct ks_req *q = ks_cache_req_of(c, req);
     return q && group < c->p.groups && q->agg ? group_deferred(c, q->agg, group) : 0;
 }
 
 int ks_cache_deferrable(struct ks_cache *c, uint32_t req)
 {
-    struct ks_req *q = live_req(c, req);
-    if (!q || !c->settle_fn || c->lfu || c->next || c->p.prefetch_fn)
+    struct ks_req *q = ks_cache_req_of(c, req);
+    if (!q || !c->settle_fn || !ks_agg_policy_allows(c))
         return 0;
+    if (q->agg && q->agg->def_groups)
+        return 1; // steps deferred: the next ones wait behind them
     struct ks_agg *a = ks_agg_get(c, q);
     for (uint32_t g = 0; a && g < c->p.groups; g++)
         if (q->seq[g].n_prefix > 0 || !ks_agg_in_l1(c, q, a, g))
@@ -126,7 +123,7 @@ int ks_cache_deferrable(struct ks_cache *c, uint32_t req)
 int ks_cache_access_past(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_deferred *e,
                          const struct ks_access *acc, uint32_t n)
 {
-    struct ks_req *q = live_req(c, req);
+    struct ks_req *q = ks_cache_req_of(c, req);
     if (!q || group >= c->p.groups)
         return KS_EINVAL;
     const struct ks_seq *s = &q->seq[group];
@@ -146,7 +143,7 @@ int ks_cache_access_past(struct ks_cache *c, uint32_t req, uint32_t group, const
 
 int ks_cache_settle(struct ks_cache *c, uint32_t req)
 {
-    struct ks_req *q = live_req(c, req);
+    struct ks_req *q = ks_cache_req_of(c, req);
     if (!q)
         return KS_EINVAL;
     struct ks_agg *a = q->agg;
@@ -170,22 +167,21 @@ int ks_cache_settle(struct ks_cache *c, uint32_t req)
 void ks_defer_settle_buffer(struct ks_cache *c, uint32_t buf)
 {
     const struct ks_buf *bf = &c->bufs[buf];
-    if (!c->def_pending || bf->state != KS_BUF_OWNED)
-        return;
-    int st = ks_cache_settle(c, bf->req);
+    if (c->def_pending && bf->state == KS_BUF_OWNED)
+        ks_defer_settle_kept(c, bf->req);
+}
+
+void ks_defer_settle_kept(struct ks_cache *c, uint32_t req)
+{
+    int st = ks_cache_settle(c, req);
     if (st != KS_OK && c->def_status == KS_OK)
         c->def_status = st;
 }
 
 int ks_defer_settle_all(struct ks_cache *c)
 {
-    for (uint32_t r = 0; r < c->n_req && c->def_pending; r++) {
-        int st = c->req[r].live ? ks_cache_settle(c, r) : KS_OK;
-        if (st != KS_OK) {
-            if (c->def_status == KS_OK)
-                c->def_status = st;
-            return st;
-        }
-    }
-    return KS_OK;
+    for (uint32_t r = 0; r < c->n_req && c->def_pending && c->def_status == KS_OK; r++)
+        if (c->req[r].live)
+            ks_defer_settle_kept(c, r);
+    return c->def_status;
 }

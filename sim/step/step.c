@@ -453,12 +453,7 @@ static int settle_draws(void *ud, struct ks_cache *c, uint32_t req, uint32_t g, 
 // drawn ahead, which would draw a step before those deferred.
 static int defers(struct ks_step *d, const struct ks_active *a)
 {
-    if (!d->defer)
-        return 0;
-    for (uint32_t g = 0; g < d->p.z.groups; g++)
-        if (ks_cache_deferred(d->p.cache, a->req, g))
-            return 1;
-    return ks_cache_deferrable(d->p.cache, a->req);
+    return d->defer && ks_cache_deferrable(d->p.cache, a->req);
 }
 
 // Request a's selection of group g (the model's `layer`) over nb blocks,

@@ -371,6 +371,15 @@ const struct ks_accessmodel_layer *ks_accessmodel_layer(const struct ks_accessmo
     return layer < m->layers ? &m->layer[layer] : NULL;
 }
 
+int ks_accessmodel_selects_last(const struct ks_accessmodel *m, uint32_t layer, uint32_t context_blocks)
+{
+    if (layer >= m->layers || context_blocks == 0)
+        return 0;
+    uint32_t fs, fe;
+    free_range(&m->layer[layer], context_blocks, &fs, &fe);
+    return fe < context_blocks || fs == context_blocks;
+}
+
 uint32_t ks_accessmodel_max_selected(const struct ks_accessmodel *m, uint32_t layer, uint32_t context_blocks)
 {
     if (layer >= m->layers)

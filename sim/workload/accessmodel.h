@@ -127,6 +127,11 @@ void ks_accessmodel_free(struct ks_accessmodel *m);
 uint32_t ks_accessmodel_layers(const struct ks_accessmodel *m);
 const struct ks_accessmodel_layer *ks_accessmodel_layer(const struct ks_accessmodel *m, uint32_t layer);
 
+// Whether every step of `layer` in a context of context_blocks blocks
+// selects its last block (a sink, or in the window); 0 also when layer is
+// out of range or the context empty.
+int ks_accessmodel_selects_last(const struct ks_accessmodel *m, uint32_t layer, uint32_t context_blocks);
+
 // The most blocks one step of `layer` can select in a context of
 // context_blocks blocks: the size of the out arrays ks_accessmodel_next needs.
 uint32_t ks_accessmodel_max_selected(const struct ks_accessmodel *m, uint32_t layer, uint32_t context_blocks);

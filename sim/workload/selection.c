@@ -427,11 +427,7 @@ static uint64_t model_seed(const struct ks_selection_req *r, uint32_t layer)
 int ks_selection_count(const struct ks_selection_req *r, uint32_t layer, uint32_t ahead, uint32_t nb, uint32_t *k)
 {
     const struct ks_selection *sp = r->sp;
-    if (sp->policy != KS_SPARSE_MODEL || nb == 0)
-        return 0;
-    const struct ks_accessmodel_layer *ml = ks_accessmodel_layer(sp->model, layer % sp->model_layers);
-    uint32_t fs = ml->n_sink < nb ? ml->n_sink : nb; // the last block is a sink or in the window
-    if (fs < nb && ml->n_window == 0)
+    if (sp->policy != KS_SPARSE_MODEL || !ks_accessmodel_selects_last(sp->model, layer % sp->model_layers, nb))
         return 0;
     // a stream is made at its first draw: the counts of the steps before it need none
     const struct ks_accessmodel_stream *st = r->streams[layer];

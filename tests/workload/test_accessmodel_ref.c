@@ -430,8 +430,9 @@ static uint32_t next_context(struct ks_rng *g, int schedule, uint32_t nb0, uint3
 }
 
 // Steps the reference filled up to their count, and blocks of the previous
-// step that stayed in the fill, over every compare().
-static uint64_t filled, restayed;
+// step that stayed in the fill; steps whose last block the model says it
+// selects (checked: it did) and does not say, over every compare().
+static uint64_t filled, restayed, last_said, last_unsaid;
 
 // Streams of `layer` with seeds 1 .. seeds and every schedule against the
 // reference, step by step; returns the selections compared. Each step's
@@ -462,6 +463,14 @@ static uint64_t compare(const struct ks_accessmodel *m, const struct ks_accessmo
                 if (n != (int)counts[step])
                     fail_msg("%s layer %u seed %u schedule %d step %u: %d blocks, counted %u before the first draw",
                              what, layer, seed, schedule, step, n, counts[step]);
+                if (!ks_accessmodel_selects_last(m, layer, nb)) {
+                    last_unsaid++;
+                } else if (n < 1 || got[n - 1] != nb - 1) {
+                    fail_msg("%s layer %u step %u: the last block (%u) said selected, not among the %d", what, layer,
+                             step, nb - 1, n);
+                } else {
+                    last_said++;
+                }
                 uint32_t k = ref_next(r, nb, want, want_mass);
                 if (n != (int)k || memcmp(got, want, k * sizeof *got) != 0 ||
                     memcmp(got_mass, want_mass, k * sizeof *got_mass) != 0) {
@@ -532,6 +541,7 @@ static void same_as_reference_cases(void **state)
     print_message("cases: %llu selections identical, %llu filled up to their count (%llu blocks staying)\n",
                   (unsigned long long)n, (unsigned long long)filled, (unsigned long long)restayed);
     assert_true(filled > 0 && restayed > 0); // both ways of filling were compared
+    assert_true(last_said > 0 && last_unsaid > 0); // layers with a window and without
     ks_trace_free(t);
 }
 
