@@ -250,13 +250,24 @@ int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, fl
     if (!have && a->n == KS_AGG_LOG)
         ks_agg_flush(c, q);
     // a block used already in this step (created, or arrived in L1) is
-    // accounted now: an entry applies only after a block's recency
+    // accounted now: an entry applies only after a block's recency. Those
+    // arrived lie from `from` on (a block leaving L1 lowered it); those
+    // created are the sequence's last ones, and ks_cache_req_grow may have
+    // known them in L1 at once (below `from`): the run of them before it.
+    double m = mass > 0 ? mass : 0.0;
     for (uint32_t p = from; p < s->n; p++) {
         struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(s, p));
         if (b->last == c->now) {
             int rising;
-            ks_blk_set_heat(b, ks_heat_access(&c->clk, ks_blk_heat(b), mass > 0 ? mass : 0.0, &rising));
+            ks_blk_set_heat(b, ks_heat_access(&c->clk, ks_blk_heat(b), m, &rising));
         }
+    }
+    for (uint32_t p = from; p-- > 0;) {
+        struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(s, p));
+        if (b->last != c->now)
+            break;
+        int rising;
+        ks_blk_set_heat(b, ks_heat_access(&c->clk, ks_blk_heat(b), m, &rising));
     }
     a->accounted[group] = c->now + 1u;
     if (!have) {

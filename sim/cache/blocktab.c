@@ -49,6 +49,11 @@ uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t g
         return KS_NONE;
     }
     t->chunk[c] = (struct ks_chunk){.req = req, .pos = pos, .group = group, .live = 0};
+    // the chunk handed out KS_CHUNK_AHEAD allocations from now (the freed
+    // stack's): its entries lie anywhere in the table, and a request's growth
+    // takes one chunk per layer group in turn, then fills them all together
+    if (t->n_freed >= KS_CHUNK_AHEAD)
+        ks_blocktab_prefetch_chunk(t, t->freed[t->n_freed - KS_CHUNK_AHEAD] * KS_CHUNK);
     return c * KS_CHUNK;
 }
 

@@ -262,6 +262,11 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
     }
     if (pages < (uint64_t)n * c->p.groups || chunks > ks_blocktab_chunks_free(&c->tab))
         return KS_ENOSPC;
+    // where the cache accounts in aggregate (some request's state exists),
+    // a block placed in L1 behind blocks known to be there is known at once:
+    // the request's first access need not read its prompt's entries again.
+    // (No state, out of memory: they are checked at the first access.)
+    struct ks_agg *a = q->agg ? q->agg : c->agg_reqs && ks_agg_policy_allows(c) ? ks_agg_get(c, q) : NULL;
     for (uint32_t k = 0; k < n; k++) {
         for (uint32_t g = 0; g < c->p.groups; g++) {
             struct ks_seq *s = &q->seq[g];
@@ -289,6 +294,8 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
                 c->next[id] = KS_NONE;
                 ks_evict_note(c, id);
             }
+            if (a && t == KS_L1 && a->settled[g] == s->n)
+                a->settled[g]++;
             s->n++;
             if (placed)
                 placed[t]++;
@@ -310,6 +317,14 @@ void ks_cache_release_block(struct ks_cache *c, uint32_t id)
     ks_blocktab_release(&c->tab, id);
 }
 
+// A request's blocks are freed in their order: the entries (a chunk's run of
+// 32, the chunks anywhere in the table) are fetched 2 x FREE_AHEAD blocks
+// ahead, the owner slots of their pages (anywhere in the tier) FREE_AHEAD
+// ahead, so that the misses overlap. Hints only: nothing changes.
+// NOTE: written in the loop, not as a function: GCC deems a function whose
+// only effect is a prefetch pure, and drops its calls.
+#define FREE_AHEAD 16
+
 int ks_cache_req_free(struct ks_cache *c, uint32_t req)
 {
     struct ks_req *q = ks_cache_req_of(c, req);
@@ -319,6 +334,13 @@ int ks_cache_req_free(struct ks_cache *c, uint32_t req)
     for (uint32_t g = 0; g < c->p.groups; g++) {
         struct ks_seq *s = &q->seq[g];
         for (uint32_t j = 0; j < s->n; j++) {
+            if (j + 2 * FREE_AHEAD < s->n)
+                __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, j + 2 * FREE_AHEAD)), 1);
+            if (j + FREE_AHEAD < s->n) {
+                const struct ks_block *a = ks_blocktab_get(&c->tab, ks_seq_lookup(s, j + FREE_AHEAD));
+                if (ks_blk_state(a) == KS_BLK_RESIDENT)
+                    __builtin_prefetch(&c->tier[ks_blk_tier(a)].owner[ks_blk_page(a)], 1);
+            }
             uint32_t id = ks_seq_lookup(s, j);
             struct ks_block *b = ks_blocktab_get(&c->tab, id);
             unsigned refs = ks_blk_refs(b);

@@ -62,6 +62,10 @@ uint32_t ks_tier_alloc(struct ks_tier *t, uint32_t id)
     } else if (t->n_recent > 1) { // the next head is the one kept before it
         KS_ASSERT(t->recent[t->n_recent - 1] == p);
         t->free_head = t->recent[--t->n_recent - 1];
+        // the slot written KS_TIER_AHEAD allocations from now: free pages lie
+        // anywhere in the array, and a request's growth takes thousands in a row
+        if (t->n_recent > KS_TIER_AHEAD)
+            __builtin_prefetch(&t->owner[t->recent[t->n_recent - 1 - KS_TIER_AHEAD]], 1);
     } else {
         KS_ASSERT(p < t->hwm && (t->owner[p] & KS_PAGE_FREE));
         uint32_t next = t->owner[p] & ~KS_PAGE_FREE;

@@ -36,6 +36,7 @@
 
 #define KS_PAGE_FREE (UINT32_C(1) << 31)
 #define KS_TIER_RECENT 65536 // the most free-list pages kept in `recent`
+#define KS_TIER_AHEAD 16     // allocations ahead whose owner slot is fetched (tier.c)
 
 struct ks_tier_stats {
     uint64_t allocs;      // pages handed out
