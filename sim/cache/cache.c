@@ -318,12 +318,13 @@ void ks_cache_release_block(struct ks_cache *c, uint32_t id)
 }
 
 // A request's blocks are freed in their order: the entries (a chunk's run of
-// 32, the chunks anywhere in the table) are fetched 2 x FREE_AHEAD blocks
-// ahead, the owner slots of their pages (anywhere in the tier) FREE_AHEAD
-// ahead, so that the misses overlap. Hints only: nothing changes.
+// 32, the chunks anywhere in the table) and their chunks' records are
+// fetched FREE_AHEAD_ENTRY blocks ahead, the owner slots of their pages (anywhere in the tier)
+// FREE_AHEAD_PAGE ahead, so that the misses overlap. Hints only.
 // NOTE: written in the loop, not as a function: GCC deems a function whose
 // only effect is a prefetch pure, and drops its calls.
-#define FREE_AHEAD 16
+#define FREE_AHEAD_ENTRY 64
+#define FREE_AHEAD_PAGE 16
 
 int ks_cache_req_free(struct ks_cache *c, uint32_t req)
 {
@@ -334,10 +335,13 @@ int ks_cache_req_free(struct ks_cache *c, uint32_t req)
     for (uint32_t g = 0; g < c->p.groups; g++) {
         struct ks_seq *s = &q->seq[g];
         for (uint32_t j = 0; j < s->n; j++) {
-            if (j + 2 * FREE_AHEAD < s->n)
-                __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, j + 2 * FREE_AHEAD)), 1);
-            if (j + FREE_AHEAD < s->n) {
-                const struct ks_block *a = ks_blocktab_get(&c->tab, ks_seq_lookup(s, j + FREE_AHEAD));
+            if (j + FREE_AHEAD_ENTRY < s->n) {
+                uint32_t ahead = ks_seq_lookup(s, j + FREE_AHEAD_ENTRY);
+                __builtin_prefetch(ks_blocktab_get(&c->tab, ahead), 1);
+                __builtin_prefetch(&c->tab.chunk[ahead / KS_CHUNK], 1);
+            }
+            if (j + FREE_AHEAD_PAGE < s->n) {
+                const struct ks_block *a = ks_blocktab_get(&c->tab, ks_seq_lookup(s, j + FREE_AHEAD_PAGE));
                 if (ks_blk_state(a) == KS_BLK_RESIDENT)
                     __builtin_prefetch(&c->tier[ks_blk_tier(a)].owner[ks_blk_page(a)], 1);
             }

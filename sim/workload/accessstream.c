@@ -347,13 +347,14 @@ static uint32_t count_at(const struct ks_accessmodel_layer *ml, uint64_t key, ui
     if (!ml->count_cdf)
         return span;
     double u = (double)(ks_rng_mix(key + (uint64_t)(step + 1) * KS_ACCESSMODEL_COUNT_STRIDE) >> 11) * 0x1.0p-53;
-    uint32_t lo = 0, hi = ml->max_free;
-    while (lo < hi) { // first m with cdf[m] > u
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ml->count_cdf[mid] > u)
-            hi = mid;
-        else
-            lo = mid + 1;
+    // the first m < max_free with cdf[m] > u, else max_free: the answer lies
+    // in [lo, lo + n]; each halving selects its side without a branch (the
+    // comparisons follow u, which no predictor guesses)
+    uint32_t lo = 0, n = ml->max_free;
+    while (n > 0) {
+        uint32_t half = n / 2, right = -(uint32_t)(ml->count_cdf[lo + half] <= u); // all ones: past lo + half
+        lo += (half + 1) & right;
+        n = ((n - half - 1) & right) | (half & ~right);
     }
     return lo < span ? lo : span;
 }
