@@ -26,8 +26,8 @@
 #     error against full detail is not measured here (the references take
 #     about 25 minutes): results/studies/detail_seeds_time.md
 #   cluster_128x8.lua, 1,024 GPUs, 10 simulated minutes, at detail.gpus=64
-#     detail.layers=4 (about 3 minutes on a 2-core Xeon), and with
-#     --full-1024 at full detail too (about 2.9 hours on a 2-core Xeon,
+#     detail.layers=4 (about 2 minutes on the 2-core VM), and with
+#     --full-1024 at full detail too (about 12 minutes there, 2026-12-06,
 #     results/speed/README.md: --limit S stops it after S seconds, and its
 #     row says so): < 10 minutes
 # --reps N: repetitions of each speed.sh case (default 3; the 1,024-GPU runs
