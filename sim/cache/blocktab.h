@@ -139,16 +139,6 @@ static inline struct ks_block *ks_blocktab_get(const struct ks_blocktab *t, uint
     return &t->blk[id];
 }
 
-// Fetches the entries of the chunk whose first id is `first` into the cache,
-// to be written (a hint: nothing changes).
-#define KS_CHUNK_AHEAD 4 // chunk allocations ahead of the one fetched
-static inline void ks_blocktab_prefetch_chunk(const struct ks_blocktab *t, uint32_t first)
-{
-    const char *e = (const char *)&t->blk[first];
-    for (size_t off = 0; off < KS_CHUNK * sizeof *t->blk; off += 64)
-        __builtin_prefetch(e + off, 1);
-}
-
 // Bytes the table is sized for (entries, chunk records, freed stack); it
 // commits them only as far as it has been used.
 uint64_t ks_blocktab_bytes(const struct ks_blocktab *t);
