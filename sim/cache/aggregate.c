@@ -222,6 +222,17 @@ uint64_t ks_agg_bytes(const struct ks_cache *c, const struct ks_req *q)
     return q->agg ? sizeof *q->agg + 4 * (uint64_t)c->p.groups * sizeof(uint32_t) + ks_defer_bytes(q->agg) : 0;
 }
 
+// Block b's access of mass m in this step, applied now when b was used
+// already in it (last == now); returns whether it was.
+static int heat_now(struct ks_cache *c, struct ks_block *b, double m)
+{
+    if (b->last != c->now)
+        return 0;
+    int rising;
+    ks_blk_set_heat(b, ks_heat_access(&c->clk, ks_blk_heat(b), m, &rising));
+    return 1;
+}
+
 int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, float mass, int *done,
                             struct ks_access_report *rep)
 {
@@ -255,20 +266,10 @@ int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, fl
     // created are the sequence's last ones, and ks_cache_req_grow may have
     // known them in L1 at once (below `from`): the run of them before it.
     double m = mass > 0 ? mass : 0.0;
-    for (uint32_t p = from; p < s->n; p++) {
-        struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(s, p));
-        if (b->last == c->now) {
-            int rising;
-            ks_blk_set_heat(b, ks_heat_access(&c->clk, ks_blk_heat(b), m, &rising));
-        }
-    }
-    for (uint32_t p = from; p-- > 0;) {
-        struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(s, p));
-        if (b->last != c->now)
-            break;
-        int rising;
-        ks_blk_set_heat(b, ks_heat_access(&c->clk, ks_blk_heat(b), m, &rising));
-    }
+    for (uint32_t p = from; p < s->n; p++)
+        heat_now(c, ks_blocktab_get(&c->tab, ks_seq_lookup(s, p)), m);
+    for (uint32_t p = from; p > 0 && heat_now(c, ks_blocktab_get(&c->tab, ks_seq_lookup(s, p - 1)), m); p--)
+        continue;
     a->accounted[group] = c->now + 1u;
     if (!have) {
         if (a->n == 0)

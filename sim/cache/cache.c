@@ -262,11 +262,9 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
     }
     if (pages < (uint64_t)n * c->p.groups || chunks > ks_blocktab_chunks_free(&c->tab))
         return KS_ENOSPC;
-    // where the cache accounts in aggregate (some request's state exists),
-    // a block placed in L1 behind blocks known to be there is known at once:
-    // the request's first access need not read its prompt's entries again.
-    // (No state, out of memory: they are checked at the first access.)
-    struct ks_agg *a = q->agg ? q->agg : c->agg_reqs && ks_agg_policy_allows(c) ? ks_agg_get(c, q) : NULL;
+    // blocks placed in L1 are known there at once: the request's first
+    // access need not read its prompt's entries again
+    struct ks_agg *a = ks_agg_growing(c, q);
     for (uint32_t k = 0; k < n; k++) {
         for (uint32_t g = 0; g < c->p.groups; g++) {
             struct ks_seq *s = &q->seq[g];
@@ -294,8 +292,7 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
                 c->next[id] = KS_NONE;
                 ks_evict_note(c, id);
             }
-            if (a && t == KS_L1 && a->settled[g] == s->n)
-                a->settled[g]++;
+            ks_agg_grown(a, g, s->n, t);
             s->n++;
             if (placed)
                 placed[t]++;

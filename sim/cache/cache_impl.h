@@ -282,6 +282,22 @@ static inline int ks_agg_policy_allows(const struct ks_cache *c)
 }
 // q's aggregate state, made on first use; NULL when out of memory.
 struct ks_agg *ks_agg_get(struct ks_cache *c, struct ks_req *q);
+// q's state for a growth: its own, or made now where the cache accounts in
+// aggregate (some request holds state); NULL otherwise or out of memory (the
+// blocks are then checked at the first access).
+static inline struct ks_agg *ks_agg_growing(struct ks_cache *c, struct ks_req *q)
+{
+    if (q->agg || !c->agg_reqs || !ks_agg_policy_allows(c))
+        return q->agg;
+    return ks_agg_get(c, q);
+}
+// Group g's block at position pos was just placed in tier t: in L1 behind
+// blocks known to be there, it is known at once (a may be NULL).
+static inline void ks_agg_grown(struct ks_agg *a, uint32_t g, uint32_t pos, unsigned t)
+{
+    if (a && t == KS_L1 && a->settled[g] == pos)
+        a->settled[g] = pos + 1;
+}
 // Whether every block of q's group is in L1, not arrived by a prefetch still
 // unused, and mapped by q alone (a->settled[group] moved past those known).
 int ks_agg_in_l1(const struct ks_cache *c, const struct ks_req *q, struct ks_agg *a, uint32_t group);
