@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "cache_impl.h"
+#include "prefetch.h"
 
 void ks_defer_free(struct ks_agg *a)
 {
@@ -104,6 +105,35 @@ uint32_t ks_cache_deferred(const struct ks_cache *c, uint32_t req, uint32_t grou
 {
     const struct ks_req *q = ks_cache_req_of(c, req);
     return q && group < c->p.groups && q->agg ? group_deferred(c, q->agg, group) : 0;
+}
+
+KS_PREFETCH_FN void ks_cache_warm_deferred(const struct ks_cache *c, uint32_t req, int stage)
+{
+    if (req >= c->n_req)
+        return;
+    const struct ks_req *q = &c->req[req];
+    if (stage == 0) {
+        __builtin_prefetch(q);
+        return;
+    }
+    if (!q->live)
+        return;
+    uint32_t groups = c->p.groups;
+    const struct ks_agg *a = q->agg;
+    if (stage == 1) {
+        ks_prefetch_lines(q->seq, groups * sizeof *q->seq);
+        if (a) {
+            __builtin_prefetch(a);
+            __builtin_prefetch(&a->def);
+        }
+    } else if (a) {
+        ks_prefetch_lines(a->settled, groups * sizeof *a->settled);
+        ks_prefetch_lines(a->touched, groups * sizeof *a->touched);
+        ks_prefetch_lines(a->accounted, groups * sizeof *a->accounted);
+        ks_prefetch_lines(a->def_from, groups * sizeof *a->def_from);
+        if (a->n_def)
+            __builtin_prefetch(&a->def[a->n_def - 1]);
+    }
 }
 
 int ks_cache_deferrable(struct ks_cache *c, uint32_t req)

@@ -591,6 +591,26 @@ static void step_tokens(struct ks_step *d, const struct ks_active *a, uint32_t *
     *kept += ks_active_kept(&d->act, a);
 }
 
+// The requests whose selections the step may defer (defer_select): their
+// cache and selection state fetched in stages, each request's stage made
+// before any request's next, so that the misses of the step's first reads of
+// them overlap (a GPU's requests are cold again by its next step when
+// thousands of GPUs share the CPU's caches). Changes no result.
+static void warm_deferred(const struct ks_step *d)
+{
+    if (!d->defer)
+        return;
+    for (int stage = 0; stage < 3; stage++)
+        for (uint32_t i = 0; i < d->act.n; i++) {
+            const struct ks_active *a = &d->act.a[i];
+            if (!ks_active_decodes(a) || a->drawn)
+                continue;
+            ks_cache_warm_deferred(d->p.cache, a->req, stage);
+            if (stage < 2)
+                ks_selection_warm_counts(a->sr, stage);
+        }
+}
+
 // Selects, and reports the accesses of, every decoding request in every
 // layer; sums what the step's attention costs (kv_bytes, and the modelled
 // *kv_hbm bytes timed at HBM bandwidth and *attn seconds of measured kernel)
@@ -630,6 +650,7 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
     double scale = d->p.z.layer_scale, per_sel = per_layer ? scale : layers; // layers one selection serves
     uint32_t verify = 1 + s->speculative.draft_tokens; // query tokens a request verifies a step
     int layer_ahead = per_layer && s->cache.layer_prefetch == KS_LAYER_PREFETCH_PREVIOUS;
+    warm_deferred(d);
     for (uint32_t i = 0; i < d->act.n; i++) {
         struct ks_active *a = &d->act.a[i];
         if (!ks_active_decodes(a))

@@ -230,6 +230,32 @@ static float *mean_profile(const double *sum, const uint64_t *n, uint32_t len)
     return v;
 }
 
+// The count's quantile search starts at a table of 2^bits buckets of the
+// uniform (at least 4 a count, at most 2^16): bucket b holds the first count
+// m with cdf[m] > b / 2^bits, and KS_ACCESSMODEL_GUIDE_ONLY where that count is the answer
+// for every uniform of the bucket (cdf[m] >= (b + 1) / 2^bits). Every bound
+// is a dyadic fraction, exact in a double, so the search (accessstream.c)
+// answers as a scan of the whole cdf does; a count's buckets outnumber the
+// counts four times, so at most a quarter of the uniforms read the cdf.
+static int make_guide(struct ks_accessmodel_layer *ml)
+{
+    uint32_t bits = 2;
+    while (bits < 16 && (UINT32_C(1) << bits) < 4 * ((uint64_t)ml->max_free + 1))
+        bits++;
+    uint32_t n = UINT32_C(1) << bits;
+    if (!(ml->count_guide = malloc(n * sizeof *ml->count_guide)))
+        return KS_ENOMEM;
+    ml->guide_bits = bits;
+    uint32_t m = 0;
+    for (uint32_t b = 0; b < n; b++) {
+        double lo = (double)b / n, hi = (double)(b + 1) / n; // exact: n is a power of two
+        while (!(ml->count_cdf[m] > lo)) // stops at max_free: cdf[max_free] is 1
+            m++;
+        ml->count_guide[b] = m | (ml->count_cdf[m] >= hi ? KS_ACCESSMODEL_GUIDE_ONLY : 0);
+    }
+    return KS_OK;
+}
+
 static int fit_layer(const struct ks_trace *t, uint32_t l, const struct ks_accessmodel_params *p, struct fit_work *w,
                      struct ks_accessmodel_layer *ml)
 {
@@ -291,6 +317,8 @@ static int fit_layer(const struct ks_trace *t, uint32_t l, const struct ks_acces
             ml->count_cdf[m] = (double)acc / (double)unsat;
         }
         ml->count_cdf[ml->max_free] = 1.0; // exact, whatever the rounding
+        if (make_guide(ml) != KS_OK)
+            return KS_ENOMEM;
     }
     ml->n_mass_free = 0;
     for (size_t i = 0; i < w->max_sel; i++)
@@ -352,6 +380,7 @@ void ks_accessmodel_free(struct ks_accessmodel *m)
         return;
     for (uint32_t l = 0; m->layer && l < m->layers; l++) {
         free(m->layer[l].count_cdf);
+        free(m->layer[l].count_guide);
         free(m->layer[l].class_gap);
         free(m->layer[l].mass_sink);
         free(m->layer[l].mass_window);

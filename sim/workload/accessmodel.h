@@ -79,6 +79,8 @@
 // The free counts' hash (the model, below): its salt and stride.
 #define KS_ACCESSMODEL_COUNT_SALT UINT64_C(0xd1b54a32d192ed03)
 #define KS_ACCESSMODEL_COUNT_STRIDE UINT64_C(0x9e3779b97f4a7c15)
+// A count guide's flag: its bucket's count is known without the cdf (accessmodel.c).
+#define KS_ACCESSMODEL_GUIDE_ONLY (UINT32_C(1) << 31)
 
 enum {
     KS_ACCESSMODEL_AGES = 12,    // stay-probability age buckets
@@ -108,6 +110,8 @@ struct ks_accessmodel_layer {
                                           // class (the generator's; later steps use the last class)
     uint32_t max_free;                    // largest free count drawn
     double *count_cdf;                    // [max_free + 1] P(m <= i); NULL: select the whole free range
+    uint32_t guide_bits;                  // count_guide has 2^guide_bits entries
+    uint32_t *count_guide;                // [2^guide_bits] where a uniform's quantile search starts (accessmodel.c)
     float *mass_sink;                     // [n_sink] mean mass of sink i
     float *mass_window;                   // [n_window] mean mass of window offset j (0 = last block)
     float *mass_free;                     // [n_mass_free] mean mass of the free block of rank i

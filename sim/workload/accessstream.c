@@ -346,15 +346,15 @@ static uint32_t count_at(const struct ks_accessmodel_layer *ml, uint64_t key, ui
 {
     if (!ml->count_cdf)
         return span;
-    double u = (double)(ks_rng_mix(key + (uint64_t)(step + 1) * KS_ACCESSMODEL_COUNT_STRIDE) >> 11) * 0x1.0p-53;
-    // the first m < max_free with cdf[m] > u, else max_free: the answer lies
-    // in [lo, lo + n]; each halving selects its side without a branch (the
-    // comparisons follow u, which no predictor guesses)
-    uint32_t lo = 0, n = ml->max_free;
-    while (n > 0) {
-        uint32_t half = n / 2, right = -(uint32_t)(ml->count_cdf[lo + half] <= u); // all ones: past lo + half
-        lo += (half + 1) & right;
-        n = ((n - half - 1) & right) | (half & ~right);
+    // u = v / 2^53; the search starts at u's bucket of the guide (accessmodel.c)
+    uint64_t v = ks_rng_mix(key + (uint64_t)(step + 1) * KS_ACCESSMODEL_COUNT_STRIDE) >> 11;
+    uint32_t lo = ml->count_guide[v >> (53 - ml->guide_bits)];
+    if (lo & KS_ACCESSMODEL_GUIDE_ONLY) {
+        lo &= ~KS_ACCESSMODEL_GUIDE_ONLY;
+    } else { // the first m with cdf[m] > u: cdf[max_free] is 1
+        double u = (double)v * 0x1.0p-53;
+        while (ml->count_cdf[lo] <= u)
+            lo++;
     }
     return lo < span ? lo : span;
 }

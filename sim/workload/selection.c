@@ -15,6 +15,7 @@
 #include "blockselect.h"
 #include "dsa.h"
 #include "positional.h"
+#include "prefetch.h"
 #include "status.h"
 #include "synth.h"
 #include "trace.h"
@@ -416,6 +417,16 @@ void ks_selection_warm(const struct ks_selection_req *r, uint32_t layer, int sta
 {
     if (r->sp->policy == KS_SPARSE_MODEL && r->streams[layer])
         ks_accessmodel_stream_warm(r->streams[layer], stage);
+}
+
+KS_PREFETCH_FN void ks_selection_warm_counts(const struct ks_selection_req *r, int stage)
+{
+    if (stage == 0) {
+        __builtin_prefetch(r);
+        __builtin_prefetch(&r->streams);
+    } else if (r->sp->policy == KS_SPARSE_MODEL && r->streams) {
+        ks_prefetch_lines(r->streams, r->sp->layers * sizeof *r->streams);
+    }
 }
 
 // The seed of request r's access-model stream of `layer`.

@@ -93,6 +93,12 @@ int ks_selection_count(const struct ks_selection_req *r, uint32_t layer, uint32_
 // it does nothing. It changes no result.
 void ks_selection_warm(const struct ks_selection_req *r, uint32_t layer, int stage);
 
+// Prepares request r's counts (ks_selection_count) for a caller that counts
+// many requests' in turn: fetches its state into the CPU's cache, stage 0
+// the request's record, stage 1 (after every request's stage 0) its list of
+// streams. It changes no result.
+void ks_selection_warm_counts(const struct ks_selection_req *r, int stage);
+
 // Trace replay only (the future is known): for the selection the last
 // ks_selection_get returned, the decode steps until each block is selected
 // again in that layer (the trace's steps wrap around), into dist[0 .. count).

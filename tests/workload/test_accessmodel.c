@@ -203,6 +203,31 @@ static struct ks_trace *load(const char *path)
 }
 
 // Source trace, fit, generated trace, and both traces' statistics.
+// The count's guide (accessmodel.c) is what it says: bucket b starts at the
+// first count m with cdf[m] > b / n, flagged exactly when cdf[m] >= (b + 1) / n
+// (every uniform of the bucket then has count m); at least four buckets a
+// count up to 2^16. (That the search answers as a plain scan of the cdf at
+// every step is test_accessmodel_ref's.)
+static void check_guide(const struct ks_accessmodel_layer *ml)
+{
+    assert_non_null(ml->count_guide);
+    assert_true(ml->guide_bits >= 2 && ml->guide_bits <= 16);
+    uint32_t n = UINT32_C(1) << ml->guide_bits, flagged = 0;
+    assert_true(ml->guide_bits == 16 || n >= 4 * ((uint64_t)ml->max_free + 1));
+    for (uint32_t b = 0; b < n; b++) {
+        uint32_t m = ml->count_guide[b] & ~KS_ACCESSMODEL_GUIDE_ONLY;
+        double lo = (double)b / n, hi = (double)(b + 1) / n;
+        assert_true(m <= ml->max_free);
+        if (!(ml->count_cdf[m] > lo) || (m > 0 && ml->count_cdf[m - 1] > lo))
+            fail_msg("bucket %u of %u: starts at %u, cdf %a there, %a before, bound %a", b, n, m, ml->count_cdf[m],
+                     m ? ml->count_cdf[m - 1] : 0.0, lo);
+        int only = (ml->count_guide[b] & KS_ACCESSMODEL_GUIDE_ONLY) != 0;
+        assert_int_equal(only, ml->count_cdf[m] >= hi);
+        flagged += only;
+    }
+    assert_true(flagged >= n - (ml->max_free + 1)); // a count's jump leaves at most one bucket unflagged
+}
+
 static void fit_and_compare(const char *preset)
 {
     char src[512], gen[512], err[512] = "";
@@ -223,6 +248,8 @@ static void fit_and_compare(const char *preset)
         // the source always keeps block 0 and the last two
         assert_true(ml->n_sink >= SINK);
         assert_true(ml->n_window >= WINDOW);
+        if (ml->count_cdf)
+            check_guide(ml);
     }
     assert_null(ks_accessmodel_layer(m, LAYERS));
     if (ks_accessmodel_write(m, t, 1234, gen, err, sizeof err) != KS_OK)
@@ -320,6 +347,7 @@ static void deterministic_and_valid(void **state)
     assert_int_equal(ml->n_window, 1);
     assert_non_null(ml->count_cdf);
     assert_int_equal(ml->max_free, 2);
+    check_guide(ml);
     assert_true(fabs(ml->mass_sink[0] - 0.5f) < 1e-6 && fabs(ml->mass_window[0] - 0.2f) < 1e-6);
 
     struct ks_accessmodel_stream *a = ks_accessmodel_stream_new(m, 0, 99), *b = ks_accessmodel_stream_new(m, 0, 99),
