@@ -272,12 +272,13 @@ int ks_cache_access_deferred(struct ks_cache *c, uint32_t req, uint32_t group, u
 // The deferred steps of request req's group not settled yet.
 uint32_t ks_cache_deferred(const struct ks_cache *c, uint32_t req, uint32_t group);
 
-// Prepares request req for a caller that defers (or counts) many requests'
-// selections in turn: fetches into the CPU's cache what ks_cache_deferred and
-// ks_cache_access_deferred read, stage 0 the request's record, 1 its
-// groups' sequences and aggregate state, 2 that state's arrays, each stage
-// made for every request before the next. It changes nothing.
-void ks_cache_warm_deferred(const struct ks_cache *c, uint32_t req, int stage);
+// Prepares request req for a caller that visits many requests in turn (a
+// step's emissions, its deferred selections): fetches into the CPU's cache
+// what ks_cache_req_len, ks_cache_deferred and ks_cache_access_deferred read,
+// stage 0 the request's record, 1 its groups' sequences and aggregate state,
+// 2 that state's arrays, each stage made for every request before the next
+// (each needs the lines of the one before). It changes nothing.
+void ks_cache_warm_req(const struct ks_cache *c, uint32_t req, int stage);
 
 // Whether request req's next selections may be deferred: the policy
 // allows it, and it has steps deferred not settled or every block of every

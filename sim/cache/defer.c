@@ -107,7 +107,7 @@ uint32_t ks_cache_deferred(const struct ks_cache *c, uint32_t req, uint32_t grou
     return q && group < c->p.groups && q->agg ? group_deferred(c, q->agg, group) : 0;
 }
 
-KS_PREFETCH_FN void ks_cache_warm_deferred(const struct ks_cache *c, uint32_t req, int stage)
+KS_PREFETCH_FN void ks_cache_warm_req(const struct ks_cache *c, uint32_t req, int stage)
 {
     if (req >= c->n_req)
         return;

@@ -431,9 +431,22 @@ uint32_t ks_active_kept(const struct ks_active_set *set, const struct ks_active 
     return kept < left ? (uint32_t)kept : left;
 }
 
+// Whether request a emits tokens now (ks_active_emit).
+static int emits(const struct ks_active *a, int from_prefill)
+{
+    return from_prefill == !ks_active_decodes(a) && a->prefilled >= a->prompt && !a->sitting;
+}
+
 int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char *err, size_t len)
 {
     struct ks_run_result *r = set->p.r;
+    // each emission reads its request's length in the cache (ks_active_grow),
+    // cold again after the step's layers on a large cluster: fetched first,
+    // so that the misses overlap
+    for (int stage = 0; stage < 2; stage++)
+        for (uint32_t i = 0; i < set->n; i++)
+            if (emits(&set->a[i], from_prefill))
+                ks_cache_warm_req(set->p.cache, set->a[i].req, stage);
     for (uint32_t i = 0; i < set->n;) {
         struct ks_active *a = &set->a[i];
         if (from_prefill != !ks_active_decodes(a) || a->prefilled < a->prompt) {

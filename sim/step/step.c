@@ -605,7 +605,7 @@ static void warm_deferred(const struct ks_step *d)
             const struct ks_active *a = &d->act.a[i];
             if (!ks_active_decodes(a) || a->drawn)
                 continue;
-            ks_cache_warm_deferred(d->p.cache, a->req, stage);
+            ks_cache_warm_req(d->p.cache, a->req, stage);
             if (stage < 2)
                 ks_selection_warm_counts(a->sr, stage);
         }
