@@ -385,7 +385,7 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
     if (factor != 1.0) {
         c->st.rebases++;
         ks_agg_flush_all(c);    // pending adds are in the old epoch's units
-        ks_defer_settle_all(c); // and the deferred steps' gains
+        ks_defer_rebase(c, factor); // and the deferred steps' gains: scaled, or settled
         uint32_t ids = ks_blocktab_ids_used(&c->tab); // the rest were never used
         for (uint32_t id = 0; id < ids; id++) {
             struct ks_block *b = &c->tab.blk[id];

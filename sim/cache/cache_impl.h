@@ -317,6 +317,11 @@ static inline void ks_defer_settle_l1(struct ks_cache *c)
     if (c->def_pending)
         ks_defer_settle_all(c);
 }
+// The heat clock rebased (every stored ref times factor): the deferred
+// selections keep waiting, their logged gains times factor, where factor is
+// a power of two; otherwise they are settled first (defer.c says why that
+// is exact).
+void ks_defer_rebase(struct ks_cache *c, double factor);
 // The same before a victim is chosen in device buffer `buf`, whose pages
 // hold its owner's blocks only: that request's.
 void ks_defer_settle_buffer(struct ks_cache *c, uint32_t buf);

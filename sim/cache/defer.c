@@ -15,7 +15,17 @@
 // step), when:
 // - a victim is chosen in L1 (evict.c, buffer.c), which reads keys; every
 //   request's deferred steps are settled first;
-// - the heat clock rebases (cache.c): the gains logged are the old epoch's;
+// - the heat clock rebases (cache.c) by a factor that is not a power of two:
+//   the gains logged are the old epoch's. By a power of two 2^-k (the
+//   rebase of a clock that moves a step at a time: 64 half-lives) they are
+//   scaled by it instead and keep waiting (ks_defer_rebase): a block's
+//   stored ref goes through the same sums scaled by 2^-k, and scaling by a
+//   power of two commutes with every rounding on the way (a double's sum, a
+//   38-bit code's) while no value leaves the codes' range (2^-510 to 2^512:
+//   a ref that small is below a deferred add's half unit in the last place,
+//   mass >= 2^-149 times gain >= 1 times 2^-64, and is absorbed by either
+//   sum; refs reach about 2^78 at most, gain 2^64 times the mass of 64
+//   half-lives);
 // - another request maps the request's blocks (ks_agg_shared);
 // - the caller asks (ks_cache_settle: a request retracted keeps its
 //   generator, which must stand where it would have).
@@ -25,6 +35,7 @@
 // group's next step accessed block by block follows its settling (contract).
 // The gain logged is the clock's in the step, so the sums are bit for bit
 // the ones a block-by-block access makes (ks_heat_access at that gain).
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,6 +217,20 @@ void ks_defer_settle_kept(struct ks_cache *c, uint32_t req)
     int st = ks_cache_settle(c, req);
     if (st != KS_OK && c->def_status == KS_OK)
         c->def_status = st;
+}
+
+void ks_defer_rebase(struct ks_cache *c, double factor)
+{
+    int exp;
+    if (frexp(factor, &exp) != 0.5) { // not a power of two
+        ks_defer_settle_all(c);
+        return;
+    }
+    for (uint32_t r = 0; r < c->n_req && c->def_pending; r++) {
+        struct ks_agg *a = c->req[r].live ? c->req[r].agg : NULL;
+        for (uint32_t i = 0; a && i < a->n_def; i++)
+            a->def[i].gain *= factor;
+    }
 }
 
 int ks_defer_settle_all(struct ks_cache *c)
