@@ -27,7 +27,7 @@
 #     about 25 minutes): results/studies/detail_seeds_time.md
 #   cluster_128x8.lua, 1,024 GPUs, 10 simulated minutes, at detail.gpus=64
 #     detail.layers=4 (about 2 minutes on the 2-core VM), and with
-#     --full-1024 at full detail too (about 12 minutes there, 2026-12-06,
+#     --full-1024 at full detail too (about 8 minutes there, 2026-12-06,
 #     results/speed/README.md: --limit S stops it after S seconds, and its
 #     row says so): < 10 minutes
 # --reps N: repetitions of each speed.sh case (default 3; the 1,024-GPU runs
