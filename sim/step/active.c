@@ -431,10 +431,11 @@ uint32_t ks_active_kept(const struct ks_active_set *set, const struct ks_active 
     return kept < left ? (uint32_t)kept : left;
 }
 
-// Whether request a emits tokens now (ks_active_emit).
-static int emits(const struct ks_active *a, int from_prefill)
+// Whether request a takes part in this emission (ks_active_emit): one from
+// its prefill or from a decode step, as asked, with its prompt all in.
+static int emitting(const struct ks_active *a, int from_prefill)
 {
-    return from_prefill == !ks_active_decodes(a) && a->prefilled >= a->prompt && !a->sitting;
+    return from_prefill == !ks_active_decodes(a) && a->prefilled >= a->prompt;
 }
 
 int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char *err, size_t len)
@@ -445,11 +446,11 @@ int ks_active_emit(struct ks_active_set *set, double now, int from_prefill, char
     // so that the misses overlap
     for (int stage = 0; stage < 2; stage++)
         for (uint32_t i = 0; i < set->n; i++)
-            if (emits(&set->a[i], from_prefill))
+            if (emitting(&set->a[i], from_prefill) && !set->a[i].sitting)
                 ks_cache_warm_req(set->p.cache, set->a[i].req, stage);
     for (uint32_t i = 0; i < set->n;) {
         struct ks_active *a = &set->a[i];
-        if (from_prefill != !ks_active_decodes(a) || a->prefilled < a->prompt) {
+        if (!emitting(a, from_prefill)) {
             i++;
             continue;
         }

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "accessmodel_impl.h"
+#include "prefetch.h"
 #include "rng.h"
 #include "sort.h"
 #include "status.h"
@@ -576,17 +577,14 @@ uint32_t ks_accessmodel_stream_step(const struct ks_accessmodel_stream *s)
     return s->step;
 }
 
-void ks_accessmodel_stream_warm(const struct ks_accessmodel_stream *s, int stage)
+KS_PREFETCH_FN void ks_accessmodel_stream_warm(const struct ks_accessmodel_stream *s, int stage)
 {
-    enum { LINE = 64 / sizeof(uint32_t) }; // list entries a cache line holds
     switch (stage) {
     case 0:
-        for (size_t o = 0; o < sizeof *s; o += 64)
-            __builtin_prefetch((const char *)s + o);
+        ks_prefetch_lines(s, sizeof *s);
         break;
     case 1:
-        for (size_t i = 0; i < s->n_free; i += LINE)
-            __builtin_prefetch(&s->free_blk[i]);
+        ks_prefetch_lines(s->free_blk, s->n_free * sizeof *s->free_blk);
         break;
     default:
         for (size_t i = 0; i < s->n_free; i++)

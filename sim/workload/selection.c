@@ -413,7 +413,7 @@ int ks_selection_first_use(const struct ks_selection_req *r, uint32_t layer, uin
     return 0;
 }
 
-void ks_selection_warm(const struct ks_selection_req *r, uint32_t layer, int stage)
+KS_PREFETCH_FN void ks_selection_warm(const struct ks_selection_req *r, uint32_t layer, int stage)
 {
     if (r->sp->policy == KS_SPARSE_MODEL && r->streams[layer])
         ks_accessmodel_stream_warm(r->streams[layer], stage);
