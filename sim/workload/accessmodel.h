@@ -175,7 +175,9 @@ uint32_t ks_accessmodel_stream_step(const struct ks_accessmodel_stream *s);
 // Fetches into the CPU's cache what the stream's next step reads first, so
 // that a caller drawing many streams in turn can overlap one stream's memory
 // misses with another's work (changes nothing else). Stage 0: the stream's
-// own fields; 1: its list of the last step's picks; 2: those picks' entries.
+// own fields; 1: its lists of the last step's picks, its return candidates
+// and their slots' counts and tree (the draws' random reads land there);
+// 2: the entries of the last step's picks, sinks and window.
 // Each stage reads what the one before fetched: call them one draw apart.
 void ks_accessmodel_stream_warm(const struct ks_accessmodel_stream *s, int stage);
 

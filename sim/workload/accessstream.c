@@ -584,11 +584,26 @@ KS_PREFETCH_FN void ks_accessmodel_stream_warm(const struct ks_accessmodel_strea
         ks_prefetch_lines(s, sizeof *s);
         break;
     case 1:
+        // NOTE: the slots, their tree and the candidates whole (a few KB):
+        // a draw's reads of them are random, and each waited for memory on
+        // a loaded GPU (draw_return's read of ev, 17% of ks_accessmodel_next;
+        // the 8-GPU slice of cluster_64x8_loaded.lua at --threads 1: user
+        // time x0.89, alternating runs, 2026-12-06). The whole of blk too
+        // (stage 2) gained nothing more.
         ks_prefetch_lines(s->free_blk, s->n_free * sizeof *s->free_blk);
+        ks_prefetch_lines(s->free_rank, s->n_free * sizeof *s->free_rank);
+        ks_prefetch_lines(s->fen, ((size_t)s->ring + 1) * sizeof *s->fen);
+        ks_prefetch_lines(s->beg, (size_t)s->ring * sizeof *s->beg);
+        ks_prefetch_lines(s->cnt, (size_t)s->ring * sizeof *s->cnt);
+        ks_prefetch_lines(s->ev, s->n_ev * sizeof *s->ev);
         break;
-    default:
+    default: // the last step's selection: its free picks, its sinks and window (one more block now)
         for (size_t i = 0; i < s->n_free; i++)
             __builtin_prefetch(&s->blk[s->free_blk[i]]);
+        if (s->blk) {
+            ks_prefetch_lines(s->blk, s->fs * sizeof *s->blk);
+            ks_prefetch_lines(s->blk + s->fe, ((size_t)s->nb - s->fe + 1) * sizeof *s->blk);
+        }
     }
 }
 
