@@ -3,7 +3,8 @@
 # with KVSTRATA (no build) prints a header naming the CPU, one row per goal
 # of issue 19 (12) with a figure (a number, or what was not run: the loaded
 # 512 GPUs at full detail, the 1,024 GPUs at full detail without
-# --full-1024), the verdict "-" (a quick run judges nothing) and the command
+# --full-1024; the loaded cluster's level with the seeds of the error study
+# within 2%), the verdict "-" (a quick run judges nothing) and the command
 # that ran, then speed.sh's JSON lines and the 1,024-GPU run's; --out keeps
 # what it printed, and --table-only on that folder prints the same table
 # without running anything. A usage error exits 2.
@@ -34,6 +35,8 @@ echo "$rows" | awk '
             if (fig != "not run (--full-1024)" || cmd != "-") { print "full 1,024 row: " $0; bad = 1 }
         } else if (goal ~ /^loaded 512 GPUs, full detail/) {
             if (fig !~ /^not run \(about [0-9]+ GB\); 8 GPUs [0-9.]+ x 64 = [0-9]+$/) { print "loaded row: " $0; bad = 1 }
+        } else if (goal ~ /^loaded 512 GPUs, a level/) { # its speed, and the seeds of the error study within 2%
+            if (fig !~ /^[0-9][0-9.]*; [0-9]+ of [1-9][0-9]* seeds within 2%$/ || !(fig + 0 > 0)) { print "loaded level row: " $0; bad = 1 }
         } else if (fig !~ /^[0-9][0-9.]*( M| B| s| MB| s, [0-9.]+ GB)?$/ || !(fig + 0 > 0)) {
             print "bad figure: " $0; bad = 1
         }
@@ -50,7 +53,7 @@ grep -q '^{"command":"run scenarios/cluster_128x8.lua --set duration=10s --set d
     "$dir/out" || fail "no 1,024-GPU run"
 
 # the record: table.txt is the printed table, and --table-only reprints it
-for f in header.txt speed.txt loaded.txt k_lod.json k_full.json table.txt; do
+for f in header.txt speed.txt loaded.txt k_lod.json k_full.json lod_error.json table.txt; do
     [ -s "$dir/rec/$f" ] || fail "--out kept no $f"
 done
 sed -n '/^{/q;p' "$dir/out" | sed '$d' | cmp -s - "$dir/rec/table.txt" || fail "table.txt is not the printed table"
