@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cache_impl.h"
+#include "prefetch.h"
 
 void ks_cache_params_default(struct ks_cache_params *p)
 {
@@ -394,6 +395,21 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
         }
     }
     return c->def_status; // a deferred selection's settling failed (defer.c)
+}
+
+KS_PREFETCH_FN void ks_cache_warm_access(const struct ks_cache *c, uint32_t req, uint32_t group, const uint32_t *blocks,
+                                         uint32_t n, int stage)
+{
+    if (req >= c->n_req || group >= c->p.groups || !c->req[req].live)
+        return;
+    const struct ks_seq *s = &c->req[req].seq[group];
+    if (stage == 0) {
+        ks_prefetch_lines(s->own, s->n_own * sizeof *s->own);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (blocks[i] >= s->n_prefix && blocks[i] < s->n) // a shared prefix's lookup searches: not fetched
+            __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, blocks[i])));
 }
 
 int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_access *acc, uint32_t n,

@@ -226,6 +226,14 @@ struct ks_access_report {
     uint32_t misses;          // n - found[KS_L1]
 };
 
+// Prepares a coming ks_cache_access of request req and group `group` for a
+// caller that knows the blocks ahead: fetches into the CPU's cache stage 0
+// the group's map of blocks to ids (blocks may be NULL), 1 the entries of
+// blocks[0 .. n) (they read the map: make stage 0 a call or more before).
+// It changes nothing.
+void ks_cache_warm_access(const struct ks_cache *c, uint32_t req, uint32_t group, const uint32_t *blocks, uint32_t n,
+                          int stage);
+
 // Records the accesses of one request and group in the current step: heat,
 // recency, hit/miss statistics, prefetch candidates. where (may be NULL)
 // receives one enum ks_where per access; rep (may be NULL) the totals.

@@ -198,6 +198,26 @@ void ks_step_ahead_wait(struct ks_step_ahead *x)
     x->started = 0;
 }
 
+int ks_step_ahead_peek(const struct ks_step_ahead *x, uint64_t id, uint32_t layer, const uint32_t **sel, uint32_t *k)
+{
+    if (x->started || x->n == 0 || layer >= x->per_request)
+        return 0;
+    uint32_t i = x->hint < x->n ? x->hint : 0; // the request being taken, most often
+    if (x->e[i].id != id) {
+        for (i = 0; i < x->n && x->e[i].id != id; i++)
+            ;
+        if (i == x->n)
+            return 0;
+    }
+    const struct entry *e = &x->e[i];
+    if (layer >= e->draws || (layer + 1 == e->draws && e->st != KS_OK))
+        return 0;
+    const struct draw *d = &x->draw[(size_t)i * x->per_request + layer];
+    *sel = x->sel + d->off;
+    *k = d->k;
+    return 1;
+}
+
 int ks_step_ahead_take(struct ks_step_ahead *x, uint64_t id, uint32_t step, uint32_t layer, uint32_t nb,
                        const uint32_t **sel, const float **mass, uint32_t *k, char *err, size_t len)
 {

@@ -53,6 +53,11 @@ void ks_step_ahead_wait(struct ks_step_ahead *x);
 int ks_step_ahead_take(struct ks_step_ahead *x, uint64_t id, uint32_t step, uint32_t layer, uint32_t nb,
                        const uint32_t **sel, const float **mass, uint32_t *k, char *err, size_t len);
 
+// Request id's selection in group `layer`, if it was drawn ahead and did
+// not fail, without taking it: 1 with *sel and *k, else 0. For fetching
+// what its accesses will read.
+int ks_step_ahead_peek(const struct ks_step_ahead *x, uint64_t id, uint32_t layer, const uint32_t **sel, uint32_t *k);
+
 // For a driver drawing a request's per-layer selections itself (no worker),
 // about to draw group g of `groups`: warms the request's next draws as the
 // worker warms its list (ks_selection_warm's stages, each one draw apart),

@@ -611,6 +611,21 @@ static void warm_deferred(const struct ks_step *d)
         }
 }
 
+// Request a's coming accesses in group l + 1, drawn ahead: their entries
+// fetched while group l's accesses run, and group l + 2's map of blocks
+// (which the fetch reads) the group before (at l == 0 also group 1's), so
+// that their misses overlap (ks_cache_warm_access). Changes no result.
+static void warm_access(const struct ks_step *d, const struct ks_active *a, uint32_t l, uint32_t groups)
+{
+    struct ks_cache *c = d->p.cache;
+    for (uint32_t g = l == 0 ? 1 : l + 2; g <= l + 2 && g < groups; g++)
+        ks_cache_warm_access(c, a->req, g, NULL, 0, 0);
+    const uint32_t *sel;
+    uint32_t k;
+    if (l + 1 < groups && ks_step_ahead_peek(d->ahead, a->spec.id, l + 1, &sel, &k))
+        ks_cache_warm_access(c, a->req, l + 1, sel, k, 1);
+}
+
 // Selects, and reports the accesses of, every decoding request in every
 // layer; sums what the step's attention costs (kv_bytes, and the modelled
 // *kv_hbm bytes timed at HBM bandwidth and *attn seconds of measured kernel)
@@ -713,6 +728,8 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                 else
                     r_hbm += bytes;
             }
+            if (d->ahead && per_layer && !done)
+                warm_access(d, a, l, groups);
             int st = KS_OK;
             if (!done && uniform && k == nb && k > 0)
                 st = ks_cache_access_uniform(c, a->req, l, mass[0], &done, NULL);

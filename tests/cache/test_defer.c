@@ -15,7 +15,7 @@
 // block's heat compared too. Small tiers keep victims being chosen (which
 // settles A first), demotions and arrivals going; a half-life of 2 steps
 // rebases the heat clock every 128 (A settles before it rescales). A's
-// requests are fetched ahead each step (ks_cache_warm_req), B's not.
+// requests are fetched ahead each step (ks_cache_warm_req, ks_cache_warm_access), B's not.
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,11 +177,17 @@ static void run(enum ks_evict_policy pol, uint32_t buffer_blocks, uint32_t sampl
     for (uint32_t t = 1; t <= T; t++) {
         assert_int_equal(ks_cache_step(w.a, t), KS_OK);
         assert_int_equal(ks_cache_step(w.b, t), KS_OK);
-        // A's requests fetched ahead (ks_cache_warm_req), B's not: it must
-        // change nothing; ids of requests gone, never made or out of range too
+        // A's requests fetched ahead (ks_cache_warm_req, ks_cache_warm_access:
+        // blocks within, beyond and far beyond a group's length), B's not: it
+        // must change nothing; ids of requests gone, never made or out of
+        // range, and groups out of range, too
+        uint32_t blocks[] = {0, 1, MAXN / 2, MAXN - 1, MAXN, UINT32_MAX};
         for (int stage = 0; stage < 3; stage++)
-            for (uint32_t id = 0; id < 2 * MAXREQ; id++)
+            for (uint32_t id = 0; id < 2 * MAXREQ; id++) {
                 ks_cache_warm_req(w.a, id, stage);
+                for (uint32_t g = 0; g <= G && stage < 2; g++)
+                    ks_cache_warm_access(w.a, id, g, stage ? blocks : NULL, stage ? 6 : 0, stage);
+            }
         for (int i = 0; i < MAXREQ; i++) {
             if (w.req[i] == KS_NONE) {
                 if (ks_rng_below(&w.rng, 5) == 0)
