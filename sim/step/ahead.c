@@ -198,17 +198,23 @@ void ks_step_ahead_wait(struct ks_step_ahead *x)
     x->started = 0;
 }
 
+// The entry listing request id, searched from the hint (the active set's
+// order mostly holds); x->n when none does.
+static uint32_t find(const struct ks_step_ahead *x, uint64_t id)
+{
+    for (uint32_t t = 0; t < x->n; t++) {
+        uint32_t i = (x->hint + t) % x->n;
+        if (x->e[i].id == id)
+            return i;
+    }
+    return x->n;
+}
+
 int ks_step_ahead_peek(const struct ks_step_ahead *x, uint64_t id, uint32_t layer, const uint32_t **sel, uint32_t *k)
 {
-    if (x->started || x->n == 0 || layer >= x->per_request)
+    uint32_t i = x->started || layer >= x->per_request ? x->n : find(x, id);
+    if (i >= x->n)
         return 0;
-    uint32_t i = x->hint < x->n ? x->hint : 0; // the request being taken, most often
-    if (x->e[i].id != id) {
-        for (i = 0; i < x->n && x->e[i].id != id; i++)
-            ;
-        if (i == x->n)
-            return 0;
-    }
     const struct entry *e = &x->e[i];
     if (layer >= e->draws || (layer + 1 == e->draws && e->st != KS_OK))
         return 0;
@@ -222,14 +228,8 @@ int ks_step_ahead_take(struct ks_step_ahead *x, uint64_t id, uint32_t step, uint
                        const uint32_t **sel, const float **mass, uint32_t *k, char *err, size_t len)
 {
     KS_ASSERT(!x->started);
-    uint32_t i = 0;
-    for (uint32_t t = 0; t < x->n; t++) {
-        i = (x->hint + t) % x->n;
-        if (x->e[i].id == id)
-            break;
-        i = x->n;
-    }
-    if (x->n == 0 || i >= x->n)
+    uint32_t i = find(x, id);
+    if (i >= x->n)
         return 0;
     const struct entry *e = &x->e[i];
     // drawn for another step or context: the driver's forecast is wrong and
