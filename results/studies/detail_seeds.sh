@@ -18,7 +18,10 @@
 # run at once; the levels always run one at a time), OUT (the table's file
 # instead of the name above). Here (2026-12-04) a reference takes about 33 s
 # of wall time per simulated second, a level 0.5-0.95 (in time, 2026-12-05:
-# 0.6-1.1). Seeds 4 and 5 at 4 layers in time, detail_seeds_time_seeds45.md:
+# 0.6-1.1). The table's header gives `bench cache`'s speed before and after
+# the levels ran, a yardstick for their wall times on a machine whose speed
+# drifts (this VM's by up to 40% from one day to the next).
+# Seeds 4 and 5 at 4 layers in time, detail_seeds_time_seeds45.md:
 # LEVEL=time SEEDS="4 5" LAYERS=4 OUT=results/studies/detail_seeds_time_seeds45.md
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -58,6 +61,15 @@ for s in "${seeds[@]}"; do
     if [ "${#pids[@]}" -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 done
 for p in "${pids[@]}"; do wait "$p"; done
+# The machine's own speed before and after the levels ran, a yardstick for
+# their wall times (this VM's speed drifts by up to 40% from day to day):
+# bench cache's accesses per second, the median of 3 runs, in millions.
+yardstick() {
+    for r in 1 2 3; do
+        "$ks" bench cache --blocks 1000000 --topk 64 --steps 20000 --policy heat --json | jq .accesses_per_s
+    done | sort -g | sed -n 2p | awk '{printf "%.1f", $1 / 1e6}'
+}
+yard_before=$(yardstick)
 for l in "${layers[@]}"; do
     for s in "${seeds[@]}"; do
         for r in $(seq "$reps"); do
@@ -67,6 +79,7 @@ for l in "${layers[@]}"; do
         echo "detail_seeds: seed $s, ${level[*]} --set detail.layers=$l: $(jq -s 'map(.wall_s)' "$tmp"/at."$l"."$s".*.json | tr -d ' \n') s" >&2
     done
 done
+yard_after=$(yardstick)
 list() { printf '%s\n' "$@" | jq -R . | jq -s -c .; }
 # one level and seed: {fig: error} and the wall time's median over the runs,
 # into $tmp/errors.L.S.json
@@ -93,6 +106,8 @@ done
     echo "load per GPU (\`--set platform.nodes=$ref_nodes --set workload.arrival.concurrency=$((ref_nodes * per_node)) --set duration=$dur\`): $((nodes * gpn))"
     echo "GPUs at full detail do not fit in this machine's memory. The level's sums (${sums[*]}) are"
     echo "divided by $scale. Figures: ${figures[*]}. Wall s per simulated s: the median of $reps runs (wall_s / sim_time)."
+    echo "The machine's speed before and after the levels ran (\`kvstrata bench cache --blocks 1000000 --topk 64 --steps 20000"
+    echo "--policy heat\`, median of 3): $yard_before and $yard_after M accesses/s; the wall times scale with it."
     echo
     echo "| L | seed | wall s per simulated s | largest error | figure | next largest | goal |"
     echo "| ---: | ---: | ---: | ---: | --- | --- | --- |"
