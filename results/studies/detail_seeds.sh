@@ -61,12 +61,11 @@ for s in "${seeds[@]}"; do
     if [ "${#pids[@]}" -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 done
 for p in "${pids[@]}"; do wait "$p"; done
-# The machine's own speed before and after the levels ran, a yardstick for
-# their wall times (this VM's speed drifts by up to 40% from day to day):
-# bench cache's accesses per second, the median of 3 runs, in millions.
+# the yardstick (the header above): accesses per second, median of 3, in millions
+yard=(bench cache --blocks 1000000 --topk 64 --steps 20000 --policy heat)
 yardstick() {
     for r in 1 2 3; do
-        "$ks" bench cache --blocks 1000000 --topk 64 --steps 20000 --policy heat --json | jq .accesses_per_s
+        "$ks" "${yard[@]}" --json | jq .accesses_per_s
     done | sort -g | sed -n 2p | awk '{printf "%.1f", $1 / 1e6}'
 }
 yard_before=$(yardstick)
@@ -106,8 +105,8 @@ done
     echo "load per GPU (\`--set platform.nodes=$ref_nodes --set workload.arrival.concurrency=$((ref_nodes * per_node)) --set duration=$dur\`): $((nodes * gpn))"
     echo "GPUs at full detail do not fit in this machine's memory. The level's sums (${sums[*]}) are"
     echo "divided by $scale. Figures: ${figures[*]}. Wall s per simulated s: the median of $reps runs (wall_s / sim_time)."
-    echo "The machine's speed before and after the levels ran (\`kvstrata bench cache --blocks 1000000 --topk 64 --steps 20000"
-    echo "--policy heat\`, median of 3): $yard_before and $yard_after M accesses/s; the wall times scale with it."
+    echo "The machine's speed before and after the levels ran (\`kvstrata ${yard[*]}\`, median of 3):"
+    echo "$yard_before and $yard_after M accesses/s; the wall times scale with it."
     echo
     echo "| L | seed | wall s per simulated s | largest error | figure | next largest | goal |"
     echo "| ---: | ---: | ---: | ---: | --- | --- | --- |"
