@@ -61,6 +61,8 @@ int ks_cache_params_check(const struct ks_cache_params *p, char *err, size_t len
     }
     if (p->evict == KS_EVICT_CALLBACK && !p->evict_fn)
         BAD("KS_EVICT_CALLBACK needs evict_fn");
+    if (p->tally && p->buffer_blocks)
+        BAD("a tally keeps no device buffers (buffer_blocks must be 0)");
     return KS_OK;
 #undef BAD
 }
@@ -88,10 +90,12 @@ struct ks_cache *ks_cache_new(const struct ks_cache_params *p, char *err, size_t
                 break;
             }
     }
-    size_t ids = (size_t)c->tab.n_chunks * KS_CHUNK;
-    if (p->evict == KS_EVICT_LFU && !(c->lfu = calloc(ids, sizeof *c->lfu)))
+    if (p->tally && ks_tally_init(c) != KS_OK)
         goto oom;
-    if (p->evict == KS_EVICT_BELADY) {
+    size_t ids = (size_t)c->tab.n_chunks * KS_CHUNK;
+    if (p->evict == KS_EVICT_LFU && !p->tally && !(c->lfu = calloc(ids, sizeof *c->lfu)))
+        goto oom;
+    if (p->evict == KS_EVICT_BELADY && !p->tally) {
         if (!(c->next = malloc(ids * sizeof *c->next)))
             goto oom;
         memset(c->next, 0xff, ids * sizeof *c->next);
@@ -122,6 +126,7 @@ void ks_cache_free(struct ks_cache *c)
         free(c->req[r].buf);
     }
     free(c->req);
+    ks_tally_free(c);
     ks_buffer_fini(c);
     free(c->rec_tmp);
     free(c->group_count);
@@ -164,6 +169,8 @@ void ks_cache_free(struct ks_cache *c)
 
 int ks_cache_req_new(struct ks_cache *c, uint32_t *out)
 {
+    if (c->tally)
+        return ks_tally_req_new(c, out);
     uint32_t r;
     if (c->n_free_req) {
         r = c->free_req[--c->n_free_req];
@@ -210,12 +217,16 @@ int ks_cache_req_new(struct ks_cache *c, uint32_t *out)
 
 uint32_t ks_cache_req_len(const struct ks_cache *c, uint32_t req)
 {
+    if (c->tally)
+        return ks_tally_req_len(c, req);
     const struct ks_req *q = ks_cache_req_of(c, req);
     return q ? q->seq[0].n : 0;
 }
 
 int ks_cache_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t n)
 {
+    if (c->tally)
+        return ks_tally_req_share(c, req, src, n);
     struct ks_req *d = ks_cache_req_of(c, req), *s = ks_cache_req_of(c, src);
     if (!d || !s || req == src || d->seq[0].n != 0 || n > s->seq[0].n || c->p.buffer_blocks)
         return KS_EINVAL;
@@ -243,6 +254,8 @@ int ks_cache_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t 
 
 int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tier, uint32_t placed[KS_TIERS])
 {
+    if (c->tally)
+        return ks_tally_req_grow(c, req, n, tier, placed);
     struct ks_req *q = ks_cache_req_of(c, req);
     if (!q || tier >= KS_TIERS)
         return KS_EINVAL;
@@ -327,6 +340,8 @@ void ks_cache_release_block(struct ks_cache *c, uint32_t id)
 
 int ks_cache_req_free(struct ks_cache *c, uint32_t req)
 {
+    if (c->tally)
+        return ks_tally_req_free(c, req);
     struct ks_req *q = ks_cache_req_of(c, req);
     if (!q)
         return KS_EINVAL;
@@ -367,6 +382,8 @@ int ks_cache_req_free(struct ks_cache *c, uint32_t req)
 
 int ks_cache_step(struct ks_cache *c, uint32_t step)
 {
+    if (c->tally)
+        return ks_tally_step(c, step);
     if (c->started && step < c->now)
         return KS_EINVAL;
     for (uint32_t i = 0; i < c->n_cand; i++) {
@@ -655,6 +672,8 @@ void ks_cache_tier_view(const struct ks_cache *c, unsigned tier, struct ks_tier_
 
 uint64_t ks_cache_bytes(const struct ks_cache *c)
 {
+    if (c->tally)
+        return ks_tally_bytes(c);
     uint64_t ids = (uint64_t)c->tab.n_chunks * KS_CHUNK;
     uint64_t n = sizeof *c + ks_blocktab_bytes(&c->tab);
     for (int t = 0; t < KS_TIERS; t++)

@@ -154,6 +154,9 @@ struct ks_cache_params {
                                      // the widest form the CPU has
     int debug;                       // check every invariant after each plan, confirm and abort;
                                      // a broken one aborts the process with its message
+    int tally;                       // 1: a tally (tally.c): blocks counted per request and tier,
+                                     // with no entry; it places, frees and keeps L1's reserve but
+                                     // takes no access (a follower of detail.gpus in time)
 };
 
 // Fills p with the defaults above (the seed's HiSparse defaults), sizes zero.

@@ -214,7 +214,56 @@ struct ks_cache {
     uint64_t placed[KS_TIERS];   // blocks created in each tier (ks_cache_req_grow)
     uint64_t released[KS_TIERS]; // blocks freed from each tier
     struct ks_cache_stats st;
+    struct ks_tally *tally;      // p.tally: the counts that stand for the blocks (tally.c), else NULL
 };
+
+// A tally's request (tally.c): its blocks per group and the pages it holds
+// in each tier, every group's together.
+struct ks_tally_req {
+    uint32_t len, prefix;  // blocks per group; of them, mapped from src's (shared)
+    uint32_t n[KS_TIERS];  // pages it owns in each tier
+    uint32_t gen;          // bumped when it is freed: its runs die
+    uint32_t src;          // the request whose prefix it maps, or KS_NONE
+    uint32_t sharers;      // live requests mapping its prefix
+    uint8_t live, held;    // held: freed, its blocks kept for its sharers
+};
+
+// Pages of one request that arrived in a tier together; a tier's runs are
+// in order of arrival, the oldest first.
+struct ks_tally_run {
+    uint32_t req, gen, n;
+};
+
+struct ks_tally_fifo {
+    struct ks_tally_run *run;
+    uint32_t head, n, cap;
+};
+
+struct ks_tally {
+    struct ks_tally_req *req;
+    uint32_t n_req, cap_req;
+    uint32_t *free_req; // [cap_req] ids to reuse
+    uint32_t n_free_req;
+    struct ks_tally_fifo fifo[KS_TIERS];
+    // the plan's demotions until they land (the next call that changes the
+    // tally): out[t][d] blocks left t for d, hand[d] of them took pages
+    // that d's own demotions vacate
+    uint64_t out[KS_TIERS][KS_TIERS], hand[KS_TIERS];
+    uint64_t chunks; // block table chunks a per-block manager would hold
+};
+
+// tally.c: a tally's forms of the calls (c->tally set)
+int ks_tally_init(struct ks_cache *c);
+void ks_tally_free(struct ks_cache *c);
+int ks_tally_req_new(struct ks_cache *c, uint32_t *req);
+int ks_tally_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t n);
+int ks_tally_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tier, uint32_t placed[KS_TIERS]);
+int ks_tally_req_free(struct ks_cache *c, uint32_t req);
+uint32_t ks_tally_req_len(const struct ks_cache *c, uint32_t req);
+int ks_tally_step(struct ks_cache *c, uint32_t step);
+int ks_tally_plan(struct ks_cache *c, struct ks_plan *plan);
+uint64_t ks_tally_bytes(const struct ks_cache *c);
+int ks_tally_check(const struct ks_cache *c, char *msg, size_t len);
 
 // cache.c
 void ks_cache_release_block(struct ks_cache *c, uint32_t id);

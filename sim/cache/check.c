@@ -209,6 +209,8 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
 
 int ks_cache_check(const struct ks_cache *c, char *msg, size_t len)
 {
+    if (c->tally)
+        return ks_tally_check(c, msg, len);
     int st = check_tiers(c, msg, len);
     if (st != KS_OK)
         return st;

@@ -184,6 +184,8 @@ int ks_cache_access_past(struct ks_cache *c, uint32_t req, uint32_t group, const
 
 int ks_cache_settle(struct ks_cache *c, uint32_t req)
 {
+    if (c->tally) // nothing is deferred: a tally takes no access
+        return req < c->tally->n_req && c->tally->req[req].live ? KS_OK : KS_EINVAL;
     struct ks_req *q = ks_cache_req_of(c, req);
     if (!q)
         return KS_EINVAL;

@@ -483,6 +483,8 @@ static int count_per_req(struct ks_cache *c, const struct ks_plan *plan)
 
 int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
 {
+    if (c->tally)
+        return ks_tally_plan(c, plan);
     plan->n = 0;
     plan->bytes = 0;
     plan->batch = c->plan_out;

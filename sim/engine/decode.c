@@ -348,8 +348,9 @@ static int op_wait_all(void *ctx, char *err, size_t len)
 
 // detail.follow = "time": a follower's step before the model is ready waits
 // until the decode steps the sampled GPUs began by this instant have ended
-// (follow.h), or a GPU failed. The actors due at this instant run first: the sampled GPUs'
-// steps that begin now are counted.
+// and one was published (follow.h), or a GPU failed; the run's end ends the
+// wait for a first one. The actors due at this instant run first: the
+// sampled GPUs' steps that begin now are counted.
 static void op_await_sampled(void *ctx)
 {
     struct gpu *g = ctx;
@@ -357,7 +358,8 @@ static void op_await_sampled(void *ctx)
     sg_actor_yield();
     uint64_t begun = m->follow->begun;
     sg_mutex_lock(m->mu);
-    while (m->follow->ended < begun && !m->err[0])
+    const struct ks_follow *f = m->follow;
+    while (!m->err[0] && (f->ended < begun || (!f->published && !m->closing)))
         sg_cond_wait(m->sampled_ended, m->mu);
     sg_mutex_unlock(m->mu);
 }

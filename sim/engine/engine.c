@@ -169,17 +169,18 @@ static int setup_gpu(struct sim *m, uint32_t i, const struct ks_platform_params 
     } else {
         g->l3 = pp->remote ? sg_host_by_name(KS_PLATFORM_REMOTE) : g->cpu;
     }
-    cp->seed = s->seed + i;
-    if (!(g->cache = ks_cache_new(cp, err, len)))
-        return KS_EINVAL;
-    g->d_ok = 1;
     // detail.gpus: K of the N GPUs evenly spaced are sampled (i where i K / N
     // steps up); followers in time leave links empty, so then the first K
     // (whole nodes: scenario.c), whose links no follower shares
     uint32_t k = s->detail.gpus;
-    g->sampled = !m->follow || (s->detail.follow == KS_FOLLOW_TIME
-                                    ? i < k
-                                    : (uint64_t)(i + 1) * k / m->n_gpu > (uint64_t)i * k / m->n_gpu);
+    int in_time = s->detail.follow == KS_FOLLOW_TIME;
+    g->sampled = !m->follow || (in_time ? i < k : (uint64_t)(i + 1) * k / m->n_gpu > (uint64_t)i * k / m->n_gpu);
+    cp->seed = s->seed + i;
+    // a follower in time takes no access: its cache is a tally (sim/cache/tally.c)
+    cp->tally = !g->sampled && in_time;
+    if (!(g->cache = ks_cache_new(cp, err, len)))
+        return KS_EINVAL;
+    g->d_ok = 1;
     if (ks_step_init(&g->d, &(struct ks_step_params){
             .s = s, .cache = g->cache, .sparse = m->sparse, .r = m->r, .lua = &m->lua, .z = m->z, .gpu = i,
             .ops = ks_engine_step_ops(g), .pool = g->sampled ? m->workers : NULL, .follow = m->follow,

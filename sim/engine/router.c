@@ -237,4 +237,9 @@ void ks_engine_closer(int argc, char **argv)
     sg_actor_sleep_until(m->s->duration);
     m->closing = 1;
     ks_engine_wake_decoders(m);
+    if (m->follow) { // followers in time waiting for a sampled step to follow stop waiting
+        sg_mutex_lock(m->mu);
+        sg_cond_notify_all(m->sampled_ended);
+        sg_mutex_unlock(m->mu);
+    }
 }

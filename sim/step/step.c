@@ -992,6 +992,9 @@ static int decode(struct ks_step *d, char *err, size_t len)
             sh = follow_pick(d, now_step, &scale, &waited);
         if (sh)
             r->steps_followed++;
+        else if (f && !d->p.sampled && in_time) // its cache is a tally (sim/cache/tally.c): no step in full
+            return failed(err, len, "detail.follow = \"time\": a follower found no sampled decode step to follow (the "
+                                    "first detail.gpus GPUs ended none before the run's end)", KS_ESTATE);
         if ((st = prepare(d, sh, scale, err, len)) != KS_OK)
             return st;
     }

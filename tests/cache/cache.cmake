@@ -19,6 +19,8 @@ ks_add_test(cache.policy_bound test_policy_bound.c)
 ks_add_test(cache.check test_check.c)
 
 ks_add_test(cache.reserve test_reserve.c)
+# a tally (the followers' cache in time) against the per-block manager
+ks_add_test(cache.tally test_tally.c)
 ks_add_test(cache.buffer test_buffer.c)
 # the wide forms (AVX-512) against the plain ones
 ks_add_test(cache.wide test_wide.c)
