@@ -36,8 +36,12 @@
 // published, its own step ending when its scaled time has passed or, if the
 // wait outlasted it, when the wait ended (the rest counted as stall). Where
 // the load is the same everywhere, its requests and the sampled GPUs'
-// started together, and the steps it waited for are of the same age. Once
-// it followed, it never steps in full again: its cache saw no access.
+// started together, and the steps it waited for are of the same age. Where
+// none was published yet and none is under way, it waits for the first (a
+// run whose sampled GPUs end no decode step before its end fails, saying
+// so): in time a follower never steps in full, and its cache manager is a
+// tally (sim/cache/tally.c), counts of its requests' pages per tier with no
+// block table.
 //
 // The follower's own cache manager still places its requests' blocks
 // (admission and the L1 reserve's evictions stay its own) but sees no
