@@ -158,14 +158,29 @@ static int move_oldest(struct ks_cache *c, unsigned t, unsigned d, uint64_t n)
     return KS_OK;
 }
 
+// Pages of tier t its requests hold (those leaving in the plan's demotions
+// not counted, those arriving in vacated pages counted).
+static uint64_t held_in(const struct ks_cache *c, unsigned t)
+{
+    const struct ks_tally *y = c->tally;
+    uint64_t n = c->tier[t].used + y->hand[t];
+    for (unsigned d = 0; d < KS_TIERS; d++)
+        n -= y->out[t][d];
+    return n;
+}
+
 // Demotes up to n of tier t's oldest pages to the next tier down, making
 // room there first by demoting its own (to depth 2: L1 to L2 to L3); the
-// pages moved (fewer when the tiers below are full) into *moved.
+// pages moved (fewer when the tiers below are full, or t holds fewer)
+// into *moved.
 static int demote(struct ks_cache *c, unsigned t, uint64_t n, unsigned depth, uint64_t *moved)
 {
     struct ks_tally *y = c->tally;
     *moved = 0;
     unsigned d = c->lower[t];
+    uint64_t have = held_in(c, t);
+    if (n > have)
+        n = have;
     if (n == 0 || d == KS_TIER_NONE || depth >= KS_TIERS)
         return KS_OK;
     struct ks_tier *low = &c->tier[d];
@@ -355,15 +370,11 @@ int ks_tally_check(const struct ks_cache *c, char *msg, size_t len)
         for (uint32_t i = f->head; i < f->n; i++)
             if (f->run[i].gen == y->req[f->run[i].req].gen)
                 runs[t] += f->run[i].n;
-        // pages in use: the requests', those demotions leave until they
+        // pages in use: the requests', and those demotions leave until they
         // land, less those arriving in vacated pages not yet counted
-        uint64_t out = 0;
-        for (int d = 0; d < KS_TIERS; d++)
-            out += y->out[t][d];
-        if (held[t] + out != c->tier[t].used + y->hand[t])
-            return ks_corrupt(msg, len, "tally tier %d: requests hold %llu pages, %llu leaving, %llu arriving, %u in use",
-                              t, (unsigned long long)held[t], (unsigned long long)out,
-                              (unsigned long long)y->hand[t], c->tier[t].used);
+        if (held[t] != held_in(c, (unsigned)t))
+            return ks_corrupt(msg, len, "tally tier %d: requests hold %llu pages, the tier's count %llu", t,
+                              (unsigned long long)held[t], (unsigned long long)held_in(c, (unsigned)t));
         if (runs[t] != held[t])
             return ks_corrupt(msg, len, "tally tier %d: runs hold %llu pages, requests %llu", t,
                               (unsigned long long)runs[t], (unsigned long long)held[t]);

@@ -213,6 +213,30 @@ static void demotes_the_oldest(void **state)
     ks_cache_free(c);
 }
 
+// A reserve beyond L1's pages demotes what L1 holds, no more.
+static void reserve_beyond_l1(void **state)
+{
+    (void)state;
+    struct ks_cache *c = make(4096, 16, 256, 0, 1, 1);
+    uint32_t r;
+    assert_int_equal(ks_cache_req_new(c, &r), KS_OK);
+    assert_int_equal(ks_cache_req_grow(c, r, 10, KS_L1, NULL), KS_OK);
+    assert_int_equal(ks_cache_step(c, 1), KS_OK);
+    ks_cache_set_reserve(c, 40);
+    struct ks_plan plan;
+    assert_int_equal(ks_cache_plan(c, 0, &plan), KS_OK);
+    check(c);
+    assert_int_equal(ks_cache_step(c, 2), KS_OK);
+    struct ks_tier_view l1, l2;
+    ks_cache_tier_view(c, KS_L1, &l1);
+    ks_cache_tier_view(c, KS_L2, &l2);
+    assert_int_equal(l1.used, 0);
+    assert_int_equal(l1.mig_out, 10);
+    assert_int_equal(l2.used, 10);
+    check(c);
+    ks_cache_free(c);
+}
+
 // A tally takes no access and keeps no device buffer.
 static void takes_no_access(void **state)
 {
@@ -246,6 +270,7 @@ int main(void)
         cmocka_unit_test(places_and_frees_as_blocks),
         cmocka_unit_test(keeps_the_reserve_as_blocks),
         cmocka_unit_test(demotes_the_oldest),
+        cmocka_unit_test(reserve_beyond_l1),
         cmocka_unit_test(takes_no_access),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
