@@ -356,6 +356,9 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget_bytes, struct ks_plan *pla
 
 // The batch has landed: blocks move, generations bump, source pages free.
 int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b);
+// Every batch of the last plan has landed (and been confirmed): a tally's
+// moves, which carry no batch, land now (tally.c); block by block, nothing.
+void ks_cache_land(struct ks_cache *c);
 // The batch failed: blocks stay where they were, destination pages free.
 // Batches that depend on it must be aborted first.
 int ks_cache_abort(struct ks_cache *c, struct ks_batch *b);

@@ -245,7 +245,7 @@ struct ks_tally {
     uint32_t *free_req; // [cap_req] ids to reuse
     uint32_t n_free_req;
     struct ks_tally_fifo fifo[KS_TIERS];
-    // the plan's demotions until they land (the next call that changes the
+    // the plan's demotions until they land (ks_cache_land, or the next call that changes the
     // tally): out[t][d] blocks left t for d, hand[d] of them took pages
     // that d's own demotions vacate
     uint64_t out[KS_TIERS][KS_TIERS], hand[KS_TIERS];
@@ -262,6 +262,7 @@ int ks_tally_req_free(struct ks_cache *c, uint32_t req);
 uint32_t ks_tally_req_len(const struct ks_cache *c, uint32_t req);
 int ks_tally_step(struct ks_cache *c, uint32_t step);
 int ks_tally_plan(struct ks_cache *c, struct ks_plan *plan);
+void ks_tally_land(struct ks_cache *c);
 uint64_t ks_tally_bytes(const struct ks_cache *c);
 int ks_tally_check(const struct ks_cache *c, char *msg, size_t len);
 

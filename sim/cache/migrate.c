@@ -724,6 +724,12 @@ int ks_cache_abort(struct ks_cache *c, struct ks_batch *b)
     return KS_OK;
 }
 
+void ks_cache_land(struct ks_cache *c)
+{
+    if (c->tally)
+        ks_tally_land(c);
+}
+
 uint32_t ks_cache_inflight_batches(const struct ks_cache *c)
 {
     return c->n_live_batches;

@@ -16,7 +16,9 @@
 // from L2 to L3 when L2 is full), shared prefixes (a request mapping
 // another's prefix holds no page; the prefix's request, freed, keeps its
 // pages for its sharers), and the counters of ks_cache_tier_view, the
-// demotions' counted when the next call lands them as a confirm would.
+// demotions' counted when they land (ks_cache_land, where the caller has
+// confirmed the plan's batches, or else the next call that changes the
+// tally), as a confirm would count them.
 // What it cannot keep is which blocks go: with no access, a block's heat
 // is its age, and a tally demotes the oldest pages of a tier first (an
 // exact scan's choice; the sampled one picks among the oldest), so the
@@ -113,7 +115,7 @@ static int push(struct ks_tally *y, unsigned t, uint32_t req, uint32_t n)
 
 // The plan's demotions land: the pages they left are free, but for those
 // handed on to the blocks demoted into them.
-static void land(struct ks_cache *c)
+void ks_tally_land(struct ks_cache *c)
 {
     struct ks_tally *y = c->tally;
     for (unsigned t = 0; t < KS_TIERS; t++) {
@@ -231,7 +233,7 @@ int ks_tally_req_new(struct ks_cache *c, uint32_t *out)
 int ks_tally_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t n)
 {
     struct ks_tally *y = c->tally;
-    land(c);
+    ks_tally_land(c);
     struct ks_tally_req *d = req_of(y, req), *s = req_of(y, src);
     // as block by block: src's blocks are mapped by src and its sharers
     if (!d || !s || req == src || d->len != 0 || n > s->len || s->sharers + 1 >= KS_REFS_MAX)
@@ -245,7 +247,7 @@ int ks_tally_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t 
 int ks_tally_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tier, uint32_t placed[KS_TIERS])
 {
     struct ks_tally *y = c->tally;
-    land(c);
+    ks_tally_land(c);
     struct ks_tally_req *q = req_of(y, req);
     if (!q || tier >= KS_TIERS)
         return KS_EINVAL;
@@ -302,7 +304,7 @@ static void release(struct ks_cache *c, uint32_t req)
 int ks_tally_req_free(struct ks_cache *c, uint32_t req)
 {
     struct ks_tally *y = c->tally;
-    land(c);
+    ks_tally_land(c);
     struct ks_tally_req *q = req_of(y, req);
     if (!q)
         return KS_EINVAL;
@@ -325,7 +327,7 @@ int ks_tally_step(struct ks_cache *c, uint32_t step)
 {
     if (c->started && step < c->now)
         return KS_EINVAL;
-    land(c);
+    ks_tally_land(c);
     c->started = 1;
     c->now = step;
     return KS_OK;
@@ -334,7 +336,7 @@ int ks_tally_step(struct ks_cache *c, uint32_t step)
 int ks_tally_plan(struct ks_cache *c, struct ks_plan *plan)
 {
     *plan = (struct ks_plan){0};
-    land(c);
+    ks_tally_land(c);
     // the reserve: as many demotions as L1 lacks free pages
     const struct ks_tier *l1 = &c->tier[KS_L1];
     uint32_t room = l1->cap - l1->used;

@@ -1102,6 +1102,7 @@ static int decode(struct ks_step *d, char *err, size_t len)
     for (uint32_t i = 0; i < plan.n; i++)
         if ((st = ks_cache_confirm(c, plan.batch[i])) != KS_OK)
             return failed(err, len, "confirming a migration batch", st);
+    ks_cache_land(c); // a tally's demotions, which no batch carried
     r->steps++;
     d->last_step = now(d) - step_start;
     d->last_stall = stall;

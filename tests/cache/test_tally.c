@@ -144,7 +144,8 @@ static void places_and_frees_as_blocks(void **state)
 
 // With a reserve, and no request freed, a plan demotes as many blocks as
 // block by block (from L1 to L2, and L2 to L3 when L2 is full): the tiers'
-// counters are the same once the demotions land.
+// counters are the same once the demotions land (ks_cache_land, after the
+// per-block manager's confirms).
 static void keeps_the_reserve_as_blocks(void **state)
 {
     (void)state;
@@ -165,6 +166,10 @@ static void keeps_the_reserve_as_blocks(void **state)
         assert_int_equal(ks_cache_plan(b, 0, &pb), KS_OK);
         assert_int_equal(pb.n, 0); // a tally's demotions carry no batch
         confirm_all(a, &pa);
+        check(b); // before they land
+        ks_cache_land(a);
+        ks_cache_land(b);
+        same_tiers(a, b, 1);
         check(a);
         check(b);
         uint32_t i = step % 6, k = step % 7 == 0 ? 20 : 3; // new blocks, a prompt at times
