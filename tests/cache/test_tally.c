@@ -21,7 +21,8 @@ static void check(struct ks_cache *c)
         fail_msg("%s", msg);
 }
 
-static struct ks_cache *make(uint32_t n_blocks, uint32_t l1, uint32_t l2, uint32_t l3, uint32_t groups, int tally)
+static struct ks_cache_params params(uint32_t n_blocks, uint32_t l1, uint32_t l2, uint32_t l3, uint32_t groups,
+                                     int tally)
 {
     struct ks_cache_params p;
     ks_cache_params_default(&p);
@@ -32,6 +33,12 @@ static struct ks_cache *make(uint32_t n_blocks, uint32_t l1, uint32_t l2, uint32
     p.block_bytes[KS_L1] = p.block_bytes[KS_L2] = p.block_bytes[KS_L3] = 4096;
     p.groups = groups;
     p.tally = tally;
+    return p;
+}
+
+static struct ks_cache *make(uint32_t n_blocks, uint32_t l1, uint32_t l2, uint32_t l3, uint32_t groups, int tally)
+{
+    struct ks_cache_params p = params(n_blocks, l1, l2, l3, groups, tally);
     struct ks_cache *c = ks_cache_new(&p, NULL, 0);
     assert_non_null(c);
     return c;
@@ -256,14 +263,8 @@ static void takes_no_access(void **state)
     assert_int_equal(ks_cache_settle(c, r), KS_OK);
     assert_int_equal(ks_cache_stats(c)->accesses, 0);
     ks_cache_free(c);
-    struct ks_cache_params p;
-    ks_cache_params_default(&p);
-    p.n_blocks = 1024;
-    p.tier_blocks[KS_L1] = 16;
-    p.tier_blocks[KS_L2] = 64;
-    p.block_bytes[KS_L1] = p.block_bytes[KS_L2] = 4096;
+    struct ks_cache_params p = params(1024, 16, 64, 0, 1, 1);
     p.buffer_blocks = 4;
-    p.tally = 1;
     char err[128] = "";
     assert_null(ks_cache_new(&p, err, sizeof err));
     assert_non_null(strstr(err, "tally"));
