@@ -23,12 +23,16 @@ head -n 1 "$dir/out" | grep -Fq ", $cpu, $(nproc) cores, median of 1" || fail "t
 grep -q '^--quick: ' "$dir/out" || fail "no line saying the run was quick"
 
 # the rows: the goal's text, then the figure, "-" and the command, in the
-# columns goals.sh prints them (goal 70 wide, figure 46, verdict 7)
+# columns goals.sh prints them (goal 70 wide, figure 46, verdict 7; a longer
+# figure pushes the verdict and the command right, one space after it)
 rows=$(grep -E '^(bench cache|dense|512 GPUs|loaded 512|1,024 GPUs)' "$dir/out") || fail "no goal rows"
 [ "$(echo "$rows" | wc -l)" = 12 ] || fail "expected 12 goal rows"
 echo "$rows" | awk '
     {
-        goal = substr($0, 1, 70); fig = substr($0, 72, 46); v = substr($0, 119, 7); cmd = substr($0, 127)
+        goal = substr($0, 1, 70); rest = substr($0, 72); w = 46
+        if (substr(rest, w + 1, 1) != " ") # the figure overflowed: it ends at the next space
+            w += index(substr(rest, w + 1), " ") - 1
+        fig = substr(rest, 1, w); v = substr(rest, w + 2, 7); cmd = substr(rest, w + 10)
         sub(/ +$/, "", fig); sub(/ +$/, "", v)
         if (v != "-") { print "verdict not \"-\": " $0; bad = 1 }
         if (goal ~ /full detail: < 10 min/) {
