@@ -40,7 +40,7 @@
 static struct ks_req *owner(const struct ks_cache *c, uint32_t id, int pending, uint32_t *g, uint32_t *pos)
 {
     const struct ks_chunk *ch = &c->tab.chunk[id / KS_CHUNK];
-    if (ch->req >= c->n_req)
+    if (ch->req >= c->reqs.n)
         return NULL;
     struct ks_req *q = &c->req[ch->req];
     if (!q->live || !q->agg || (pending && q->agg->n == 0))
@@ -138,7 +138,7 @@ void ks_agg_flush(struct ks_cache *c, struct ks_req *q)
 
 void ks_agg_flush_all(struct ks_cache *c)
 {
-    for (uint32_t r = 0; r < c->n_req && c->agg_pending; r++)
+    for (uint32_t r = 0; r < c->reqs.n && c->agg_pending; r++)
         if (c->req[r].live)
             ks_agg_flush(c, &c->req[r]);
 }
@@ -237,7 +237,7 @@ int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, fl
                             struct ks_access_report *rep)
 {
     *done = 0;
-    if (req >= c->n_req || !c->req[req].live || group >= c->p.groups)
+    if (req >= c->reqs.n || !c->req[req].live || group >= c->p.groups)
         return KS_EINVAL;
     if (!c->started)
         return KS_ESTATE;

@@ -125,7 +125,7 @@ static uint32_t buf_of(const struct ks_cache *c, uint32_t id)
 {
     const struct ks_chunk *ch = &c->tab.chunk[id / KS_CHUNK];
     const struct ks_req *q = &c->req[ch->req];
-    KS_ASSERT(ch->req < c->n_req && q->live && q->buf);
+    KS_ASSERT(ch->req < c->reqs.n && q->live && q->buf);
     return q->buf[ch->group];
 }
 
@@ -328,7 +328,7 @@ int ks_buffer_check(const struct ks_cache *c, char *msg, size_t len)
     }
     if (free_count != c->n_free_bufs)
         BAD("%u buffers free, the free stack holds %u", free_count, c->n_free_bufs);
-    for (uint32_t r = 0; r < c->n_req; r++) {
+    for (uint32_t r = 0; r < c->reqs.n; r++) {
         if (!c->req[r].live)
             continue;
         for (uint32_t g = 0; g < c->p.groups; g++) {

@@ -116,7 +116,7 @@ void ks_cache_free(struct ks_cache *c)
 {
     if (!c)
         return;
-    for (uint32_t r = 0; r < c->n_req; r++) {
+    for (uint32_t r = 0; r < c->reqs.n; r++) {
         if (!c->req[r].live)
             continue;
         for (uint32_t g = 0; g < c->p.groups; g++)
@@ -130,7 +130,7 @@ void ks_cache_free(struct ks_cache *c)
     ks_buffer_fini(c);
     free(c->rec_tmp);
     free(c->group_count);
-    free(c->free_req);
+    ks_ids_fini(&c->reqs);
     for (uint32_t s = 0; s < c->n_slot; s++)
         ks_batch_rec_free(c->slot[s]);
     free(c->slot);
@@ -172,28 +172,11 @@ int ks_cache_req_new(struct ks_cache *c, uint32_t *out)
     if (c->tally)
         return ks_tally_req_new(c, out);
     uint32_t r;
-    if (c->n_free_req) {
-        r = c->free_req[--c->n_free_req];
-    } else {
-        if (c->n_req == UINT32_MAX - 1)
-            return KS_ENOMEM;
-        uint32_t cap = c->cap_req;
-        if (ks_grow((void **)&c->req, &c->cap_req, c->n_req + 1, sizeof *c->req) != KS_OK)
-            return KS_ENOMEM;
-        if (c->cap_req != cap) { // the free stack can always hold every request id
-            uint32_t *f = realloc(c->free_req, (size_t)c->cap_req * sizeof *f);
-            if (!f) {
-                c->cap_req = cap;
-                return KS_ENOMEM;
-            }
-            c->free_req = f;
-        }
-        r = c->n_req++;
-        c->req[r].live = 0;
-    }
+    if (ks_ids_take(&c->reqs, (void **)&c->req, sizeof *c->req, &r) != KS_OK)
+        return KS_ENOMEM;
     struct ks_seq *seq = calloc(c->p.groups, sizeof *seq);
     if (!seq) {
-        c->free_req[c->n_free_req++] = r;
+        ks_ids_give(&c->reqs, r);
         return KS_ENOMEM;
     }
     for (uint32_t g = 0; g < c->p.groups; g++)
@@ -206,7 +189,7 @@ int ks_cache_req_new(struct ks_cache *c, uint32_t *out)
         if (st != KS_OK) {
             free(seq);
             c->req[r].seq = NULL;
-            c->free_req[c->n_free_req++] = r;
+            ks_ids_give(&c->reqs, r);
             return st;
         }
     }
@@ -374,7 +357,7 @@ int ks_cache_req_free(struct ks_cache *c, uint32_t req)
     free(q->seq);
     q->seq = NULL;
     q->live = 0;
-    c->free_req[c->n_free_req++] = req;
+    ks_ids_give(&c->reqs, req);
     return KS_OK;
 }
 
@@ -417,7 +400,7 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
 KS_PREFETCH_FN void ks_cache_warm_access(const struct ks_cache *c, uint32_t req, uint32_t group, const uint32_t *blocks,
                                          uint32_t n, int stage)
 {
-    if (req >= c->n_req || group >= c->p.groups || !c->req[req].live)
+    if (req >= c->reqs.n || group >= c->p.groups || !c->req[req].live)
         return;
     const struct ks_seq *s = &c->req[req].seq[group];
     if (stage == 0) {
@@ -682,8 +665,8 @@ uint64_t ks_cache_bytes(const struct ks_cache *c)
         n += ids * sizeof *c->lfu;
     if (c->next)
         n += ids * sizeof *c->next;
-    n += (uint64_t)c->cap_req * sizeof *c->req + (uint64_t)c->cap_req * sizeof *c->free_req;
-    for (uint32_t r = 0; r < c->n_req; r++)
+    n += (uint64_t)c->reqs.cap * (sizeof *c->req + sizeof *c->reqs.free);
+    for (uint32_t r = 0; r < c->reqs.n; r++)
         if (c->req[r].live)
             for (uint32_t g = 0; g < c->p.groups; g++)
                 n += ks_seq_bytes(&c->req[r].seq[g]) + (g == 0 ? ks_agg_bytes(c, &c->req[r]) : 0);
@@ -704,7 +687,7 @@ uint64_t ks_cache_bytes(const struct ks_cache *c)
     n += (uint64_t)c->cap_plan_out * sizeof *c->plan_out;
     if (c->p.buffer_blocks) {
         n += ks_buffer_bytes(c);
-        for (uint32_t r = 0; r < c->n_req; r++)
+        for (uint32_t r = 0; r < c->reqs.n; r++)
             if (c->req[r].live)
                 n += c->p.groups * sizeof *c->req[r].buf;
     }

@@ -136,10 +136,8 @@ struct ks_cache {
     uint32_t *lfu;  // [ids] access counts (KS_EVICT_LFU only)
     uint32_t *next; // [ids] next-use steps (KS_EVICT_BELADY only)
 
-    struct ks_req *req;
-    uint32_t n_req, cap_req;
-    uint32_t *free_req;
-    uint32_t n_free_req;
+    struct ks_req *req;  // [reqs.cap]
+    struct ks_ids reqs;  // requests ever made (reqs.n) and the freed ones
 
     // candidates of the current step, and id -> candidate index
     struct ks_cand *cand, *cand_tmp; // cand_tmp: the plan's sort's scratch
@@ -169,7 +167,7 @@ struct ks_cache {
     uint32_t cap_heap;
     uint32_t *vict[KS_TIERS]; // victims chosen in each tier (migrate.c)
     uint32_t cap_vict[KS_TIERS];
-    uint32_t *turn;    // [cap_req] per-request counters
+    uint32_t *turn;    // [reqs.n * KS_CLASSES + 1] per-request counters
     uint32_t cap_turn;
     uint32_t *req_mark; // [cap_req_mark] per request: 1 + the plan's batch last counted, its blocks there
     uint32_t *req_count;
@@ -240,10 +238,8 @@ struct ks_tally_fifo {
 };
 
 struct ks_tally {
-    struct ks_tally_req *req;
-    uint32_t n_req, cap_req;
-    uint32_t *free_req; // [cap_req] ids to reuse
-    uint32_t n_free_req;
+    struct ks_tally_req *req; // [reqs.cap]
+    struct ks_ids reqs;       // requests ever made (reqs.n) and the freed ones
     struct ks_tally_fifo fifo[KS_TIERS];
     // the plan's demotions until they land (ks_cache_land, or the next call that changes the
     // tally): out[t][d] blocks left t for d, hand[d] of them took pages
@@ -265,13 +261,18 @@ int ks_tally_plan(struct ks_cache *c, struct ks_plan *plan);
 void ks_tally_land(struct ks_cache *c);
 uint64_t ks_tally_bytes(const struct ks_cache *c);
 int ks_tally_check(const struct ks_cache *c, char *msg, size_t len);
+// Live request req of a tally, or NULL.
+static inline struct ks_tally_req *ks_tally_req_of(const struct ks_tally *y, uint32_t req)
+{
+    return req < y->reqs.n && y->req[req].live ? &y->req[req] : NULL;
+}
 
 // cache.c
 void ks_cache_release_block(struct ks_cache *c, uint32_t id);
 // Live request req, or NULL.
 static inline struct ks_req *ks_cache_req_of(const struct ks_cache *c, uint32_t req)
 {
-    return req < c->n_req && c->req[req].live ? &c->req[req] : NULL;
+    return req < c->reqs.n && c->req[req].live ? &c->req[req] : NULL;
 }
 
 // buffer.c: the device buffers (cache.h, "Device buffers")

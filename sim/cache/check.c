@@ -62,7 +62,7 @@ struct tally {
 // entry a live block.
 static int check_maps(const struct ks_cache *c, struct tally *x, char *msg, size_t len)
 {
-    for (uint32_t r = 0; r < c->n_req; r++) {
+    for (uint32_t r = 0; r < c->reqs.n; r++) {
         if (!c->req[r].live)
             continue;
         uint32_t n0 = c->req[r].seq[0].n;

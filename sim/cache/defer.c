@@ -120,7 +120,7 @@ uint32_t ks_cache_deferred(const struct ks_cache *c, uint32_t req, uint32_t grou
 
 KS_PREFETCH_FN void ks_cache_warm_req(const struct ks_cache *c, uint32_t req, int stage)
 {
-    if (req >= c->n_req)
+    if (req >= c->reqs.n)
         return;
     const struct ks_req *q = &c->req[req];
     if (stage == 0) {
@@ -185,7 +185,7 @@ int ks_cache_access_past(struct ks_cache *c, uint32_t req, uint32_t group, const
 int ks_cache_settle(struct ks_cache *c, uint32_t req)
 {
     if (c->tally) // nothing is deferred: a tally takes no access
-        return req < c->tally->n_req && c->tally->req[req].live ? KS_OK : KS_EINVAL;
+        return ks_tally_req_of(c->tally, req) ? KS_OK : KS_EINVAL;
     struct ks_req *q = ks_cache_req_of(c, req);
     if (!q)
         return KS_EINVAL;
@@ -228,7 +228,7 @@ void ks_defer_rebase(struct ks_cache *c, double factor)
         ks_defer_settle_all(c);
         return;
     }
-    for (uint32_t r = 0; r < c->n_req && c->def_pending; r++) {
+    for (uint32_t r = 0; r < c->reqs.n && c->def_pending; r++) {
         struct ks_agg *a = c->req[r].live ? c->req[r].agg : NULL;
         for (uint32_t i = 0; a && i < a->n_def; i++)
             a->def[i].gain *= factor;
@@ -237,7 +237,7 @@ void ks_defer_rebase(struct ks_cache *c, double factor)
 
 int ks_defer_settle_all(struct ks_cache *c)
 {
-    for (uint32_t r = 0; r < c->n_req && c->def_pending && c->def_status == KS_OK; r++)
+    for (uint32_t r = 0; r < c->reqs.n && c->def_pending && c->def_status == KS_OK; r++)
         if (c->req[r].live)
             ks_defer_settle_kept(c, r);
     return c->def_status;

@@ -453,9 +453,9 @@ static int assemble(struct ks_cache *c, struct ks_plan *plan, uint8_t max_depth)
 // (the owner of the block's chunk) has, counted with a mark per request.
 static int count_per_req(struct ks_cache *c, const struct ks_plan *plan)
 {
-    if (c->cap_req_mark < c->n_req) {
+    if (c->cap_req_mark < c->reqs.n) {
         uint32_t cap = c->cap_req_mark;
-        if (ks_grow((void **)&c->req_mark, &cap, c->n_req, sizeof *c->req_mark) != KS_OK)
+        if (ks_grow((void **)&c->req_mark, &cap, c->reqs.n, sizeof *c->req_mark) != KS_OK)
             return KS_ENOMEM;
         uint32_t *n = realloc(c->req_count, (size_t)cap * sizeof *n);
         if (!n)
@@ -504,7 +504,7 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
         c->cand[n++] = cd;
     }
     c->n_cand = n;
-    if (ks_grow((void **)&c->turn, &c->cap_turn, c->n_req * KS_CLASSES + 1, sizeof *c->turn) != KS_OK)
+    if (ks_grow((void **)&c->turn, &c->cap_turn, c->reqs.n * KS_CLASSES + 1, sizeof *c->turn) != KS_OK)
         return KS_ENOMEM;
     for (uint32_t i = 0; i < c->n_cand; i++) // reset only the counters in use
         c->turn[c->cand[i].req * KS_CLASSES + c->cand[i].klass] = 0;

@@ -43,16 +43,11 @@ void ks_tally_free(struct ks_cache *c)
     if (!y)
         return;
     free(y->req);
-    free(y->free_req);
+    ks_ids_fini(&y->reqs);
     for (int t = 0; t < KS_TIERS; t++)
         free(y->fifo[t].run);
     free(y);
     c->tally = NULL;
-}
-
-static struct ks_tally_req *req_of(const struct ks_tally *y, uint32_t req)
-{
-    return req < y->n_req && y->req[req].live ? &y->req[req] : NULL;
 }
 
 // The chunks a group's `own` blocks take.
@@ -205,25 +200,8 @@ int ks_tally_req_new(struct ks_cache *c, uint32_t *out)
 {
     struct ks_tally *y = c->tally;
     uint32_t r;
-    if (y->n_free_req) {
-        r = y->free_req[--y->n_free_req];
-    } else {
-        if (y->n_req == UINT32_MAX - 1)
-            return KS_ENOMEM;
-        uint32_t cap = y->cap_req;
-        if (ks_grow((void **)&y->req, &y->cap_req, y->n_req + 1, sizeof *y->req) != KS_OK)
-            return KS_ENOMEM;
-        if (y->cap_req != cap) {
-            uint32_t *f = realloc(y->free_req, (size_t)y->cap_req * sizeof *f);
-            if (!f) {
-                y->cap_req = cap;
-                return KS_ENOMEM;
-            }
-            y->free_req = f;
-        }
-        r = y->n_req++;
-        y->req[r].gen = 0;
-    }
+    if (ks_ids_take(&y->reqs, (void **)&y->req, sizeof *y->req, &r) != KS_OK)
+        return KS_ENOMEM;
     struct ks_tally_req *q = &y->req[r];
     *q = (struct ks_tally_req){.gen = q->gen, .src = KS_NONE, .live = 1};
     *out = r;
@@ -234,7 +212,7 @@ int ks_tally_req_share(struct ks_cache *c, uint32_t req, uint32_t src, uint32_t 
 {
     struct ks_tally *y = c->tally;
     ks_tally_land(c);
-    struct ks_tally_req *d = req_of(y, req), *s = req_of(y, src);
+    struct ks_tally_req *d = ks_tally_req_of(y, req), *s = ks_tally_req_of(y, src);
     // as block by block: src's blocks are mapped by src and its sharers
     if (!d || !s || req == src || d->len != 0 || n > s->len || s->sharers + 1 >= KS_REFS_MAX)
         return KS_EINVAL;
@@ -248,7 +226,7 @@ int ks_tally_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
 {
     struct ks_tally *y = c->tally;
     ks_tally_land(c);
-    struct ks_tally_req *q = req_of(y, req);
+    struct ks_tally_req *q = ks_tally_req_of(y, req);
     if (!q || tier >= KS_TIERS)
         return KS_EINVAL;
     uint64_t pages = 0, total = (uint64_t)n * c->p.groups;
@@ -292,7 +270,7 @@ static void release(struct ks_cache *c, uint32_t req)
     y->chunks -= chunks_of(q->len - q->prefix) * c->p.groups;
     q->gen++;
     q->live = q->held = 0;
-    y->free_req[y->n_free_req++] = req;
+    ks_ids_give(&y->reqs, req);
     uint32_t src = q->src;
     if (src != KS_NONE) {
         struct ks_tally_req *s = &y->req[src];
@@ -305,7 +283,7 @@ int ks_tally_req_free(struct ks_cache *c, uint32_t req)
 {
     struct ks_tally *y = c->tally;
     ks_tally_land(c);
-    struct ks_tally_req *q = req_of(y, req);
+    struct ks_tally_req *q = ks_tally_req_of(y, req);
     if (!q)
         return KS_EINVAL;
     if (q->sharers > 0) { // its prefix stays for the requests that map it
@@ -319,7 +297,7 @@ int ks_tally_req_free(struct ks_cache *c, uint32_t req)
 
 uint32_t ks_tally_req_len(const struct ks_cache *c, uint32_t req)
 {
-    const struct ks_tally_req *q = req_of(c->tally, req);
+    const struct ks_tally_req *q = ks_tally_req_of(c->tally, req);
     return q ? q->len : 0;
 }
 
@@ -347,7 +325,7 @@ int ks_tally_plan(struct ks_cache *c, struct ks_plan *plan)
 uint64_t ks_tally_bytes(const struct ks_cache *c)
 {
     const struct ks_tally *y = c->tally;
-    uint64_t n = sizeof *c + sizeof *y + (uint64_t)y->cap_req * (sizeof *y->req + sizeof *y->free_req);
+    uint64_t n = sizeof *c + sizeof *y + (uint64_t)y->reqs.cap * (sizeof *y->req + sizeof *y->reqs.free);
     for (int t = 0; t < KS_TIERS; t++)
         n += (uint64_t)y->fifo[t].cap * sizeof *y->fifo[t].run;
     return n;
@@ -357,7 +335,7 @@ int ks_tally_check(const struct ks_cache *c, char *msg, size_t len)
 {
     const struct ks_tally *y = c->tally;
     uint64_t held[KS_TIERS] = {0}, runs[KS_TIERS] = {0}, chunks = 0;
-    for (uint32_t r = 0; r < y->n_req; r++) {
+    for (uint32_t r = 0; r < y->reqs.n; r++) {
         const struct ks_tally_req *q = &y->req[r];
         if (!q->live && !q->held)
             continue;

@@ -1,5 +1,9 @@
 # Unit tests of the helpers every library uses (sim/base), one executable
 # each: base.<module>.
+# arrays grown by doubling, and freed indices taken again, the last freed first
+ks_add_test(base.grow test_grow.c)
+target_link_libraries(base_grow PRIVATE ks_base)
+
 ks_add_test(base.heap test_heap.c)
 target_link_libraries(base_heap PRIVATE ks_base)
 
