@@ -27,7 +27,8 @@
 -- (0.79-0.86 wall s per simulated s here, every figure within 2% of full
 -- detail on 3 seeds of 5; at detail.layers=8 every figure within 2% on 5 of
 -- 5 at 1.05-1.18; since the followers keep tallies, eacbb55, 0.87 of that
--- time, measured alternating: README, "The simulator's speed"):
+-- time, measured alternating; remade with them on a slower VM, 1.15-1.37:
+-- README, "The simulator's speed"):
 --   build/kvstrata run scenarios/cluster_64x8_loaded.lua --set detail.nodes=8 \
 --     --set detail.gpus=8 --set detail.follow=time --set detail.layers=4 -o /tmp/loaded.h5
 -- How to read: wall_s over sim_time, steps and block_accesses per wall
