@@ -27,7 +27,7 @@ struct ks_ids {
 // Takes an index of *arr (elements of sz bytes, ids->cap of them): the last
 // freed, else ids->n, whose element is zeroed after *arr grows to hold it
 // (the stack grows with it, so that it can hold every index). KS_OK, or
-// KS_ENOMEM with nothing changed.
+// KS_ENOMEM with no index taken (*arr may have moved to a larger block).
 int ks_ids_take(struct ks_ids *ids, void **arr, size_t sz, uint32_t *id);
 
 // Gives index id back (it must have been taken and not given back since).
