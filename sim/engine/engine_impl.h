@@ -44,6 +44,10 @@ struct gpu {
     sg_mutex_t mu;
     sg_cond_t work, done, arrive;
     uint32_t idle_lanes;             // lanes waiting on work (ks_engine_wake_lanes)
+    // the step driver waits on done while awaited(g, await_layer) holds
+    // (decode.c's wait_done); NULL when it does not wait
+    int (*awaited)(const struct gpu *g, uint32_t layer);
+    uint32_t await_layer;
     struct ks_step_job *jobs;        // this step's batches, for the lanes
     uint32_t n_jobs, cap_jobs;
     uint32_t jobs_landed;            // jobs[0 .. jobs_landed) have landed: the scans of the list start there
@@ -149,9 +153,9 @@ void ks_engine_link_records(struct sim *m, struct ks_run_result *r);
 // The host of a GPU's tier: the GPU for L1, the node's CPU for L2, the L3 device's.
 sg_host_t ks_engine_tier_host(const struct gpu *g, unsigned tier);
 void ks_engine_lane(int argc, char **argv); // actor: argv[1] = struct gpu *
-// A job may have become ready: wakes one of g's lanes that wait for one (a
-// lane woken that takes a job wakes the next, so each wake-up finds work but
-// the last).
+// When a job is ready that no lane has taken, wakes one of g's lanes that
+// wait for one (a lane that takes a job calls it again, so the wake-ups pass
+// on while jobs are left, and none finds nothing).
 void ks_engine_wake_lanes(struct gpu *g);
 
 // ---- decode.c ----
