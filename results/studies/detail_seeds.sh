@@ -20,7 +20,13 @@
 # of wall time per simulated second, a level 0.5-0.95 (in time, 2026-12-05:
 # 0.6-1.1). The table's header gives `bench cache`'s speed before and after
 # the levels ran, a yardstick for their wall times on a machine whose speed
-# drifts (this VM's by up to 40% from one day to the next).
+# drifts (this VM's by up to 40% from one day to the next). REFS=DIR keeps
+# the references: a seed's full-detail summary is read from DIR/ref.SEED.json
+# when DIR/ref.SEED.txt names the same reference command (its first line),
+# else made and written there, with the commit it was made at (second line);
+# the table's header names the commits of the references it used. Reuse is
+# for a change that leaves full detail as it was (its summaries the same):
+# the references then cost nothing, and a level's study takes minutes.
 # Seeds 4 and 5 at 4 layers in time, detail_seeds_time_seeds45.md:
 # LEVEL=time SEEDS="4 5" LAYERS=4 OUT=results/studies/detail_seeds_time_seeds45.md
 set -euo pipefail
@@ -49,11 +55,27 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 figures=(output_throughput tpot_p50 tpot_p99 itl_p50 itl_p99 ttft_p50 hit_rate_l1 hit_rate_l2 stall_fraction migrated_bytes_l2_l1 migrated_bytes_l1_l2)
 sums=(output_throughput migrated_bytes_l2_l1 migrated_bytes_l1_l2) # the level's are all the nodes'
+refs_dir=${REFS:-}
+ref_args() { # seed: the reference's command line after the binary
+    echo "run $scen --set platform.nodes=$ref_nodes --set workload.arrival.concurrency=$((ref_nodes * per_node)) --set duration=$dur --set seed=$1"
+}
 ref() { # seed
-    "$ks" run "$scen" --set platform.nodes=$ref_nodes --set workload.arrival.concurrency=$((ref_nodes * per_node)) --set duration="$dur" \
-        --set seed="$1" -o "$tmp/ref.$1.h5" --json > "$tmp/ref.$1.json" 2> "$tmp/err.$1" || { cat "$tmp/err.$1" >&2; return 1; }
+    local args
+    args=$(ref_args "$1")
+    if [ -n "$refs_dir" ] && [ -f "$refs_dir/ref.$1.json" ] && [ "$(sed -n 1p "$refs_dir/ref.$1.txt" 2> /dev/null)" = "$args" ]; then
+        cp "$refs_dir/ref.$1.json" "$tmp/ref.$1.json"
+        echo "detail_seeds: seed $1, full detail of $ref_nodes nodes: kept in $refs_dir (kvstrata $(sed -n 2p "$refs_dir/ref.$1.txt"))" >&2
+        return 0
+    fi
+    # shellcheck disable=SC2086 # the arguments are words without spaces
+    "$ks" $args -o "$tmp/ref.$1.h5" --json > "$tmp/ref.$1.json" 2> "$tmp/err.$1" || { cat "$tmp/err.$1" >&2; return 1; }
     rm -f "$tmp/ref.$1.h5"
     echo "detail_seeds: seed $1, full detail of $ref_nodes nodes: $(jq .wall_s "$tmp/ref.$1.json") s" >&2
+    if [ -n "$refs_dir" ]; then
+        mkdir -p "$refs_dir"
+        cp "$tmp/ref.$1.json" "$refs_dir/ref.$1.json"
+        printf '%s\n%s\n' "$args" "$(git rev-parse --short HEAD)" > "$refs_dir/ref.$1.txt"
+    fi
 }
 pids=()
 for s in "${seeds[@]}"; do
@@ -105,6 +127,10 @@ done
     echo "load per GPU (\`--set platform.nodes=$ref_nodes --set workload.arrival.concurrency=$((ref_nodes * per_node)) --set duration=$dur\`): $((nodes * gpn))"
     echo "GPUs at full detail do not fit in this machine's memory. The level's sums (${sums[*]}) are"
     echo "divided by $scale. Figures: ${figures[*]}. Wall s per simulated s: the median of $reps runs (wall_s / sim_time)."
+    if [ -n "$refs_dir" ]; then
+        made=$(for s in "${seeds[@]}"; do sed -n 2p "$refs_dir/ref.$s.txt"; done | sort -u | tr '\n' ' ')
+        echo "References kept in \`$refs_dir\`, made by kvstrata ${made% }."
+    fi
     echo "The machine's speed before and after the levels ran (\`kvstrata ${yard[*]}\`, median of 3):"
     echo "$yard_before and $yard_after M accesses/s; the wall times scale with it."
     echo
