@@ -731,11 +731,12 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
             if (d->ahead && per_layer && !done)
                 warm_access(d, a, l, groups);
             int st = KS_OK;
+            struct ks_access_report rep = {0};
             if (!done && uniform && k == nb && k > 0)
                 st = ks_cache_access_uniform(c, a->req, l, mass[0], &done, NULL);
             if (st == KS_OK && !done)
-                st = ks_cache_access(c, a->req, l, d->acc, k, d->where, NULL);
-            if (st == KS_OK && !done)
+                st = ks_cache_access(c, a->req, l, d->acc, k, d->where, &rep);
+            if (st == KS_OK && !done && rep.misses > 0) // most accesses of a loaded GPU find L1
                 st = note_misses(d, a->req, l, k);
             if (st != KS_OK)
                 return failed(err, len, "a decode step", st);
