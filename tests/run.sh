@@ -19,7 +19,7 @@ build=${KS_BUILD:-build}
 jobs=${KS_JOBS:-$(nproc)}
 
 packages=(cmake make gcc pkg-config libsimgrid-dev liblua5.4-dev lua5.4 libhdf5-dev hdf5-tools
-          libcmocka-dev libjansson-dev liburing-dev libjemalloc-dev fio jq gnuplot-nox python3-h5py python3-numpy time gdb
+          libcmocka-dev libjansson-dev liburing-dev fio jq gnuplot-nox python3-h5py python3-numpy time gdb
           chromium)
 bash tests/install.sh tests/run.sh "${packages[@]}"
 

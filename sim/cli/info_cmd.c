@@ -1,11 +1,10 @@
 // info_cmd.c - `kvstrata info`: the version, the build, this machine's CPU
-// the allocator, and the CUDA devices that answer now (see info_cmd.h).
+// and the CUDA devices that answer now (see info_cmd.h).
 #include "info_cmd.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "allocator.h"
 #include "device.h"
 #include "json.h"
 #include "machine.h"
@@ -37,8 +36,6 @@ static int run_info(const struct ks_cli_cmd *cmd, int argc, char **argv)
     err |= ks_json_set_str(o, "build_type", KS_BUILD_TYPE[0] ? KS_BUILD_TYPE : "none");
     err |= ks_json_set_str(o, "cpu", m.cpu);
     err |= ks_json_set_int(o, "cores", m.cores);
-    char alloc[128];
-    err |= ks_json_set_str(o, "allocator", ks_allocator(alloc, sizeof alloc));
     err |= ks_json_set_bool(o, "cuda_kernels", strcmp(ks_device_backend(), "cuda") == 0);
     err |= ks_json_set_str(o, "device_backend", ks_device_backend());
     err |= ks_json_set_int(o, "cuda_devices", n);
@@ -51,12 +48,10 @@ static int run_info(const struct ks_cli_cmd *cmd, int argc, char **argv)
 
 const struct ks_cli_cmd ks_info_cmd = {
     .name = "info",
-    .summary = "Show the version, the build, the CPU, the allocator and the CUDA devices usable now",
+    .summary = "Show the version, the build, the CPU and the CUDA devices usable now",
     .about = "Reports the version, the build type, this machine's CPU (`cpu`: the model\n"
              "/proc/cpuinfo names first, as calibrations and `validate` record it; `cores`:\n"
-             "the online CPUs), the malloc the process runs on (`allocator`: jemalloc and its\n"
-             "version where the build linked it, else \"C library\"), whether CUDA kernels\n"
-             "are compiled in, and how many CUDA devices answer now (0, with the reason, when\n"
-             "none does).\n",
+             "the online CPUs), whether CUDA kernels are compiled in, and how many CUDA\n"
+             "devices answer now (0, with the reason, when none does).\n",
     .run = run_info,
 };

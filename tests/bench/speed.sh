@@ -143,9 +143,6 @@ else
     new_bin=$root/build/kvstrata
     new_desc="build/kvstrata, $(git describe --always --dirty 2>/dev/null || echo '?'), $(build_type build)"
 fi
-# the malloc a binary runs on (kvstrata info's allocator; older binaries do not say)
-alloc_of() { "$1" info --json 2> /dev/null | jq -r '"malloc: " + (.allocator // "not reported")' || echo "malloc: ?"; }
-new_desc+=", $(alloc_of "$new_bin")"
 bins=(new)
 if [ -n "$base_rev" ]; then
     sha=$(git rev-parse --verify --quiet "$base_rev^{commit}") || fail "--base $base_rev: no such commit"
@@ -161,7 +158,6 @@ elif [ -n "$base_bin" ]; then
     base_desc=$base_bin
     bins=(base new)
 fi
-[ -n "$base_bin" ] && base_desc+=", $(alloc_of "$base_bin")"
 
 # case_cmd CASE: sets kind (run or cache), args (the command after the binary)
 # and what (one line saying what runs).
