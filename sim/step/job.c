@@ -57,12 +57,17 @@ int ks_step_needed_unlanded(const struct ks_step_job *jobs, uint32_t n, uint32_t
 
 uint32_t ks_step_ready_layers(const struct ks_step_job *jobs, uint32_t n, uint32_t layer, uint32_t layers)
 {
-    if (!ks_step_needed_unlanded(jobs, n, UINT32_MAX - 1))
+    // one pass: the run ends at the first layer an unlanded needed job holds
+    // up (at least one layer, the caller's), else at the last layer
+    uint32_t first = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (jobs[i].needed && !jobs[i].landed && jobs[i].layer < first)
+            first = jobs[i].layer;
+    if (first == UINT32_MAX)
         return layers - layer;
-    uint32_t run = 1;
-    while (layer + run < layers && !ks_step_needed_unlanded(jobs, n, layer + run))
-        run++;
-    return run;
+    if (layer + 1 >= layers || first <= layer + 1)
+        return 1;
+    return (first < layers ? first : layers) - layer;
 }
 
 int ks_step_all_landed(const struct ks_step_job *jobs, uint32_t n)

@@ -712,6 +712,35 @@ static void jobs_wait_their_layer(void **state)
     assert_int_equal(ks_step_next_job(j, 4, 0, 2), 3); // layer 3's early copy goes with layer 2
 }
 
+// The layers that can run without waiting (one pass over the jobs) are
+// what asking layer by layer whether an unlanded needed job holds each one
+// up gives, on random job lists (some needed, some landed, layers past the
+// model's and KS_NONE among them), from every layer.
+static void ready_layers_by_definition(void **state)
+{
+    (void)state;
+    struct ks_rng rng;
+    ks_rng_seed(&rng, 7);
+    struct ks_step_job j[12];
+    for (int t = 0; t < 2000; t++) {
+        uint32_t n = (uint32_t)(ks_rng_next(&rng) % 13), layers = 1 + (uint32_t)(ks_rng_next(&rng) % 10);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t r = ks_rng_next(&rng);
+            j[i] = (struct ks_step_job){.needed = r & 1, .landed = (r >> 1) % 3 == 0,
+                                        .layer = (r >> 8) % 16 == 0 ? KS_NONE : (uint32_t)((r >> 16) % (layers + 3))};
+        }
+        for (uint32_t layer = 0; layer < layers; layer++) {
+            uint32_t want = layers - layer;
+            if (ks_step_needed_unlanded(j, n, UINT32_MAX - 1)) {
+                want = 1;
+                while (layer + want < layers && !ks_step_needed_unlanded(j, n, layer + want))
+                    want++;
+            }
+            assert_int_equal(ks_step_ready_layers(j, n, layer, layers), want);
+        }
+    }
+}
+
 // The job of a batch: needed from its first missed layer, early batches
 // starting a layer before (never before layer 0).
 static void job_start_layer(void **state)
@@ -863,6 +892,7 @@ int main(void)
         cmocka_unit_test(jobs_wait_their_layer),
         cmocka_unit_test(job_start_layer),
         cmocka_unit_test(jobs_keep_a_lane),
+        cmocka_unit_test(ready_layers_by_definition),
         cmocka_unit_test(job_split_by_layer),
         cmocka_unit_test(layer_drawn_per_request),
         cmocka_unit_test(prefill_pairs_closed_form),
