@@ -7,7 +7,9 @@
 # new; --new KVSTRATA uses that binary instead) and, with --base REV, builds
 # REV in a temporary git worktree (--base-bin KVSTRATA: that binary is the
 # base); then runs each case N times (--reps, default 3) with each
-# binary, interleaved (base, new, base, new, ...), keeps for each binary the
+# binary, interleaved with the order turned each time (base, new, new, base,
+# base, new, ...: on the VM the second of two runs in a row ran about 3%
+# faster, 2026-12-07, README "followers in time"), keeps for each binary the
 # repetition of median wall time, and prints one table: per case and binary
 # the wall seconds (the command's own clock: the simulation, or bench cache's
 # timed loop), the whole process's seconds, simulated seconds, wall seconds
@@ -283,7 +285,9 @@ for c in "${list[@]}"; do
     fi
     for b in "${bins[@]}"; do : > "$tmp/$c.$b.reps"; done
     for r in $(seq "$reps"); do
-        for b in "${bins[@]}"; do
+        order=("${bins[@]}")
+        [ $((r % 2)) = 0 ] && [ ${#bins[@]} = 2 ] && order=("${bins[1]}" "${bins[0]}")
+        for b in "${order[@]}"; do
             bin=$new_bin
             [ "$b" = base ] && bin=$base_bin
             echo "speed.sh: $c, $b, $r/$reps" >&2
