@@ -701,24 +701,21 @@ static int access_all(struct ks_step *d, uint32_t now_step, double *kv_hbm, doub
                     hold(d, 0);
                     if (belady) // the trace knows when each block is read again
                         ks_selection_next_uses(a->sr, d->dist);
-                    // a block before the context's last is whole: the tokens
-                    // are counted block by block only when the last one (or
-                    // one past it) is among them
-                    uint32_t last = nb ? nb - 1 : 0, tail = 0;
+                    // a block before the context's last is whole: only the
+                    // last one (or one past it) counts its tokens apart
+                    uint64_t bs = s->cache.block_size;
+                    uint32_t last = nb ? nb - 1 : 0;
+                    tokens += (uint64_t)k * bs;
                     for (uint32_t j = 0; j < k; j++) {
                         uint32_t next = KS_NONE;
                         if (belady && d->dist[j] != KS_SELECTION_NEVER &&
                             step + d->dist[j] < a->spec.output_tokens - 1)
                             next = now_step + d->dist[j];
                         d->acc[j] = (struct ks_access){.block = sel[j], .mass = mass[j], .next = next};
-                        tail += sel[j] >= last;
-                    }
-                    uint64_t bs = s->cache.block_size;
-                    if (tail == 0)
-                        tokens += (uint64_t)k * bs;
-                    for (uint32_t j = 0; tail > 0 && j < k; j++) {
-                        uint64_t end = (uint64_t)(sel[j] + 1) * bs;
-                        tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * bs;
+                        if (sel[j] >= last) {
+                            uint64_t end = (uint64_t)(sel[j] + 1) * bs;
+                            tokens += (end <= a->ctx ? end : a->ctx) - (uint64_t)sel[j] * bs - bs;
+                        }
                     }
                 }
                 if (!done && layer_ahead && mark_ahead(d, l, nb, k) != KS_OK)
