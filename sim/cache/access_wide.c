@@ -40,7 +40,7 @@ AVX512 uint32_t ks_access_wide(struct ks_cache *c, const struct ks_seq *s, uint3
     uint32_t i = 0;
     for (; i + 8 <= n; i += 8) {
         for (uint32_t a = i + AHEAD; a < i + AHEAD + 8 && a < n; a++)
-            __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[a].block)));
+            __builtin_prefetch(ks_blocktab_slot(&c->tab, ks_seq_lookup(s, acc[a].block)));
         __m256i j = _mm256_i32gather_epi32((const int *)&acc[i].block, stride, 4);
         __m256 mass = _mm256_i32gather_ps((const float *)&acc[i].mass, stride, 4);
         // ks_seq_lookup without a shared prefix: own[j / 32] + j % 32

@@ -77,7 +77,8 @@ static void apply(const struct ks_cache *c, const struct ks_agg *a, uint32_t g, 
 
 void ks_agg_current(const struct ks_cache *c, uint32_t id, uint64_t *heat, uint32_t *last)
 {
-    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    struct ks_block tmp;
+    const struct ks_block *b = ks_blocktab_peek(&c->tab, id, &tmp);
     *heat = ks_blk_heat(b);
     *last = b->last;
     uint32_t g, pos;
@@ -107,7 +108,9 @@ void ks_agg_flush(struct ks_cache *c, struct ks_req *q)
     if (!a || a->n == 0)
         return;
     // one block's result serves the next ones with the same heat and
-    // recency as long as they lie below every entry that concerns them
+    // recency as long as they lie below every entry that concerns them; a
+    // compact chunk's blocks (blocktab.h) take one result, unless some lie
+    // at or past such an entry's end: then it is written out
     uint64_t h0 = 0, h1 = 0;
     uint32_t l0 = 0, l1 = 0, below = 0;
     for (uint32_t g = 0; g < c->p.groups; g++) {
@@ -115,10 +118,20 @@ void ks_agg_flush(struct ks_cache *c, struct ks_req *q)
         h0 = l0 = below = 0; // the current step's entry may concern this group and not the last
         for (uint32_t p = s->n_prefix; p < s->n; p++) {
             uint32_t id = ks_seq_lookup(s, p);
-            struct ks_block *b = ks_blocktab_get(&c->tab, id);
-            uint64_t h = ks_blk_heat(b);
-            uint32_t l = b->last;
-            if (p >= below || h != h0 || l != l0) {
+            struct ks_compact *x = ks_blocktab_compact(&c->tab, id / KS_CHUNK);
+            struct ks_block *b = NULL;
+            uint64_t h;
+            uint32_t l, top = p; // the last position the result is for
+            if (x) { // its live blocks are the sequence's, from the chunk's first on
+                h = x->heat;
+                l = x->last;
+                top = p - id % KS_CHUNK + (31u - (uint32_t)__builtin_clz(x->live));
+            } else {
+                b = ks_blocktab_get(&c->tab, id);
+                h = ks_blk_heat(b);
+                l = b->last;
+            }
+            if (top >= below || h != h0 || l != l0) {
                 h0 = h1 = h;
                 l0 = l1 = l;
                 below = UINT32_MAX;
@@ -126,6 +139,17 @@ void ks_agg_flush(struct ks_cache *c, struct ks_req *q)
                     if (a->e[i].step > l && a->e[i].blocks < below)
                         below = a->e[i].blocks;
                 apply(c, a, g, p, &h1, &l1);
+            }
+            if (x && top >= below) { // position p's result is h1, l1; the next ones' may differ
+                ks_blocktab_expand(&c->tab, id / KS_CHUNK);
+                x = NULL;
+                b = ks_blocktab_get(&c->tab, id);
+            }
+            if (x) {
+                x->heat = h1;
+                x->last = l1;
+                p = top;
+                continue;
             }
             ks_blk_set_heat(b, h1);
             b->last = l1;
@@ -190,7 +214,8 @@ int ks_agg_in_l1(const struct ks_cache *c, const struct ks_req *q, struct ks_agg
 {
     const struct ks_seq *s = &q->seq[group];
     for (uint32_t p = a->settled[group]; p < s->n; p++) { // the blocks not yet known to be in L1: are they?
-        const struct ks_block *b = ks_blocktab_get(&c->tab, ks_seq_lookup(s, p));
+        struct ks_block tmp;
+        const struct ks_block *b = ks_blocktab_peek(&c->tab, ks_seq_lookup(s, p), &tmp);
         if (ks_blk_tier(b) != KS_L1 || ks_blk_prefetched(b) || ks_blk_refs(b) != 1) {
             a->settled[group] = p;
             return 0;
@@ -233,6 +258,16 @@ static int heat_now(struct ks_cache *c, struct ks_block *b, double m)
     return 1;
 }
 
+// The same for every block of compact chunk x (they share heat and recency).
+static int heat_now_compact(struct ks_cache *c, struct ks_compact *x, double m)
+{
+    if (x->last != c->now)
+        return 0;
+    int rising;
+    x->heat = ks_heat_access(&c->clk, x->heat, m, &rising);
+    return 1;
+}
+
 int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, float mass, int *done,
                             struct ks_access_report *rep)
 {
@@ -265,11 +300,31 @@ int ks_cache_access_uniform(struct ks_cache *c, uint32_t req, uint32_t group, fl
     // arrived lie from `from` on (a block leaving L1 lowered it); those
     // created are the sequence's last ones, and ks_cache_req_grow may have
     // known them in L1 at once (below `from`): the run of them before it.
+    // A compact chunk's blocks share their recency: all of them are used
+    // already, or none; a chunk reaching below `from` is done with those
+    // above it (the backward pass would come to it and go through it).
     double m = mass > 0 ? mass : 0.0;
-    for (uint32_t p = from; p < s->n; p++)
-        heat_now(c, ks_blocktab_get(&c->tab, ks_seq_lookup(s, p)), m);
-    for (uint32_t p = from; p > 0 && heat_now(c, ks_blocktab_get(&c->tab, ks_seq_lookup(s, p - 1)), m); p--)
-        continue;
+    uint32_t lo = from;
+    for (uint32_t p = from; p < s->n; p++) {
+        uint32_t id = ks_seq_lookup(s, p);
+        struct ks_compact *x = ks_blocktab_compact(&c->tab, id / KS_CHUNK);
+        if (!x) {
+            heat_now(c, ks_blocktab_get(&c->tab, id), m);
+            continue;
+        }
+        uint32_t first = p - id % KS_CHUNK;
+        if (heat_now_compact(c, x, m) && first < lo)
+            lo = first;
+        p = first + KS_CHUNK - 1;
+    }
+    for (uint32_t p = lo; p > 0; p--) {
+        uint32_t id = ks_seq_lookup(s, p - 1);
+        struct ks_compact *x = ks_blocktab_compact(&c->tab, id / KS_CHUNK);
+        if (x ? !heat_now_compact(c, x, m) : !heat_now(c, ks_blocktab_get(&c->tab, id), m))
+            break;
+        if (x)
+            p -= id % KS_CHUNK; // past the chunk's first block
+    }
     a->accounted[group] = c->now + 1u;
     if (!have) {
         if (a->n == 0)

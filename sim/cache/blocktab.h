@@ -17,11 +17,25 @@
 // beyond a high-water mark and are handed out in order, lowest first, when
 // no freed chunk is waiting; a freed chunk is reused first, last freed first.
 //
+// A chunk may be compact (ks_blocktab_chunk_alloc's `compact`): while every
+// live id of it is resident in L1 with one heat and one recency, not
+// prefetched and mapped once (a prompt's blocks placed together, then read
+// alike every step), its entries are not written in the table: a record
+// holds each id's page and generation and the ids' shared heat and recency,
+// 208 bytes where the entries take 512, and the table's memory there is
+// never touched (bigmem.h: a chunk that never is costs nothing). Its entries
+// are written out (expanded) the first time anything would write one alone
+// (ks_blocktab_get): a block moved, accessed on its own, shared; readers
+// that write nothing see them through ks_blocktab_peek. Which form a chunk
+// has changes no result: ids, pages and every entry's value are the same.
+//
 // Invariants: a free entry has state KS_BLK_FREE; a live entry has refs >= 1,
 // except a block in flight whose last owner has gone (refs == 0), freed when
 // its migration is confirmed or aborted. Chunks from hwm on are free, never
 // used, with zero entries and records; the freed stack holds chunks below
-// hwm only.
+// hwm only. A compact chunk's entries in the table have never been written
+// (zero: only a chunk never used becomes compact), its record says what they
+// are (ks_blocktab_peek); n_compact records are in use.
 #ifndef KS_BLOCKTAB_H
 #define KS_BLOCKTAB_H
 
@@ -92,6 +106,18 @@ struct ks_chunk {
     uint32_t pos;   // logical position of the chunk's first id
     uint16_t group; // layer group of the owning sequence
     uint16_t live;  // ids of this chunk in use
+    uint32_t cmp;   // 1 + its compact record's index in cmp; 0: not compact
+};
+
+// A compact chunk's entries: a live id is resident in L1 at its page, with
+// the shared heat and recency, reference count 1, not prefetched; a free id
+// is free. Each id keeps its generation.
+struct ks_compact {
+    uint32_t page[KS_CHUNK]; // L1 page of each live id
+    uint16_t gen[KS_CHUNK];  // generation of each id
+    uint64_t heat;           // heat code of every live id
+    uint32_t last;           // recency of every live id
+    uint32_t live;           // bit i set: id (chunk * KS_CHUNK + i) is live
 };
 
 struct ks_blocktab {
@@ -103,6 +129,10 @@ struct ks_blocktab {
     uint32_t hwm;            // chunks [0, hwm) have been handed out; the rest never
     uint32_t live;           // live ids
     size_t mark;             // bytes of blk below which ks_bigmem_use has been told
+    struct ks_compact *cmp;  // [cap_cmp] compact records, in use or on cmp_free
+    uint32_t *cmp_free;      // [cap_cmp_free] records below n_cmp not in use
+    uint32_t n_cmp, cap_cmp, n_cmp_free, cap_cmp_free;
+    uint32_t n_compact;      // records in use: compact chunks
 };
 
 // Sizes the table for at least n_blocks ids (rounded up to whole chunks).
@@ -112,15 +142,39 @@ void ks_blocktab_fini(struct ks_blocktab *t);
 
 // Takes a free chunk for (req, group) starting at logical position pos: the
 // last freed, else the lowest never used. Returns the chunk's first id, or
-// KS_NONE when none is free.
-uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t group, uint32_t pos);
+// KS_NONE when none is free. compact: the chunk is to be compact where it
+// can (one never used, or compact when freed; not when out of memory); a
+// compact chunk taken without is expanded.
+uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t group, uint32_t pos, int compact);
 
 // Marks id live (refs 1, heat 0) with the given location. The generation is
-// the one the id had when it was released (bumped then).
+// the one the id had when it was released (bumped then). A compact chunk
+// stays compact if the id goes to L1 and its live ids, if any, have heat 0
+// and recency `step`; otherwise it is expanded first.
 void ks_blocktab_use(struct ks_blocktab *t, uint32_t id, uint32_t page, unsigned tier, uint32_t step);
 
 // Releases a live id; its chunk returns to the free list with its last id.
 void ks_blocktab_release(struct ks_blocktab *t, uint32_t id);
+
+// Writes compact chunk k's entries into the table; k is no longer compact.
+void ks_blocktab_expand(struct ks_blocktab *t, uint32_t k);
+
+// The record of chunk k when it is compact, else NULL.
+static inline struct ks_compact *ks_blocktab_compact(const struct ks_blocktab *t, uint32_t k)
+{
+    return t->n_compact && t->chunk[k].cmp ? &t->cmp[t->chunk[k].cmp - 1] : NULL;
+}
+
+// Compact chunk record x's entry i.
+static inline struct ks_block ks_compact_entry(const struct ks_compact *x, uint32_t i)
+{
+    uint64_t gen = (uint64_t)x->gen[i] << 38;
+    if (!(x->live >> i & 1u))
+        return (struct ks_block){.loc = 0, .last = 0, .meta = gen};
+    return (struct ks_block){.loc = (x->page[i] & KS_PAGE_MAX) | ((uint32_t)KS_L1 << 27) | ((uint32_t)KS_BLK_RESIDENT << 29),
+                             .last = x->last,
+                             .meta = x->heat | gen | (UINT64_C(1) << 51)};
+}
 
 // Free chunks: freed ones and those never used.
 static inline uint32_t ks_blocktab_chunks_free(const struct ks_blocktab *t)
@@ -134,13 +188,35 @@ static inline uint32_t ks_blocktab_ids_used(const struct ks_blocktab *t)
     return t->hwm * KS_CHUNK;
 }
 
-static inline struct ks_block *ks_blocktab_get(const struct ks_blocktab *t, uint32_t id)
+// Block id's entry, to read or write: a compact chunk's is expanded first.
+static inline struct ks_block *ks_blocktab_get(struct ks_blocktab *t, uint32_t id)
+{
+    if (t->n_compact && t->chunk[id / KS_CHUNK].cmp)
+        ks_blocktab_expand(t, id / KS_CHUNK);
+    return &t->blk[id];
+}
+
+// Block id's entry, to read only: in the table, or built in *tmp from a
+// compact chunk's record.
+static inline const struct ks_block *ks_blocktab_peek(const struct ks_blocktab *t, uint32_t id, struct ks_block *tmp)
+{
+    const struct ks_compact *x = ks_blocktab_compact(t, id / KS_CHUNK);
+    if (!x)
+        return &t->blk[id];
+    *tmp = ks_compact_entry(x, id % KS_CHUNK);
+    return tmp;
+}
+
+// Where block id's entry lies in the table, for a prefetch hint only (a
+// compact chunk's is not its entry).
+static inline const struct ks_block *ks_blocktab_slot(const struct ks_blocktab *t, uint32_t id)
 {
     return &t->blk[id];
 }
 
-// Bytes the table is sized for (entries, chunk records, freed stack); it
-// commits them only as far as it has been used.
+// Bytes the table is sized for (entries, chunk records, freed stack; it
+// commits them only as far as it has been used) and the compact records it
+// holds room for.
 uint64_t ks_blocktab_bytes(const struct ks_blocktab *t);
 
 #endif

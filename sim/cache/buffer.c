@@ -194,7 +194,8 @@ static int spare_valid(const struct ks_cache *c, uint32_t i)
     const struct ks_buf *b = &c->bufs[i];
     if (b->spare == KS_NONE || b->spare_step != c->now + 1u)
         return 0;
-    const struct ks_block *k = ks_blocktab_get(&c->tab, b->spare);
+    struct ks_block tmp;
+    const struct ks_block *k = ks_blocktab_peek(&c->tab, b->spare, &tmp);
     return ks_blk_state(k) == KS_BLK_RESIDENT && ks_blk_tier(k) == KS_L1 && ks_buf_of_page(c, ks_blk_page(k)) == i &&
            c->tier[KS_L1].owner[ks_blk_page(k)] == b->spare && ks_blk_last(c, b->spare) != c->now;
 }
@@ -239,10 +240,10 @@ uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err)
             uint32_t got = ks_evict_select_buffer(c, c->touched[k], want - 1, c->samp, &b->spare);
             b->spare_step = c->now + 1u;
             for (uint32_t v = 0; v < got && v < KS_AHEAD; v++) // the scan may not have read them (lru)
-                __builtin_prefetch(ks_blocktab_get(&c->tab, c->samp[v]), 1);
+                __builtin_prefetch(ks_blocktab_slot(&c->tab, c->samp[v]), 1);
             for (uint32_t v = 0; v < got; v++) {
                 if (v + KS_AHEAD < got)
-                    __builtin_prefetch(ks_blocktab_get(&c->tab, c->samp[v + KS_AHEAD]), 1);
+                    __builtin_prefetch(ks_blocktab_slot(&c->tab, c->samp[v + KS_AHEAD]), 1);
                 if (!drop(c, c->samp[v])) {
                     b->spare = KS_NONE; // a victim stays: it, not the spare, goes next
                     break;
@@ -255,7 +256,7 @@ uint32_t ks_buffer_room(struct ks_cache *c, uint32_t n, int *err)
     uint32_t placed = 0;
     for (uint32_t k = 0; k < n; k++) {
         if (k + KS_AHEAD < n)
-            __builtin_prefetch(ks_blocktab_get(&c->tab, c->adm_id[k + KS_AHEAD]));
+            __builtin_prefetch(ks_blocktab_slot(&c->tab, c->adm_id[k + KS_AHEAD]));
         uint32_t id = c->adm_id[k];
         const struct ks_block *blk = ks_blocktab_get(&c->tab, id);
         uint32_t page = take_free(c, buf_of(c, id), id);
@@ -309,7 +310,8 @@ int ks_buffer_check(const struct ks_cache *c, char *msg, size_t len)
                     b->req, b->group, id, ch->req, ch->group);
             if (b->state == KS_BUF_FREE)
                 BAD("L1 page %u of free buffer %u holds block %u", p, i, id);
-            const struct ks_block *k = ks_blocktab_get(&c->tab, id);
+            struct ks_block tmp;
+            const struct ks_block *k = ks_blocktab_peek(&c->tab, id, &tmp);
             uint32_t here = ks_blk_tier(k) == KS_L1 && ks_blk_page(k) == p && ks_blk_state(k) == KS_BLK_RESIDENT;
             if (c->l1_last && c->l1_last[p] != (here ? k->last : KS_NONE))
                 BAD("L1 page %u: its lru key is %u, its block %u's last use %u (%s)", p, c->l1_last[p], id, k->last,

@@ -260,13 +260,16 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
     if (pages < (uint64_t)n * c->p.groups || chunks > ks_blocktab_chunks_free(&c->tab))
         return KS_ENOSPC;
     // blocks placed in L1 are known there at once: the request's first
-    // access need not read its prompt's entries again
+    // access need not read its prompt's entries again; where the cache
+    // accounts in aggregate (or defers selections), their chunks are compact
+    // (blocktab.h) until something reads them one by one
     struct ks_agg *a = ks_agg_growing(c, q);
+    int compact = (a || c->settle_fn) && tier == KS_L1 && !c->p.buffer_blocks && ks_agg_policy_allows(c);
     for (uint32_t k = 0; k < n; k++) {
         for (uint32_t g = 0; g < c->p.groups; g++) {
             struct ks_seq *s = &q->seq[g];
             if (ks_seq_needs_chunk(s)) {
-                uint32_t first = ks_blocktab_chunk_alloc(&c->tab, req, (uint16_t)g, s->n);
+                uint32_t first = ks_blocktab_chunk_alloc(&c->tab, req, (uint16_t)g, s->n, compact);
                 KS_ASSERT(first != KS_NONE && ks_seq_add_chunk(s, first) == KS_OK);
             }
             uint32_t id = s->own[s->n_own - 1] + (s->n - s->n_prefix) % KS_CHUNK;
@@ -281,7 +284,8 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
                     break;
             KS_ASSERT(page != KS_NONE);
             ks_blocktab_use(&c->tab, id, page, t, c->now);
-            ks_l1_last_note(c, ks_blocktab_get(&c->tab, id));
+            if (c->l1_last)
+                ks_l1_last_note(c, ks_blocktab_get(&c->tab, id));
             c->placed[t]++;
             if (c->lfu)
                 c->lfu[id] = 0;
@@ -300,7 +304,8 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
 
 void ks_cache_release_block(struct ks_cache *c, uint32_t id)
 {
-    struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    struct ks_block tmp;
+    const struct ks_block *b = ks_blocktab_peek(&c->tab, id, &tmp);
     if (ks_blk_prefetched(b))
         c->st.pf_wasted++;
     ks_cache_page_free(c, ks_blk_tier(b), ks_blk_page(b));
@@ -334,15 +339,20 @@ int ks_cache_req_free(struct ks_cache *c, uint32_t req)
         for (uint32_t j = 0; j < s->n; j++) {
             if (j + FREE_AHEAD_ENTRY < s->n) {
                 uint32_t ahead = ks_seq_lookup(s, j + FREE_AHEAD_ENTRY);
-                __builtin_prefetch(ks_blocktab_get(&c->tab, ahead), 1);
+                __builtin_prefetch(ks_blocktab_slot(&c->tab, ahead), 1);
                 __builtin_prefetch(&c->tab.chunk[ahead / KS_CHUNK], 1);
             }
             if (j + FREE_AHEAD_PAGE < s->n) {
-                const struct ks_block *a = ks_blocktab_get(&c->tab, ks_seq_lookup(s, j + FREE_AHEAD_PAGE));
+                struct ks_block tmp;
+                const struct ks_block *a = ks_blocktab_peek(&c->tab, ks_seq_lookup(s, j + FREE_AHEAD_PAGE), &tmp);
                 if (ks_blk_state(a) == KS_BLK_RESIDENT)
                     __builtin_prefetch(&c->tier[ks_blk_tier(a)].owner[ks_blk_page(a)], 1);
             }
             uint32_t id = ks_seq_lookup(s, j);
+            if (ks_blocktab_compact(&c->tab, id / KS_CHUNK)) { // mapped once, resident
+                ks_cache_release_block(c, id);
+                continue;
+            }
             struct ks_block *b = ks_blocktab_get(&c->tab, id);
             unsigned refs = ks_blk_refs(b);
             KS_ASSERT(refs > 0);
@@ -387,11 +397,18 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
         c->st.rebases++;
         ks_agg_flush_all(c);    // pending adds are in the old epoch's units
         ks_defer_rebase(c, factor); // and the deferred steps' gains: scaled, or settled
-        uint32_t ids = ks_blocktab_ids_used(&c->tab); // the rest were never used
-        for (uint32_t id = 0; id < ids; id++) {
-            struct ks_block *b = &c->tab.blk[id];
-            if (ks_blk_state(b) != KS_BLK_FREE)
-                ks_blk_set_heat(b, ks_heat_rescale(ks_blk_heat(b), factor));
+        for (uint32_t k = 0; k < c->tab.hwm; k++) { // the rest were never used
+            struct ks_compact *x = ks_blocktab_compact(&c->tab, k);
+            if (x) { // one heat for its live blocks
+                if (x->live)
+                    x->heat = ks_heat_rescale(x->heat, factor);
+                continue;
+            }
+            for (uint32_t id = k * KS_CHUNK; id < (k + 1) * KS_CHUNK; id++) {
+                struct ks_block *b = &c->tab.blk[id];
+                if (ks_blk_state(b) != KS_BLK_FREE)
+                    ks_blk_set_heat(b, ks_heat_rescale(ks_blk_heat(b), factor));
+            }
         }
     }
     return c->def_status; // a deferred selection's settling failed (defer.c)
@@ -409,7 +426,17 @@ KS_PREFETCH_FN void ks_cache_warm_access(const struct ks_cache *c, uint32_t req,
     }
     for (uint32_t i = 0; i < n; i++)
         if (blocks[i] >= s->n_prefix && blocks[i] < s->n) // a shared prefix's lookup searches: not fetched
-            __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, blocks[i])));
+            __builtin_prefetch(ks_blocktab_slot(&c->tab, ks_seq_lookup(s, blocks[i])));
+}
+
+// Writes out sequence s's compact chunks (blocktab.h): its blocks are about
+// to be read and written one by one, the wide forms gathering their entries
+// from the table.
+static void expand_seq(struct ks_cache *c, const struct ks_seq *s)
+{
+    for (uint32_t k = 0; k < s->n_own; k++)
+        if (ks_blocktab_compact(&c->tab, s->own[k] / KS_CHUNK))
+            ks_blocktab_expand(&c->tab, s->own[k] / KS_CHUNK);
 }
 
 int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const struct ks_access *acc, uint32_t n,
@@ -427,13 +454,15 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
     if (q->agg && q->agg->def_from[group] != KS_NONE)
         return KS_ESTATE; // deferred selections not settled (contract: ks_cache_settle first)
     ks_agg_touch(c, q, group);
+    if (c->tab.n_compact)
+        expand_seq(c, s);
     int settle = c->agg_pending != 0; // blocks with aggregate accesses pending get them first
     // NOTE: 32, not 8: on a loaded node (cluster_64x8_loaded.lua, detail.nodes=1
     // detail.layers=8) the entry's first read was still half of this function
     // at 8; 32 took the run to 0.89 of its wall time (64: the same), 2026-12-04
     enum { AHEAD = 32 }; // entries fetched ahead of their use: their misses overlap
     for (uint32_t i = 0; i < n && i < AHEAD; i++)
-        __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(s, acc[i].block)));
+        __builtin_prefetch(ks_blocktab_slot(&c->tab, ks_seq_lookup(s, acc[i].block)));
     // the wide form (access_wide.c), where an access reads and writes no state
     // but its entry's and the candidates', takes groups of eight; this loop
     // the rest, and a group the wide form leaves
@@ -448,7 +477,7 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
         for (uint32_t stop = wide && n - i > 8 ? i + 8 : n; i < stop; i++) {
             if (i + AHEAD < n) {
                 uint32_t ahead = ks_seq_lookup(s, acc[i + AHEAD].block);
-                __builtin_prefetch(ks_blocktab_get(&c->tab, ahead));
+                __builtin_prefetch(ks_blocktab_slot(&c->tab, ahead));
                 if (c->hcap) // where its candidate is looked for, should it miss
                     __builtin_prefetch(&c->hstamp[ks_cand_hash(ahead) & (c->hcap - 1)]);
             }
@@ -535,7 +564,8 @@ int ks_cache_locate(const struct ks_cache *c, uint32_t req, uint32_t group, uint
     if (!q || group >= c->p.groups || block >= q->seq[group].n)
         return KS_EINVAL;
     uint32_t id = ks_seq_lookup(&q->seq[group], block);
-    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    struct ks_block tmp;
+    const struct ks_block *b = ks_blocktab_peek(&c->tab, id, &tmp);
     *loc = (struct ks_loc){.id = id,
                            .page = ks_blk_page(b),
                            .tier = (uint8_t)ks_blk_tier(b),
@@ -548,14 +578,15 @@ void ks_cache_locate_ahead(const struct ks_cache *c, uint32_t req, uint32_t grou
 {
     const struct ks_req *q = ks_cache_req_of(c, req);
     if (q && group < c->p.groups && block < q->seq[group].n)
-        __builtin_prefetch(ks_blocktab_get(&c->tab, ks_seq_lookup(&q->seq[group], block)));
+        __builtin_prefetch(ks_blocktab_slot(&c->tab, ks_seq_lookup(&q->seq[group], block)));
 }
 
 int ks_cache_current(const struct ks_cache *c, const struct ks_loc *loc)
 {
     if (loc->id >= c->tab.n_chunks * KS_CHUNK)
         return 0;
-    const struct ks_block *b = ks_blocktab_get(&c->tab, loc->id);
+    struct ks_block tmp;
+    const struct ks_block *b = ks_blocktab_peek(&c->tab, loc->id, &tmp);
     return ks_blk_state(b) != KS_BLK_FREE && ks_blk_gen(b) == loc->gen && ks_blk_tier(b) == loc->tier &&
            ks_blk_page(b) == loc->page;
 }

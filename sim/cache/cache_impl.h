@@ -391,7 +391,8 @@ static inline void ks_blk_key_fields(const struct ks_cache *c, uint32_t id, uint
         ks_agg_current(c, id, heat, last);
         return;
     }
-    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    struct ks_block tmp;
+    const struct ks_block *b = ks_blocktab_peek(&c->tab, id, &tmp);
     *heat = ks_blk_heat(b);
     *last = b->last;
 }

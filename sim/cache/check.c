@@ -58,6 +58,19 @@ struct tally {
     uint32_t reserved[KS_TIERS], resident[KS_TIERS], live;
 };
 
+// Block id's entry as it stands: in the table, or its compact chunk's.
+static struct ks_block entry(const struct ks_cache *c, uint32_t id)
+{
+    struct ks_block tmp;
+    return *ks_blocktab_peek(&c->tab, id, &tmp);
+}
+
+static unsigned entry_state(const struct ks_cache *c, uint32_t id)
+{
+    struct ks_block e = entry(c, id);
+    return ks_blk_state(&e);
+}
+
 // References from the request maps: every group as long as group 0, every
 // entry a live block.
 static int check_maps(const struct ks_cache *c, struct tally *x, char *msg, size_t len)
@@ -72,7 +85,7 @@ static int check_maps(const struct ks_cache *c, struct tally *x, char *msg, size
                 return ks_corrupt(msg, len, "request %u: group %u has %u blocks, group 0 has %u", r, g, s->n, n0);
             for (uint32_t j = 0; j < s->n; j++) {
                 uint32_t id = ks_seq_lookup(s, j);
-                if (id >= x->ids || ks_blk_state(&c->tab.blk[id]) == KS_BLK_FREE)
+                if (id >= x->ids || entry_state(c, id) == KS_BLK_FREE)
                     return ks_corrupt(msg, len, "request %u group %u block %u maps to free id %u", r, g, j, id);
                 x->refs[id]++;
             }
@@ -103,7 +116,7 @@ static int check_batches(const struct ks_cache *c, struct tally *x, char *msg, s
             uint32_t id = br->b.blocks[i];
             if (id >= x->ids)
                 return ks_corrupt(msg, len, "batch %u moves block %u, an id never used", br->b.id, id);
-            const struct ks_block *b = &c->tab.blk[id];
+            const struct ks_block e = entry(c, id), *b = &e;
             if (x->flight[id]++)
                 return ks_corrupt(msg, len, "block %u is in two batches", id);
             unsigned state = ks_blk_state(b);
@@ -137,7 +150,7 @@ static int check_batches(const struct ks_cache *c, struct tally *x, char *msg, s
 static int check_blocks(const struct ks_cache *c, struct tally *x, char *msg, size_t len)
 {
     for (uint32_t id = 0; id < x->ids; id++) {
-        const struct ks_block *b = &c->tab.blk[id];
+        const struct ks_block e = entry(c, id), *b = &e;
         unsigned state = ks_blk_state(b);
         if (state == KS_BLK_FREE) {
             if (x->refs[id])
@@ -177,6 +190,30 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
     for (uint32_t k = 0; k < tab->n_freed; k++)
         if (tab->freed[k] >= tab->hwm || x->chunk_live[tab->freed[k]])
             return ks_corrupt(msg, len, "freed chunk %u has live ids or was never used", tab->freed[k]);
+    // compact chunks: one record each, their live ids those the record
+    // says, their entries in the table never written
+    uint32_t compact = 0;
+    for (uint32_t k = 0; k < tab->hwm; k++) {
+        const struct ks_compact *r = ks_blocktab_compact(tab, k);
+        if (!r)
+            continue;
+        compact++;
+        if (tab->chunk[k].cmp > tab->n_cmp)
+            return ks_corrupt(msg, len, "chunk %u: compact record %u of %u", k, tab->chunk[k].cmp - 1, tab->n_cmp);
+        if ((uint32_t)__builtin_popcount(r->live) != tab->chunk[k].live)
+            return ks_corrupt(msg, len, "compact chunk %u: %d live ids, record says %u", k,
+                              __builtin_popcount(r->live), tab->chunk[k].live);
+        if (r->heat > KS_HEAT_MAX)
+            return ks_corrupt(msg, len, "compact chunk %u: heat code %llu", k, (unsigned long long)r->heat);
+        for (uint32_t i = 0; i < KS_CHUNK; i++) {
+            const struct ks_block *b = &tab->blk[(size_t)k * KS_CHUNK + i];
+            if (b->loc || b->last || b->meta)
+                return ks_corrupt(msg, len, "compact chunk %u: id %u written in the table", k, k * KS_CHUNK + i);
+        }
+    }
+    if (compact != tab->n_compact || tab->n_compact + tab->n_cmp_free != tab->n_cmp)
+        return ks_corrupt(msg, len, "%u compact chunks, %u records in use, %u free, %u made", compact, tab->n_compact,
+                          tab->n_cmp_free, tab->n_cmp);
     for (int t = 0; t < KS_TIERS; t++) {
         const struct ks_tier *tr = &c->tier[t];
         if (tr->used != x->resident[t] + x->reserved[t])
@@ -202,7 +239,7 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
                         (unsigned long long)got, (unsigned long long)bytes);
     }
     for (uint32_t i = 0; i < c->n_cand; i++)
-        if (!c->cand[i].dead && ks_blk_state(&c->tab.blk[c->cand[i].id]) == KS_BLK_FREE)
+        if (!c->cand[i].dead && entry_state(c, c->cand[i].id) == KS_BLK_FREE)
             return ks_corrupt(msg, len, "candidate %u names free block %u", i, c->cand[i].id);
     return KS_OK;
 }

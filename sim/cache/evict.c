@@ -32,7 +32,8 @@
 
 void ks_evict_view(const struct ks_cache *c, uint32_t id, struct ks_block_view *v)
 {
-    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    struct ks_block tmp;
+    const struct ks_block *b = ks_blocktab_peek(&c->tab, id, &tmp);
     const struct ks_chunk *ch = &c->tab.chunk[id / KS_CHUNK];
     uint64_t heat;
     uint32_t last;
@@ -62,7 +63,8 @@ static uint64_t order_double(double x)
 // were 8.6% of glm_hisparse.lua's main thread (perf, 2026-12-05).
 static inline __attribute__((always_inline)) uint64_t key_of(const struct ks_cache *c, uint32_t id)
 {
-    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    struct ks_block tmp;
+    const struct ks_block *b = ks_blocktab_peek(&c->tab, id, &tmp);
     uint64_t heat;
     uint32_t last;
     ks_blk_key_fields(c, id, &heat, &last);
@@ -105,7 +107,8 @@ uint64_t ks_evict_key(const struct ks_cache *c, uint32_t id)
 // every sampled page, a call here cost bench cache 7% (perf, 2026-12-01).
 static inline uint32_t eligible(const struct ks_cache *c, unsigned t, uint32_t page, uint32_t id)
 {
-    const struct ks_block *b = ks_blocktab_get(&c->tab, id);
+    struct ks_block tmp;
+    const struct ks_block *b = ks_blocktab_peek(&c->tab, id, &tmp);
     uint32_t at = (b->loc & ~(UINT32_C(1) << 31)) == (page | (uint32_t)t << 27 | (uint32_t)KS_BLK_RESIDENT << 29);
     uint32_t last = c->agg_pending ? ks_blk_last(c, id) : b->last;
     return at & (last != c->now);
@@ -329,7 +332,7 @@ AVX512 static uint32_t scan8(const struct ks_cache *c, uint32_t p, uint32_t end,
 // Whether the wide form may judge this cache's buffers now.
 static int scan_wide(const struct ks_cache *c)
 {
-    if (!c->wide || c->agg_pending)
+    if (!c->wide || c->agg_pending || c->tab.n_compact) // compact chunks' entries are not in the table
         return 0;
     return (c->p.evict == KS_EVICT_LRU && c->l1_last) || c->p.evict == KS_EVICT_HEAT ||
            (c->p.evict == KS_EVICT_FIFO && c->arrival);
@@ -371,7 +374,7 @@ AVX512 static uint32_t sample8(const struct ks_cache *c, unsigned t, const uint3
 // Whether the wide form may judge this cache's samples now.
 static int sample_wide(const struct ks_cache *c)
 {
-    return c->wide && !c->agg_pending && (c->p.evict == KS_EVICT_LRU || c->p.evict == KS_EVICT_HEAT);
+    return c->wide && !c->agg_pending && !c->tab.n_compact && (c->p.evict == KS_EVICT_LRU || c->p.evict == KS_EVICT_HEAT);
 }
 #endif
 

@@ -494,7 +494,7 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->n_cand; i++) {
         if (i + KS_AHEAD < c->n_cand)
-            __builtin_prefetch(ks_blocktab_get(&c->tab, c->cand[i + KS_AHEAD].id));
+            __builtin_prefetch(ks_blocktab_slot(&c->tab, c->cand[i + KS_AHEAD].id));
         struct ks_cand cd = c->cand[i];
         if (cd.dead)
             continue;
@@ -578,7 +578,7 @@ int ks_cache_plan(struct ks_cache *c, uint64_t budget, struct ks_plan *plan)
     // every record's block is now in flight
     for (uint32_t r = 0; r < c->n_rec; r++) {
         if (r + KS_AHEAD < c->n_rec)
-            __builtin_prefetch(ks_blocktab_get(&c->tab, c->rec[r + KS_AHEAD].id), 1);
+            __builtin_prefetch(ks_blocktab_slot(&c->tab, c->rec[r + KS_AHEAD].id), 1);
         struct ks_block *b = ks_blocktab_get(&c->tab, c->rec[r].id);
         ks_blk_set_state(b, c->rec[r].dst < c->rec[r].src ? KS_BLK_MIG_UP : KS_BLK_MIG_DOWN);
     }
@@ -646,7 +646,7 @@ int ks_cache_confirm(struct ks_cache *c, struct ks_batch *b)
     // all at once before it (most batches are shorter than KS_AHEAD)
 #define CONFIRM_FETCH(k)                                                                                        \
     do {                                                                                                        \
-        __builtin_prefetch(ks_blocktab_get(&c->tab, b->blocks[k]), 1);                                          \
+        __builtin_prefetch(ks_blocktab_slot(&c->tab, b->blocks[k]), 1);                                          \
         __builtin_prefetch(&c->tier[src].owner[b->src_pages[k]], 1);                                            \
         __builtin_prefetch(&c->tier[dst].owner[b->dst_pages[k]]);                                               \
     } while (0)

@@ -178,17 +178,18 @@ static void chunks(void **state)
     assert_int_equal(t.hwm, 0);
     assert_int_equal(t.live, 0);
     assert_int_equal(ks_blocktab_bytes(&t), 4 * (KS_CHUNK * 16 + sizeof(struct ks_chunk) + sizeof(uint32_t)));
+    assert_int_equal(sizeof(struct ks_chunk), 16);
     // ids in increasing order, chunk records filled in
     uint32_t first[4];
     for (uint32_t k = 0; k < 4; k++) {
-        first[k] = ks_blocktab_chunk_alloc(&t, 10 + k, (uint16_t)(k % 2), 64 * k);
+        first[k] = ks_blocktab_chunk_alloc(&t, 10 + k, (uint16_t)(k % 2), 64 * k, 0);
         assert_int_equal(first[k], k * KS_CHUNK);
         assert_int_equal(t.chunk[k].req, 10 + k);
         assert_int_equal(t.chunk[k].group, k % 2);
         assert_int_equal(t.chunk[k].pos, 64 * k);
         assert_int_equal(t.chunk[k].live, 0);
     }
-    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0), KS_NONE);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0, 0), KS_NONE);
     assert_int_equal(ks_blocktab_chunks_free(&t), 0);
 
     // use every id of chunk 1 and three of chunk 2
@@ -243,17 +244,17 @@ static void chunks(void **state)
     assert_int_equal(ks_blocktab_chunks_free(&t), 1);
     assert_int_equal(t.live, 3);
     // chunk 0 never had a live id, it is still taken; chunk 1 is reused
-    assert_int_equal(ks_blocktab_chunk_alloc(&t, 3, 1, 96), first[1]);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 3, 1, 96, 0), first[1]);
     assert_int_equal(t.chunk[1].req, 3);
     assert_int_equal(t.chunk[1].pos, 96);
     assert_int_equal(t.chunk[1].live, 0);
-    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0), KS_NONE);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0, 0), KS_NONE);
 
     // chunk 2: releasing all three returns it
     for (uint32_t i = 0; i < 3; i++)
         ks_blocktab_release(&t, first[2] + i);
     assert_int_equal(t.live, 0);
-    assert_int_equal(ks_blocktab_chunk_alloc(&t, 4, 0, 0), first[2]);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 4, 0, 0, 0), first[2]);
     ks_blocktab_fini(&t);
     assert_null(t.blk);
     assert_int_equal(t.n_chunks, 0);
@@ -273,13 +274,13 @@ static void grows_across_dense(void **state)
     assert_int_equal(n, (ids + KS_CHUNK - 1) / KS_CHUNK);
     assert_int_equal(ks_blocktab_chunks_free(&t), n);
     for (uint32_t k = 0; k < n; k++) {
-        assert_int_equal(ks_blocktab_chunk_alloc(&t, k, (uint16_t)(k % 7), 3 * k), k * KS_CHUNK);
+        assert_int_equal(ks_blocktab_chunk_alloc(&t, k, (uint16_t)(k % 7), 3 * k, 0), k * KS_CHUNK);
         assert_int_equal(t.hwm, k + 1);
         assert_true(t.mark >= (size_t)t.hwm * KS_CHUNK * sizeof(struct ks_block) ||
                     (size_t)t.hwm * KS_CHUNK * sizeof(struct ks_block) < KS_BIGMEM_DENSE);
         ks_blocktab_use(&t, k * KS_CHUNK + k % KS_CHUNK, k % (KS_PAGE_MAX + 1), k % 3, k);
     }
-    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0), KS_NONE);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0, 0), KS_NONE);
     assert_int_equal(ks_blocktab_chunks_free(&t), 0);
     assert_int_equal(t.live, n);
     for (uint32_t id = 0; id < n * KS_CHUNK; id++) {
@@ -309,9 +310,97 @@ static void grows_across_dense(void **state)
     }
     assert_int_equal(ks_blocktab_chunks_free(&t), 3);
     for (int i = 2; i >= 0; i--)
-        assert_int_equal(ks_blocktab_chunk_alloc(&t, 1, 0, 0), gone[i] * KS_CHUNK);
-    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0), KS_NONE);
+        assert_int_equal(ks_blocktab_chunk_alloc(&t, 1, 0, 0, 0), gone[i] * KS_CHUNK);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 0, 0, 0, 0), KS_NONE);
     ks_blocktab_fini(&t);
+}
+
+// A compact chunk (blocktab.h) against the same chunk written out: two
+// tables take the same random operations, one asking for compact chunks and
+// one not, and every entry of the first (ks_blocktab_peek; ks_blocktab_get
+// now and then, which writes a chunk out) equals the second's after each,
+// as do the ids handed out. The shared heat and recency are changed the way
+// aggregate.c changes them: on the record, and on every live entry of the
+// other table's chunk.
+static void compact_same_as_written(void **state)
+{
+    (void)state;
+    enum { CHUNKS = 64 };
+    struct ks_blocktab a, b;
+    assert_int_equal(ks_blocktab_init(&a, CHUNKS * KS_CHUNK), KS_OK);
+    assert_int_equal(ks_blocktab_init(&b, CHUNKS * KS_CHUNK), KS_OK);
+    struct ks_rng rng;
+    ks_rng_seed(&rng, 19);
+    uint32_t held[CHUNKS], n_held = 0, step = 1, compact_seen = 0, expanded = 0;
+    for (int op = 0; op < 6000; op++) {
+        uint32_t r = (uint32_t)ks_rng_below(&rng, 100), before = a.n_compact;
+        if (r < 8 && ks_blocktab_chunks_free(&a)) { // a chunk for a new sequence
+            int want = (int)ks_rng_below(&rng, 4) != 0;
+            uint32_t fa = ks_blocktab_chunk_alloc(&a, 1, 0, 0, want);
+            assert_int_equal(fa, ks_blocktab_chunk_alloc(&b, 1, 0, 0, 0));
+            held[n_held++] = fa / KS_CHUNK;
+            compact_seen += ks_blocktab_compact(&a, fa / KS_CHUNK) != NULL;
+        } else if (r < 60 && n_held) { // a free id of a held chunk used: mostly in L1 at the step
+            uint32_t k = held[ks_rng_below(&rng, n_held)];
+            uint32_t id = k * KS_CHUNK + (uint32_t)ks_rng_below(&rng, KS_CHUNK);
+            if (ks_blk_state(ks_blocktab_slot(&b, id)) != KS_BLK_FREE)
+                continue;
+            unsigned tier = ks_rng_below(&rng, 8) ? KS_L1 : KS_L2;
+            uint32_t at = ks_rng_below(&rng, 8) ? step : step - 1, page = (uint32_t)ks_rng_below(&rng, 1000);
+            ks_blocktab_use(&a, id, page, tier, at);
+            ks_blocktab_use(&b, id, page, tier, at);
+        } else if (r < 75 && n_held) { // a live id released (its chunk may go)
+            uint32_t h = (uint32_t)ks_rng_below(&rng, n_held), k = held[h];
+            uint32_t id = k * KS_CHUNK + (uint32_t)ks_rng_below(&rng, KS_CHUNK);
+            if (ks_blk_state(ks_blocktab_slot(&b, id)) == KS_BLK_FREE)
+                continue;
+            ks_blocktab_release(&a, id);
+            ks_blocktab_release(&b, id);
+            if (b.chunk[k].live == 0)
+                held[h] = held[--n_held];
+        } else if (r < 90 && n_held) { // aggregate accesses: every live block of a chunk alike
+            uint32_t k = held[ks_rng_below(&rng, n_held)];
+            struct ks_compact *x = ks_blocktab_compact(&a, k);
+            if (!x)
+                continue;
+            uint64_t heat = ks_rng_next(&rng) & KS_HEAT_MAX;
+            x->heat = heat;
+            x->last = step;
+            for (uint32_t i = 0; i < KS_CHUNK; i++) {
+                struct ks_block *e = ks_blocktab_get(&b, k * KS_CHUNK + i);
+                if (ks_blk_state(e) != KS_BLK_FREE) {
+                    ks_blk_set_heat(e, heat);
+                    e->last = step;
+                }
+            }
+        } else if (r < 93 && n_held) { // a block read one by one: written out
+            uint32_t k = held[ks_rng_below(&rng, n_held)];
+            ks_blocktab_get(&a, k * KS_CHUNK + (uint32_t)ks_rng_below(&rng, KS_CHUNK));
+            assert_null(ks_blocktab_compact(&a, k));
+        } else {
+            step++;
+        }
+        expanded += a.n_compact < before; // only a chunk written out leaves the count
+        assert_int_equal(a.live, b.live);
+        assert_int_equal(a.n_freed, b.n_freed);
+        for (uint32_t id = 0; id < ks_blocktab_ids_used(&b); id++) {
+            struct ks_block tmp;
+            const struct ks_block *ea = ks_blocktab_peek(&a, id, &tmp), *eb = ks_blocktab_slot(&b, id);
+            assert_int_equal(ea->loc, eb->loc);
+            assert_int_equal(ea->last, eb->last);
+            assert_true(ea->meta == eb->meta);
+            assert_int_equal(a.chunk[id / KS_CHUNK].live, b.chunk[id / KS_CHUNK].live);
+        }
+    }
+    print_message("compact chunks %u, written out %u\n", compact_seen, expanded);
+    assert_true(compact_seen > 20 && expanded > 20); // both forms were exercised
+    // every chunk written out: the tables are the same byte for byte
+    for (uint32_t id = 0; id < ks_blocktab_ids_used(&a); id++)
+        ks_blocktab_get(&a, id);
+    assert_int_equal(a.n_compact, 0);
+    assert_memory_equal(a.blk, b.blk, ks_blocktab_ids_used(&a) * sizeof *a.blk);
+    ks_blocktab_fini(&a);
+    ks_blocktab_fini(&b);
 }
 
 int main(void)
@@ -323,6 +412,7 @@ int main(void)
         cmocka_unit_test(fields_random),
         cmocka_unit_test(chunks),
         cmocka_unit_test(grows_across_dense),
+        cmocka_unit_test(compact_same_as_written),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
