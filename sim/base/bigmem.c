@@ -51,6 +51,12 @@ void ks_bigmem_free(void *p, size_t n)
         munmap(p, n);
 }
 
+void ks_bigmem_drop(void *p, size_t n, size_t off, size_t len)
+{
+    if (n >= SMALL && len > 0)
+        madvise((char *)p + off, len, MADV_DONTNEED);
+}
+
 size_t ks_bigmem_use(void *p, size_t n, size_t mark, size_t used)
 {
     if (n < KS_BIGMEM_DENSE)

@@ -37,6 +37,12 @@
 void *ks_bigmem_alloc(size_t n);
 void ks_bigmem_free(void *p, size_t n);
 
+// Bytes [off, off + len) of p (n bytes from ks_bigmem_alloc; off and len
+// multiples of 4 KiB) will not be read again before they are written: their
+// memory goes back to the system, and they read as zero. A small array (a
+// calloc of its own) keeps its memory. Advice only, as below.
+void ks_bigmem_drop(void *p, size_t n, size_t off, size_t len);
+
 // Bytes [0, used) of p (n bytes from ks_bigmem_alloc) are about to be
 // written. Returns a mark: the next call is needed only once used passes it
 // (the caller keeps it, starting from 0, and passes it back). Advice only:

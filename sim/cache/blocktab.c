@@ -5,12 +5,16 @@
 #include <string.h>
 
 #include "bigmem.h"
-#include "grow.h"
 #include "status.h"
 
 static size_t blk_bytes(uint32_t chunks)
 {
     return (size_t)chunks * KS_CHUNK * sizeof(struct ks_block);
+}
+
+static size_t cmp_bytes(uint32_t chunks)
+{
+    return (size_t)chunks * sizeof(struct ks_compact);
 }
 
 int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks)
@@ -19,11 +23,15 @@ int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks)
     if (n_blocks == 0 || n_blocks > (UINT32_C(1) << 31) - KS_CHUNK)
         return KS_EINVAL;
     t->n_chunks = (n_blocks + KS_CHUNK - 1) / KS_CHUNK;
-    // reserved: zeroed, committed as chunks are first handed out
+    // reserved: zeroed, committed as chunks are first handed out (the
+    // records: as chunks become compact)
     t->blk = ks_bigmem_alloc(blk_bytes(t->n_chunks));
     t->chunk = ks_bigmem_alloc((size_t)t->n_chunks * sizeof *t->chunk);
     t->freed = ks_bigmem_alloc((size_t)t->n_chunks * sizeof *t->freed);
-    if (!t->blk || !t->chunk || !t->freed) {
+    t->cmp = ks_bigmem_alloc(cmp_bytes(t->n_chunks));
+    t->compact = calloc(t->n_chunks / 8 + 1, 1);
+    t->dirty = calloc(t->n_chunks / KS_CHUNK_PAGE / 8 + 1, 1);
+    if (!t->blk || !t->chunk || !t->freed || !t->cmp || !t->compact || !t->dirty) {
         ks_blocktab_fini(t);
         return KS_ENOMEM;
     }
@@ -32,68 +40,79 @@ int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks)
 
 void ks_blocktab_fini(struct ks_blocktab *t)
 {
-    free(t->cmp);
-    free(t->cmp_free);
+    free(t->compact);
+    free(t->dirty);
     ks_bigmem_free(t->blk, blk_bytes(t->n_chunks));
     ks_bigmem_free(t->chunk, (size_t)t->n_chunks * sizeof *t->chunk);
     ks_bigmem_free(t->freed, (size_t)t->n_chunks * sizeof *t->freed);
+    ks_bigmem_free(t->cmp, cmp_bytes(t->n_chunks));
     memset(t, 0, sizeof *t);
 }
 
-// A record for chunk k, every id free at generation 0 (a chunk never used);
-// 0 when out of memory (k stays as it is, its zero entries saying the same).
-static int compact_new(struct ks_blocktab *t, uint32_t k)
+// Chunk k becomes compact, every id free at generation 0 (a chunk never used).
+static void compact_new(struct ks_blocktab *t, uint32_t k)
 {
-    uint32_t r;
-    if (t->n_cmp_free) {
-        r = t->cmp_free[--t->n_cmp_free];
-    } else {
-        if (ks_grow((void **)&t->cmp, &t->cap_cmp, t->n_cmp + 1, sizeof *t->cmp) != KS_OK)
-            return 0;
-        if (ks_grow((void **)&t->cmp_free, &t->cap_cmp_free, t->cap_cmp, sizeof *t->cmp_free) != KS_OK)
-            return 0; // the free stack holds every record
-        r = t->n_cmp++;
-    }
-    memset(&t->cmp[r], 0, sizeof t->cmp[r]);
-    t->chunk[k].cmp = r + 1;
+    memset(&t->cmp[k], 0, sizeof t->cmp[k]);
+    t->compact[k / 8] |= (uint8_t)(1u << (k % 8));
     t->n_compact++;
-    return 1;
+}
+
+// Compact chunk k's entries into the table; it is compact no more.
+static void write_out(struct ks_blocktab *t, uint32_t k)
+{
+    const struct ks_compact *x = &t->cmp[k];
+    for (uint32_t i = 0; i < KS_CHUNK; i++)
+        t->blk[(size_t)k * KS_CHUNK + i] = ks_compact_entry(x, i);
+    t->compact[k / 8] &= (uint8_t)~(1u << (k % 8));
+    t->n_compact--;
+}
+
+// Chunk k is about to be written: its page is dirty, and the page's
+// compact chunks are written out (the memory is committed anyway). Once
+// the page that shares their records' page is dirty too, that page goes
+// back: no chunk of either becomes compact again.
+static void dirty(struct ks_blocktab *t, uint32_t k)
+{
+    uint32_t pg = k / KS_CHUNK_PAGE;
+    if (ks_blocktab_page_dirty(t, k))
+        return;
+    t->dirty[pg / 8] |= (uint8_t)(1u << (pg % 8));
+    for (uint32_t j = pg * KS_CHUNK_PAGE; j < (pg + 1) * KS_CHUNK_PAGE && j < t->hwm; j++)
+        if (ks_blocktab_compact(t, j))
+            write_out(t, j);
+    uint32_t pair = pg & ~1u; // the first of the two pages whose records share a page
+    if (ks_blocktab_page_dirty(t, pair * KS_CHUNK_PAGE) && ks_blocktab_page_dirty(t, (pair + 1) * KS_CHUNK_PAGE) &&
+        cmp_bytes((pair + 2) * KS_CHUNK_PAGE) <= cmp_bytes(t->n_chunks))
+        ks_bigmem_drop(t->cmp, cmp_bytes(t->n_chunks), cmp_bytes(pair * KS_CHUNK_PAGE), cmp_bytes(2 * KS_CHUNK_PAGE));
 }
 
 void ks_blocktab_expand(struct ks_blocktab *t, uint32_t k)
 {
-    KS_ASSERT(t->chunk[k].cmp != 0);
-    uint32_t r = t->chunk[k].cmp - 1;
-    const struct ks_compact *x = &t->cmp[r];
-    for (uint32_t i = 0; i < KS_CHUNK; i++)
-        t->blk[(size_t)k * KS_CHUNK + i] = ks_compact_entry(x, i);
-    t->chunk[k].cmp = 0;
-    t->cmp_free[t->n_cmp_free++] = r;
-    t->n_compact--;
+    KS_ASSERT(ks_blocktab_compact(t, k) != NULL);
+    dirty(t, k);
 }
 
 #define CHUNK_AHEAD 4 // chunk allocations ahead whose entries are fetched
 
 uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t group, uint32_t pos, int compact)
 {
-    uint32_t c, cmp = 0;
+    uint32_t c;
     if (t->n_freed) {
         c = t->freed[--t->n_freed];
-        cmp = t->chunk[c].cmp;
-        if (cmp && !compact) { // written out: its ids' generations go to the table
-            ks_blocktab_expand(t, c);
-            cmp = 0;
-        }
+        if (!compact && ks_blocktab_compact(t, c)) // written out: its ids' generations go to the table
+            dirty(t, c);
     } else if (t->hwm < t->n_chunks) {
         c = t->hwm++;
         if (blk_bytes(t->hwm) > t->mark)
             t->mark = ks_bigmem_use(t->blk, blk_bytes(t->n_chunks), t->mark, blk_bytes(t->hwm));
-        if (compact && compact_new(t, c))
-            cmp = t->chunk[c].cmp;
+        if (compact && !ks_blocktab_page_dirty(t, c))
+            compact_new(t, c);
+        else
+            dirty(t, c);
     } else {
         return KS_NONE;
     }
-    t->chunk[c] = (struct ks_chunk){.req = req, .pos = pos, .group = group, .live = 0, .cmp = cmp};
+    t->chunk[c] = (struct ks_chunk){.req = req, .pos = pos, .group = group, .live = 0};
     // the entries of the chunk handed out CHUNK_AHEAD allocations from now
     // (the freed stack's) are fetched: they lie anywhere in the table, and a
     // request's growth takes one chunk per layer group in turn, then fills
@@ -158,5 +177,6 @@ void ks_blocktab_release(struct ks_blocktab *t, uint32_t id)
 uint64_t ks_blocktab_bytes(const struct ks_blocktab *t)
 {
     return (uint64_t)t->n_chunks * (KS_CHUNK * sizeof *t->blk + sizeof *t->chunk + sizeof *t->freed) +
-           (uint64_t)t->cap_cmp * (sizeof *t->cmp + sizeof *t->cmp_free);
+           (uint64_t)(t->n_chunks / 8 + 1) + (t->n_chunks / KS_CHUNK_PAGE / 8 + 1) +
+           (uint64_t)t->n_compact * sizeof *t->cmp;
 }

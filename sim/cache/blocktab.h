@@ -20,14 +20,21 @@
 // A chunk may be compact (ks_blocktab_chunk_alloc's `compact`): while every
 // live id of it is resident in L1 with one heat and one recency, not
 // prefetched and mapped once (a prompt's blocks placed together, then read
-// alike every step), its entries are not written in the table: a record
-// holds each id's page and generation and the ids' shared heat and recency,
-// 208 bytes where the entries take 512, and the table's memory there is
-// never touched (bigmem.h: a chunk that never is costs nothing). Its entries
+// alike every step), its entries are not written in the table: its record
+// (one per chunk, in an array of its own) holds each id's page and
+// generation and the ids' shared heat and recency, 256 bytes where the
+// entries take 512, and the table's memory there is never touched
+// (bigmem.h: a page that never is costs nothing). Its entries
 // are written out (expanded) the first time anything would write one alone
 // (ks_blocktab_get): a block moved, accessed on its own, shared; readers
 // that write nothing see them through ks_blocktab_peek. Which form a chunk
 // has changes no result: ids, pages and every entry's value are the same.
+// The memory is saved a page of the table at a time (KS_CHUNK_PAGE chunks):
+// once one chunk of a page is written, the page costs its memory for good,
+// so its other compact chunks are written out too, and no chunk of it
+// becomes compact again. The records of two pages of the table share a page
+// of their own, given back once both are written: a chunk never costs more
+// than its entries would.
 //
 // Invariants: a free entry has state KS_BLK_FREE; a live entry has refs >= 1,
 // except a block in flight whose last owner has gone (refs == 0), freed when
@@ -35,7 +42,9 @@
 // used, with zero entries and records; the freed stack holds chunks below
 // hwm only. A compact chunk's entries in the table have never been written
 // (zero: only a chunk never used becomes compact), its record says what they
-// are (ks_blocktab_peek); n_compact records are in use.
+// are (ks_blocktab_peek); n_compact records are in use. A page with a chunk
+// that is not compact and has been handed out is dirty; no compact chunk
+// lies in a dirty page.
 #ifndef KS_BLOCKTAB_H
 #define KS_BLOCKTAB_H
 
@@ -43,6 +52,7 @@
 #include <stdint.h>
 
 #define KS_CHUNK 32        // virtual ids per chunk
+#define KS_CHUNK_PAGE 8    // chunks per 4 KiB page of the table
 #define KS_NONE UINT32_MAX // no id / no page / no step
 
 enum ks_tier_id { KS_L1 = 0, KS_L2 = 1, KS_L3 = 2, KS_TIERS = 3, KS_TIER_NONE = 3 };
@@ -106,19 +116,21 @@ struct ks_chunk {
     uint32_t pos;   // logical position of the chunk's first id
     uint16_t group; // layer group of the owning sequence
     uint16_t live;  // ids of this chunk in use
-    uint32_t cmp;   // 1 + its compact record's index in cmp; 0: not compact
 };
 
 // A compact chunk's entries: a live id is resident in L1 at its page, with
 // the shared heat and recency, reference count 1, not prefetched; a free id
-// is free. Each id keeps its generation.
+// is free. Each id keeps its generation. 256 bytes: two pages' of them fill
+// a page.
 struct ks_compact {
     uint32_t page[KS_CHUNK]; // L1 page of each live id
     uint16_t gen[KS_CHUNK];  // generation of each id
     uint64_t heat;           // heat code of every live id
     uint32_t last;           // recency of every live id
     uint32_t live;           // bit i set: id (chunk * KS_CHUNK + i) is live
+    uint8_t spare[48];       // to 256 bytes
 };
+_Static_assert(sizeof(struct ks_compact) * 2 * KS_CHUNK_PAGE == 4096, "two pages' records fill a page");
 
 struct ks_blocktab {
     struct ks_block *blk;    // [n_chunks * KS_CHUNK], written below hwm * KS_CHUNK only
@@ -129,10 +141,10 @@ struct ks_blocktab {
     uint32_t hwm;            // chunks [0, hwm) have been handed out; the rest never
     uint32_t live;           // live ids
     size_t mark;             // bytes of blk below which ks_bigmem_use has been told
-    struct ks_compact *cmp;  // [cap_cmp] compact records, in use or on cmp_free
-    uint32_t *cmp_free;      // [cap_cmp_free] records below n_cmp not in use
-    uint32_t n_cmp, cap_cmp, n_cmp_free, cap_cmp_free;
-    uint32_t n_compact;      // records in use: compact chunks
+    struct ks_compact *cmp;  // [n_chunks] each chunk's record, written while it is compact
+    uint8_t *compact;        // [n_chunks / 8 + 1] bit per chunk: compact
+    uint8_t *dirty;          // [n_chunks / KS_CHUNK_PAGE / 8 + 1] bit per page of the table: written
+    uint32_t n_compact;      // compact chunks
 };
 
 // Sizes the table for at least n_blocks ids (rounded up to whole chunks).
@@ -156,13 +168,21 @@ void ks_blocktab_use(struct ks_blocktab *t, uint32_t id, uint32_t page, unsigned
 // Releases a live id; its chunk returns to the free list with its last id.
 void ks_blocktab_release(struct ks_blocktab *t, uint32_t id);
 
-// Writes compact chunk k's entries into the table; k is no longer compact.
+// Writes compact chunk k's entries into the table, and those of the other
+// compact chunks of its page; none of them is compact any more.
 void ks_blocktab_expand(struct ks_blocktab *t, uint32_t k);
 
 // The record of chunk k when it is compact, else NULL.
 static inline struct ks_compact *ks_blocktab_compact(const struct ks_blocktab *t, uint32_t k)
 {
-    return t->n_compact && t->chunk[k].cmp ? &t->cmp[t->chunk[k].cmp - 1] : NULL;
+    return t->n_compact && (t->compact[k / 8] >> (k % 8) & 1) ? &t->cmp[k] : NULL;
+}
+
+// Whether the page of the table holding chunk k has been written.
+static inline int ks_blocktab_page_dirty(const struct ks_blocktab *t, uint32_t k)
+{
+    uint32_t pg = k / KS_CHUNK_PAGE;
+    return t->dirty[pg / 8] >> (pg % 8) & 1;
 }
 
 // Compact chunk record x's entry i.
@@ -191,7 +211,7 @@ static inline uint32_t ks_blocktab_ids_used(const struct ks_blocktab *t)
 // Block id's entry, to read or write: a compact chunk's is expanded first.
 static inline struct ks_block *ks_blocktab_get(struct ks_blocktab *t, uint32_t id)
 {
-    if (t->n_compact && t->chunk[id / KS_CHUNK].cmp)
+    if (ks_blocktab_compact(t, id / KS_CHUNK))
         ks_blocktab_expand(t, id / KS_CHUNK);
     return &t->blk[id];
 }
@@ -214,9 +234,9 @@ static inline const struct ks_block *ks_blocktab_slot(const struct ks_blocktab *
     return &t->blk[id];
 }
 
-// Bytes the table is sized for (entries, chunk records, freed stack; it
-// commits them only as far as it has been used) and the compact records it
-// holds room for.
+// Bytes the table is sized for (entries, chunk records, freed stack, the
+// bits per chunk and page; it commits them only as far as it has been used)
+// and the compact chunks' records.
 uint64_t ks_blocktab_bytes(const struct ks_blocktab *t);
 
 #endif

@@ -190,19 +190,21 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
     for (uint32_t k = 0; k < tab->n_freed; k++)
         if (tab->freed[k] >= tab->hwm || x->chunk_live[tab->freed[k]])
             return ks_corrupt(msg, len, "freed chunk %u has live ids or was never used", tab->freed[k]);
-    // compact chunks: one record each, their live ids those the record
-    // says, their entries in the table never written
+    // compact chunks: their live ids those their records say, none in a
+    // written page, their entries in the table never written
     uint32_t compact = 0;
-    for (uint32_t k = 0; k < tab->hwm; k++) {
-        const struct ks_compact *r = ks_blocktab_compact(tab, k);
-        if (!r)
+    for (uint32_t k = 0; k < tab->n_chunks; k++) {
+        if (!(tab->compact[k / 8] >> (k % 8) & 1))
             continue;
+        const struct ks_compact *r = &tab->cmp[k];
         compact++;
-        if (tab->chunk[k].cmp > tab->n_cmp)
-            return ks_corrupt(msg, len, "chunk %u: compact record %u of %u", k, tab->chunk[k].cmp - 1, tab->n_cmp);
+        if (k >= tab->hwm)
+            return ks_corrupt(msg, len, "chunk %u is compact but was never used (%u used)", k, tab->hwm);
         if ((uint32_t)__builtin_popcount(r->live) != tab->chunk[k].live)
             return ks_corrupt(msg, len, "compact chunk %u: %d live ids, record says %u", k,
                               __builtin_popcount(r->live), tab->chunk[k].live);
+        if (ks_blocktab_page_dirty(tab, k))
+            return ks_corrupt(msg, len, "compact chunk %u lies in a written page of the table", k);
         if (r->heat > KS_HEAT_MAX)
             return ks_corrupt(msg, len, "compact chunk %u: heat code %llu", k, (unsigned long long)r->heat);
         for (uint32_t i = 0; i < KS_CHUNK; i++) {
@@ -211,9 +213,8 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
                 return ks_corrupt(msg, len, "compact chunk %u: id %u written in the table", k, k * KS_CHUNK + i);
         }
     }
-    if (compact != tab->n_compact || tab->n_compact + tab->n_cmp_free != tab->n_cmp)
-        return ks_corrupt(msg, len, "%u compact chunks, %u records in use, %u free, %u made", compact, tab->n_compact,
-                          tab->n_cmp_free, tab->n_cmp);
+    if (compact != tab->n_compact)
+        return ks_corrupt(msg, len, "%u compact chunks, the table counts %u", compact, tab->n_compact);
     for (int t = 0; t < KS_TIERS; t++) {
         const struct ks_tier *tr = &c->tier[t];
         if (tr->used != x->resident[t] + x->reserved[t])
