@@ -317,8 +317,8 @@ void ks_cache_release_block(struct ks_cache *c, uint32_t id)
 }
 
 // A request's blocks are freed in their order: the entries (a chunk's run of
-// 32, the chunks anywhere in the table) and their chunks' records are
-// fetched FREE_AHEAD_ENTRY blocks ahead, the owner slots of their pages
+// 32, the chunks anywhere in the table; a compact chunk's record instead)
+// and their chunks' records are fetched FREE_AHEAD_ENTRY blocks ahead, the owner slots of their pages
 // (anywhere in the tier) FREE_AHEAD_PAGE ahead, so that the misses overlap.
 // Hints only.
 // NOTE: written in the loop, not as a function: GCC deems a function whose
@@ -339,7 +339,10 @@ int ks_cache_req_free(struct ks_cache *c, uint32_t req)
         for (uint32_t j = 0; j < s->n; j++) {
             if (j + FREE_AHEAD_ENTRY < s->n) {
                 uint32_t ahead = ks_seq_lookup(s, j + FREE_AHEAD_ENTRY);
-                __builtin_prefetch(ks_blocktab_slot(&c->tab, ahead), 1);
+                // a compact chunk's record, its four lines in turn (the chunk's
+                // ids run in order), else the entry
+                const struct ks_compact *x = ks_blocktab_compact(&c->tab, ahead / KS_CHUNK);
+                __builtin_prefetch(x ? (const void *)((const char *)x + ahead % 4 * 64) : ks_blocktab_slot(&c->tab, ahead), 1);
                 __builtin_prefetch(&c->tab.chunk[ahead / KS_CHUNK], 1);
             }
             if (j + FREE_AHEAD_PAGE < s->n) {
