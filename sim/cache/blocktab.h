@@ -227,6 +227,20 @@ static inline const struct ks_block *ks_blocktab_peek(const struct ks_blocktab *
     return tmp;
 }
 
+// For a prefetch hint only: line `line` (of 64 bytes, taken modulo) of what
+// the chunk handed out `ahead` allocations from now (0: the next) holds, its
+// entries or, compact, its record; NULL when that chunk will be one never
+// used (its memory is not there yet).
+static inline const void *ks_blocktab_ahead_line(const struct ks_blocktab *t, uint32_t ahead, uint32_t line)
+{
+    if (ahead >= t->n_freed)
+        return NULL;
+    uint32_t k = t->freed[t->n_freed - 1 - ahead];
+    if (t->n_compact && (t->compact[k / 8] >> (k % 8) & 1))
+        return (const char *)&t->cmp[k] + line % (sizeof t->cmp[k] / 64) * 64;
+    return (const char *)&t->blk[(size_t)k * KS_CHUNK] + line % (KS_CHUNK * sizeof *t->blk / 64) * 64;
+}
+
 // Where block id's entry lies in the table, for a prefetch hint only (a
 // compact chunk's is not its entry).
 static inline const struct ks_block *ks_blocktab_slot(const struct ks_blocktab *t, uint32_t id)

@@ -272,7 +272,16 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
                 uint32_t first = ks_blocktab_chunk_alloc(&c->tab, req, (uint16_t)g, s->n, compact);
                 KS_ASSERT(first != KS_NONE && ks_seq_add_chunk(s, first) == KS_OK);
             }
-            uint32_t id = s->own[s->n_own - 1] + (s->n - s->n_prefix) % KS_CHUNK;
+            uint32_t i = (s->n - s->n_prefix) % KS_CHUNK, id = s->own[s->n_own - 1] + i;
+            // the chunks the next 32 blocks' turn will take, one per group, lie
+            // anywhere in the table: each group's is fetched a line per block
+            // of this turn, spread out (at the turn's start the misses would
+            // queue), where the growth goes on into the next turn. (A hint.)
+            if (i < 8 && n - k > KS_CHUNK - i) {
+                const void *ahead = ks_blocktab_ahead_line(&c->tab, g, i);
+                if (ahead)
+                    __builtin_prefetch(ahead, 1);
+            }
             uint32_t page = KS_NONE;
             unsigned t = tier;
             if (t == KS_L1 && c->p.buffer_blocks) {

@@ -260,6 +260,48 @@ static void chunks(void **state)
     assert_int_equal(t.n_chunks, 0);
 }
 
+// ks_blocktab_ahead_line names what the allocations to come will take (the
+// growth's hints are worth something only then): the freed stack's chunks,
+// the last freed first, their entries, or their record when compact; line
+// numbers taken modulo the lines there are; NULL for chunks never used.
+static void ahead_line_names_next_chunks(void **state)
+{
+    (void)state;
+    struct ks_blocktab t;
+    assert_int_equal(ks_blocktab_init(&t, 16 * KS_CHUNK * KS_CHUNK_PAGE), KS_OK);
+    assert_null(ks_blocktab_ahead_line(&t, 0, 0)); // nothing freed: the next is never used
+    uint32_t first[3];
+    for (uint32_t k = 0; k < 3; k++) { // chunk 0 and 2 compact (a clean page), 1 written
+        first[k] = ks_blocktab_chunk_alloc(&t, k, 0, 0, k != 1);
+        ks_blocktab_use(&t, first[k], 100 + k, KS_L1, 3);
+    }
+    // chunk 1 written dirties the page: chunks 0 and 2 share it, so
+    // they are written out; a chunk in a page of its own stays compact
+    uint32_t far = KS_NONE;
+    while ((far = ks_blocktab_chunk_alloc(&t, 9, 0, 0, 1)) / KS_CHUNK < KS_CHUNK_PAGE)
+        ks_blocktab_use(&t, far, 7, KS_L1, 3);
+    ks_blocktab_use(&t, far, 200, KS_L1, 3);
+    assert_non_null(ks_blocktab_compact(&t, far / KS_CHUNK));
+    assert_null(ks_blocktab_compact(&t, 0));
+    ks_blocktab_release(&t, first[0]);
+    ks_blocktab_release(&t, far);
+    ks_blocktab_release(&t, first[1]);
+    // freed in the order 0, far, 1: taken 1, far, 0
+    const char *blk = (const char *)t.blk, *cmp = (const char *)&t.cmp[far / KS_CHUNK];
+    assert_ptr_equal(ks_blocktab_ahead_line(&t, 0, 0), blk + (size_t)first[1] * 16);
+    assert_ptr_equal(ks_blocktab_ahead_line(&t, 0, 7), blk + (size_t)first[1] * 16 + 7 * 64);
+    assert_ptr_equal(ks_blocktab_ahead_line(&t, 0, 8), blk + (size_t)first[1] * 16); // 8 lines of entries
+    assert_ptr_equal(ks_blocktab_ahead_line(&t, 1, 3), cmp + 3 * 64);
+    assert_ptr_equal(ks_blocktab_ahead_line(&t, 1, 5), cmp + 64); // 4 lines of record
+    assert_ptr_equal(ks_blocktab_ahead_line(&t, 2, 2), blk + (size_t)first[0] * 16 + 2 * 64);
+    assert_null(ks_blocktab_ahead_line(&t, 3, 0));
+    // and the allocations take them in that order
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 1, 0, 0, 1), first[1]);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 1, 0, 0, 1), far);
+    assert_int_equal(ks_blocktab_chunk_alloc(&t, 1, 0, 0, 1), first[0]);
+    ks_blocktab_fini(&t);
+}
+
 // A table sized past bigmem's dense size (16 MiB of entries) handed out
 // whole: ids in increasing order, the memory told before each chunk past
 // the mark, every entry read back; freed chunks are reused last freed
@@ -420,6 +462,7 @@ int main(void)
         cmocka_unit_test(chunks),
         cmocka_unit_test(grows_across_dense),
         cmocka_unit_test(compact_same_as_written),
+        cmocka_unit_test(ahead_line_names_next_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
