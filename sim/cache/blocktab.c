@@ -114,10 +114,11 @@ uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t g
     }
     t->chunk[c] = (struct ks_chunk){.req = req, .pos = pos, .group = group, .live = 0};
     // the entries of the chunk handed out CHUNK_AHEAD allocations from now
-    // (the freed stack's), or its record when it is compact, are fetched: they lie anywhere in the table, and a
-    // request's growth takes one chunk per layer group in turn, then fills
-    // them all together. (A hint: nothing changes. Written here, not as a
-    // function: GCC deems a function whose only effect is a prefetch pure.)
+    // (the freed stack's), or its record when it is compact, are fetched:
+    // they lie anywhere in the table, and a request's growth takes one chunk
+    // per layer group in turn, then fills them all together. (A hint:
+    // nothing changes. Written here, not as a function: GCC deems a function
+    // whose only effect is a prefetch pure.)
     if (t->n_freed >= CHUNK_AHEAD) {
         uint32_t k = t->freed[t->n_freed - CHUNK_AHEAD];
         const struct ks_compact *x = ks_blocktab_compact(t, k);

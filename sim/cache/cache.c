@@ -327,9 +327,9 @@ void ks_cache_release_block(struct ks_cache *c, uint32_t id)
 
 // A request's blocks are freed in their order: the entries (a chunk's run of
 // 32, the chunks anywhere in the table; a compact chunk's record instead)
-// and their chunks' records are fetched FREE_AHEAD_ENTRY blocks ahead, the owner slots of their pages
-// (anywhere in the tier) FREE_AHEAD_PAGE ahead, so that the misses overlap.
-// Hints only.
+// and their chunks' records are fetched FREE_AHEAD_ENTRY blocks ahead, the
+// owner slots of their pages (anywhere in the tier) FREE_AHEAD_PAGE ahead,
+// so that the misses overlap. Hints only.
 // NOTE: written in the loop, not as a function: GCC deems a function whose
 // only effect is a prefetch pure, and drops its calls.
 #define FREE_AHEAD_ENTRY 64

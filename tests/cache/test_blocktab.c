@@ -271,12 +271,12 @@ static void ahead_line_names_next_chunks(void **state)
     assert_int_equal(ks_blocktab_init(&t, 16 * KS_CHUNK * KS_CHUNK_PAGE), KS_OK);
     assert_null(ks_blocktab_ahead_line(&t, 0, 0)); // nothing freed: the next is never used
     uint32_t first[3];
-    for (uint32_t k = 0; k < 3; k++) { // chunk 0 and 2 compact (a clean page), 1 written
+    for (uint32_t k = 0; k < 3; k++) { // 0 and 2 asked compact, 1 not
         first[k] = ks_blocktab_chunk_alloc(&t, k, 0, 0, k != 1);
         ks_blocktab_use(&t, first[k], 100 + k, KS_L1, 3);
     }
-    // chunk 1 written dirties the page: chunks 0 and 2 share it, so
-    // they are written out; a chunk in a page of its own stays compact
+    // chunk 1 dirtied their page: 0 was written out, 2 never compact; a
+    // chunk asked compact in a clean page of its own stays so
     uint32_t far = KS_NONE;
     while ((far = ks_blocktab_chunk_alloc(&t, 9, 0, 0, 1)) / KS_CHUNK < KS_CHUNK_PAGE)
         ks_blocktab_use(&t, far, 7, KS_L1, 3);
