@@ -117,15 +117,13 @@ uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t g
     // (the freed stack's), or its record when it is compact, are fetched:
     // they lie anywhere in the table, and a request's growth takes one chunk
     // per layer group in turn, then fills them all together. (A hint:
-    // nothing changes. Written here, not as a function: GCC deems a function
-    // whose only effect is a prefetch pure.)
-    if (t->n_freed >= CHUNK_AHEAD) {
-        uint32_t k = t->freed[t->n_freed - CHUNK_AHEAD];
-        const struct ks_compact *x = ks_blocktab_compact(t, k);
-        const char *e = x ? (const char *)x : (const char *)&t->blk[(size_t)k * KS_CHUNK];
-        size_t n = x ? sizeof *x : KS_CHUNK * sizeof *t->blk;
-        for (size_t off = 0; off < n; off += 64)
-            __builtin_prefetch(e + off, 1);
+    // nothing changes; a record's four lines come twice over the entries'
+    // eight. Written here, not as a function: GCC deems a function whose
+    // only effect is a prefetch pure.)
+    for (uint32_t line = 0; line < KS_CHUNK * sizeof *t->blk / 64; line++) {
+        const void *e = ks_blocktab_ahead_line(t, CHUNK_AHEAD - 1, line);
+        if (e)
+            __builtin_prefetch(e, 1);
     }
     return c * KS_CHUNK;
 }

@@ -236,8 +236,9 @@ static inline const void *ks_blocktab_ahead_line(const struct ks_blocktab *t, ui
     if (ahead >= t->n_freed)
         return NULL;
     uint32_t k = t->freed[t->n_freed - 1 - ahead];
-    if (t->n_compact && (t->compact[k / 8] >> (k % 8) & 1))
-        return (const char *)&t->cmp[k] + line % (sizeof t->cmp[k] / 64) * 64;
+    const struct ks_compact *x = ks_blocktab_compact(t, k);
+    if (x)
+        return (const char *)x + line % (sizeof *x / 64) * 64;
     return (const char *)&t->blk[(size_t)k * KS_CHUNK] + line % (KS_CHUNK * sizeof *t->blk / 64) * 64;
 }
 
