@@ -31,7 +31,13 @@ int ks_blocktab_init(struct ks_blocktab *t, uint32_t n_blocks)
     t->cmp = ks_bigmem_alloc(cmp_bytes(t->n_chunks));
     t->compact = calloc(t->n_chunks / 8 + 1, 1);
     t->dirty = calloc(t->n_chunks / KS_CHUNK_PAGE / 8 + 1, 1);
-    if (!t->blk || !t->chunk || !t->freed || !t->cmp || !t->compact || !t->dirty) {
+    // the chunks written aside: their slots, committed as far as used
+    t->aside = ks_bigmem_alloc(blk_bytes(t->n_chunks));
+    t->aside_of = ks_bigmem_alloc((size_t)t->n_chunks * sizeof *t->aside_of);
+    t->aside_freed = ks_bigmem_alloc((size_t)t->n_chunks * sizeof *t->aside_freed);
+    t->aside_bit = calloc(t->n_chunks / 8 + 1, 1);
+    if (!t->blk || !t->chunk || !t->freed || !t->cmp || !t->compact || !t->dirty || !t->aside || !t->aside_of ||
+        !t->aside_freed || !t->aside_bit) {
         ks_blocktab_fini(t);
         return KS_ENOMEM;
     }
@@ -46,6 +52,10 @@ void ks_blocktab_fini(struct ks_blocktab *t)
     ks_bigmem_free(t->chunk, (size_t)t->n_chunks * sizeof *t->chunk);
     ks_bigmem_free(t->freed, (size_t)t->n_chunks * sizeof *t->freed);
     ks_bigmem_free(t->cmp, cmp_bytes(t->n_chunks));
+    ks_bigmem_free(t->aside, blk_bytes(t->n_chunks));
+    ks_bigmem_free(t->aside_of, (size_t)t->n_chunks * sizeof *t->aside_of);
+    ks_bigmem_free(t->aside_freed, (size_t)t->n_chunks * sizeof *t->aside_freed);
+    free(t->aside_bit);
     memset(t, 0, sizeof *t);
 }
 
@@ -67,8 +77,48 @@ static void write_out(struct ks_blocktab *t, uint32_t k)
     t->n_compact--;
 }
 
+// Compact chunk k's entries go aside (a slot: the last given back, else the
+// lowest never used); it is compact no more, and its page stays as it was.
+static void put_aside(struct ks_blocktab *t, uint32_t k)
+{
+    const struct ks_compact *x = &t->cmp[k];
+    uint32_t slot = t->n_aside_freed ? t->aside_freed[--t->n_aside_freed] : t->aside_hwm++;
+    struct ks_block *e = &t->aside[(size_t)slot * KS_CHUNK];
+    for (uint32_t i = 0; i < KS_CHUNK; i++)
+        e[i] = ks_compact_entry(x, i);
+    t->compact[k / 8] &= (uint8_t)~(1u << (k % 8));
+    t->n_compact--;
+    t->aside_of[k] = slot;
+    t->aside_bit[k / 8] |= (uint8_t)(1u << (k % 8));
+    t->n_aside++;
+}
+
+// Chunk k is aside no more; its slot is given back.
+static void leave_aside(struct ks_blocktab *t, uint32_t k)
+{
+    t->aside_freed[t->n_aside_freed++] = t->aside_of[k];
+    t->aside_bit[k / 8] &= (uint8_t)~(1u << (k % 8));
+    t->n_aside--;
+}
+
+// Chunk k, written aside, every id free, becomes compact: its record takes
+// the ids' generations.
+static void aside_to_compact(struct ks_blocktab *t, uint32_t k)
+{
+    const struct ks_block *e = &t->aside[(size_t)t->aside_of[k] * KS_CHUNK];
+    struct ks_compact *x = &t->cmp[k];
+    memset(x, 0, sizeof *x);
+    for (uint32_t i = 0; i < KS_CHUNK; i++) {
+        KS_ASSERT(ks_blk_state(&e[i]) == KS_BLK_FREE);
+        x->gen[i] = (uint16_t)ks_blk_gen(&e[i]);
+    }
+    leave_aside(t, k);
+    t->compact[k / 8] |= (uint8_t)(1u << (k % 8));
+    t->n_compact++;
+}
+
 // Chunk k is about to be written: its page is dirty, and the page's
-// compact chunks are written out (the memory is committed anyway). Once
+// compact chunks (and those written aside) are written out (the memory is committed anyway). Once
 // the page that shares their records' page is dirty too, that page goes
 // back: no chunk of either becomes compact again.
 static void dirty(struct ks_blocktab *t, uint32_t k)
@@ -77,9 +127,14 @@ static void dirty(struct ks_blocktab *t, uint32_t k)
     if (ks_blocktab_page_dirty(t, k))
         return;
     t->dirty[pg / 8] |= (uint8_t)(1u << (pg % 8));
-    for (uint32_t j = pg * KS_CHUNK_PAGE; j < (pg + 1) * KS_CHUNK_PAGE && j < t->hwm; j++)
-        if (ks_blocktab_compact(t, j))
+    for (uint32_t j = pg * KS_CHUNK_PAGE; j < (pg + 1) * KS_CHUNK_PAGE && j < t->hwm; j++) {
+        if (ks_blocktab_compact(t, j)) {
             write_out(t, j);
+        } else if (ks_blocktab_aside(t, j)) {
+            memcpy(&t->blk[(size_t)j * KS_CHUNK], ks_blocktab_entries(t, j), KS_CHUNK * sizeof *t->blk);
+            leave_aside(t, j);
+        }
+    }
     uint32_t pair = pg & ~1u; // the first of the two pages whose records share a page
     if (ks_blocktab_page_dirty(t, pair * KS_CHUNK_PAGE) && ks_blocktab_page_dirty(t, (pair + 1) * KS_CHUNK_PAGE) &&
         cmp_bytes((pair + 2) * KS_CHUNK_PAGE) <= cmp_bytes(t->n_chunks))
@@ -88,7 +143,7 @@ static void dirty(struct ks_blocktab *t, uint32_t k)
 
 void ks_blocktab_expand(struct ks_blocktab *t, uint32_t k)
 {
-    KS_ASSERT(ks_blocktab_compact(t, k) != NULL);
+    KS_ASSERT(ks_blocktab_compact(t, k) != NULL || ks_blocktab_aside(t, k));
     dirty(t, k);
 }
 
@@ -99,8 +154,10 @@ uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t g
     uint32_t c;
     if (t->n_freed) {
         c = t->freed[--t->n_freed];
-        if (!compact && ks_blocktab_compact(t, c)) // written out: its ids' generations go to the table
+        if (!compact && (ks_blocktab_compact(t, c) || ks_blocktab_aside(t, c))) // written out: its ids' generations go to the table
             dirty(t, c);
+        else if (compact && ks_blocktab_aside(t, c))
+            aside_to_compact(t, c);
     } else if (t->hwm < t->n_chunks) {
         c = t->hwm++;
         if (blk_bytes(t->hwm) > t->mark)
@@ -139,7 +196,9 @@ void ks_blocktab_use(struct ks_blocktab *t, uint32_t id, uint32_t page, unsigned
         x->last = step;
         x->live |= UINT32_C(1) << i;
     } else {
-        struct ks_block *b = ks_blocktab_get(t, id);
+        if (x) // the record cannot hold it: the chunk's entries go aside, its page stays unwritten
+            put_aside(t, id / KS_CHUNK);
+        struct ks_block *b = ks_blocktab_entry(t, id);
         KS_ASSERT(ks_blk_state(b) == KS_BLK_FREE);
         b->loc = 0;
         b->meta &= UINT64_C(0x1fff) << 38; // the generation survives reuse (see release)
@@ -160,7 +219,7 @@ void ks_blocktab_release(struct ks_blocktab *t, uint32_t id)
         x->live &= ~(UINT32_C(1) << i);
         x->gen[i] = (uint16_t)((x->gen[i] + 1u) & ((1u << KS_GEN_BITS) - 1));
     } else {
-        struct ks_block *b = &t->blk[id];
+        struct ks_block *b = ks_blocktab_entry(t, id);
         KS_ASSERT(ks_blk_state(b) != KS_BLK_FREE);
         // NOTE: bumping the generation on release means a reader still holding a
         // location of a freed block is refused even after the id is reused.
@@ -180,5 +239,5 @@ uint64_t ks_blocktab_bytes(const struct ks_blocktab *t)
 {
     return (uint64_t)t->n_chunks * (KS_CHUNK * sizeof *t->blk + sizeof *t->chunk + sizeof *t->freed) +
            (uint64_t)(t->n_chunks / 8 + 1) + (t->n_chunks / KS_CHUNK_PAGE / 8 + 1) +
-           (uint64_t)t->n_compact * sizeof *t->cmp;
+           (uint64_t)t->n_compact * sizeof *t->cmp + (uint64_t)t->aside_hwm * KS_CHUNK * sizeof *t->blk;
 }

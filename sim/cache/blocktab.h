@@ -36,6 +36,19 @@
 // of their own, given back once both are written: a chunk never costs more
 // than its entries would.
 //
+// A growth's block that a record cannot hold (one arriving at another step
+// than the chunk's live ids: a decode step's block in a prompt's last chunk)
+// does not write the chunk's page of the table either: the chunk's 32
+// entries go aside, to a slot of an array of their own (512 bytes), and the
+// chunk is written aside (ks_blocktab_aside). Readers and writers that go
+// through ks_blocktab_peek and ks_blocktab_entry find its entries there;
+// ks_blocktab_get (whose callers may read the table by id: the wide access
+// and eviction forms) writes them into the table first, with its page, as
+// for a compact chunk. A chunk written aside that is freed and taken again
+// as a compact chunk becomes compact again (its ids' generations go to the
+// record). Without it, a decode step's new block wrote its chunk's page
+// out, and over a long run nearly every page of the tables was written.
+//
 // Invariants: a free entry has state KS_BLK_FREE; a live entry has refs >= 1,
 // except a block in flight whose last owner has gone (refs == 0), freed when
 // its migration is confirmed or aborted. Chunks from hwm on are free, never
@@ -44,7 +57,9 @@
 // (zero: only a chunk never used becomes compact), its record says what they
 // are (ks_blocktab_peek); n_compact records are in use. A page with a chunk
 // that is not compact and has been handed out is dirty; no compact chunk
-// lies in a dirty page.
+// lies in a dirty page. A chunk written aside is not compact and lies in a
+// page that is not dirty, its entries in the table never written; its slot
+// is below aside_hwm, not on the aside_freed stack, and no other chunk's.
 #ifndef KS_BLOCKTAB_H
 #define KS_BLOCKTAB_H
 
@@ -145,6 +160,13 @@ struct ks_blocktab {
     uint8_t *compact;        // [n_chunks / 8 + 1] bit per chunk: compact
     uint8_t *dirty;          // [n_chunks / KS_CHUNK_PAGE / 8 + 1] bit per page of the table: written
     uint32_t n_compact;      // compact chunks
+    struct ks_block *aside;  // [n_chunks * KS_CHUNK] slots of 32 entries of chunks written aside, used below aside_hwm
+    uint32_t *aside_of;      // [n_chunks] the slot of a chunk written aside
+    uint32_t *aside_freed;   // stack of slots given back, the last on top
+    uint8_t *aside_bit;      // [n_chunks / 8 + 1] bit per chunk: written aside
+    uint32_t n_aside;        // chunks written aside
+    uint32_t n_aside_freed;  // slots on the aside_freed stack
+    uint32_t aside_hwm;      // slots [0, aside_hwm) have been used
 };
 
 // Sizes the table for at least n_blocks ids (rounded up to whole chunks).
@@ -168,14 +190,27 @@ void ks_blocktab_use(struct ks_blocktab *t, uint32_t id, uint32_t page, unsigned
 // Releases a live id; its chunk returns to the free list with its last id.
 void ks_blocktab_release(struct ks_blocktab *t, uint32_t id);
 
-// Writes compact chunk k's entries into the table, and those of the other
-// compact chunks of its page; none of them is compact any more.
+// Writes compact (or written aside) chunk k's entries into the table, and
+// those of the other such chunks of its page; none of them is compact or
+// aside any more.
 void ks_blocktab_expand(struct ks_blocktab *t, uint32_t k);
 
 // The record of chunk k when it is compact, else NULL.
 static inline struct ks_compact *ks_blocktab_compact(const struct ks_blocktab *t, uint32_t k)
 {
     return t->n_compact && (t->compact[k / 8] >> (k % 8) & 1) ? &t->cmp[k] : NULL;
+}
+
+// Whether chunk k is written aside.
+static inline int ks_blocktab_aside(const struct ks_blocktab *t, uint32_t k)
+{
+    return t->n_aside && (t->aside_bit[k / 8] >> (k % 8) & 1);
+}
+
+// The entries of chunk k, not compact: aside, or in the table.
+static inline struct ks_block *ks_blocktab_entries(const struct ks_blocktab *t, uint32_t k)
+{
+    return ks_blocktab_aside(t, k) ? &t->aside[(size_t)t->aside_of[k] * KS_CHUNK] : &t->blk[(size_t)k * KS_CHUNK];
 }
 
 // Whether the page of the table holding chunk k has been written.
@@ -208,28 +243,36 @@ static inline uint32_t ks_blocktab_ids_used(const struct ks_blocktab *t)
     return t->hwm * KS_CHUNK;
 }
 
-// Block id's entry, to read or write: a compact chunk's is expanded first.
+// Block id's entry in the table, to read or write: a compact chunk's, or
+// one written aside, is written into the table first.
 static inline struct ks_block *ks_blocktab_get(struct ks_blocktab *t, uint32_t id)
 {
-    if (ks_blocktab_compact(t, id / KS_CHUNK))
+    if (ks_blocktab_compact(t, id / KS_CHUNK) || ks_blocktab_aside(t, id / KS_CHUNK))
         ks_blocktab_expand(t, id / KS_CHUNK);
     return &t->blk[id];
 }
 
-// Block id's entry, to read only: in the table, or built in *tmp from a
-// compact chunk's record.
+// Block id's entry where it lies, to read or write, when its chunk is not
+// compact: in the table, or aside (nothing is moved).
+static inline struct ks_block *ks_blocktab_entry(const struct ks_blocktab *t, uint32_t id)
+{
+    return &ks_blocktab_entries(t, id / KS_CHUNK)[id % KS_CHUNK];
+}
+
+// Block id's entry, to read only: in the table or aside, or built in *tmp
+// from a compact chunk's record.
 static inline const struct ks_block *ks_blocktab_peek(const struct ks_blocktab *t, uint32_t id, struct ks_block *tmp)
 {
     const struct ks_compact *x = ks_blocktab_compact(t, id / KS_CHUNK);
     if (!x)
-        return &t->blk[id];
+        return ks_blocktab_entry(t, id);
     *tmp = ks_compact_entry(x, id % KS_CHUNK);
     return tmp;
 }
 
 // For a prefetch hint only: line `line` (of 64 bytes, taken modulo) of what
 // the chunk handed out `ahead` allocations from now (0: the next) holds, its
-// entries or, compact, its record; NULL when that chunk will be one never
+// entries (in the table or aside) or, compact, its record; NULL when that chunk will be one never
 // used (its memory is not there yet).
 static inline const void *ks_blocktab_ahead_line(const struct ks_blocktab *t, uint32_t ahead, uint32_t line)
 {
@@ -239,19 +282,19 @@ static inline const void *ks_blocktab_ahead_line(const struct ks_blocktab *t, ui
     const struct ks_compact *x = ks_blocktab_compact(t, k);
     if (x)
         return (const char *)x + line % (sizeof *x / 64) * 64;
-    return (const char *)&t->blk[(size_t)k * KS_CHUNK] + line % (KS_CHUNK * sizeof *t->blk / 64) * 64;
+    return (const char *)ks_blocktab_entries(t, k) + line % (KS_CHUNK * sizeof *t->blk / 64) * 64;
 }
 
-// Where block id's entry lies in the table, for a prefetch hint only (a
-// compact chunk's is not its entry).
+// Where block id's entry lies, in the table or aside, for a prefetch hint
+// only (a compact chunk's is not its entry).
 static inline const struct ks_block *ks_blocktab_slot(const struct ks_blocktab *t, uint32_t id)
 {
-    return &t->blk[id];
+    return ks_blocktab_entry(t, id);
 }
 
 // Bytes the table is sized for (entries, chunk records, freed stack, the
 // bits per chunk and page; it commits them only as far as it has been used)
-// and the compact chunks' records.
+// and the compact chunks' records and the slots of chunks written aside.
 uint64_t ks_blocktab_bytes(const struct ks_blocktab *t);
 
 #endif

@@ -365,7 +365,7 @@ int ks_cache_req_free(struct ks_cache *c, uint32_t req)
                 ks_cache_release_block(c, id);
                 continue;
             }
-            struct ks_block *b = ks_blocktab_get(&c->tab, id);
+            struct ks_block *b = ks_blocktab_entry(&c->tab, id); // in the table or aside
             unsigned refs = ks_blk_refs(b);
             KS_ASSERT(refs > 0);
             ks_blk_set_refs(b, refs - 1);
@@ -417,7 +417,7 @@ int ks_cache_step(struct ks_cache *c, uint32_t step)
                 continue;
             }
             for (uint32_t id = k * KS_CHUNK; id < (k + 1) * KS_CHUNK; id++) {
-                struct ks_block *b = &c->tab.blk[id];
+                struct ks_block *b = ks_blocktab_entry(&c->tab, id);
                 if (ks_blk_state(b) != KS_BLK_FREE)
                     ks_blk_set_heat(b, ks_heat_rescale(ks_blk_heat(b), factor));
             }
@@ -441,13 +441,13 @@ KS_PREFETCH_FN void ks_cache_warm_access(const struct ks_cache *c, uint32_t req,
             __builtin_prefetch(ks_blocktab_slot(&c->tab, ks_seq_lookup(s, blocks[i])));
 }
 
-// Writes out sequence s's compact chunks (blocktab.h): its blocks are about
-// to be read and written one by one, the wide forms gathering their entries
-// from the table.
+// Writes out sequence s's compact chunks and those written aside
+// (blocktab.h): its blocks are about to be read and written one by one, the
+// wide forms gathering their entries from the table.
 static void expand_seq(struct ks_cache *c, const struct ks_seq *s)
 {
     for (uint32_t k = 0; k < s->n_own; k++)
-        if (ks_blocktab_compact(&c->tab, s->own[k] / KS_CHUNK))
+        if (ks_blocktab_compact(&c->tab, s->own[k] / KS_CHUNK) || ks_blocktab_aside(&c->tab, s->own[k] / KS_CHUNK))
             ks_blocktab_expand(&c->tab, s->own[k] / KS_CHUNK);
 }
 
@@ -466,7 +466,7 @@ int ks_cache_access(struct ks_cache *c, uint32_t req, uint32_t group, const stru
     if (q->agg && q->agg->def_from[group] != KS_NONE)
         return KS_ESTATE; // deferred selections not settled (contract: ks_cache_settle first)
     ks_agg_touch(c, q, group);
-    if (c->tab.n_compact)
+    if (c->tab.n_compact || c->tab.n_aside)
         expand_seq(c, s);
     int settle = c->agg_pending != 0; // blocks with aggregate accesses pending get them first
     // NOTE: 32, not 8: on a loaded node (cluster_64x8_loaded.lua, detail.nodes=1

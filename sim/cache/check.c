@@ -215,6 +215,38 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
     }
     if (compact != tab->n_compact)
         return ks_corrupt(msg, len, "%u compact chunks, the table counts %u", compact, tab->n_compact);
+    // chunks written aside: not compact, none in a written page, their
+    // entries in the table never written, their slots in use
+    uint8_t *given = calloc(tab->aside_hwm / 8 + 1, 1);
+    if (!given)
+        return ks_corrupt(msg, len, "out of memory for the check");
+    for (uint32_t j = 0; j < tab->n_aside_freed; j++)
+        if (tab->aside_freed[j] < tab->aside_hwm)
+            given[tab->aside_freed[j] / 8] |= (uint8_t)(1u << (tab->aside_freed[j] % 8));
+    uint32_t aside = 0;
+    for (uint32_t k = 0; k < tab->n_chunks; k++) {
+        if (!(tab->aside_bit[k / 8] >> (k % 8) & 1))
+            continue;
+        aside++;
+        uint32_t slot = tab->aside_of[k];
+        const char *bad = k >= tab->hwm || (tab->compact[k / 8] >> (k % 8) & 1) || ks_blocktab_page_dirty(tab, k)
+                              ? "never used, compact or in a written page"
+                          : slot >= tab->aside_hwm || (given[slot / 8] >> (slot % 8) & 1) ? "in a slot not in use"
+                                                                                           : NULL;
+        for (uint32_t i = 0; !bad && i < KS_CHUNK; i++) {
+            const struct ks_block *b = &tab->blk[(size_t)k * KS_CHUNK + i];
+            if (b->loc || b->last || b->meta)
+                bad = "written in the table too";
+        }
+        if (bad) {
+            free(given);
+            return ks_corrupt(msg, len, "chunk %u is written aside (slot %u of %u) %s", k, slot, tab->aside_hwm, bad);
+        }
+    }
+    free(given);
+    if (aside != tab->n_aside || tab->n_aside + tab->n_aside_freed != tab->aside_hwm)
+        return ks_corrupt(msg, len, "%u chunks written aside, the table counts %u (%u slots used, %u given back)", aside,
+                          tab->n_aside, tab->aside_hwm, tab->n_aside_freed);
     for (int t = 0; t < KS_TIERS; t++) {
         const struct ks_tier *tr = &c->tier[t];
         if (tr->used != x->resident[t] + x->reserved[t])

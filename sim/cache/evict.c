@@ -332,7 +332,7 @@ AVX512 static uint32_t scan8(const struct ks_cache *c, uint32_t p, uint32_t end,
 // Whether the wide form may judge this cache's buffers now.
 static int scan_wide(const struct ks_cache *c)
 {
-    if (!c->wide || c->agg_pending || c->tab.n_compact) // compact chunks' entries are not in the table
+    if (!c->wide || c->agg_pending || c->tab.n_compact || c->tab.n_aside) // their entries are not in the table
         return 0;
     return (c->p.evict == KS_EVICT_LRU && c->l1_last) || c->p.evict == KS_EVICT_HEAT ||
            (c->p.evict == KS_EVICT_FIFO && c->arrival);
@@ -374,7 +374,8 @@ AVX512 static uint32_t sample8(const struct ks_cache *c, unsigned t, const uint3
 // Whether the wide form may judge this cache's samples now.
 static int sample_wide(const struct ks_cache *c)
 {
-    return c->wide && !c->agg_pending && !c->tab.n_compact && (c->p.evict == KS_EVICT_LRU || c->p.evict == KS_EVICT_HEAT);
+    return c->wide && !c->agg_pending && !c->tab.n_compact && !c->tab.n_aside &&
+           (c->p.evict == KS_EVICT_LRU || c->p.evict == KS_EVICT_HEAT);
 }
 #endif
 
