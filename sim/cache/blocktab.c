@@ -118,9 +118,9 @@ static void aside_to_compact(struct ks_blocktab *t, uint32_t k)
 }
 
 // Chunk k is about to be written: its page is dirty, and the page's
-// compact chunks (and those written aside) are written out (the memory is committed anyway). Once
-// the page that shares their records' page is dirty too, that page goes
-// back: no chunk of either becomes compact again.
+// compact chunks (and those written aside) are written out (the memory is
+// committed anyway). Once the page that shares their records' page is dirty
+// too, that page goes back: no chunk of either becomes compact again.
 static void dirty(struct ks_blocktab *t, uint32_t k)
 {
     uint32_t pg = k / KS_CHUNK_PAGE;
@@ -154,7 +154,8 @@ uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t g
     uint32_t c;
     if (t->n_freed) {
         c = t->freed[--t->n_freed];
-        if (!compact && (ks_blocktab_compact(t, c) || ks_blocktab_aside(t, c))) // written out: its ids' generations go to the table
+        // written out: its ids' generations go to the table; or, aside, to a record
+        if (!compact && (ks_blocktab_compact(t, c) || ks_blocktab_aside(t, c)))
             dirty(t, c);
         else if (compact && ks_blocktab_aside(t, c))
             aside_to_compact(t, c);

@@ -245,8 +245,8 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
     }
     free(given);
     if (aside != tab->n_aside || tab->n_aside + tab->n_aside_freed != tab->aside_hwm)
-        return ks_corrupt(msg, len, "%u chunks written aside, the table counts %u (%u slots used, %u given back)", aside,
-                          tab->n_aside, tab->aside_hwm, tab->n_aside_freed);
+        return ks_corrupt(msg, len, "%u chunks written aside, the table counts %u (%u slots used, %u given back)",
+                          aside, tab->n_aside, tab->aside_hwm, tab->n_aside_freed);
     for (int t = 0; t < KS_TIERS; t++) {
         const struct ks_tier *tr = &c->tier[t];
         if (tr->used != x->resident[t] + x->reserved[t])
