@@ -33,8 +33,7 @@
 // once one chunk of a page is written, the page costs its memory for good,
 // so its other compact chunks are written out too, and no chunk of it
 // becomes compact again. The records of two pages of the table share a page
-// of their own, given back once both are written: a chunk never costs more
-// than its entries would.
+// of their own, given back once both are written.
 //
 // A growth's block that a record cannot hold (one arriving at another step
 // than the chunk's live ids: a decode step's block in a prompt's last chunk)
@@ -46,15 +45,17 @@
 // and eviction forms) writes them into the table first, with its page, as
 // for a compact chunk. A chunk written aside that is freed and taken again
 // as a compact chunk becomes compact again (its ids' generations go to the
-// record). Without it, a decode step's new block wrote its chunk's page
-// out, and over a long run nearly every page of the tables was written.
+// record). Such a chunk costs its slot and its record's room, where writing
+// it out cost its page of the table: before, a decode step's new block
+// wrote its chunk's page out, and over a long run nearly every page of the
+// tables was written.
 //
 // Invariants: a free entry has state KS_BLK_FREE; a live entry has refs >= 1,
 // except a block in flight whose last owner has gone (refs == 0), freed when
 // its migration is confirmed or aborted. Chunks from hwm on are free, never
 // used, with zero entries and records; the freed stack holds chunks below
 // hwm only. A compact chunk's entries in the table have never been written
-// (zero: only a chunk never used becomes compact), its record says what they
+// (zero: only a chunk never used, or one written aside, becomes compact), its record says what they
 // are (ks_blocktab_peek); n_compact records are in use. A page with a chunk
 // that is not compact and has been handed out is dirty; no compact chunk
 // lies in a dirty page. A chunk written aside is not compact and lies in a
@@ -272,7 +273,8 @@ static inline const struct ks_block *ks_blocktab_peek(const struct ks_blocktab *
 
 // For a prefetch hint only: line `line` (of 64 bytes, taken modulo) of what
 // the chunk handed out `ahead` allocations from now (0: the next) holds, its
-// entries (in the table or aside) or, compact, its record; NULL when that chunk will be one never
+// entries (in the table or aside) or, compact, its record; NULL when that
+// chunk will be one never
 // used (its memory is not there yet).
 static inline const void *ks_blocktab_ahead_line(const struct ks_blocktab *t, uint32_t ahead, uint32_t line)
 {
