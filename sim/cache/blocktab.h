@@ -274,8 +274,7 @@ static inline const struct ks_block *ks_blocktab_peek(const struct ks_blocktab *
 // For a prefetch hint only: line `line` (of 64 bytes, taken modulo) of what
 // the chunk handed out `ahead` allocations from now (0: the next) holds, its
 // entries (in the table or aside) or, compact, its record; NULL when that
-// chunk will be one never
-// used (its memory is not there yet).
+// chunk will be one never used (its memory is not there yet).
 static inline const void *ks_blocktab_ahead_line(const struct ks_blocktab *t, uint32_t ahead, uint32_t line)
 {
     if (ahead >= t->n_freed)
