@@ -82,7 +82,8 @@ static void write_out(struct ks_blocktab *t, uint32_t k)
 static void put_aside(struct ks_blocktab *t, uint32_t k)
 {
     const struct ks_compact *x = &t->cmp[k];
-    uint32_t slot = t->n_aside_freed ? t->aside_freed[--t->n_aside_freed] : t->aside_hwm++;
+    uint32_t given = t->aside_hwm - t->n_aside; // slots on the aside_freed stack
+    uint32_t slot = given ? t->aside_freed[given - 1] : t->aside_hwm++;
     struct ks_block *e = &t->aside[(size_t)slot * KS_CHUNK];
     for (uint32_t i = 0; i < KS_CHUNK; i++)
         e[i] = ks_compact_entry(x, i);
@@ -96,7 +97,7 @@ static void put_aside(struct ks_blocktab *t, uint32_t k)
 // Chunk k is aside no more; its slot is given back.
 static void leave_aside(struct ks_blocktab *t, uint32_t k)
 {
-    t->aside_freed[t->n_aside_freed++] = t->aside_of[k];
+    t->aside_freed[t->aside_hwm - t->n_aside] = t->aside_of[k]; // on top of the slots given back
     t->aside_bit[k / 8] &= (uint8_t)~(1u << (k % 8));
     t->n_aside--;
 }

@@ -163,10 +163,9 @@ struct ks_blocktab {
     uint32_t n_compact;      // compact chunks
     struct ks_block *aside;  // [n_chunks * KS_CHUNK] slots of 32 entries of chunks written aside, used below aside_hwm
     uint32_t *aside_of;      // [n_chunks] the slot of a chunk written aside
-    uint32_t *aside_freed;   // stack of slots given back, the last on top
+    uint32_t *aside_freed;   // stack of the aside_hwm - n_aside slots given back, the last on top
     uint8_t *aside_bit;      // [n_chunks / 8 + 1] bit per chunk: written aside
     uint32_t n_aside;        // chunks written aside
-    uint32_t n_aside_freed;  // slots on the aside_freed stack
     uint32_t aside_hwm;      // slots [0, aside_hwm) have been used
 };
 

@@ -216,11 +216,13 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
     if (compact != tab->n_compact)
         return ks_corrupt(msg, len, "%u compact chunks, the table counts %u", compact, tab->n_compact);
     // chunks written aside: not compact, none in a written page, their
-    // entries in the table never written, their slots in use
+    // entries in the table never written, each in a slot of its own in use
+    if (tab->n_aside > tab->aside_hwm)
+        return ks_corrupt(msg, len, "%u chunks written aside in %u slots", tab->n_aside, tab->aside_hwm);
     uint8_t *given = calloc(tab->aside_hwm / 8 + 1, 1);
     if (!given)
         return ks_corrupt(msg, len, "out of memory for the check");
-    for (uint32_t j = 0; j < tab->n_aside_freed; j++)
+    for (uint32_t j = 0; j < tab->aside_hwm - tab->n_aside; j++)
         if (tab->aside_freed[j] < tab->aside_hwm)
             given[tab->aside_freed[j] / 8] |= (uint8_t)(1u << (tab->aside_freed[j] % 8));
     uint32_t aside = 0;
@@ -231,8 +233,11 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
         uint32_t slot = tab->aside_of[k];
         const char *bad = k >= tab->hwm || (tab->compact[k / 8] >> (k % 8) & 1) || ks_blocktab_page_dirty(tab, k)
                               ? "never used, compact or in a written page"
-                          : slot >= tab->aside_hwm || (given[slot / 8] >> (slot % 8) & 1) ? "in a slot not in use"
-                                                                                           : NULL;
+                          : slot >= tab->aside_hwm || (given[slot / 8] >> (slot % 8) & 1)
+                              ? "in a slot given back, never used or another chunk's"
+                              : NULL;
+        if (!bad) // the slot is this chunk's: a second chunk in it is caught above
+            given[slot / 8] |= (uint8_t)(1u << (slot % 8));
         for (uint32_t i = 0; !bad && i < KS_CHUNK; i++) {
             const struct ks_block *b = &tab->blk[(size_t)k * KS_CHUNK + i];
             if (b->loc || b->last || b->meta)
@@ -244,9 +249,9 @@ static int check_counts(const struct ks_cache *c, const struct tally *x, char *m
         }
     }
     free(given);
-    if (aside != tab->n_aside || tab->n_aside + tab->n_aside_freed != tab->aside_hwm)
-        return ks_corrupt(msg, len, "%u chunks written aside, the table counts %u (%u slots used, %u given back)",
-                          aside, tab->n_aside, tab->aside_hwm, tab->n_aside_freed);
+    if (aside != tab->n_aside)
+        return ks_corrupt(msg, len, "%u chunks written aside, the table counts %u (%u slots used)", aside, tab->n_aside,
+                          tab->aside_hwm);
     for (int t = 0; t < KS_TIERS; t++) {
         const struct ks_tier *tr = &c->tier[t];
         if (tr->used != x->resident[t] + x->reserved[t])
