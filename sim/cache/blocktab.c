@@ -212,6 +212,28 @@ void ks_blocktab_use(struct ks_blocktab *t, uint32_t id, uint32_t page, unsigned
     t->live++;
 }
 
+void ks_blocktab_use_l1_run(struct ks_blocktab *t, uint32_t id, uint32_t n, const uint32_t *page, size_t stride,
+                            uint32_t step)
+{
+    uint32_t k = id / KS_CHUNK, i = id % KS_CHUNK;
+    KS_ASSERT(n > 0 && i + n <= KS_CHUNK);
+    struct ks_compact *x = ks_blocktab_compact(t, k);
+    if (!x || (x->live && (x->heat != 0 || x->last != step))) { // not in the record: one by one
+        for (uint32_t m = 0; m < n; m++)
+            ks_blocktab_use(t, id + m, page[m * stride], KS_L1, step);
+        return;
+    }
+    uint32_t run = (n == KS_CHUNK ? UINT32_MAX : (UINT32_C(1) << n) - 1) << i;
+    KS_ASSERT(!(x->live & run));
+    for (uint32_t m = 0; m < n; m++)
+        x->page[i + m] = page[m * stride];
+    x->heat = 0;
+    x->last = step;
+    x->live |= run;
+    t->chunk[k].live = (uint16_t)(t->chunk[k].live + n);
+    t->live += n;
+}
+
 void ks_blocktab_release(struct ks_blocktab *t, uint32_t id)
 {
     struct ks_compact *x = ks_blocktab_compact(t, id / KS_CHUNK);
@@ -235,6 +257,24 @@ void ks_blocktab_release(struct ks_blocktab *t, uint32_t id)
     t->live--;
     if (--c->live == 0)
         t->freed[t->n_freed++] = id / KS_CHUNK;
+}
+
+void ks_blocktab_release_run(struct ks_blocktab *t, uint32_t id, uint32_t n)
+{
+    uint32_t k = id / KS_CHUNK, i = id % KS_CHUNK;
+    struct ks_compact *x = ks_blocktab_compact(t, k);
+    KS_ASSERT(x && n > 0 && i + n <= KS_CHUNK);
+    uint32_t run = (n == KS_CHUNK ? UINT32_MAX : (UINT32_C(1) << n) - 1) << i;
+    KS_ASSERT((x->live & run) == run);
+    x->live &= ~run;
+    for (uint32_t m = i; m < i + n; m++)
+        x->gen[m] = (uint16_t)((x->gen[m] + 1u) & ((1u << KS_GEN_BITS) - 1));
+    struct ks_chunk *c = &t->chunk[k];
+    KS_ASSERT(c->live >= n);
+    t->live -= n;
+    c->live = (uint16_t)(c->live - n);
+    if (c->live == 0)
+        t->freed[t->n_freed++] = k;
 }
 
 uint64_t ks_blocktab_bytes(const struct ks_blocktab *t)

@@ -186,9 +186,16 @@ uint32_t ks_blocktab_chunk_alloc(struct ks_blocktab *t, uint32_t req, uint16_t g
 // stays compact if the id goes to L1 and its live ids, if any, have heat 0
 // and recency `step`; otherwise it is expanded first.
 void ks_blocktab_use(struct ks_blocktab *t, uint32_t id, uint32_t page, unsigned tier, uint32_t step);
+// Marks ids [id, id + n) of one chunk live in L1 at pages page[0],
+// page[stride], ..., as n calls of ks_blocktab_use in id order would.
+void ks_blocktab_use_l1_run(struct ks_blocktab *t, uint32_t id, uint32_t n, const uint32_t *page, size_t stride,
+                            uint32_t step);
 
 // Releases a live id; its chunk returns to the free list with its last id.
 void ks_blocktab_release(struct ks_blocktab *t, uint32_t id);
+// Releases ids [id, id + n) of one compact chunk, every one of them live,
+// as n calls of ks_blocktab_release in id order would.
+void ks_blocktab_release_run(struct ks_blocktab *t, uint32_t id, uint32_t n);
 
 // Writes compact (or written aside) chunk k's entries into the table, and
 // those of the other such chunks of its page; none of them is compact or

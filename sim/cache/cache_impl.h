@@ -1,7 +1,7 @@
 // cache_impl.h - the cache manager's private state, shared by its modules:
-// cache.c (requests, steps, access reports), evict.c (victim choice),
-// migrate.c (migration planning, confirm, abort), check.c (invariants).
-// Nothing outside those files includes it.
+// cache.c (steps, access reports), request.c (requests), evict.c (victim
+// choice), migrate.c (migration planning, confirm, abort), check.c
+// (invariants). Nothing outside those files includes it.
 #ifndef KS_CACHE_IMPL_H
 #define KS_CACHE_IMPL_H
 
@@ -157,6 +157,8 @@ struct ks_cache {
     uint32_t cap_adm;
     uint32_t *samp;    // sampled pages (evict.c)
     uint32_t cap_samp;
+    uint32_t *turn_pages; // a growth's turn of pages, block by block, group by group (request.c)
+    uint32_t cap_turn_pages;
     uint32_t *early;   // the plan's early misses, sorted (migrate.c)
     uint32_t cap_early;
     struct kv *heap;   // lowest keys seen (evict.c)
@@ -267,7 +269,7 @@ static inline struct ks_tally_req *ks_tally_req_of(const struct ks_tally *y, uin
     return req < y->reqs.n && y->req[req].live ? &y->req[req] : NULL;
 }
 
-// cache.c
+// request.c
 void ks_cache_release_block(struct ks_cache *c, uint32_t id);
 // Live request req, or NULL.
 static inline struct ks_req *ks_cache_req_of(const struct ks_cache *c, uint32_t req)
@@ -348,6 +350,13 @@ static inline void ks_agg_grown(struct ks_agg *a, uint32_t g, uint32_t pos, unsi
 {
     if (a && t == KS_L1 && a->settled[g] == pos)
         a->settled[g] = pos + 1;
+}
+// Group g's n blocks from position pos were just placed in L1, as n calls
+// of ks_agg_grown in turn would have it.
+static inline void ks_agg_grown_l1(struct ks_agg *a, uint32_t g, uint32_t pos, uint32_t n)
+{
+    if (a && a->settled[g] == pos)
+        a->settled[g] = pos + n;
 }
 // Whether every block of q's group is in L1, not arrived by a prefetch still
 // unused, and mapped by q alone (a->settled[group] moved past those known).

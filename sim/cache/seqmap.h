@@ -10,7 +10,7 @@
 // blocks and O(log segments) for shared ones.
 //
 // The map only names ids; reference counts live in the block table and are
-// the caller's to keep (cache.c).
+// the caller's to keep (request.c).
 #ifndef KS_SEQMAP_H
 #define KS_SEQMAP_H
 

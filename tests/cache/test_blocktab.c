@@ -457,6 +457,100 @@ static void compact_same_as_written(void **state)
     ks_blocktab_fini(&b);
 }
 
+// A compact chunk's run released at once (ks_blocktab_release_run, a
+// request's end) leaves what releasing its ids one by one leaves: entries
+// with their generations bumped, the chunk's and the table's live counts,
+// and the chunk on the freed stack once its last id goes; over two rounds
+// of use, so that the bumped generations are read back.
+static void release_run_as_one_by_one(void **state)
+{
+    (void)state;
+    struct ks_blocktab a, b;
+    assert_int_equal(ks_blocktab_init(&a, 8 * KS_CHUNK), KS_OK);
+    assert_int_equal(ks_blocktab_init(&b, 8 * KS_CHUNK), KS_OK);
+    // runs [from, to) of each round: a part of the chunk, then the rest
+    static const uint32_t cut[][3] = {{0, 5, 32}, {0, 31, 32}, {0, 1, 20}, {0, 19, 20}};
+    for (uint32_t round = 0; round < 4; round++) {
+        uint32_t fa = ks_blocktab_chunk_alloc(&a, 1, 0, 0, 1), fb = ks_blocktab_chunk_alloc(&b, 1, 0, 0, 1);
+        assert_int_equal(fa, fb);
+        uint32_t k = fa / KS_CHUNK, n = cut[round][2];
+        for (uint32_t i = 0; i < n; i++) {
+            ks_blocktab_use(&a, fa + i, 100 + i, KS_L1, round);
+            ks_blocktab_use(&b, fa + i, 100 + i, KS_L1, round);
+        }
+        assert_non_null(ks_blocktab_compact(&a, k));
+        for (uint32_t part = 0; part < 2; part++) {
+            uint32_t from = part ? cut[round][1] : cut[round][0], to = part ? n : cut[round][1];
+            ks_blocktab_release_run(&a, fa + from, to - from);
+            for (uint32_t id = fa + from; id < fa + to; id++)
+                ks_blocktab_release(&b, id);
+            assert_int_equal(a.live, b.live);
+            assert_int_equal(a.chunk[k].live, b.chunk[k].live);
+            assert_int_equal(a.n_freed, b.n_freed);
+            assert_int_equal(a.n_freed, part); // on the stack once its last id went
+            for (uint32_t id = fa; id < fa + KS_CHUNK; id++) {
+                struct ks_block ta, tb;
+                const struct ks_block *ea = ks_blocktab_peek(&a, id, &ta), *eb = ks_blocktab_peek(&b, id, &tb);
+                assert_int_equal(ea->loc, eb->loc);
+                assert_int_equal(ea->last, eb->last);
+                assert_true(ea->meta == eb->meta);
+            }
+        }
+        assert_int_equal(a.freed[0], b.freed[0]);
+    }
+    ks_blocktab_fini(&a);
+    ks_blocktab_fini(&b);
+}
+
+// A growth's run written at once (ks_blocktab_use_l1_run, a turn of a
+// request's growth) leaves what ks_blocktab_use one id at a time leaves: in
+// a compact chunk's record, and where the record cannot hold it (ids
+// arriving at another step than its live ones: the chunk goes aside) or the
+// chunk is not compact. Pages given with a stride, as the growth lays them.
+static void use_run_as_one_by_one(void **state)
+{
+    (void)state;
+    struct ks_blocktab a, b;
+    assert_int_equal(ks_blocktab_init(&a, 8 * KS_CHUNK), KS_OK);
+    assert_int_equal(ks_blocktab_init(&b, 8 * KS_CHUNK), KS_OK);
+    uint32_t pages[3 * KS_CHUNK];
+    for (uint32_t i = 0; i < 3 * KS_CHUNK; i++)
+        pages[i] = 1000 + 7 * i;
+    // {compact chunk?, ids [0, cut) at step 5, ids [cut, n) at step `late`}
+    static const uint32_t run[][4] = {{1, 10, 32, 5}, {1, 12, 20, 6}, {0, 4, 32, 5}, {1, 0, 32, 5}, {1, 31, 32, 9}};
+    uint32_t seen_aside = 0, seen_compact = 0;
+    for (uint32_t r = 0; r < sizeof run / sizeof run[0]; r++) {
+        uint32_t fa = ks_blocktab_chunk_alloc(&a, 1, 0, 0, (int)run[r][0]);
+        assert_int_equal(fa, ks_blocktab_chunk_alloc(&b, 1, 0, 0, (int)run[r][0]));
+        uint32_t k = fa / KS_CHUNK, cut = run[r][1], n = run[r][2];
+        for (uint32_t part = 0; part < 2; part++) {
+            uint32_t from = part ? cut : 0, to = part ? n : cut, step = part ? run[r][3] : 5;
+            if (to > from)
+                ks_blocktab_use_l1_run(&a, fa + from, to - from, pages + 3 * from, 3, step);
+            for (uint32_t id = fa + from; id < fa + to; id++)
+                ks_blocktab_use(&b, id, pages[3 * (id - fa)], KS_L1, step);
+            seen_compact += ks_blocktab_compact(&a, k) != NULL;
+            seen_aside += ks_blocktab_aside(&a, k);
+            assert_int_equal(a.live, b.live);
+            assert_int_equal(a.chunk[k].live, b.chunk[k].live);
+            for (uint32_t id = fa; id < fa + KS_CHUNK; id++) {
+                struct ks_block ta, tb;
+                const struct ks_block *ea = ks_blocktab_peek(&a, id, &ta), *eb = ks_blocktab_peek(&b, id, &tb);
+                assert_int_equal(ea->loc, eb->loc);
+                assert_int_equal(ea->last, eb->last);
+                assert_true(ea->meta == eb->meta);
+            }
+        }
+        for (uint32_t id = fa; id < fa + n; id++) { // the chunk goes back, for the next round
+            ks_blocktab_release(&a, id);
+            ks_blocktab_release(&b, id);
+        }
+    }
+    assert_true(seen_compact > 0 && seen_aside > 0); // both forms were written
+    ks_blocktab_fini(&a);
+    ks_blocktab_fini(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +562,8 @@ int main(void)
         cmocka_unit_test(grows_across_dense),
         cmocka_unit_test(compact_same_as_written),
         cmocka_unit_test(ahead_line_names_next_chunks),
+        cmocka_unit_test(release_run_as_one_by_one),
+        cmocka_unit_test(use_run_as_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
