@@ -96,10 +96,10 @@ set_tests_properties(bench_goals_quick PROPERTIES TIMEOUT 180)
 # results/speed/README.md: its table of the goals is what goals.sh
 # --table-only prints from the record beside it (each line of the output is
 # a line of the README): 12 goals, each judged (the latest record,
-# 2026-12-07_xeon)
+# 2026-12-07c_xeon)
 add_test(NAME bench_goals_record
   COMMAND sh -c "set -e; d=\"$1/results/speed\"; \
-bash \"$1/tests/bench/goals.sh\" --table-only \"$d/2026-12-07_xeon\" > goals_record.txt; \
+bash \"$1/tests/bench/goals.sh\" --table-only \"$d/2026-12-07c_xeon\" > goals_record.txt; \
 [ $(grep -c '^\\(bench cache\\|dense\\|512 GPUs\\|loaded 512\\|1,024 GPUs\\)' goals_record.txt) = 12 ] || { echo 'not 12 goals' >&2; exit 1; }; \
 [ $(grep -c ' \\(met\\|missed\\) ' goals_record.txt) = 12 ] || { echo 'not 12 verdicts' >&2; exit 1; }; \
 while IFS= read -r l; do [ -z \"$l\" ] || grep -Fxq -- \"$l\" \"$d/README.md\" || { echo \"not in the README: $l\" >&2; exit 1; }; done < goals_record.txt"

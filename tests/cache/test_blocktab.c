@@ -457,6 +457,21 @@ static void compact_same_as_written(void **state)
     ks_blocktab_fini(&b);
 }
 
+// Tables a and b hold the same live counts, and chunk k the same entries
+// (read through ks_blocktab_peek: a compact chunk's from its record).
+static void same_chunk(const struct ks_blocktab *a, const struct ks_blocktab *b, uint32_t k)
+{
+    assert_int_equal(a->live, b->live);
+    assert_int_equal(a->chunk[k].live, b->chunk[k].live);
+    for (uint32_t id = k * KS_CHUNK; id < (k + 1) * KS_CHUNK; id++) {
+        struct ks_block ta, tb;
+        const struct ks_block *ea = ks_blocktab_peek(a, id, &ta), *eb = ks_blocktab_peek(b, id, &tb);
+        assert_int_equal(ea->loc, eb->loc);
+        assert_int_equal(ea->last, eb->last);
+        assert_true(ea->meta == eb->meta);
+    }
+}
+
 // A compact chunk's run released at once (ks_blocktab_release_run, a
 // request's end) leaves what releasing its ids one by one leaves: entries
 // with their generations bumped, the chunk's and the table's live counts,
@@ -484,17 +499,9 @@ static void release_run_as_one_by_one(void **state)
             ks_blocktab_release_run(&a, fa + from, to - from);
             for (uint32_t id = fa + from; id < fa + to; id++)
                 ks_blocktab_release(&b, id);
-            assert_int_equal(a.live, b.live);
-            assert_int_equal(a.chunk[k].live, b.chunk[k].live);
+            same_chunk(&a, &b, k);
             assert_int_equal(a.n_freed, b.n_freed);
             assert_int_equal(a.n_freed, part); // on the stack once its last id went
-            for (uint32_t id = fa; id < fa + KS_CHUNK; id++) {
-                struct ks_block ta, tb;
-                const struct ks_block *ea = ks_blocktab_peek(&a, id, &ta), *eb = ks_blocktab_peek(&b, id, &tb);
-                assert_int_equal(ea->loc, eb->loc);
-                assert_int_equal(ea->last, eb->last);
-                assert_true(ea->meta == eb->meta);
-            }
         }
         assert_int_equal(a.freed[0], b.freed[0]);
     }
@@ -531,15 +538,7 @@ static void use_run_as_one_by_one(void **state)
                 ks_blocktab_use(&b, id, pages[3 * (id - fa)], KS_L1, step);
             seen_compact += ks_blocktab_compact(&a, k) != NULL;
             seen_aside += ks_blocktab_aside(&a, k);
-            assert_int_equal(a.live, b.live);
-            assert_int_equal(a.chunk[k].live, b.chunk[k].live);
-            for (uint32_t id = fa; id < fa + KS_CHUNK; id++) {
-                struct ks_block ta, tb;
-                const struct ks_block *ea = ks_blocktab_peek(&a, id, &ta), *eb = ks_blocktab_peek(&b, id, &tb);
-                assert_int_equal(ea->loc, eb->loc);
-                assert_int_equal(ea->last, eb->last);
-                assert_true(ea->meta == eb->meta);
-            }
+            same_chunk(&a, &b, k);
         }
         for (uint32_t id = fa; id < fa + n; id++) { // the chunk goes back, for the next round
             ks_blocktab_release(&a, id);
