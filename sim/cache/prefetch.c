@@ -18,7 +18,7 @@
 
 uint32_t ks_cache_cand_find(const struct ks_cache *c, uint32_t id)
 {
-    if (c->hcap == 0)
+    if (c->hcap == 0 || c->n_cand == 0) // no candidate: nothing to find
         return KS_NONE;
     uint32_t mask = c->hcap - 1;
     for (uint32_t h = ks_cand_hash(id) & mask;; h = (h + 1) & mask) {

@@ -209,6 +209,14 @@ int ks_cache_req_grow(struct ks_cache *c, uint32_t req, uint32_t n, unsigned tie
     return KS_OK;
 }
 
+// Block id, freed, is no candidate any more.
+static void cand_dead(struct ks_cache *c, uint32_t id)
+{
+    uint32_t ci = ks_cache_cand_find(c, id);
+    if (ci != KS_NONE)
+        c->cand[ci].dead = 1;
+}
+
 void ks_cache_release_block(struct ks_cache *c, uint32_t id)
 {
     struct ks_block tmp;
@@ -217,9 +225,7 @@ void ks_cache_release_block(struct ks_cache *c, uint32_t id)
         c->st.pf_wasted++;
     ks_cache_page_free(c, ks_blk_tier(b), ks_blk_page(b));
     c->released[ks_blk_tier(b)]++;
-    uint32_t ci = ks_cache_cand_find(c, id);
-    if (ci != KS_NONE)
-        c->cand[ci].dead = 1;
+    cand_dead(c, id);
     ks_blocktab_release(&c->tab, id);
 }
 
@@ -275,9 +281,7 @@ int ks_cache_req_free(struct ks_cache *c, uint32_t req)
                     if (m > 0)
                         FREE_AHEAD(c, s, j + m);
                     ks_cache_page_free(c, KS_L1, x->page[i + m] & KS_PAGE_MAX);
-                    uint32_t ci = c->n_cand ? ks_cache_cand_find(c, id + m) : KS_NONE;
-                    if (ci != KS_NONE)
-                        c->cand[ci].dead = 1;
+                    cand_dead(c, id + m);
                 }
                 c->released[KS_L1] += run;
                 ks_blocktab_release_run(&c->tab, id, run);
